@@ -1,0 +1,89 @@
+"""Form elicitation: the fields of a requested schema, typed values, and complete answers.
+
+The spec's form subset is a flat object of primitive fields: string (with formats email,
+uri, date, date-time), number, integer, boolean, single-select (`enum`, `oneOf` of
+const/title, legacy `enumNames`) and multi-select (`items.enum`, `items.anyOf`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mrtr_cli import validation
+from mrtr_cli.coercion import coerce_text, json_or_text
+from mrtr_cli.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Field:
+    """One property of a form, as a prompt or a parser needs it."""
+
+    name: str
+    schema: dict[str, Any]
+    required: bool
+
+    @property
+    def kind(self) -> str:
+        """string, number, integer, boolean, choice, choices, or unknown."""
+        schema = self.schema
+        if schema.get("type") == "array":
+            return "choices"
+        if "enum" in schema or "oneOf" in schema:
+            return "choice"
+        kind = schema.get("type")
+        return kind if kind in ("string", "number", "integer", "boolean") else "unknown"
+
+    @property
+    def title(self) -> str:
+        return str(self.schema.get("title") or self.name)
+
+    @property
+    def has_default(self) -> bool:
+        return "default" in self.schema
+
+    def options(self) -> list[tuple[Any, str]]:
+        """(value, label) pairs of a single- or multi-select field."""
+        schema = self.schema.get("items", {}) if self.kind == "choices" else self.schema
+        if not isinstance(schema, dict):
+            return []
+        if isinstance(schema.get("enum"), list):
+            labels = schema.get("enumNames")
+            names = labels if isinstance(labels, list) and len(labels) == len(schema["enum"]) else None
+            return [(v, str(names[i]) if names else str(v)) for i, v in enumerate(schema["enum"])]
+        titled = schema.get("oneOf") or schema.get("anyOf") or []
+        return [(o.get("const"), str(o.get("title", o.get("const")))) for o in titled if isinstance(o, dict)]
+
+
+def form_fields(schema: dict[str, Any]) -> list[Field]:
+    """The fields of a requested schema, in the server's order."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return []
+    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    return [Field(name, prop if isinstance(prop, dict) else {}, name in required)
+            for name, prop in properties.items()]
+
+
+def coerce(field: Field | None, text: str) -> Any:
+    """A value typed on the command line, as the field's schema type (`ValueError` if it is not)."""
+    if field is None or field.kind == "unknown":
+        return json_or_text(text)
+    if field.kind in ("string", "choice"):
+        return text
+    return coerce_text(text, {"array"} if field.kind == "choices" else {field.kind})
+
+
+def complete_form(key: str, schema: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """The content to send: defaults for fields not given, `null` fields left out, validated.
+
+    An invalid answer raises `UsageError` naming the key, the field and the constraint.
+    """
+    content = {f.name: f.schema["default"] for f in form_fields(schema) if f.has_default}
+    content.update(given)
+    content = {name: value for name, value in content.items() if value is not None}
+    problems = validation.form_problems(content, schema)
+    if problems:
+        raise UsageError(f"the answer to {key!r} is invalid: {'; '.join(problems)}",
+                         "fix the answer (--answer or the answers file)")
+    return content

@@ -1,0 +1,145 @@
+"""Questions, the answers they get, and the chain of answerers that gives them.
+
+An answerer looks at a question and returns a `Response` (the inputResponses value), a
+`Refusal` (no answer can be given: the call ends without a retry), or None (not mine: ask
+the next). The first answerer that answers wins; its name is the answer's `source`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol, Union
+
+from mrtr_cli.errors import IncompleteError
+from mrtr_cli.protocol.mrtr import required_capability
+from mrtr_cli.text import safe_line
+
+ELICIT = "elicitation/create"
+SAMPLE = "sampling/createMessage"
+ROOTS = "roots/list"
+
+
+@dataclass(frozen=True)
+class Question:
+    """One `inputRequests` entry, with where it stands in the conversation."""
+
+    round: int
+    key: str
+    request: dict[str, Any]
+    server: str
+    index: int = 1
+    count: int = 1
+
+    @property
+    def method(self) -> str:
+        return str(self.request.get("method"))
+
+    @property
+    def params(self) -> dict[str, Any]:
+        params = self.request.get("params")
+        return params if isinstance(params, dict) else {}
+
+    @property
+    def mode(self) -> str | None:
+        """`form` or `url` for an elicitation, None otherwise."""
+        return str(self.params.get("mode", "form")) if self.method == ELICIT else None
+
+    @property
+    def capability(self) -> str:
+        return required_capability(self.request)
+
+    @property
+    def message(self) -> str:
+        """What the question says: the elicitation message, or the last user text of sampling."""
+        if self.method == ELICIT:
+            return str(self.params.get("message", ""))
+        if self.method == SAMPLE:
+            return last_user_text(self.params.get("messages"))
+        return ""
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        schema = self.params.get("requestedSchema")
+        return schema if isinstance(schema, dict) else {}
+
+    def describe(self) -> str:
+        """One line naming the question, for messages."""
+        kind = f"{self.method} ({self.mode})" if self.mode else self.method
+        said = f': "{safe_line(self.message, 80)}"' if self.message else ""
+        return f"question {self.key!r} of round {self.round}, {kind}{said}"
+
+
+def last_user_text(messages: Any) -> str:
+    """The text of the last user message of a sampling conversation."""
+    for message in reversed(messages if isinstance(messages, list) else []):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return _text_of(message.get("content"))
+    return ""
+
+
+def _text_of(content: Any) -> str:
+    blocks = content if isinstance(content, list) else [content]
+    texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+    return "\n".join(t for t in texts if isinstance(t, str))
+
+
+@dataclass(frozen=True)
+class Response:
+    """An answer to send: the value for this key in `inputResponses`."""
+
+    payload: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """No answer can be given (e.g. a refused sampling request)."""
+
+    reason: str
+
+
+Verdict = Union[Response, Refusal, None]
+
+
+class Answerer(Protocol):
+    """Gives answers from one source."""
+
+    name: str
+
+    def answer(self, question: Question) -> Verdict: ...
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The chosen answer and the answerer that gave it."""
+
+    response: dict[str, Any]
+    source: str
+
+
+class Chain:
+    """Asks each answerer in turn; the first that answers wins."""
+
+    def __init__(self, answerers: list[Answerer]) -> None:
+        self.answerers = answerers
+
+    def answer(self, question: Question) -> Answer:
+        """The answer to `question`; `IncompleteError` when refused or when nothing answers."""
+        for answerer in self.answerers:
+            verdict = answerer.answer(question)
+            if isinstance(verdict, Refusal):
+                raise IncompleteError(f"{question.describe()} was refused by {answerer.name}: "
+                                      f"{verdict.reason}", "the call ends without a retry")
+            if isinstance(verdict, Response):
+                return Answer(verdict.payload, answerer.name)
+        raise IncompleteError(f"nothing answered {question.describe()}", _how_to_answer(question))
+
+
+def _how_to_answer(question: Question) -> str:
+    if question.method == SAMPLE:
+        return "pass --sampling-reply TEXT, --sampler CMD or an answers file"
+    if question.method == ROOTS:
+        return "pass --root PATH or an answers file"
+    if question.mode == "url":
+        return f"pass --answer {question.key}=accept (or decline, cancel) or an answers file"
+    return (f"pass --answer {question.key}.FIELD=VALUE, --answers FILE, or run at a terminal "
+            "without --no-input")

@@ -1,0 +1,238 @@
+"""Answers given without a person: `--answer`, `--root`, `--sampling-reply`, `--sampler`, and
+answers files. Every form answer is completed with defaults and validated before it is sent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+from mrtr_cli.answering.forms import coerce, complete_form, form_fields
+from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Question, Refusal, Response, Verdict
+from mrtr_cli.errors import UsageError
+
+ACTIONS = ("accept", "decline", "cancel")
+
+
+def elicit_response(question: Question, action: str, given: dict[str, Any]) -> Response:
+    """An elicitation answer; an accepted form is completed and validated."""
+    if action not in ACTIONS:
+        raise UsageError(f"the action for {question.key!r} is {action!r}", f"use one of {', '.join(ACTIONS)}")
+    if action != "accept" or question.mode != "form":
+        return Response({"action": action})
+    return Response({"action": "accept", "content": complete_form(question.key, question.schema, given)})
+
+
+def sampling_response(text: str, model: str) -> Response:
+    """A sampling answer of plain text."""
+    return Response({"role": "assistant", "content": {"type": "text", "text": text},
+                     "model": model, "stopReason": "endTurn"})
+
+
+def sampling_result(result: dict[str, Any], model: str) -> Response:
+    """A CreateMessageResult given whole; role and model are filled in when missing."""
+    if "content" not in result:
+        raise UsageError("a sampling answer needs text or content", "add text: ... to the answer")
+    return Response({"role": "assistant", "model": model, **result})
+
+
+def root_entry(path_or_uri: str) -> dict[str, str]:
+    """A `--root` value as a Root: a file URI as given, a path made absolute."""
+    scheme = urlparse(path_or_uri).scheme
+    if scheme == "file":
+        return {"uri": path_or_uri, "name": Path(urlparse(path_or_uri).path).name or "/"}
+    if len(scheme) > 1:
+        raise UsageError(f"--root {path_or_uri!r} is not a file URI", "roots must be file:// URIs or paths")
+    path = Path(path_or_uri).expanduser().resolve()
+    return {"uri": path.as_uri(), "name": path.name or "/"}
+
+
+@dataclass(frozen=True)
+class AnswerFlag:
+    """One `--answer` as typed: `KEY.FIELD=VALUE` or `KEY=accept|decline|cancel`."""
+
+    raw: str
+
+    def __post_init__(self) -> None:
+        if "=" not in self.raw:
+            raise UsageError(f"--answer {self.raw!r} has no '='",
+                             "use KEY.FIELD=VALUE or KEY=accept|decline|cancel")
+
+    def action_for(self, key: str) -> str | None:
+        before, _, value = self.raw.partition("=")
+        return value if before == key and value in ACTIONS else None
+
+    def field_for(self, key: str) -> tuple[str, str] | None:
+        """(field, value) when this flag sets a field of question `key`."""
+        before, _, value = self.raw.partition("=")
+        owner, dot, field = before.rpartition(".")
+        return (field, value) if dot and owner == key and self.action_for(key) is None else None
+
+
+class FlagAnswerer:
+    """`--answer`: elicitation answers from the command line, over the answers file's."""
+
+    name = "flag"
+
+    def __init__(self, flags: list[str], base: AnswersFile | None = None) -> None:
+        self.flags = [AnswerFlag(raw) for raw in flags]
+        self.base = base
+        self.used: set[str] = set()
+
+    def answer(self, question: Question) -> Verdict:
+        if question.method != ELICIT:
+            return None
+        actions = [f for f in self.flags if f.action_for(question.key)]
+        fields = [f for f in self.flags if f.field_for(question.key)]
+        if not actions and not fields:
+            return None
+        self.used.update(f.raw for f in actions + fields)
+        entry = self.base.entry_for(question) if self.base else None
+        action = actions[-1].action_for(question.key) if actions else "accept"
+        given = dict((entry or {}).get("content") or {})
+        given.update(self._typed_fields(question, fields))
+        return elicit_response(question, str(action), given)
+
+    def unused(self) -> list[str]:
+        """Flags that matched no question the server asked."""
+        return [f.raw for f in self.flags if f.raw not in self.used]
+
+    @staticmethod
+    def _typed_fields(question: Question, flags: list[AnswerFlag]) -> dict[str, Any]:
+        schema_fields = {f.name: f for f in form_fields(question.schema)}
+        typed = {}
+        for flag in flags:
+            name, text = flag.field_for(question.key) or ("", "")
+            try:
+                typed[name] = coerce(schema_fields.get(name), text)
+            except ValueError as error:
+                raise UsageError(f"--answer {flag.raw!r}: field {name!r} cannot take {text!r} ({error})",
+                                 "give a value of the field's type") from None
+        return typed
+
+
+class SamplingReplyAnswerer:
+    """`--sampling-reply TEXT`: every sampling question gets this text."""
+
+    name = "flag"
+
+    def __init__(self, text: str, model: str) -> None:
+        self.text = text
+        self.model = model
+
+    def answer(self, question: Question) -> Verdict:
+        return sampling_response(self.text, self.model) if question.method == SAMPLE else None
+
+
+class SamplerAnswerer:
+    """`--sampler CMD`: a command answers sampling, fed `{"method", "params"}` on stdin."""
+
+    name = "sampler"
+
+    def __init__(self, command: str, model: str, timeout: float) -> None:
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise UsageError("--sampler is empty", "give a command, e.g. --sampler './my-llm.sh'")
+        self.model = model
+        self.timeout = timeout
+
+    def answer(self, question: Question) -> Verdict:
+        if question.method != SAMPLE:
+            return None
+        feed = json.dumps({"method": question.method, "params": question.params})
+        try:
+            done = subprocess.run(self.argv, input=feed.encode(), capture_output=True, timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            return Refusal(f"the sampler did not finish within {self.timeout:g} s")
+        except OSError as error:
+            raise UsageError(f"cannot run the sampler {self.argv[0]!r}: {error.strerror}",
+                             "check --sampler") from None
+        if done.returncode != 0:
+            return Refusal(f"the sampler exited with code {done.returncode}")
+        return self._reply(done.stdout.decode("utf-8", "replace"))
+
+    def _reply(self, output: str) -> Response:
+        try:
+            parsed = json.loads(output)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict):
+            return sampling_result(parsed, self.model)
+        return sampling_response(output[:-1] if output.endswith("\n") else output, self.model)
+
+
+class RootsAnswerer:
+    """`--root`: the roots offered to every roots/list question."""
+
+    name = "flag"
+
+    def __init__(self, roots: list[str]) -> None:
+        self.roots = [root_entry(r) for r in roots]
+
+    def answer(self, question: Question) -> Verdict:
+        return Response({"roots": list(self.roots)}) if question.method == ROOTS else None
+
+
+@dataclass(frozen=True)
+class MatchRule:
+    """An answers-file `match:` entry: a method and a regular expression on the message."""
+
+    method: str
+    message: re.Pattern[str]
+    response: dict[str, Any]
+
+    def fits(self, question: Question) -> bool:
+        return question.method == self.method and self.message.search(question.message) is not None
+
+
+@dataclass(frozen=True)
+class AnswersFile:
+    """A parsed answers file (CLI.md, "Answering")."""
+
+    answers: dict[str, dict[str, Any]]
+    rules: list[MatchRule]
+    path: str = ""
+
+    def entry_for(self, question: Question) -> dict[str, Any] | None:
+        """The entry for this question: by key first, then the first `match:` rule that fits."""
+        if question.key in self.answers:
+            return self.answers[question.key]
+        return next((r.response for r in self.rules if r.fits(question)), None)
+
+
+class AnswersFileAnswerer:
+    """`--answers FILE`."""
+
+    name = "answers-file"
+
+    def __init__(self, document: AnswersFile, sampling_model: str) -> None:
+        self.document = document
+        self.sampling_model = sampling_model
+
+    def answer(self, question: Question) -> Verdict:
+        entry = self.document.entry_for(question)
+        if entry is None:
+            return None
+        if question.method == ELICIT:
+            return elicit_response(question, str(entry.get("action", "accept")), entry.get("content") or {})
+        if question.method == SAMPLE:
+            return self._sampling(entry)
+        return Response({"roots": [_file_root(r) for r in entry.get("roots") or []]})
+
+    def _sampling(self, entry: dict[str, Any]) -> Response:
+        model = str(entry.get("model", self.sampling_model))
+        if "text" in entry:
+            return sampling_response(str(entry["text"]), model)
+        return sampling_result({k: v for k, v in entry.items() if k != "text"}, model)
+
+
+def _file_root(root: Any) -> dict[str, Any]:
+    if not isinstance(root, dict) or urlparse(str(root.get("uri", ""))).scheme != "file":
+        raise UsageError(f"the answers file offers the root {root!r}", "roots must be {uri: file:///...}")
+    return root

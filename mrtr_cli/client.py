@@ -1,0 +1,302 @@
+"""One request at a time to one server: `_meta`, ids, timeouts, cancellation, versions, era.
+
+The client sends a request, reads what arrives until the response with its id, and reports
+everything it sees as events. It knows the protocol, not the terminal.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from mrtr_cli import events
+from mrtr_cli.errors import (
+    Interrupted,
+    LegacyServerError,
+    ProtocolError,
+    RequestTimeout,
+    ServerError,
+    UnreachableError,
+)
+from mrtr_cli.events import Observer
+from mrtr_cli.protocol import jsonrpc, meta
+from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
+from mrtr_cli.protocol.mrtr import read_result
+from mrtr_cli.transport.base import Deadline, Exchange, StderrLine, Transport, TransportTimeout, WireInfo
+
+LEGACY_HINT = ("mrtr speaks MCP 2026-07-28, which has no initialize handshake; upgrade the "
+               "server's MCP SDK, or pass --no-discover to send the request anyway")
+
+
+@dataclass
+class ClientSettings:
+    """How the client fills `_meta` and how long it waits."""
+
+    identity: meta.ClientIdentity
+    capabilities: meta.Capabilities = field(default_factory=meta.Capabilities)
+    version: str = meta.LATEST_VERSION
+    version_fixed: bool = False
+    log_level: str | None = None
+    timeout: float = 60.0
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The response to one request, and what arrived for it on the way."""
+
+    id: int
+    method: str
+    result: Any
+    error: dict[str, Any] | None
+    elapsed_ms: float
+    notifications: tuple[Notification, ...] = ()
+
+
+class Client:
+    """Sends requests to one server over one transport."""
+
+    def __init__(self, transport: Transport, settings: ClientSettings, emit: Observer) -> None:
+        self.transport = transport
+        self.settings = settings
+        self.emit = emit
+        self.server_info: dict[str, Any] | None = None
+        self._ids = jsonrpc.IdSequence()
+
+    def request(self, method: str, params: dict[str, Any], *, round: int | None = None,
+                purpose: str = "request") -> Reply:
+        """Send one request; on -32022 retry once with a version both sides speak."""
+        reply = self._exchange(method, params, round, purpose)
+        new_version = self._renegotiation(reply)
+        if new_version is None:
+            return reply
+        self.emit(events.VersionChanged(self.settings.version, new_version, _supported(reply.error)))
+        self.settings.version = new_version
+        return self._exchange(method, params, round, purpose)
+
+    def result_of(self, method: str, params: dict[str, Any], purpose: str = "request") -> Any:
+        """The result of a request that must succeed; a JSON-RPC error raises `ServerError`."""
+        reply = self.request(method, params, purpose=purpose)
+        if reply.error is not None:
+            raise explain(method, reply.error, self.settings)
+        return reply.result
+
+    def discover(self) -> dict[str, Any]:
+        """`server/discover`, which also tells a modern server from one of the handshake era."""
+        try:
+            reply = self.request("server/discover", {}, purpose="probe")
+        except RequestTimeout as timeout:
+            raise LegacyServerError(f"{timeout.message}: the server looks like one of the initialize-"
+                                    "handshake era (MCP 2025-11-25 or earlier)", LEGACY_HINT) from None
+        if reply.error is not None:
+            raise _discover_error(reply.error, self.settings)
+        return self._check_discover_result(reply.result)
+
+    def _check_discover_result(self, result: Any) -> dict[str, Any]:
+        versions = result.get("supportedVersions") if isinstance(result, dict) else None
+        if not isinstance(versions, list):
+            raise ProtocolError("the result of server/discover has no supportedVersions list")
+        if self.settings.version in versions:
+            return result
+        spoken = meta.choose_version(versions, self.settings.version)
+        if spoken is None or self.settings.version_fixed:
+            raise ProtocolError(f"the server speaks {_listing(versions)}, not {self.settings.version}",
+                                f"mrtr speaks {_listing(list(meta.SPOKEN_VERSIONS))}")
+        self.emit(events.VersionChanged(self.settings.version, spoken, versions))
+        self.settings.version = spoken
+        return result
+
+    def _renegotiation(self, reply: Reply) -> str | None:
+        error = reply.error
+        if error is None or error.get("code") != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
+            return None
+        if self.settings.version_fixed:
+            return None
+        return meta.choose_version(_supported(error), self.settings.version)
+
+    def _exchange(self, method: str, params: dict[str, Any], round: int | None, purpose: str) -> Reply:
+        request_id = self._ids.next()
+        token = f"mrtr-{request_id}"
+        message = jsonrpc.request(request_id, method, {**params, "_meta": self._meta(token)})
+        text = jsonrpc.encode(message)
+        self.emit(events.RequestSent(request_id, method, params, text, round, purpose))
+        started = time.monotonic()
+        exchange = self.transport.start(text, message)
+        try:
+            response, notes = self._await(exchange, request_id, token, method)
+        finally:
+            exchange.close()
+        elapsed = (time.monotonic() - started) * 1000
+        reply = Reply(request_id, method, response.result, response.error, elapsed, notes)
+        self._note_server(reply.result)
+        self.emit(events.ResponseReceived(request_id, method, reply.result, reply.error, elapsed, round))
+        return reply
+
+    def _meta(self, token: str) -> dict[str, Any]:
+        s = self.settings
+        return meta.request_meta(s.version, s.capabilities, s.identity, token, s.log_level)
+
+    def _await(self, exchange: Exchange, request_id: int, token: str,
+               method: str) -> tuple[Response, tuple[Notification, ...]]:
+        deadline = Deadline(self.settings.timeout)
+        waiting = _Waiting(request_id, token, deadline, self.emit)
+        try:
+            for incoming in exchange.frames(deadline):
+                response = waiting.take(incoming)
+                if response is not None:
+                    return response, tuple(waiting.notifications)
+        except TransportTimeout:
+            self._cancel(exchange, request_id, "timed out")
+            raise RequestTimeout(f"no response to {method} (id {request_id}) within "
+                                 f"{self.settings.timeout:g} s", "mrtr cancelled it; raise --timeout "
+                                 "if the server is just slow") from None
+        except KeyboardInterrupt:
+            self._cancel(exchange, request_id, "interrupted by the user")
+            raise Interrupted(f"interrupted while waiting for {method} (id {request_id})") from None
+        except UnreachableError as error:
+            raise UnreachableError(f"{error.message} while mrtr waited for {method} (id {request_id})",
+                                   error.hint, error.details) from None
+        raise UnreachableError(f"the response stream of {method} (id {request_id}) ended before "
+                               "the response", "check the server's logs")
+
+    def _cancel(self, exchange: Exchange, request_id: int, reason: str) -> None:
+        frame = jsonrpc.notification("notifications/cancelled", {"requestId": request_id, "reason": reason})
+        text = jsonrpc.encode(frame)
+        exchange.cancel(text)
+        self.emit(events.CancelSent(request_id, reason, text))
+
+    def _note_server(self, result: Any) -> None:
+        info = meta.server_info(result)
+        if info is not None and info != self.server_info:
+            self.server_info = info
+            self.emit(events.ServerIdentified(info))
+
+
+class _Waiting:
+    """Sorts what arrives while one request waits for its response."""
+
+    def __init__(self, request_id: int, token: str, deadline: Deadline, emit: Observer) -> None:
+        self.request_id = request_id
+        self.token = token
+        self.deadline = deadline
+        self.emit = emit
+        self.notifications: list[Notification] = []
+
+    def take(self, incoming: Any) -> Response | None:
+        """Report one arrival; return it when it is the response awaited."""
+        if isinstance(incoming, StderrLine):
+            self.emit(events.ServerStderr(incoming.text))
+            return None
+        if isinstance(incoming, WireInfo):
+            self.emit(events.WireNote(incoming.direction, incoming.text))
+            return None
+        message = jsonrpc.decode(incoming.data)
+        self.emit(events.FrameReceived(message))
+        return self._sort(message)
+
+    def _sort(self, message: jsonrpc.Message) -> Response | None:
+        if isinstance(message, Response):
+            return self._response(message)
+        if isinstance(message, Notification):
+            self._notification(message)
+        elif isinstance(message, Request):
+            self.emit(events.FrameIgnored(message.raw, f"a {message.method} request from the server; "
+                                          "since 2026-07-28 servers ask through input_required"))
+        elif isinstance(message, Malformed):
+            self.emit(events.FrameIgnored(message.raw, message.reason))
+        return None
+
+    def _response(self, message: Response) -> Response | None:
+        if _same_id(message.id, self.request_id):
+            return message
+        if message.id is None and message.error is not None:
+            return message  # an error the server could not attribute: ours is the only request
+        self.emit(events.FrameIgnored(message.raw, f"a response for id {message.id!r}, which is not "
+                                      f"the request in flight (id {self.request_id})"))
+        return None
+
+    def _notification(self, message: Notification) -> None:
+        token = message.params.get("progressToken")
+        ours = message.method != "notifications/progress" or token == self.token
+        if message.method == "notifications/progress" and ours:
+            self.deadline.extend()
+        self.notifications.append(message)
+        self.emit(events.NotificationReceived(message.method, message.params,
+                                              self.request_id if ours else None))
+
+
+def _same_id(received: Any, sent: int) -> bool:
+    return type(received) is int and received == sent
+
+
+def _supported(error: dict[str, Any] | None) -> list[str]:
+    data = (error or {}).get("data")
+    supported = data.get("supported") if isinstance(data, dict) else None
+    return [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
+
+
+def _listing(versions: list[Any]) -> str:
+    return ", ".join(str(v) for v in versions) or "no versions"
+
+
+def _discover_error(error: dict[str, Any], settings: ClientSettings) -> ProtocolError:
+    code = error.get("code")
+    if code in (jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY,
+                jsonrpc.HEADER_MISMATCH):
+        return explain("server/discover", error, settings)
+    return LegacyServerError(f"the server answered server/discover with error {code} "
+                             f"({error.get('message')}): it looks like one of the initialize-"
+                             "handshake era (MCP 2025-11-25 or earlier)", LEGACY_HINT)
+
+
+def explain(method: str, error: dict[str, Any], settings: ClientSettings) -> ServerError:
+    """A JSON-RPC error as a `ServerError` with a hint saying what to do."""
+    return ServerError(method, error, _hint(error, settings))
+
+
+def _hint(error: dict[str, Any], settings: ClientSettings) -> str:
+    code = error.get("code")
+    if code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
+        return (f"the server speaks {_listing(_supported(error))}; mrtr speaks "
+                f"{_listing(list(meta.SPOKEN_VERSIONS))} (--protocol-version)")
+    if code == jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY:
+        return _missing_capability_hint(error)
+    if code == jsonrpc.METHOD_NOT_FOUND:
+        return "the server does not offer this method"
+    if code == jsonrpc.INVALID_PARAMS:
+        return "the server rejected the parameters; check the name and the arguments"
+    return ""
+
+
+def _missing_capability_hint(error: dict[str, Any]) -> str:
+    data = error.get("data")
+    required = data.get("requiredCapabilities") if isinstance(data, dict) else None
+    names = sorted(required) if isinstance(required, dict) else []
+    flags = [meta.WITHHOLDING_FLAGS[n] for n in names if n in meta.WITHHOLDING_FLAGS]
+    if flags:
+        return f"the server needs {', '.join(names)}, withheld by {' '.join(flags)}"
+    return f"the server needs {', '.join(names) or 'a capability mrtr did not declare'}"
+
+
+MAX_PAGES = 1000
+"""A list longer than this many pages is taken for a server that loops."""
+
+
+def list_all(client: Client, method: str, key: str) -> tuple[dict[str, Any], int]:
+    """Every page of a list, merged under `key`, and how many pages there were."""
+    items: list[Any] = []
+    seen: set[str] = set()
+    params: dict[str, Any] = {}
+    for page in range(1, MAX_PAGES + 1):
+        result = read_result(method, client.result_of(method, params, purpose="list")).result
+        if not isinstance(result.get(key), list):
+            raise ProtocolError(f"the result of {method} has no {key} list")
+        items.extend(result[key])
+        cursor = result.get("nextCursor")
+        if cursor is None:
+            return {**{k: v for k, v in result.items() if k != key}, key: items}, page
+        if not isinstance(cursor, str) or cursor in seen:
+            raise ProtocolError(f"{method} returned the nextCursor {cursor!r} again (or not a string)")
+        seen.add(cursor)
+        params = {"cursor": cursor}
+    raise ProtocolError(f"{method} had more than {MAX_PAGES} pages", "the server's pagination may loop")

@@ -1,0 +1,96 @@
+"""What every command that talks to a server shares: consoles, events, connecting, failing."""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from mrtr_cli import __version__, report
+from mrtr_cli.client import Client, ClientSettings
+from mrtr_cli.errors import Interrupted, MrtrError
+from mrtr_cli.events import Broadcast
+from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
+from mrtr_cli.protocol import meta
+from mrtr_cli.render import format as fmt
+from mrtr_cli.render.console import Consoles, make_consoles
+from mrtr_cli.render.timeline import Timeline
+from mrtr_cli.target import StdioTarget, Target, open_transport, resolve_target
+
+
+@dataclass
+class Context:
+    """One command's consoles, output options and event broadcast."""
+
+    consoles: Consoles
+    output: OutputOptions
+    emit: Broadcast
+
+    def fail(self, error: MrtrError) -> ExitCode:
+        """Show a failure on stderr (and the JSON error line with --json); return its code."""
+        for line in fmt.error_lines(error):
+            self.consoles.err.print(line)
+        if self.output.json:
+            self.error_line(error.exit_code, error.one_line())
+        return error.exit_code
+
+    def error_line(self, code: ExitCode, message: str) -> None:
+        self.consoles.err.file.write(report.error_line(code, message) + "\n")
+
+    def print_json(self, document: dict) -> None:
+        self.consoles.out.file.write(report.dumps(document) + "\n")
+
+
+def make_context(output: OutputOptions) -> Context:
+    consoles = make_consoles(output.color)
+    emit = Broadcast()
+    emit.subscribe(Timeline(consoles.err, verbose=output.verbose))
+    return Context(consoles, output, emit)
+
+
+def guarded(output: OutputOptions, body: Callable[[Context], ExitCode]) -> int:
+    """Run a command body; every failure becomes a one-line message and an exit code."""
+    context = make_context(output)
+    try:
+        return int(body(context))
+    except MrtrError as error:
+        return int(context.fail(error))
+    except KeyboardInterrupt:
+        return int(context.fail(Interrupted("interrupted by the user")))
+    except Exception as error:  # noqa: BLE001 - the last line of defence: a message, not a traceback
+        if output.debug:
+            traceback.print_exc()
+        return int(context.fail(MrtrError(f"unexpected failure: {type(error).__name__}: {error}",
+                                          "run again with --debug for the traceback, and report it")))
+
+
+def client_settings(target: TargetOptions, answering: AnsweringOptions | None = None) -> ClientSettings:
+    answering = answering or AnsweringOptions()
+    capabilities = meta.Capabilities(elicitation=not answering.no_elicitation,
+                                     sampling=not answering.no_sampling, roots=not answering.no_roots)
+    return ClientSettings(
+        identity=meta.ClientIdentity("mrtr", __version__),
+        capabilities=capabilities,
+        version=target.protocol_version or meta.LATEST_VERSION,
+        version_fixed=target.protocol_version is not None,
+        log_level=answering.log_level,
+        timeout=target.timeout,
+    )
+
+
+@contextmanager
+def connect(context: Context, options: TargetOptions, settings: ClientSettings) -> Iterator[tuple[Client, Target]]:
+    """A client on a live transport to the target; the transport is shut down afterwards."""
+    target = resolve_target(options)
+    transport = open_transport(target, forward_stderr=context.output.verbose)
+    try:
+        yield Client(transport, settings, context.emit), target
+    finally:
+        transport.close()
+
+
+def wants_probe(target: Target, options: TargetOptions) -> bool:
+    """On stdio, `server/discover` goes first to tell the server's era (ARCHITECTURE.md, "Era")."""
+    return isinstance(target, StdioTarget) and not options.no_discover

@@ -1,0 +1,106 @@
+"""`mrtr discover` and `mrtr list`: what a server offers, no conversation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from mrtr_cli import report
+from mrtr_cli.client import list_all
+from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
+from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.options import OutputOptions, TargetOptions
+from mrtr_cli.render import format as fmt
+from mrtr_cli.text import safe_line
+
+LISTS = {
+    "tools": ("tools/list", "tools"),
+    "prompts": ("prompts/list", "prompts"),
+    "resources": ("resources/list", "resources"),
+    "templates": ("resources/templates/list", "resourceTemplates"),
+}
+"""`mrtr list KIND`: the method and the key its pages are merged under."""
+
+
+def run_discover(target: TargetOptions, output: OutputOptions) -> int:
+    def body(context: Context) -> ExitCode:
+        with connect(context, target, client_settings(target)) as (client, _):
+            result = client.discover()
+        if output.json:
+            context.print_json(report.listing(result))
+        else:
+            _print_discovery(context, result)
+        return ExitCode.OK
+
+    return guarded(output, body)
+
+
+def _print_discovery(context: Context, result: dict[str, Any]) -> None:
+    out = context.consoles.out
+    info = fmt.server_name(fmt._server_info(result)) or "(no serverInfo)"
+    out.print(Text.assemble(("server: ", "mrtr.dim"), (info, "mrtr.key")))
+    versions = ", ".join(map(str, result.get("supportedVersions", [])))
+    out.print(Text.assemble(("versions: ", "mrtr.dim"), safe_line(versions)))
+    out.print(Text("capabilities:", "mrtr.dim"))
+    out.print(fmt.pretty_json(result.get("capabilities", {})))
+    if isinstance(result.get("instructions"), str):
+        out.print(Text("instructions:", "mrtr.dim"))
+        out.print(fmt.quoted(result["instructions"], indent="  ", limit=None))
+
+
+def run_list(kind: str, target: TargetOptions, output: OutputOptions) -> int:
+    method, key = LISTS[kind]
+
+    def body(context: Context) -> ExitCode:
+        with connect(context, target, client_settings(target)) as (client, resolved):
+            if wants_probe(resolved, target):
+                client.discover()
+            merged, _ = list_all(client, method, key)
+        if output.json:
+            context.print_json(report.listing(merged, [] if kind == "tools" else None))
+        else:
+            context.consoles.out.print(_table(kind, merged[key]))
+        return ExitCode.OK
+
+    return guarded(output, body)
+
+
+COLUMNS = {
+    "tools": ("name", "description", "arguments"),
+    "prompts": ("name", "description", "arguments"),
+    "resources": ("uri", "name", "mimeType"),
+    "templates": ("uriTemplate", "name", "description"),
+}
+
+
+def _table(kind: str, items: list[Any]) -> Table | Text:
+    if not items:
+        return Text(f"no {kind}", "mrtr.dim")
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="mrtr.dim")
+    for column in COLUMNS[kind]:
+        table.add_column(column, overflow="fold")
+    for item in items:
+        table.add_row(*(Text(_cell(item, column)) for column in COLUMNS[kind]))
+    return table
+
+
+def _cell(item: Any, column: str) -> str:
+    if not isinstance(item, dict):
+        return safe_line(item, 80)
+    if column == "arguments":
+        return safe_line(", ".join(_argument_names(item)), 120)
+    if column == "description":
+        return safe_line(str(item.get("description") or "").split("\n")[0], 100)
+    return safe_line(item.get(column, ""), 120)
+
+
+def _argument_names(item: dict[str, Any]) -> list[str]:
+    """Argument names, required ones marked `*`: from a tool's inputSchema or a prompt's arguments."""
+    schema = item.get("inputSchema")
+    if isinstance(schema, dict):
+        required = schema.get("required") or []
+        return [f"{n}{'*' if n in required else ''}" for n in (schema.get("properties") or {})]
+    arguments = item.get("arguments") if isinstance(item.get("arguments"), list) else []
+    return [f"{a.get('name')}{'*' if a.get('required') else ''}" for a in arguments if isinstance(a, dict)]

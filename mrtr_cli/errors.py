@@ -1,0 +1,101 @@
+"""The exception tree. Each error explains itself in one line and knows its exit code.
+
+    MrtrError                  base: `message` (what happened), `hint` (what to do), `details`
+    ├── UsageError             1  a bad flag, an invalid scripted answer, an unreadable file
+    ├── ProtocolError          2  the server sent something mrtr cannot use
+    │   ├── ServerError        2  the server answered with a JSON-RPC error
+    │   └── LegacyServerError  2  the server speaks the initialize-handshake era
+    ├── AuthError              3  the server wants authentication (HTTP 401/403)
+    ├── UnreachableError       4  spawn failure, refused connection, DNS, dead process
+    │   └── RequestTimeout     4  no response within --timeout
+    ├── IncompleteError        7  a question nothing answered, a refusal, the round limit
+    └── Interrupted          130  Ctrl-C
+
+Messages may quote what a server sent; renderers pass every message through `text.safe`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mrtr_cli.exit_codes import ExitCode
+
+
+class MrtrError(Exception):
+    """Something the user must hear about, in one line, with what to do next."""
+
+    exit_code = ExitCode.USAGE
+
+    def __init__(self, message: str, hint: str = "", details: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.details = list(details)
+        """Lines worth showing under the message, e.g. a dead server's last stderr lines."""
+
+    def one_line(self) -> str:
+        """The message and the hint, joined for a single line of output."""
+        return f"{self.message}; {self.hint}" if self.hint else self.message
+
+
+class UsageError(MrtrError):
+    """The command line, a scripted answer or a file the user named is wrong."""
+
+    exit_code = ExitCode.USAGE
+
+
+class ProtocolError(MrtrError):
+    """The server sent something mrtr cannot use."""
+
+    exit_code = ExitCode.PROTOCOL
+
+
+class ServerError(ProtocolError):
+    """The server answered a request with a JSON-RPC error object."""
+
+    def __init__(self, method: str, error: dict[str, Any], hint: str = "") -> None:
+        self.method = method
+        self.error = error
+        code = error.get("code")
+        text = error.get("message")
+        super().__init__(f"{method} failed: error {code}: {text}", hint)
+
+    @property
+    def code(self) -> Any:
+        return self.error.get("code")
+
+
+class LegacyServerError(ProtocolError):
+    """The server speaks the initialize-handshake era (2025-11-25 or earlier)."""
+
+
+class AuthError(MrtrError):
+    """The server wants credentials mrtr did not send."""
+
+    exit_code = ExitCode.AUTH
+
+
+class UnreachableError(MrtrError):
+    """mrtr could not reach the server, or lost it."""
+
+    exit_code = ExitCode.UNREACHABLE
+
+
+class RequestTimeout(UnreachableError):
+    """No response arrived within the time allowed."""
+
+
+class IncompleteError(MrtrError):
+    """The conversation stopped before a result: a question went unanswered."""
+
+    exit_code = ExitCode.INCOMPLETE
+
+
+class Interrupted(MrtrError):
+    """The user pressed Ctrl-C."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+    def __init__(self, message: str = "interrupted", hint: str = "") -> None:
+        super().__init__(message, hint)

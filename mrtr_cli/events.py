@@ -1,0 +1,165 @@
+"""What the engine reports as it works. Renderers, the JSON report and the recorder subscribe.
+
+Events are plain frozen dataclasses; the engine never knows who listens. An observer is any
+callable taking one event.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mrtr_cli.protocol.jsonrpc import Message
+
+
+@dataclass(frozen=True)
+class RequestSent:
+    """A request left mrtr. `round` is set for the rounds of an MRTR conversation."""
+
+    id: int
+    method: str
+    params: dict[str, Any]
+    text: str
+    round: int | None = None
+    purpose: str = "request"  # request | retry | probe | list | reissue
+
+
+@dataclass(frozen=True)
+class CancelSent:
+    """mrtr cancelled request `id` (timeout or Ctrl-C); `text` is the frame sent, if any."""
+
+    id: int
+    reason: str
+    text: str
+
+
+@dataclass(frozen=True)
+class FrameReceived:
+    """A frame arrived from the server, decoded (or Malformed), with its raw text."""
+
+    message: Message
+
+
+@dataclass(frozen=True)
+class WireNote:
+    """A line about the transport for `-v`: HTTP status and headers, SSE events."""
+
+    direction: str  # "in" | "out"
+    text: str
+
+
+@dataclass(frozen=True)
+class ServerStderr:
+    """A line the server process wrote to its stderr."""
+
+    line: str
+
+
+@dataclass(frozen=True)
+class NotificationReceived:
+    """A notification for the request in flight (progress, log message, ...)."""
+
+    method: str
+    params: dict[str, Any]
+    request_id: int | None
+
+
+@dataclass(frozen=True)
+class FrameIgnored:
+    """A frame mrtr read but could not use: garbage, an unknown id, a duplicate response."""
+
+    raw: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ResponseReceived:
+    """The response to request `id` arrived after `elapsed_ms`."""
+
+    id: int
+    method: str
+    result: Any
+    error: dict[str, Any] | None
+    elapsed_ms: float
+    round: int | None = None
+
+
+@dataclass(frozen=True)
+class VersionChanged:
+    """The server did not speak the requested version; mrtr retries with another."""
+
+    old: str
+    new: str
+    supported: list[str]
+
+
+@dataclass(frozen=True)
+class ServerIdentified:
+    """The server's `serverInfo` (from server/discover or a result's `_meta`)."""
+
+    info: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class InputRequested:
+    """Round `round` ended with input_required: these questions (maybe none) and maybe state."""
+
+    round: int
+    id: int
+    requests: dict[str, dict[str, Any]]
+    state: str | None
+
+
+@dataclass(frozen=True)
+class AnswerChosen:
+    """The answer to question `key` of round `round`, and which answerer gave it."""
+
+    round: int
+    key: str
+    method: str
+    response: dict[str, Any]
+    source: str
+
+
+@dataclass(frozen=True)
+class BackingOff:
+    """A round carried only requestState: mrtr waits `seconds` before retrying."""
+
+    round: int
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something the server did against the spec. severity: error | warning | info."""
+
+    severity: str
+    rule: str
+    message: str
+    page: str = ""
+    round: int | None = None
+
+
+@dataclass(frozen=True)
+class OutcomeReached:
+    """The conversation ended."""
+
+    outcome: Any  # session.Outcome; typed loosely to keep this module free of the engine
+
+
+Observer = Callable[[Any], None]
+
+
+@dataclass
+class Broadcast:
+    """Sends each event to every observer, in the order they subscribed."""
+
+    observers: list[Observer] = field(default_factory=list)
+
+    def subscribe(self, observer: Observer) -> None:
+        self.observers.append(observer)
+
+    def __call__(self, event: Any) -> None:
+        for observer in self.observers:
+            observer(event)

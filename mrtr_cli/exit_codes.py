@@ -1,0 +1,47 @@
+"""The exit-code table of CLI.md: one enum, one precedence rule."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+
+
+class ExitCode(enum.IntEnum):
+    """What mrtr's exit status means. The JSON error line names the member in lower case."""
+
+    OK = 0
+    USAGE = 1
+    PROTOCOL = 2
+    AUTH = 3
+    UNREACHABLE = 4
+    TOOL_ERROR = 5
+    DIVERGED = 6
+    INCOMPLETE = 7
+    INTERRUPTED = 130
+
+    @property
+    def label(self) -> str:
+        """The name used in `{"error": {"code": NAME}}`."""
+        return self.name.lower()
+
+
+PRECEDENCE = (
+    ExitCode.INTERRUPTED,
+    ExitCode.USAGE,
+    ExitCode.UNREACHABLE,
+    ExitCode.AUTH,
+    ExitCode.PROTOCOL,
+    ExitCode.INCOMPLETE,
+    ExitCode.DIVERGED,
+    ExitCode.TOOL_ERROR,
+)
+"""When several codes apply, the first of these that applies wins (CLI.md)."""
+
+
+def decide(codes: Iterable[ExitCode]) -> ExitCode:
+    """The code to exit with when every code in `codes` applies."""
+    present = set(codes)
+    for code in PRECEDENCE:
+        if code in present:
+            return code
+    return ExitCode.OK

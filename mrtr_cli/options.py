@@ -1,0 +1,67 @@
+"""What the command line asked for, as typed values. Built by cli.py, read by the commands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class TargetOptions:
+    """Which server, how to reach it, and how long to wait."""
+
+    url: str | None = None
+    stdio: str | None = None
+    command: tuple[str, ...] = ()
+    config: str | None = None
+    server: str | None = None
+    demo: bool = False
+    headers: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+    env_file: str | None = None
+    cwd: str | None = None
+    timeout: float = 60.0
+    protocol_version: str | None = None
+    cacert: str | None = None
+    insecure: bool = False
+    no_discover: bool = False
+
+
+@dataclass(frozen=True)
+class AnsweringOptions:
+    """Where answers come from, and what mrtr declares it can answer."""
+
+    answers_file: str | None = None
+    answers: tuple[str, ...] = ()
+    roots: tuple[str, ...] = ()
+    sampling_reply: str | None = None
+    sampler: str | None = None
+    sampling_model: str = "mrtr"
+    log_level: str | None = None
+    no_input: bool = False
+    max_rounds: int = 10
+    no_elicitation: bool = False
+    no_sampling: bool = False
+    no_roots: bool = False
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """How results and the timeline are shown."""
+
+    verbose: bool = False
+    json: bool = False
+    color: str = "auto"
+    debug: bool = False
+    strict: bool = False
+    show_secrets: bool = False
+
+
+@dataclass(frozen=True)
+class CallOptions:
+    """One `call`, `read` or `prompt`: the method and what to send."""
+
+    method: str
+    name: str
+    arguments: tuple[str, ...] = ()
+    args_json: str | None = None
+    extra: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,168 @@
+"""JSON-RPC 2.0 frames as MCP uses them: encode what mrtr sends, decode what arrives.
+
+Decoding never raises: a frame that is not usable JSON-RPC becomes a `Malformed` value that
+keeps the raw text, so an inspector can show exactly what arrived. Standard library only.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass
+from typing import Any, Union
+
+VERSION = "2.0"
+
+PARSE_ERROR = -32700
+"""The receiver could not parse the JSON text."""
+INVALID_REQUEST = -32600
+"""The JSON is not a valid request object."""
+METHOD_NOT_FOUND = -32601
+"""The method does not exist or is not available."""
+INVALID_PARAMS = -32602
+"""Invalid method parameters, including missing or malformed `_meta`."""
+INTERNAL_ERROR = -32603
+"""An internal error of the receiver."""
+HEADER_MISMATCH = -32020
+"""MCP: HTTP headers disagree with the request body."""
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+"""MCP: the request needs a client capability the client did not declare."""
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+"""MCP: the server does not speak the requested protocol version."""
+
+MCP_ERROR_NAMES = {
+    PARSE_ERROR: "Parse error",
+    INVALID_REQUEST: "Invalid request",
+    METHOD_NOT_FOUND: "Method not found",
+    INVALID_PARAMS: "Invalid params",
+    INTERNAL_ERROR: "Internal error",
+    HEADER_MISMATCH: "Header mismatch",
+    MISSING_REQUIRED_CLIENT_CAPABILITY: "Missing required client capability",
+    UNSUPPORTED_PROTOCOL_VERSION: "Unsupported protocol version",
+}
+
+
+@dataclass(frozen=True)
+class Response:
+    """A result or error response; `id` is None for an error the server could not attribute."""
+
+    id: Any
+    result: Any
+    error: dict[str, Any] | None
+    raw: str
+
+
+@dataclass(frozen=True)
+class Notification:
+    """A one-way message (progress, log messages, ...)."""
+
+    method: str
+    params: dict[str, Any]
+    raw: str
+
+
+@dataclass(frozen=True)
+class Request:
+    """A request from the server: not allowed on the wire since 2026-07-28, kept to report it."""
+
+    id: Any
+    method: str
+    params: dict[str, Any]
+    raw: str
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """A frame that is not usable JSON-RPC, with the reason and the raw text."""
+
+    raw: str
+    reason: str
+
+
+Message = Union[Response, Notification, Request, Malformed]
+
+
+def encode(message: dict[str, Any]) -> str:
+    """One frame as compact JSON text (JSON escapes keep it on one line)."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+
+
+def request(request_id: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": VERSION, "id": request_id, "method": method, "params": params}
+
+
+def notification(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": VERSION, "method": method, "params": params}
+
+
+def decode(frame: str | bytes) -> Message:
+    """Classify one frame; anything unusable comes back as `Malformed`, never as an exception."""
+    if isinstance(frame, bytes):
+        try:
+            frame = frame.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return Malformed(frame.decode("utf-8", "replace"), f"not UTF-8 (byte {error.start})")
+    try:
+        data = json.loads(frame)
+    except (json.JSONDecodeError, RecursionError) as error:
+        return Malformed(frame, _json_problem(error))
+    return _classify(data, frame)
+
+
+def _json_problem(error: Exception) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        return f"not JSON ({error.msg} at column {error.colno})"
+    return "not JSON (nested too deeply)"
+
+
+def _classify(data: Any, raw: str) -> Message:
+    if isinstance(data, list):
+        return Malformed(raw, "a JSON array (batches are not part of MCP)")
+    if not isinstance(data, dict):
+        return Malformed(raw, f"a JSON {type(data).__name__}, not an object")
+    if data.get("jsonrpc") != VERSION:
+        return Malformed(raw, 'missing "jsonrpc": "2.0"')
+    if "method" in data:
+        return _classify_call(data, raw)
+    if "result" in data or "error" in data:
+        return _classify_response(data, raw)
+    return Malformed(raw, "neither a request, a notification nor a response")
+
+
+def _classify_call(data: dict[str, Any], raw: str) -> Message:
+    method, params = data["method"], data.get("params", {})
+    if not isinstance(method, str) or not isinstance(params, dict):
+        return Malformed(raw, "method is not a string or params is not an object")
+    if "id" in data:
+        return Request(data["id"], method, params, raw)
+    return Notification(method, params, raw)
+
+
+def _classify_response(data: dict[str, Any], raw: str) -> Message:
+    if "result" in data and "error" in data:
+        return Malformed(raw, "has both result and error")
+    if "id" not in data:
+        return Malformed(raw, "a response without an id")
+    error = data.get("error")
+    if "error" in data and not _is_error_object(error):
+        return Malformed(raw, "error is not an object with an integer code and a string message")
+    return Response(data["id"], data.get("result"), error, raw)
+
+
+def _is_error_object(error: Any) -> bool:
+    return (
+        isinstance(error, dict)
+        and isinstance(error.get("code"), int)
+        and not isinstance(error.get("code"), bool)
+        and isinstance(error.get("message"), str)
+    )
+
+
+class IdSequence:
+    """Request ids that never repeat within one run: 1, 2, 3, ..."""
+
+    def __init__(self, start: int = 1) -> None:
+        self._counter = itertools.count(start)
+
+    def next(self) -> int:
+        return next(self._counter)

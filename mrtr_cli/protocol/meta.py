@@ -1,0 +1,110 @@
+"""The `_meta` of every request, the reserved keys, and the capabilities mrtr declares.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+"""Reserved `_meta` key: the protocol version of this request (required)."""
+CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+"""Reserved `_meta` key: the client's capabilities for this request (required)."""
+CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+"""Reserved `_meta` key: the client's name and version."""
+LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+"""Reserved `_meta` key: the lowest log level the server may send for this request."""
+SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+"""Reserved result `_meta` key: the server's name and version."""
+PROGRESS_TOKEN = "progressToken"
+"""Reserved `_meta` key: opts a request into progress notifications."""
+
+LATEST_VERSION = "2026-07-28"
+"""The version mrtr sends unless told otherwise."""
+SPOKEN_VERSIONS = ("2026-07-28",)
+"""Every protocol version mrtr can speak, oldest first."""
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+"""The RFC 5424 levels of `notifications/message`, lowest first."""
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """Which client capabilities mrtr declares (all of them unless a `--no-*` flag withholds one)."""
+
+    elicitation: bool = True
+    sampling: bool = True
+    roots: bool = True
+
+    def declared(self) -> dict[str, Any]:
+        """The `clientCapabilities` object: never `sampling.tools` or `sampling.context`."""
+        declared: dict[str, Any] = {}
+        if self.elicitation:
+            declared["elicitation"] = {"form": {}, "url": {}}
+        if self.sampling:
+            declared["sampling"] = {}
+        if self.roots:
+            declared["roots"] = {}
+        return declared
+
+    def allows(self, capability: str) -> bool:
+        """Whether a dotted capability (`elicitation.url`, `sampling.tools`, `roots`) is declared."""
+        top, _, sub = capability.partition(".")
+        if top == "elicitation":
+            return self.elicitation and sub in ("", "form", "url")
+        if top == "sampling":
+            return self.sampling and sub == ""
+        return top == "roots" and self.roots
+
+
+WITHHOLDING_FLAGS = {"elicitation": "--no-elicitation", "sampling": "--no-sampling", "roots": "--no-roots"}
+"""The flag that withholds each top-level capability, for error messages."""
+
+
+@dataclass(frozen=True)
+class ClientIdentity:
+    """What goes in `clientInfo`."""
+
+    name: str
+    version: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"name": self.name, "version": self.version}
+
+
+def request_meta(
+    version: str,
+    capabilities: Capabilities,
+    client: ClientIdentity,
+    progress_token: str,
+    log_level: str | None = None,
+) -> dict[str, Any]:
+    """The `_meta` object of one request; `logLevel` only when the user asked for logs."""
+    meta: dict[str, Any] = {
+        PROTOCOL_VERSION: version,
+        CLIENT_CAPABILITIES: capabilities.declared(),
+        CLIENT_INFO: client.as_dict(),
+        PROGRESS_TOKEN: progress_token,
+    }
+    if log_level is not None:
+        meta[LOG_LEVEL] = log_level
+    return meta
+
+
+def server_info(result: Any) -> dict[str, Any] | None:
+    """The `serverInfo` a result carries in its `_meta`, if it is an object."""
+    if not isinstance(result, dict) or not isinstance(result.get("_meta"), dict):
+        return None
+    info = result["_meta"].get(SERVER_INFO)
+    return info if isinstance(info, dict) else None
+
+
+def choose_version(supported: Any, current: str) -> str | None:
+    """The newest version mrtr speaks that the server lists, unless it is the one that failed."""
+    if not isinstance(supported, list):
+        return None
+    for version in reversed(SPOKEN_VERSIONS):
+        if version in supported and version != current:
+            return version
+    return None

@@ -1,0 +1,57 @@
+"""The only place that makes rich Consoles: stdout for output, stderr for everything else."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import IO, Any
+
+from rich.console import Console
+from rich.theme import Theme
+
+FALLBACK_WIDTH = 100
+"""Width when the stream is not a terminal."""
+
+THEME = Theme({
+    "mrtr.request": "bold cyan",
+    "mrtr.retry": "bold magenta",
+    "mrtr.complete": "bold green",
+    "mrtr.input": "bold yellow",
+    "mrtr.error": "bold red",
+    "mrtr.warn": "yellow",
+    "mrtr.dim": "dim",
+    "mrtr.key": "bold",
+    "mrtr.source": "italic cyan",
+    "mrtr.server": "default",
+})
+
+
+@dataclass(frozen=True)
+class Consoles:
+    """stdout carries only output; the timeline, prompts and diagnostics go to stderr."""
+
+    out: Console
+    err: Console
+
+
+def make_console(stream: IO[str], color: str = "auto") -> Console:
+    """A Console on `stream` honouring `--color auto|always|never` and NO_COLOR."""
+    options: dict[str, Any] = {"file": stream, "theme": THEME, "highlight": False,
+                               "emoji": False, "soft_wrap": True}
+    if color == "always":
+        options.update(force_terminal=True, no_color=False)
+    elif color == "never" or os.environ.get("NO_COLOR"):
+        options["no_color"] = True
+    if not _is_terminal(stream) and color != "always":
+        options["width"] = FALLBACK_WIDTH
+    return Console(**options)
+
+
+def make_consoles(color: str = "auto") -> Consoles:
+    return Consoles(make_console(sys.stdout, color), make_console(sys.stderr, color))
+
+
+def _is_terminal(stream: IO[str]) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())

@@ -1,0 +1,119 @@
+"""The live timeline on stderr: an observer of the engine's events."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from mrtr_cli import events
+from mrtr_cli.render import format as fmt
+
+
+class Timeline:
+    """Prints each event as it happens; `-v` adds the raw wire and the server's stderr."""
+
+    def __init__(self, console: Console, verbose: bool = False) -> None:
+        self.console = console
+        self.verbose = verbose
+        self.progress = ProgressDisplay(console)
+        self._handlers = {
+            events.RequestSent: self._request,
+            events.ResponseReceived: self._response,
+            events.FrameReceived: self._frame,
+            events.InputRequested: self._input,
+            events.AnswerChosen: lambda e: self.print(fmt.answer_line(e)),
+            events.NotificationReceived: self._notification,
+            events.FrameIgnored: lambda e: self.print(fmt.ignored_line(e)),
+            events.BackingOff: self._backoff,
+            events.VersionChanged: self._version,
+            events.ServerStderr: self._stderr,
+            events.WireNote: self._wire_note,
+            events.CancelSent: self._cancel,
+        }
+
+    def __call__(self, event: Any) -> None:
+        handler = self._handlers.get(type(event))
+        if handler is not None:
+            handler(event)
+
+    def print(self, *texts: Text) -> None:
+        for text in texts:
+            self.console.print(text)
+
+    def _request(self, event: events.RequestSent) -> None:
+        self.print(fmt.request_line(event))
+        if self.verbose:
+            self.print(fmt.wire_line("out", event.text))
+
+    def _response(self, event: events.ResponseReceived) -> None:
+        self.progress.stop()
+        self.print(fmt.response_line(event))
+        if event.method == "server/discover" and isinstance(event.result, dict):
+            self.print(fmt.discover_line(event.result))
+
+    def _frame(self, event: events.FrameReceived) -> None:
+        if self.verbose:
+            self.print(fmt.wire_line("in", event.message.raw))
+
+    def _input(self, event: events.InputRequested) -> None:
+        self.print(fmt.input_summary(event))
+        count = len(event.requests)
+        for index, (key, request) in enumerate(event.requests.items(), 1):
+            self.print(*fmt.question_lines(key, request, index, count))
+
+    def _notification(self, event: events.NotificationReceived) -> None:
+        if event.method == "notifications/progress" and self.progress.show(event.params):
+            return
+        self.print(fmt.notification_line(event))
+
+    def _backoff(self, event: events.BackingOff) -> None:
+        self.print(Text(f"  … only requestState: retrying in {event.seconds * 1000:.0f} ms", "mrtr.dim"))
+
+    def _version(self, event: events.VersionChanged) -> None:
+        self.print(Text(f"  ! the server does not speak {event.old}; retrying with {event.new}", "mrtr.warn"))
+
+    def _stderr(self, event: events.ServerStderr) -> None:
+        if self.verbose:
+            self.print(fmt.stderr_line(event.line))
+
+    def _wire_note(self, event: events.WireNote) -> None:
+        if self.verbose:
+            self.print(fmt.wire_line(event.direction, event.text))
+
+    def _cancel(self, event: events.CancelSent) -> None:
+        self.progress.stop()
+        self.print(Text(f"  ✗ cancelled request {event.id} ({event.reason})", "mrtr.warn"))
+
+
+class ProgressDisplay:
+    """A progress bar on a terminal; elsewhere `show` declines and lines are printed instead."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._bar: Any = None
+        self._task: Any = None
+
+    def show(self, params: dict[str, Any]) -> bool:
+        if not self.console.is_terminal or not isinstance(params.get("progress"), (int, float)):
+            return False
+        if self._bar is None:
+            self._start()
+        total = params.get("total") if isinstance(params.get("total"), (int, float)) else None
+        message = fmt.safe_line(params.get("message") or "", 80)
+        self._bar.update(self._task, completed=params["progress"], total=total, description=message)
+        return True
+
+    def _start(self) -> None:
+        from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
+
+        self._bar = Progress(TextColumn("  progress"), BarColumn(), TaskProgressColumn(),
+                             TextColumn("{task.description}"), console=self.console, transient=True)
+        self._task = self._bar.add_task("", total=None)
+        self._bar.start()
+
+    def stop(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None

@@ -1,0 +1,72 @@
+"""The `--json` documents: one object on stdout, and the error line on stderr.
+
+Their JSON Schemas are published in docs/json/. Plain data, no rich.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Any
+
+from mrtr_cli.errors import MrtrError, ServerError
+from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.session import Outcome, Round
+
+VERSION = 1
+
+
+def conversation(outcome: Outcome) -> dict[str, Any]:
+    """The document of `call`, `read` and `prompt`."""
+    document: dict[str, Any] = {"version": VERSION, "outcome": outcome.status}
+    if outcome.result is not None:
+        document["result"] = outcome.result
+    if outcome.error is not None:
+        document["error"] = error_object(outcome.error)
+    document["rounds"] = [round_object(r) for r in outcome.rounds]
+    document["server"] = outcome.server
+    document["findings"] = [asdict(f) for f in outcome.findings]
+    return document
+
+
+def round_object(current: Round) -> dict[str, Any]:
+    questions = {}
+    for key, request in current.requests.items():
+        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        answer = current.answers.get(key)
+        questions[key] = {
+            "method": request.get("method"),
+            "message": params.get("message"),
+            "response": answer.response if answer else None,
+            "source": answer.source if answer else None,
+        }
+    document: dict[str, Any] = {"round": current.number, "id": current.reply.id,
+                                "resultType": current.result_type, "questions": questions,
+                                "elapsed_ms": round(current.reply.elapsed_ms, 3)}
+    if current.reply.error is not None:
+        document["error"] = current.reply.error
+    return document
+
+
+def error_object(error: MrtrError) -> dict[str, Any]:
+    """A server's JSON-RPC error as received, or mrtr's own error, never mistakable for each other."""
+    if isinstance(error, ServerError):
+        return {"type": "jsonrpc", **error.error}
+    return {"type": "local", "name": error.exit_code.label, "message": error.one_line()}
+
+
+def listing(result: dict[str, Any], excluded: list[dict[str, str]] | None = None) -> dict[str, Any]:
+    """The document of `list` and `discover`: the result as received, pages merged."""
+    document = {"version": VERSION, **result}
+    if excluded is not None:
+        document["excluded"] = excluded
+    return document
+
+
+def error_line(code: ExitCode, message: str) -> str:
+    """The last line on stderr of a failed `--json` run."""
+    return json.dumps({"error": {"code": code.label, "message": message}}, ensure_ascii=False)
+
+
+def dumps(document: dict[str, Any]) -> str:
+    return json.dumps(document, ensure_ascii=False, indent=2)

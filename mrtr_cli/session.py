@@ -1,0 +1,157 @@
+"""The MRTR loop: send the request, and while the server wants input, answer and retry.
+
+Client rules of `basic/patterns/mrtr` kept here: every question is answered before the
+retry; the retry carries the original params, `inputResponses` keyed exactly as asked and
+`requestState` exactly as received (none when none was received), under a new id; a round
+with only `requestState` is retried after a visible backoff; rounds are capped. A question
+for a capability mrtr did not declare is never answered.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mrtr_cli import events
+from mrtr_cli.answering.questions import Answer, Chain, Question
+from mrtr_cli.client import Client, Reply, explain
+from mrtr_cli.errors import IncompleteError, Interrupted, MrtrError, UnreachableError, UsageError
+from mrtr_cli.exit_codes import ExitCode, decide
+from mrtr_cli.protocol import meta
+from mrtr_cli.protocol.mrtr import Complete, read_result, retry_params
+
+BACKOFF_START = 0.05
+"""First wait before retrying a round that carried only requestState (seconds)."""
+BACKOFF_CAP = 1.0
+"""The longest such wait."""
+
+
+@dataclass
+class Round:
+    """One request of the conversation and what came back."""
+
+    number: int
+    reply: Reply
+    params: dict[str, Any]
+    result_type: str | None = None
+    requests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    state: str | None = None
+    answers: dict[str, Answer] = field(default_factory=dict)
+
+
+@dataclass
+class Outcome:
+    """How the conversation ended: complete, error, incomplete or aborted."""
+
+    method: str
+    params: dict[str, Any]
+    status: str = "aborted"
+    result: dict[str, Any] | None = None
+    error: MrtrError | None = None
+    rounds: list[Round] = field(default_factory=list)
+    server: dict[str, Any] | None = None
+    findings: list[events.Finding] = field(default_factory=list)
+
+    def exit_code(self, strict: bool = False) -> ExitCode:
+        codes = [self.error.exit_code] if self.error else []
+        if self.result is not None and self.result.get("isError") is True:
+            codes.append(ExitCode.TOOL_ERROR)
+        if strict and any(f.severity == "error" for f in self.findings):
+            codes.append(ExitCode.PROTOCOL)
+        return decide(codes)
+
+
+def status_of(error: MrtrError) -> str:
+    """The outcome a failure leaves: aborted, incomplete or error."""
+    if isinstance(error, (Interrupted, UnreachableError)):
+        return "aborted"
+    if isinstance(error, (IncompleteError, UsageError)):
+        return "incomplete"
+    return "error"
+
+
+class Session:
+    """Drives one MRTR conversation over a client, answering through a chain."""
+
+    def __init__(self, client: Client, chain: Chain, *, max_rounds: int = 10,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        self.client = client
+        self.chain = chain
+        self.max_rounds = max_rounds
+        self.sleep = sleep
+        self.emit = client.emit
+
+    def run(self, method: str, params: dict[str, Any]) -> Outcome:
+        outcome = Outcome(method, params)
+        try:
+            outcome.result = self._converse(method, params, outcome.rounds)
+            outcome.status = "complete"
+        except MrtrError as error:
+            outcome.status, outcome.error = status_of(error), error
+        except KeyboardInterrupt:
+            outcome.status, outcome.error = "aborted", Interrupted("interrupted by the user")
+        outcome.server = self.client.server_info
+        self.emit(events.OutcomeReached(outcome))
+        return outcome
+
+    def _converse(self, method: str, params: dict[str, Any], rounds: list[Round]) -> dict[str, Any]:
+        responses: dict[str, Any] | None = None
+        state: str | None = None
+        delay = BACKOFF_START
+        for number in itertools.count(1):
+            sent = retry_params(params, responses, state)
+            reply = self.client.request(method, sent, round=number,
+                                        purpose="request" if number == 1 else "retry")
+            current = Round(number, reply, sent)
+            rounds.append(current)
+            if reply.error is not None:
+                raise explain(method, reply.error, self.client.settings)
+            reading = read_result(method, reply.result)
+            if isinstance(reading, Complete):
+                current.result_type = "complete"
+                return reading.result
+            current.result_type, current.requests, current.state = "input_required", reading.requests, reading.state
+            self.emit(events.InputRequested(number, reply.id, reading.requests, reading.state))
+            if number > self.max_rounds:
+                raise IncompleteError(f"the server still wants input after {self.max_rounds} rounds",
+                                      "raise --max-rounds if it needs more")
+            if reading.requests:
+                responses, delay = self._answer_all(current), BACKOFF_START
+            else:
+                responses, delay = None, self._back_off(number, delay)
+            state = reading.state
+        raise AssertionError("unreachable")
+
+    def _answer_all(self, current: Round) -> dict[str, Any]:
+        count = len(current.requests)
+        for index, (key, request) in enumerate(current.requests.items(), 1):
+            question = Question(current.number, key, request, self._who_asks(), index, count)
+            self._check_capability(question)
+            answer = self.chain.answer(question)
+            current.answers[key] = answer
+            self.emit(events.AnswerChosen(current.number, key, question.method, answer.response, answer.source))
+        return {key: answer.response for key, answer in current.answers.items()}
+
+    def _check_capability(self, question: Question) -> None:
+        capabilities = self.client.settings.capabilities
+        if capabilities.allows(question.capability):
+            return
+        top = question.capability.partition(".")[0]
+        flag = meta.WITHHOLDING_FLAGS.get(top)
+        why = f"withheld by {flag}" if flag and not capabilities.allows(top) else "never declared by mrtr"
+        raise IncompleteError(f"{question.describe()} needs the client capability {question.capability}, "
+                              f"{why}", "a server MUST NOT ask what the client did not declare")
+
+    def _back_off(self, number: int, delay: float) -> float:
+        self.emit(events.BackingOff(number, delay))
+        self.sleep(delay)
+        return min(delay * 2, BACKOFF_CAP)
+
+    def _who_asks(self) -> str:
+        info = self.client.server_info
+        if info and info.get("name"):
+            return f"{info.get('name')} {info.get('version', '')}".strip()
+        return self.client.transport.describe()

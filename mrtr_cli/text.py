@@ -1,0 +1,56 @@
+"""Safe text: every string a server sent passes through here before it reaches a terminal.
+
+A hostile server can put terminal control sequences (ESC [ 2 J, OSC titles, ...), carriage
+returns, C1 controls or bidirectional overrides in any string. `safe` turns each such
+character into a visible escape (`\\x1b`, `\\r`, `\\u202e`), so the text is harmless and
+still shows exactly what was sent. Rich markup needs no escaping here: renderers hand server
+strings to rich as `Text` objects, which are never parsed as markup.
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNSAFE = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 controls except tab and newline, DEL, C1 controls
+    "\u061c\u180e\u200b-\u200f"  # Arabic letter mark, Mongolian vowel separator, zero-width, LRM/RLM
+    "\u2028-\u202e"  # line/paragraph separators, bidi embeddings and overrides
+    "\u2060-\u206f"  # word joiner, invisible operators, bidi isolates
+    "\ufeff\ufff9-\ufffb"  # byte-order mark, interlinear annotations
+    "\ud800-\udfff"  # lone surrogates
+)
+_UNSAFE_IN_TEXT = re.compile(f"[{_UNSAFE}]")
+_UNSAFE_IN_LINE = re.compile(f"[{_UNSAFE}\n\t]")
+_NAMED = {"\r": "\\r", "\n": "\\n", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    if char in _NAMED:
+        return _NAMED[char]
+    code = ord(char)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe(text: object, limit: int | None = None) -> str:
+    """`text` as harmless multi-line text: control characters shown as escapes, newlines kept."""
+    return fold(_UNSAFE_IN_TEXT.sub(_escape, str(text)), limit)
+
+
+def safe_line(text: object, limit: int | None = 200) -> str:
+    """`text` as one harmless line: newlines and tabs are escaped too."""
+    return fold(_UNSAFE_IN_LINE.sub(_escape, str(text)), limit)
+
+
+def fold(text: str, limit: int | None) -> str:
+    """`text` cut to `limit` characters, saying how much was left out."""
+    if limit is None or len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit} more characters]"
+
+
+def is_safe(text: str) -> bool:
+    """Whether `text` needs no escaping to be shown as multi-line text."""
+    return _UNSAFE_IN_TEXT.search(text) is None

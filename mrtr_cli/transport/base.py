@@ -1,0 +1,90 @@
+"""The transport contract: start an exchange, read what arrives for it, cancel, close.
+
+A transport only moves text. It knows nothing of MCP methods, prints nothing, asks nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol, Union
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One JSON-RPC frame as it arrived (a stdio line, a JSON body, an SSE `data`)."""
+
+    data: str | bytes
+
+
+@dataclass(frozen=True)
+class StderrLine:
+    """A line the server process wrote to stderr."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class WireInfo:
+    """Transport detail worth showing with `-v` (HTTP status line and headers, SSE events)."""
+
+    direction: str
+    text: str
+
+
+Incoming = Union[Frame, StderrLine, WireInfo]
+
+
+class Deadline:
+    """A per-request timeout that progress can extend, up to ten times the timeout in all."""
+
+    CEILING = 10
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        now = time.monotonic()
+        self._expires = now + seconds
+        self._ceiling = now + seconds * self.CEILING
+
+    def remaining(self) -> float:
+        """Seconds left before the request times out (never negative)."""
+        return max(0.0, min(self._expires, self._ceiling) - time.monotonic())
+
+    def extend(self) -> None:
+        """Progress was reported: start the timeout again, within the ceiling."""
+        self._expires = time.monotonic() + self.seconds
+
+
+class TransportTimeout(Exception):
+    """The deadline passed before the exchange ended."""
+
+
+class Exchange(Protocol):
+    """What arrives for one request."""
+
+    def frames(self, deadline: Deadline) -> Iterator[Incoming]:
+        """Everything that arrives, until the caller stops reading or the stream ends.
+
+        Raises `TransportTimeout` when the deadline passes, `UnreachableError` when the
+        server is gone.
+        """
+
+    def cancel(self, notification: str) -> None:
+        """Stop the request: stdio sends the `notifications/cancelled` frame, HTTP closes."""
+
+    def close(self) -> None:
+        """Release what the exchange holds."""
+
+
+class Transport(Protocol):
+    """A way to reach one server."""
+
+    def start(self, text: str, message: dict[str, Any]) -> Exchange:
+        """Send one request frame and return the exchange that carries its answer."""
+
+    def describe(self) -> str:
+        """The command or URL, for messages that name the server."""
+
+    def close(self) -> None:
+        """Shut the connection or the process down, gracefully."""

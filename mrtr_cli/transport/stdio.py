@@ -1,0 +1,186 @@
+"""The stdio transport: a server process, newline-delimited JSON on its stdin and stdout.
+
+Two reader threads move the server's stdout lines and stderr lines into one inbox; the
+caller reads the inbox with a deadline. The server's stderr never mixes with its frames:
+its last lines are kept for the message when the process dies, and forwarded for `-v`.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import queue
+import shlex
+import signal
+import subprocess
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+from mrtr_cli.errors import UnreachableError
+from mrtr_cli.transport.base import Deadline, Frame, Incoming, StderrLine, TransportTimeout
+
+STDERR_TAIL = 20
+"""How many of the server's last stderr lines an error message may show."""
+GRACE_SECONDS = 2.0
+"""How long the server gets at each shutdown step: stdin closed, then SIGTERM, then SIGKILL."""
+
+_EOF = ("eof", b"")
+
+
+class StdioTransport:
+    """A server process spawned without a shell."""
+
+    def __init__(
+        self,
+        command: list[str],
+        env: dict[str, str] | None = None,
+        cwd: str | None = None,
+        forward_stderr: bool = False,
+    ) -> None:
+        self.command = command
+        self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        self._forward_stderr = forward_stderr
+        self._process = _spawn(command, env, cwd)
+        self._threads = [
+            _start_thread(self._read_stdout, "mrtr-stdout"),
+            _start_thread(self._read_stderr, "mrtr-stderr"),
+        ]
+
+    def describe(self) -> str:
+        return shlex.join(self.command)
+
+    def start(self, text: str, message: dict[str, Any]) -> _StdioExchange:
+        self.write(text)
+        return _StdioExchange(self)
+
+    def write(self, text: str) -> None:
+        """Send one frame; a closed pipe means the server is gone."""
+        stdin = self._process.stdin
+        assert stdin is not None
+        try:
+            stdin.write(text.encode("utf-8") + b"\n")
+            stdin.flush()
+        except (BrokenPipeError, ValueError, OSError):
+            raise self.gone() from None
+
+    def receive(self, deadline: Deadline) -> Incoming:
+        """The next thing the server wrote; `TransportTimeout` when the deadline passes."""
+        try:
+            kind, data = self._inbox.get(timeout=deadline.remaining())
+        except queue.Empty:
+            raise TransportTimeout() from None
+        if kind == "eof":
+            self._inbox.put(_EOF)  # later readers see it too
+            raise self.gone()
+        return Frame(data) if kind == "out" else StderrLine(data)
+
+    def gone(self) -> UnreachableError:
+        """The error that says the process ended, with its last stderr lines."""
+        code = self._exit_code()
+        self._threads[1].join(timeout=1.0)  # let the stderr tail drain
+        status = f"exited with code {code}" if code is not None else "closed its stdout"
+        hint = "its last stderr lines follow" if self._stderr_tail else "it wrote nothing to stderr"
+        return UnreachableError(f"the server process {status}", hint, details=self._stderr_tail)
+
+    def close(self) -> None:
+        """Close stdin, wait; then SIGTERM, wait; then SIGKILL (the spec's shutdown order)."""
+        process = self._process
+        if process.stdin and not process.stdin.closed:
+            try:
+                process.stdin.close()
+            except OSError:
+                pass
+        for step in (None, signal.SIGTERM, signal.SIGKILL):
+            if step is not None:
+                _signal_group(process, step)
+            try:
+                process.wait(timeout=GRACE_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        for thread in self._threads:
+            thread.join(timeout=1.0)
+
+    def _exit_code(self) -> int | None:
+        try:
+            return self._process.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def _read_stdout(self) -> None:
+        stdout = self._process.stdout
+        assert stdout is not None
+        for line in stdout:
+            self._inbox.put(("out", line.rstrip(b"\r\n")))
+        self._inbox.put(_EOF)
+
+    def _read_stderr(self) -> None:
+        stderr = self._process.stderr
+        assert stderr is not None
+        for raw in stderr:
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            self._stderr_tail.append(line)
+            if self._forward_stderr:
+                self._inbox.put(("err", line))
+
+
+class _StdioExchange:
+    """Frames for one request: on stdio every frame shares the one channel."""
+
+    def __init__(self, transport: StdioTransport) -> None:
+        self._transport = transport
+
+    def frames(self, deadline: Deadline) -> Iterator[Incoming]:
+        while True:
+            yield self._transport.receive(deadline)
+
+    def cancel(self, notification: str) -> None:
+        try:
+            self._transport.write(notification)
+        except UnreachableError:
+            pass  # nothing left to cancel
+
+    def close(self) -> None:
+        pass
+
+
+def _spawn(command: list[str], env: dict[str, str] | None, cwd: str | None) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,  # Ctrl-C reaches mrtr, which cancels and shuts down in order
+        )
+    except FileNotFoundError as error:
+        missing = cwd if cwd and not os.path.isdir(cwd) else command[0]
+        raise UnreachableError(f"could not start the server: {missing!r} not found",
+                               "check the command and --cwd, or give the full path") from error
+    except PermissionError as error:
+        raise UnreachableError(f"could not start the server: {command[0]!r} is not executable",
+                               "check its permissions") from error
+    except OSError as error:
+        raise UnreachableError(f"could not start the server: {error.strerror}",
+                               "check the command") from error
+
+
+def _start_thread(target: Any, name: str) -> threading.Thread:
+    thread = threading.Thread(target=target, name=name, daemon=True)
+    thread.start()
+    return thread
+
+
+def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    """Signal the server and everything it started (it leads its own process group)."""
+    try:
+        os.killpg(process.pid, sig)
+    except (ProcessLookupError, PermissionError, AttributeError):
+        try:
+            process.send_signal(sig)
+        except ProcessLookupError:
+            pass

@@ -1,0 +1,77 @@
+"""YAML in and out: the only module that imports PyYAML (lazily).
+
+Loading is `safe_load` only: no tags, no objects, no code. A broken file gets a one-line error
+with its line number. Dumping is plain block style in the caller's key order, with multi-line
+strings as literal blocks, so files diff cleanly in git.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from mrtr_cli.errors import UsageError
+
+
+def load_file(path: str | Path, what: str) -> Any:
+    """The YAML document in `path`; `what` names it in errors ("answers file", "transcript")."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"cannot read the {what} {str(path)!r}: {error.strerror}",
+                         "check the path") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"the {what} {str(path)!r} is not UTF-8 text", "save it as UTF-8") from None
+    return loads(text, f"{what} {str(path)!r}")
+
+
+def loads(text: str, name: str) -> Any:
+    """Parse YAML text safely; errors say where."""
+    import yaml
+
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as error:
+        raise UsageError(f"{name} is not valid YAML: line {_line(error)}: {error.problem}",
+                         "fix the file (tags such as !!python/object are never accepted)") from None
+    except yaml.YAMLError as error:
+        raise UsageError(f"{name} is not valid YAML: {error}", "fix the file") from None
+
+
+def _line(error: Any) -> int:
+    mark = error.problem_mark or error.context_mark
+    return mark.line + 1 if mark is not None else 0
+
+
+def dumps(data: Any) -> str:
+    """`data` as readable block-style YAML, keys in the order given."""
+    import yaml
+
+    return yaml.dump(data, Dumper=_dumper(), sort_keys=False, allow_unicode=True,
+                     default_flow_style=False, width=100)
+
+
+_DUMPER: Any = None
+
+
+def _dumper() -> Any:
+    global _DUMPER
+    if _DUMPER is None:
+        import yaml
+
+        class Dumper(yaml.SafeDumper):
+            """SafeDumper that writes multi-line strings as literal blocks."""
+
+        def represent_str(dumper: Any, value: str) -> Any:
+            style = "|" if "\n" in value and _literal_safe(value) else None
+            return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+        Dumper.add_representer(str, represent_str)
+        _DUMPER = Dumper
+    return _DUMPER
+
+
+def _literal_safe(value: str) -> bool:
+    """Literal blocks cannot hold trailing spaces on lines or most control characters exactly."""
+    lines = value.split("\n")
+    return all(line == line.rstrip(" \t") and line.isprintable() for line in lines)

@@ -1,0 +1,105 @@
+"""Shared test helpers: run mrtr as a user does, and the servers it talks to."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVERS = ROOT / "tests" / "servers"
+PYTHON = sys.executable
+SDK_SERVER = [PYTHON, str(SERVERS / "sdk_server.py")]
+SPEC = ROOT.parent / "shared" / "mcp-spec" / "2026-07-28"
+
+
+@dataclass
+class Run:
+    """A finished mrtr process."""
+
+    code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+    def error_line(self) -> Any:
+        return json.loads(self.stderr.strip().splitlines()[-1])
+
+
+def mrtr(*args: str, env: dict[str, str] | None = None, timeout: float = 60, cwd: Path | None = None) -> Run:
+    """Run `python -m mrtr_cli ARGS` to completion, colour off, as a user's shell would."""
+    environment = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    done = subprocess.run([PYTHON, "-m", "mrtr_cli", *args], capture_output=True, text=True,
+                          timeout=timeout, env=environment, cwd=cwd or ROOT)
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def sdk(*args: str) -> list[str]:
+    """`mrtr ARGS -- <the SDK test server>`."""
+    return [*args, "--", *SDK_SERVER]
+
+
+class Scripted:
+    """A scripted stdio server (tests/servers/scripted_server.py) and what it received."""
+
+    def __init__(self, directory: Path, **script: Any) -> None:
+        self.log = directory / "received.jsonl"
+        self.path = directory / "script.json"
+        self.path.write_text(json.dumps({"log": str(self.log), **script}), encoding="utf-8")
+
+    @property
+    def command(self) -> list[str]:
+        return [PYTHON, str(SERVERS / "scripted_server.py"), str(self.path)]
+
+    def args(self, *args: str) -> list[str]:
+        return [*args, "--", *self.command]
+
+    def received(self) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text(encoding="utf-8").splitlines()]
+
+    def calls(self) -> list[dict[str, Any]]:
+        """The requests other than discover and the lists."""
+        return [m for m in self.received() if "id" in m and m["method"] in
+                ("tools/call", "resources/read", "prompts/get")]
+
+
+@pytest.fixture
+def scripted(tmp_path: Path) -> Any:
+    """`scripted(steps=[...], ...)` makes a scripted server in a fresh directory."""
+    count = iter(range(1000))
+
+    def make(**script: Any) -> Scripted:
+        directory = tmp_path / f"server{next(count)}"
+        directory.mkdir()
+        return Scripted(directory, **script)
+
+    return make
+
+
+def text_result(text: str, **extra: Any) -> dict[str, Any]:
+    return {"resultType": "complete", "content": [{"type": "text", "text": text}], **extra}
+
+
+def elicit(message: str, properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    schema = {"type": "object", "properties": properties, "required": required or list(properties)}
+    return {"method": "elicitation/create", "params": {"mode": "form", "message": message,
+                                                        "requestedSchema": schema}}
+
+
+def input_required(requests: dict[str, Any] | None = None, state: str | None = None) -> dict[str, Any]:
+    result: dict[str, Any] = {"resultType": "input_required"}
+    if requests is not None:
+        result["inputRequests"] = requests
+    if state is not None:
+        result["requestState"] = state
+    return result

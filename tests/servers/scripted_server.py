@@ -1,0 +1,100 @@
+"""A small stdio MCP server that follows a script: for misbehaviour on purpose and exact asserts.
+
+    python scripted_server.py SCRIPT.json
+
+The script is a JSON object:
+  "log":       a file; every line the server reads is appended to it, as read
+  "discover":  the result of server/discover; or {"error": {...}}; or "silent" (never answer)
+  "tools":     the tools of tools/list (default: none)
+  "steps":     one step per request other than discover and the lists, in order; a step is
+               {"result": {...}} or {"error": {...}} (sent with the request's id),
+               {"echo": true} (a complete result whose structuredContent is the params received),
+               {"raw": ["line", ...]} (written verbatim, nothing else),
+               {"silent": true} (no answer), {"exit": CODE, "stderr": "..."} (die),
+               plus optional "before": ["line", ...] written first, "id": an id to answer with
+               instead of the request's, and "sleep": seconds to wait before answering.
+Standard library only, so it starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any
+
+SERVER_INFO = {"name": "scripted", "version": "1.0"}
+
+
+def main(script_path: str) -> None:
+    script = json.loads(open(script_path, encoding="utf-8").read())
+    steps = iter(script.get("steps", []))
+    for line in sys.stdin:
+        if script.get("log"):
+            with open(script["log"], "a", encoding="utf-8") as log:
+                log.write(line if line.endswith("\n") else line + "\n")
+        message = json.loads(line)
+        if "id" not in message:
+            continue
+        respond(script, steps, message)
+
+
+def respond(script: dict[str, Any], steps: Any, message: dict[str, Any]) -> None:
+    method = message["method"]
+    if method == "server/discover":
+        return discover(script, message)
+    if method.endswith("/list"):
+        key = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
+               "resources/templates/list": "resourceTemplates"}[method]
+        return send({"jsonrpc": "2.0", "id": message["id"], "result": complete({key: script.get(key, [])})})
+    step = next(steps, {"error": {"code": -32603, "message": "the script has no more steps"}})
+    play(step, message)
+
+
+def discover(script: dict[str, Any], message: dict[str, Any]) -> None:
+    answer = script.get("discover", {})
+    if answer == "silent":
+        return
+    if "error" in answer:
+        return send({"jsonrpc": "2.0", "id": message["id"], "error": answer["error"]})
+    result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, **answer}
+    send({"jsonrpc": "2.0", "id": message["id"], "result": complete(result)})
+
+
+def complete(result: dict[str, Any]) -> dict[str, Any]:
+    return {"resultType": "complete", "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}, **result}
+
+
+def play(step: dict[str, Any], message: dict[str, Any]) -> None:
+    time.sleep(step.get("sleep", 0))
+    for line in step.get("before", []):
+        write(line)
+    if "exit" in step:
+        sys.stderr.write(step.get("stderr", ""))
+        sys.stderr.flush()
+        sys.exit(step["exit"])
+    if step.get("silent"):
+        return
+    if "raw" in step:
+        for line in step["raw"]:
+            write(line)
+        return
+    answer_id = step.get("id", message["id"])
+    if step.get("echo"):
+        result = complete({"content": [{"type": "text", "text": "echo"}], "structuredContent": message["params"]})
+        return send({"jsonrpc": "2.0", "id": answer_id, "result": result})
+    body = {"error": step["error"]} if "error" in step else {"result": step["result"]}
+    send({"jsonrpc": "2.0", "id": answer_id, **body})
+
+
+def send(message: dict[str, Any]) -> None:
+    write(json.dumps(message))
+
+
+def write(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
