@@ -38,6 +38,9 @@ class MrtrError(Exception):
         """The message and the hint, joined for a single line of output."""
         return f"{self.message}; {self.hint}" if self.hint else self.message
 
+    def __str__(self) -> str:
+        return self.one_line()
+
 
 class UsageError(MrtrError):
     """The command line, a scripted answer or a file the user named is wrong."""

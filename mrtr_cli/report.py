@@ -12,6 +12,7 @@ from typing import Any
 from mrtr_cli.errors import MrtrError, ServerError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.session import Outcome, Round
+from mrtr_cli.text import json_escaped
 
 VERSION = 1
 
@@ -65,8 +66,9 @@ def listing(result: dict[str, Any], excluded: list[dict[str, str]] | None = None
 
 def error_line(code: ExitCode, message: str) -> str:
     """The last line on stderr of a failed `--json` run."""
-    return json.dumps({"error": {"code": code.label, "message": message}}, ensure_ascii=False)
+    return json_escaped(json.dumps({"error": {"code": code.label, "message": message}}, ensure_ascii=False))
 
 
 def dumps(document: dict[str, Any]) -> str:
-    return json.dumps(document, ensure_ascii=False, indent=2)
+    """Readable JSON that is still safe on a terminal (see `text.json_escaped`)."""
+    return json_escaped(json.dumps(document, ensure_ascii=False, indent=2))

@@ -60,7 +60,11 @@ def resolve_target(options: TargetOptions) -> Target:
         raise UsageError(f"several servers given ({', '.join(given)})", "name exactly one")
     if options.server and not options.config:
         raise UsageError("--server needs --config FILE", "name the mcpServers file too")
-    return _build(given[0], options)
+    target = _build(given[0], options)
+    if options.headers and isinstance(target, StdioTarget):
+        parse_headers(options.headers)
+        raise UsageError("-H sets HTTP headers, and this server is a stdio process", "leave -H out, or use -e")
+    return target
 
 
 def _sources(options: TargetOptions) -> dict[str, bool]:

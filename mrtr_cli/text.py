@@ -54,3 +54,12 @@ def fold(text: str, limit: int | None) -> str:
 def is_safe(text: str) -> bool:
     """Whether `text` needs no escaping to be shown as multi-line text."""
     return _UNSAFE_IN_TEXT.search(text) is None
+
+
+def json_escaped(json_text: str) -> str:
+    """JSON text with every unsafe character inside its strings written as a `\\uXXXX` escape.
+
+    The JSON value is unchanged (lone surrogates survive too), but the text can be printed
+    on a terminal and encoded as UTF-8.
+    """
+    return _UNSAFE_IN_TEXT.sub(lambda match: f"\\u{ord(match.group()):04x}", json_text)

@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Union
 
+from mrtr_cli.text import json_escaped
+
 VERSION = "2.0"
 
 PARSE_ERROR = -32700
@@ -83,8 +85,8 @@ Message = Union[Response, Notification, Request, Malformed]
 
 
 def encode(message: dict[str, Any]) -> str:
-    """One frame as compact JSON text (JSON escapes keep it on one line)."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    """One frame as compact JSON text on one line, always encodable as UTF-8."""
+    return json_escaped(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
 
 
 def request(request_id: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:

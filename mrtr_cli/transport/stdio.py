@@ -102,6 +102,9 @@ class StdioTransport:
                 continue
         for thread in self._threads:
             thread.join(timeout=1.0)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
 
     def _exit_code(self) -> int | None:
         try:

@@ -1,0 +1,208 @@
+"""Unit tests of scripted answering: flags, forms, validation, answers files, coercion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import elicit
+from mrtr_cli import validation
+from mrtr_cli.answering.answers_file import load_answers_file
+from mrtr_cli.answering.forms import Field, complete_form, form_fields
+from mrtr_cli.answering.questions import Chain, Question, Response
+from mrtr_cli.answering.scripted import (
+    AnswersFileAnswerer,
+    FlagAnswerer,
+    RootsAnswerer,
+    SamplingReplyAnswerer,
+    root_entry,
+)
+from mrtr_cli.arguments import prompt_arguments, tool_arguments
+from mrtr_cli.coercion import coerce_text, declared_types
+from mrtr_cli.errors import IncompleteError, UsageError
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "minLength": 2},
+        "email": {"type": "string", "format": "email"},
+        "site": {"type": "string", "format": "uri"},
+        "day": {"type": "string", "format": "date"},
+        "when": {"type": "string", "format": "date-time"},
+        "size": {"type": "integer", "minimum": 1, "maximum": 12, "default": 2},
+        "ratio": {"type": "number"},
+        "ok": {"type": "boolean", "default": False},
+        "color": {"type": "string", "enum": ["red", "green"]},
+        "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "maxItems": 2},
+    },
+    "required": ["name"],
+}
+
+
+def question(key: str = "k", request: dict | None = None) -> Question:
+    return Question(1, key, request or {"method": "elicitation/create",
+                                        "params": {"message": "m", "requestedSchema": SCHEMA}}, "server")
+
+
+def test_flags_set_fields_typed_by_the_schema_and_defaults_fill_the_rest():
+    flags = FlagAnswerer(["k.name=Ada", "k.size=4", "k.ok=yes", "k.ratio=0.5", 'k.tags=["a","b"]', "k.color=red"])
+    response = flags.answer(question())
+    assert response == Response({"action": "accept", "content": {
+        "name": "Ada", "size": 4, "ok": True, "ratio": 0.5, "tags": ["a", "b"], "color": "red"}})
+    assert flags.unused() == []
+
+
+def test_flag_keys_may_hold_dots_and_colons():
+    flags = FlagAnswerer(["__main__:ask.v1.name=Ada", "other.x=1"])
+    assert flags.answer(question("__main__:ask.v1")).payload["content"]["name"] == "Ada"
+    assert flags.unused() == ["other.x=1"]
+
+
+def test_flag_actions():
+    assert FlagAnswerer(["k=decline"]).answer(question()) == Response({"action": "decline"})
+    assert FlagAnswerer(["k=cancel"]).answer(question()) == Response({"action": "cancel"})
+    url = {"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://x"}}
+    assert FlagAnswerer(["k=accept"]).answer(question(request=url)) == Response({"action": "accept"})
+
+
+def test_a_field_whose_value_is_an_action_word_is_still_a_field():
+    flags = FlagAnswerer(["k.name=cancel"])
+    assert flags.answer(question()).payload == {"action": "accept", "content": {"name": "cancel", "size": 2, "ok": False}}
+
+
+def test_null_leaves_a_field_out(tmp_path: Path):
+    path = tmp_path / "a.yaml"
+    path.write_text("answers:\n  k:\n    content: {name: Ada, size: null}\n")
+    answer = AnswersFileAnswerer(load_answers_file(str(path)), "m").answer(question())
+    assert answer.payload["content"] == {"name": "Ada", "ok": False}
+
+
+@pytest.mark.parametrize("field,value,constraint", [
+    ("name", "A", "minLength"),
+    ("email", "not-an-email", "format"),
+    ("site", "no scheme here", "format"),
+    ("day", "2026-02-30", "format"),
+    ("when", "2026-01-01 25:00:00Z", "format"),
+    ("size", 13, "maximum"),
+    ("color", "blue", "enum"),
+    ("tags", ["a", "b", "a"], "maxItems"),
+])
+def test_invalid_answers_name_key_field_and_constraint(field, value, constraint):
+    with pytest.raises(UsageError) as raised:
+        complete_form("k", SCHEMA, {"name": "Ada", field: value})
+    assert "'k'" in raised.value.message and field in raised.value.message and constraint in raised.value.message
+
+
+@pytest.mark.parametrize("value", ["2026-01-01T10:00:00Z", "2026-01-01t10:00:00.5+02:00", "2016-12-31T23:59:60Z"])
+def test_date_times_that_are_valid(value):
+    assert validation.is_date_time(value)
+
+
+def test_network_refs_are_never_fetched():
+    schema = {"type": "object", "properties": {"x": {"$ref": "https://example.invalid/schema.json"}}}
+    problems = validation.form_problems({"x": 1}, schema)
+    assert problems and "never fetched" in problems[0] and "example.invalid" in problems[0]
+
+
+def test_missing_required_field():
+    with pytest.raises(UsageError, match="'name' is a required property"):
+        complete_form("k", SCHEMA, {})
+
+
+def test_field_kinds_and_options():
+    schema = {"type": "object", "properties": {
+        "a": {"type": "string", "oneOf": [{"const": "x", "title": "Ex"}]},
+        "b": {"type": "string", "enum": ["p", "q"], "enumNames": ["Pea", "Queue"]},
+        "c": {"type": "array", "items": {"anyOf": [{"const": "1", "title": "One"}]}},
+        "d": {"type": "object"},
+    }}
+    a, b, c, d = form_fields(schema)
+    assert (a.kind, a.options()) == ("choice", [("x", "Ex")])
+    assert (b.kind, b.options()) == ("choice", [("p", "Pea"), ("q", "Queue")])
+    assert (c.kind, c.options()) == ("choices", [("1", "One")])
+    assert d.kind == "unknown" and isinstance(d, Field)
+
+
+def test_answers_file_by_key_then_by_match(tmp_path: Path):
+    path = tmp_path / "a.yaml"
+    path.write_text(
+        "answers:\n  llm:\n    text: Hello!\n  ws:\n    roots: [{uri: 'file:///tmp', name: tmp}]\n"
+        "match:\n  - method: elicitation/create\n    message: '(?i)github'\n    response: {content: {name: octocat}}\n")
+    answerer = AnswersFileAnswerer(load_answers_file(str(path)), "human")
+    sampling = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}
+    assert answerer.answer(question("llm", sampling)).payload == {
+        "role": "assistant", "content": {"type": "text", "text": "Hello!"}, "model": "human", "stopReason": "endTurn"}
+    assert answerer.answer(question("ws", {"method": "roots/list"})).payload == {
+        "roots": [{"uri": "file:///tmp", "name": "tmp"}]}
+    github = elicit("Your GitHub user?", {"name": {"type": "string"}})
+    assert answerer.answer(question("anything", github)).payload == {"action": "accept", "content": {"name": "octocat"}}
+    assert answerer.answer(question("other", elicit("no", {"x": {"type": "string"}}))) is None
+
+
+@pytest.mark.parametrize("content,message", [
+    ("- a list\n", "is not a mapping"),
+    ("answer: {}\n", "unknown section 'answer'"),
+    ("match:\n  - method: ping\n    response: {}\n", "method 'ping'"),
+    ("match:\n  - method: roots/list\n    message: '('\n    response: {}\n", "invalid message pattern"),
+    ("answers:\n  k: [1]\n", "is not a mapping"),
+    ("answers: {\n", "line 2"),
+    ("!!python/object/apply:os.system ['echo hi']\n", "line 1"),
+])
+def test_answers_file_errors(tmp_path: Path, content: str, message: str):
+    path = tmp_path / "a.yaml"
+    path.write_text(content)
+    with pytest.raises(UsageError, match=message.replace("(", r"\(")):
+        load_answers_file(str(path))
+
+
+def test_roots_and_sampling_reply():
+    assert root_entry("/tmp/../tmp") == {"uri": "file:///tmp", "name": "tmp"}
+    assert root_entry("file:///srv") == {"uri": "file:///srv", "name": "srv"}
+    with pytest.raises(UsageError, match="not a file URI"):
+        root_entry("https://example.com/")
+    assert RootsAnswerer(["/tmp"]).answer(question("r", {"method": "roots/list"})).payload["roots"][0]["uri"] == "file:///tmp"
+    sampling = question("s", {"method": "sampling/createMessage", "params": {"messages": []}})
+    assert SamplingReplyAnswerer("hi", "m").answer(sampling).payload["content"]["text"] == "hi"
+    assert SamplingReplyAnswerer("hi", "m").answer(question()) is None
+
+
+def test_the_chain_names_the_question_nothing_answered():
+    with pytest.raises(IncompleteError, match="nothing answered question 'k' of round 1"):
+        Chain([FlagAnswerer([])]).answer(question())
+
+
+@pytest.mark.parametrize("text,types,value", [
+    ("01234", {"string"}, "01234"),
+    ("3", {"integer"}, 3),
+    ("3", {"number"}, 3),
+    ("2.5", {"number", "null"}, 2.5),
+    ("true", {"boolean"}, True),
+    ('["a"]', {"array"}, ["a"]),
+    ('{"a":1}', {"object"}, {"a": 1}),
+    ("3", set(), 3),
+    ("Ada", set(), "Ada"),
+    ('"quoted"', {"string", "integer"}, "quoted"),
+])
+def test_coercion(text, types, value):
+    assert coerce_text(text, types) == value
+
+
+def test_declared_types():
+    assert declared_types({"type": ["string", "null"]}) == {"string", "null"}
+    assert declared_types({"anyOf": [{"type": "integer"}, {"type": "string"}]}) == {"integer", "string"}
+    assert declared_types(None) == set()
+
+
+def test_tool_and_prompt_arguments(tmp_path: Path):
+    schema = {"properties": {"zip": {"type": "string"}, "n": {"type": "integer"}}}
+    assert tool_arguments(("zip=01234", "n=3", "x=[1]"), '{"n": 1, "y": true}', schema) == {
+        "zip": "01234", "n": 3, "x": [1], "y": True}
+    args_file = tmp_path / "args.json"
+    args_file.write_text('{"zip": "9"}')
+    assert tool_arguments((), f"@{args_file}", schema) == {"zip": "9"}
+    with pytest.raises(UsageError, match="declares 'n' as integer"):
+        tool_arguments(("n=three",), None, schema)
+    with pytest.raises(UsageError, match="not a JSON object"):
+        tool_arguments((), "[1]", None)
+    assert prompt_arguments(("n=3",), '{"m": 4}') == {"m": "4", "n": "3"}

@@ -1,0 +1,106 @@
+"""Properties of the MRTR loop, checked with hypothesis against a real server process.
+
+Each example runs a Session (in this process, to afford many examples) over the real stdio
+transport to tests/servers/scripted_server.py, which logs every line it reads.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from conftest import Scripted, elicit, input_required
+from mrtr_cli.answering.chain import build_chain
+from mrtr_cli.client import Client, ClientSettings
+from mrtr_cli.options import AnsweringOptions
+from mrtr_cli.protocol.meta import ClientIdentity
+from mrtr_cli.session import Outcome, Session
+from mrtr_cli.transport.stdio import StdioTransport
+
+FORM = elicit("Go on?", {"ok": {"type": "boolean"}})
+ANY_TEXT = st.text(alphabet=st.characters(exclude_categories=()), max_size=3000)
+PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def converse(steps: list[dict[str, Any]], answers: tuple[str, ...] = (), probe: bool = True) -> tuple[Outcome, Scripted]:
+    directory = Path(tempfile.mkdtemp())
+    server = Scripted(directory, steps=steps)
+    transport = StdioTransport(server.command)
+    try:
+        client = Client(transport, ClientSettings(identity=ClientIdentity("mrtr-test", "0")), lambda event: None)
+        if probe:
+            client.discover()
+        chain, _ = build_chain(AnsweringOptions(answers=answers), 10)
+        outcome = Session(client, chain, sleep=lambda seconds: None).run("tools/call", {"name": "t", "arguments": {}})
+    finally:
+        transport.close()
+    return outcome, server
+
+
+@PROPERTY
+@given(state=ANY_TEXT)
+def test_any_request_state_is_echoed_exactly(state: str):
+    outcome, server = converse([{"result": input_required({"q": FORM}, state)}, {"echo": True}], ("q.ok=true",))
+    assert outcome.status == "complete", outcome.error
+    assert outcome.result["structuredContent"]["requestState"] == state
+    assert server.calls()[1]["params"]["requestState"] == state
+
+
+def test_a_one_megabyte_request_state_is_echoed_exactly():
+    state = ("\u00e9\t \\\"\n\u2028\U0001f600" * 150_000)[:1_000_000]
+    outcome, server = converse([{"result": input_required(None, state)}, {"echo": True}])
+    assert outcome.status == "complete", outcome.error
+    assert outcome.result["structuredContent"]["requestState"] == state
+    assert "inputResponses" not in outcome.result["structuredContent"]
+
+
+def test_no_request_state_received_means_none_sent():
+    outcome, server = converse([{"result": input_required({"q": FORM})}, {"echo": True}], ("q.ok=false",))
+    assert "requestState" not in outcome.result["structuredContent"]
+
+
+ROUND = st.fixed_dictionaries({"ask": st.booleans(), "state": st.one_of(st.none(), st.text(max_size=20))})
+
+
+def round_steps(rounds: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], tuple[str, ...]]:
+    steps, answers = [], []
+    for number, shape in enumerate(rounds):
+        ask = shape["ask"] or shape["state"] is None
+        requests = {f"q{number}": FORM} if ask else None
+        steps.append({"result": input_required(requests, shape["state"])})
+        if ask:
+            answers.append(f"q{number}.ok=true")
+    return steps + [{"echo": True}], tuple(answers)
+
+
+@PROPERTY
+@given(rounds=st.lists(ROUND, max_size=6))
+def test_ids_never_repeat(rounds: list[dict[str, Any]]):
+    steps, answers = round_steps(rounds)
+    outcome, server = converse(steps, answers)
+    assert outcome.status == "complete", outcome.error
+    ids = [m["id"] for m in server.received() if "id" in m]
+    assert len(ids) == len(set(ids)) == len(rounds) + 2  # discover, every round, the last retry
+
+
+@PROPERTY
+@given(rounds=st.lists(ROUND, min_size=1, max_size=6))
+def test_answers_and_state_go_only_on_the_next_retry(rounds: list[dict[str, Any]]):
+    steps, answers = round_steps(rounds)
+    outcome, server = converse(steps, answers)
+    assert outcome.status == "complete", outcome.error
+    received = server.received()
+    assert "inputResponses" not in received[0]["params"] and "requestState" not in received[0]["params"]
+    calls = server.calls()
+    assert "inputResponses" not in calls[0]["params"] and "requestState" not in calls[0]["params"]
+    for number, (shape, retry) in enumerate(zip(rounds, calls[1:])):
+        asked = shape["ask"] or shape["state"] is None
+        expected = {f"q{number}": {"action": "accept", "content": {"ok": True}}} if asked else None
+        assert retry["params"].get("inputResponses") == expected
+        assert retry["params"].get("requestState") == shape["state"]
+        assert "requestState" in retry["params"] or shape["state"] is None
+        assert retry["params"]["name"] == "t" and retry["params"]["arguments"] == {}

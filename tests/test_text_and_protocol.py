@@ -1,0 +1,137 @@
+"""Unit tests of the standard-library core: safe text, JSON-RPC frames, MRTR results, _meta."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mrtr_cli.errors import ProtocolError
+from mrtr_cli.exit_codes import ExitCode, decide
+from mrtr_cli.protocol import jsonrpc, meta, mrtr
+from mrtr_cli.text import fold, json_escaped, safe, safe_line
+
+
+@pytest.mark.parametrize("raw,shown", [
+    ("\x1b]0;title\x07", "\\x1b]0;title\\x07"),
+    ("\x1b[2J", "\\x1b[2J"),
+    ("a\rb", "a\\rb"),
+    ("\x9b31m", "\\x9b31m"),
+    ("\u202eabc", "\\u202eabc"),
+    ("line\nnext\ttab", "line\nnext\ttab"),
+    ("[bold]x[/bold] é 😀", "[bold]x[/bold] é 😀"),
+])
+def test_safe_shows_control_characters_as_escapes(raw: str, shown: str):
+    assert safe(raw) == shown
+
+
+def test_safe_line_escapes_newlines_and_folds():
+    assert safe_line("a\nb\tc") == "a\\nb\\tc"
+    assert fold("abcdef", 3) == "abc… [3 more characters]"
+    assert safe_line("x" * 300, 10).startswith("xxxxxxxxxx… [290 more")
+
+
+def test_json_escaped_keeps_the_value():
+    value = {"s": "\ud800 \u202e \x9b é \n"}
+    text = json_escaped(json.dumps(value, ensure_ascii=False))
+    assert json.loads(text) == value
+    text.encode("utf-8")  # lone surrogates escaped, so this does not raise
+    assert "\u202e" not in text and "é" in text
+
+
+@pytest.mark.parametrize("frame,kind,reason", [
+    ("not json", jsonrpc.Malformed, "not JSON"),
+    (b"\xff\xfe", jsonrpc.Malformed, "not UTF-8"),
+    ("[1]", jsonrpc.Malformed, "batches"),
+    ('{"id":1,"result":{}}', jsonrpc.Malformed, '"jsonrpc": "2.0"'),
+    ('{"jsonrpc":"2.0","result":{}}', jsonrpc.Malformed, "without an id"),
+    ('{"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}}', jsonrpc.Malformed, "integer code"),
+    ('{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}}', jsonrpc.Malformed, "both"),
+    ('{"jsonrpc":"2.0","id":1,"result":{}}', jsonrpc.Response, None),
+    ('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}', jsonrpc.Response, None),
+    ('{"jsonrpc":"2.0","method":"notifications/progress","params":{}}', jsonrpc.Notification, None),
+    ('{"jsonrpc":"2.0","id":5,"method":"roots/list"}', jsonrpc.Request, None),
+])
+def test_decode_never_raises(frame, kind, reason):
+    message = jsonrpc.decode(frame)
+    assert isinstance(message, kind)
+    if reason:
+        assert reason in message.reason
+    assert message.raw == (frame.decode("utf-8", "replace") if isinstance(frame, bytes) else frame)
+
+
+def test_ids_are_unique():
+    ids = jsonrpc.IdSequence()
+    assert len({ids.next() for _ in range(1000)}) == 1000
+
+
+def test_request_meta():
+    client = meta.ClientIdentity("mrtr", "1.2")
+    built = meta.request_meta("2026-07-28", meta.Capabilities(sampling=False), client, "mrtr-7")
+    assert built == {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}, "roots": {}},
+        "io.modelcontextprotocol/clientInfo": {"name": "mrtr", "version": "1.2"},
+        "progressToken": "mrtr-7",
+    }
+    assert meta.request_meta("v", meta.Capabilities(), client, "t", "debug")[meta.LOG_LEVEL] == "debug"
+
+
+def test_capabilities_allow():
+    caps = meta.Capabilities(roots=False)
+    assert caps.allows("elicitation.form") and caps.allows("elicitation.url") and caps.allows("sampling")
+    assert not caps.allows("roots") and not caps.allows("sampling.tools") and not caps.allows("sampling.context")
+
+
+def test_choose_version():
+    assert meta.choose_version(["2025-11-25", "2026-07-28"], "2099-01-01") == "2026-07-28"
+    assert meta.choose_version(["2025-11-25"], "2026-07-28") is None
+    assert meta.choose_version(["2026-07-28"], "2026-07-28") is None
+    assert meta.choose_version("nonsense", "x") is None
+
+
+def test_read_result():
+    assert isinstance(mrtr.read_result("tools/call", {"content": []}), mrtr.Complete)  # absent resultType
+    reading = mrtr.read_result("tools/call", {"resultType": "input_required", "requestState": "s"})
+    assert reading == mrtr.InputRequired({}, "s")
+
+
+@pytest.mark.parametrize("method,result,problem", [
+    ("tools/call", {"resultType": "partial"}, "unknown resultType 'partial'"),
+    ("tools/list", {"resultType": "input_required", "requestState": "s"}, "only tools/call"),
+    ("tools/call", {"resultType": "input_required"}, "neither inputRequests nor requestState"),
+    ("tools/call", {"resultType": "input_required", "requestState": 7}, "not a string"),
+    ("tools/call", {"resultType": "input_required", "inputRequests": {"k": {"method": "ping"}}}, "'ping'"),
+    ("tools/call", {"resultType": "input_required", "inputRequests": {"k": {
+        "method": "elicitation/create", "params": {"message": "m", "mode": "telepathy"}}}}, "unknown mode"),
+    ("tools/call", [], "not a JSON object"),
+])
+def test_read_result_rejects_what_cannot_be_used(method, result, problem):
+    with pytest.raises(ProtocolError, match=problem):
+        mrtr.read_result(method, result)
+
+
+def test_retry_params_are_the_original_plus_answers_and_exact_state():
+    original = {"name": "t", "arguments": {"a": 1}}
+    assert mrtr.retry_params(original, None, None) == original
+    retry = mrtr.retry_params(original, {"k": {"action": "cancel"}}, " state\n")
+    assert retry == {**original, "inputResponses": {"k": {"action": "cancel"}}, "requestState": " state\n"}
+    assert original == {"name": "t", "arguments": {"a": 1}}
+
+
+def test_required_capability():
+    assert mrtr.required_capability({"method": "elicitation/create", "params": {"message": "m"}}) == "elicitation.form"
+    assert mrtr.required_capability({"method": "elicitation/create", "params": {"mode": "url"}}) == "elicitation.url"
+    assert mrtr.required_capability({"method": "sampling/createMessage", "params": {"tools": []}}) == "sampling.tools"
+    assert mrtr.required_capability({"method": "roots/list"}) == "roots"
+
+
+@pytest.mark.parametrize("codes,expected", [
+    ([], ExitCode.OK),
+    ([ExitCode.TOOL_ERROR, ExitCode.PROTOCOL], ExitCode.PROTOCOL),
+    ([ExitCode.INCOMPLETE, ExitCode.INTERRUPTED], ExitCode.INTERRUPTED),
+    ([ExitCode.AUTH, ExitCode.UNREACHABLE, ExitCode.USAGE], ExitCode.USAGE),
+    ([ExitCode.DIVERGED, ExitCode.TOOL_ERROR, ExitCode.INCOMPLETE], ExitCode.INCOMPLETE),
+])
+def test_exit_code_precedence(codes, expected):
+    assert decide(codes) == expected
