@@ -232,6 +232,19 @@ def list_(kind: Annotated[ListKind, typer.Argument(help="What to list.")],
     return command.run_list(kind.value, target, output)
 
 
+HTTP_LISTEN = Annotated[Optional[str], typer.Option("--http", metavar="[HOST:]PORT",
+                                                   help="Serve Streamable HTTP on HOST:PORT (HOST defaults to "
+                                                   "127.0.0.1; port 0 picks a free one) instead of stdio.")]
+
+
+@app.command("demo-server")
+def demo_server(http: HTTP_LISTEN = None) -> int:
+    """The built-in demo server: every tool asks for input through MRTR (stdio by default)."""
+    from mrtr_cli.commands import serving
+
+    raise typer.Exit(serving.run_demo_server(http))
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"mrtr {__version__}")

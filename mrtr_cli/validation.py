@@ -55,13 +55,13 @@ def _parses(parse: Any, value: str) -> bool:
 FORMATS = {"email": is_email, "uri": is_uri, "date": is_date, "date-time": is_date_time}
 
 
-def form_problems(content: dict[str, Any], schema: dict[str, Any]) -> list[str]:
-    """Why `content` does not satisfy `schema`, one readable line per problem (none: valid)."""
+def problems(instance: Any, schema: dict[str, Any]) -> list[str]:
+    """Why `instance` does not satisfy `schema`, one readable line per problem (none: valid)."""
     from referencing.exceptions import Unresolvable
 
     validator = _validator(schema)
     try:
-        errors = sorted(validator.iter_errors(content), key=lambda e: list(e.path))
+        errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.path))
     except Unresolvable as error:
         return [f"the schema refers to {getattr(error, 'ref', '?')!r}, which mrtr does not resolve "
                 "(only references inside the schema are followed; network $refs are never fetched)"]

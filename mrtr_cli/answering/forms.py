@@ -82,7 +82,7 @@ def complete_form(key: str, schema: dict[str, Any], given: dict[str, Any]) -> di
     content = {f.name: f.schema["default"] for f in form_fields(schema) if f.has_default}
     content.update(given)
     content = {name: value for name, value in content.items() if value is not None}
-    problems = validation.form_problems(content, schema)
+    problems = validation.problems(content, schema)
     if problems:
         raise UsageError(f"the answer to {key!r} is invalid: {'; '.join(problems)}",
                          "fix the answer (--answer or the answers file)")

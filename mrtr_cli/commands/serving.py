@@ -1,0 +1,53 @@
+"""`mrtr demo-server`: the server side, over stdio or HTTP."""
+
+from __future__ import annotations
+
+import sys
+
+from mrtr_cli.errors import UsageError
+from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.server.app import App
+from mrtr_cli.server.dispatcher import Dispatcher
+
+DEFAULT_HOST = "127.0.0.1"
+
+
+def parse_listen(value: str) -> tuple[str, int]:
+    """`[HOST:]PORT` (IPv6 hosts in brackets); the host defaults to 127.0.0.1."""
+    host, sep, port = value.rpartition(":")
+    host = host.strip("[]") if sep else DEFAULT_HOST
+    if not port.isdigit() or int(port) > 65535 or not host:
+        raise UsageError(f"--http {value!r} is not [HOST:]PORT", "e.g. --http 8080 or --http 127.0.0.1:0")
+    return host, int(port)
+
+
+def serve(app: App, http: str | None) -> int:
+    """Serve `app` until stdin closes (stdio) or until interrupted (HTTP)."""
+    dispatcher = Dispatcher(app)
+    if http is None:
+        from mrtr_cli.server.stdio import serve_stdio
+
+        serve_stdio(dispatcher)
+        return ExitCode.OK
+    host, port = parse_listen(http)
+    from mrtr_cli.server.http import serve_http
+
+    try:
+        serve_http(dispatcher, host, port)
+    except OSError as error:
+        print(f"mrtr: cannot listen on {host}:{port}: {error.strerror}; pick another port (0 picks a free one)",
+              file=sys.stderr)
+        return ExitCode.UNREACHABLE
+    except KeyboardInterrupt:
+        return ExitCode.INTERRUPTED
+    return ExitCode.OK
+
+
+def run_demo_server(http: str | None) -> int:
+    from mrtr_cli.server.demo import DemoApp
+
+    try:
+        return int(serve(DemoApp(), http))
+    except UsageError as error:
+        print(f"mrtr: {error.one_line()}", file=sys.stderr)
+        return int(error.exit_code)

@@ -1,0 +1,153 @@
+"""Streamable HTTP request headers: the standard ones, `Mcp-Param-*` from `x-mcp-header`, and
+the Base64 sentinel of the spec's Value Encoding (page `basic/transports/streamable-http`).
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any
+
+SENTINEL_PREFIX = "=?base64?"
+SENTINEL_SUFFIX = "?="
+ANNOTATION = "x-mcp-header"
+PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version"
+METHOD_HEADER = "Mcp-Method"
+NAME_HEADER = "Mcp-Name"
+PARAM_PREFIX = "Mcp-Param-"
+NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+"""Methods whose request carries `Mcp-Name`, and the params field it mirrors."""
+HEADER_TYPES = ("string", "integer", "boolean")
+MAX_SAFE_INTEGER = 2**53 - 1
+
+_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+_PLAIN = re.compile(r"[\x20-\x7e]*")
+
+
+def encode_value(value: Any) -> str | None:
+    """A body value as a header value: None for null; Base64 sentinel when not plain-safe."""
+    if value is None:
+        return None
+    text = _as_text(value)
+    return _sentinel(text) if needs_base64(text) else text
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        number = int(value)
+        if abs(number) > MAX_SAFE_INTEGER:
+            raise ValueError(f"{number} is outside the safe integer range of x-mcp-header values")
+        return str(number)
+    if isinstance(value, str):
+        return value
+    raise ValueError(f"a {type(value).__name__} cannot be sent in a header")
+
+
+def needs_base64(text: str) -> bool:
+    """Not printable ASCII and spaces only, or edge whitespace, or a look-alike of the sentinel."""
+    return (not _PLAIN.fullmatch(text) or text != text.strip(" ")
+            or (text.startswith(SENTINEL_PREFIX) and text.endswith(SENTINEL_SUFFIX)))
+
+
+def _sentinel(text: str) -> str:
+    return f"{SENTINEL_PREFIX}{base64.b64encode(text.encode('utf-8')).decode('ascii')}{SENTINEL_SUFFIX}"
+
+
+def decode_value(header: str) -> str:
+    """A received header value, the sentinel decoded; `ValueError` when it is malformed."""
+    if not (header.startswith(SENTINEL_PREFIX) and header.endswith(SENTINEL_SUFFIX)
+            and len(header) >= len(SENTINEL_PREFIX) + len(SENTINEL_SUFFIX)):
+        return header
+    encoded = header[len(SENTINEL_PREFIX):-len(SENTINEL_SUFFIX)]
+    try:
+        return base64.b64decode(encoded, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError) as error:
+        raise ValueError(f"malformed Base64 sentinel value: {error}") from None
+
+
+def standard_headers(message: dict[str, Any], version: str) -> dict[str, str]:
+    """MCP-Protocol-Version, Mcp-Method and, where the method has one, Mcp-Name."""
+    headers = {PROTOCOL_VERSION_HEADER: version, METHOD_HEADER: str(message["method"])}
+    field = NAMED_METHODS.get(message["method"])
+    params = message.get("params") or {}
+    if field and isinstance(params.get(field), str):
+        headers[NAME_HEADER] = str(encode_value(params[field]))
+    return headers
+
+
+def header_params(input_schema: Any) -> dict[str, tuple[str, ...]]:
+    """Annotated parameters: header name -> property path. `ValueError` names what is invalid."""
+    reachable = dict(_reachable(input_schema, ()))
+    names: dict[str, tuple[str, ...]] = {}
+    for found in _annotated(input_schema):
+        path = reachable.get(id(found))
+        if path is None:
+            raise ValueError("an x-mcp-header is not reachable from the root through properties alone")
+        name = found[ANNOTATION]
+        _check_name(name, names)
+        _check_type(found, name)
+        names[name] = path
+    return names
+
+
+def _reachable(schema: Any, path: tuple[str, ...]) -> Any:
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return
+    for key, child in properties.items():
+        if isinstance(child, dict):
+            yield id(child), (*path, key)
+            yield from _reachable(child, (*path, key))
+
+
+def _annotated(node: Any) -> Any:
+    if isinstance(node, dict):
+        if ANNOTATION in node:
+            yield node
+        for value in node.values():
+            yield from _annotated(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _annotated(value)
+
+
+def _check_name(name: Any, seen: dict[str, Any]) -> None:
+    if not isinstance(name, str) or not name:
+        raise ValueError("an x-mcp-header value is empty or not a string")
+    if not _TOKEN.fullmatch(name):
+        raise ValueError(f"x-mcp-header {name!r} is not an HTTP token (no spaces, colons, controls, non-ASCII)")
+    if name.lower() in (other.lower() for other in seen):
+        raise ValueError(f"x-mcp-header {name!r} appears twice (names are case-insensitive)")
+
+
+def _check_type(schema: dict[str, Any], name: str) -> None:
+    kind = schema.get("type")
+    kinds = [kind] if isinstance(kind, str) else [k for k in kind if k != "null"] if isinstance(kind, list) else []
+    if len(kinds) != 1 or kinds[0] not in HEADER_TYPES:
+        raise ValueError(f"x-mcp-header {name!r} annotates a {kind or 'untyped'} parameter; "
+                         "only string, integer and boolean may be mirrored")
+
+
+def param_headers(params_by_name: dict[str, tuple[str, ...]], arguments: Any) -> dict[str, str]:
+    """`Mcp-Param-{Name}` for each annotated argument present and not null."""
+    headers = {}
+    for name, path in params_by_name.items():
+        value = value_at(arguments, path)
+        encoded = encode_value(value)
+        if encoded is not None:
+            headers[f"{PARAM_PREFIX}{name}"] = encoded
+    return headers
+
+
+def value_at(arguments: Any, path: tuple[str, ...]) -> Any:
+    """The instance value at a property path, or None when absent."""
+    for key in path:
+        if not isinstance(arguments, dict) or key not in arguments:
+            return None
+        arguments = arguments[key]
+    return arguments

@@ -1,0 +1,94 @@
+"""The built-in demo server (`mrtr demo-server`, `--demo`): fixed names the README, the tests,
+recordings/ and users' habits depend on (CLI.md, "The demo server's tools").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mrtr_cli import __version__, validation
+from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.server import demo_tools
+from mrtr_cli.server.app import Call, NeedInput, RpcError
+
+Handler = Callable[[Call], "dict[str, Any] | NeedInput"]
+
+NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def _tool(name: str, description: str, handler: Handler, schema: dict[str, Any] | None = None) -> tuple:
+    return {"name": name, "description": description, "inputSchema": schema or NO_ARGUMENTS}, handler
+
+
+TOOLS = dict((definition["name"], (definition, handler)) for definition, handler in [
+    _tool("all_fields", "One form with every field type of the elicitation spec.", demo_tools.all_fields),
+    _tool("always_fails", "Asks why, then fails with isError.", demo_tools.always_fails),
+    _tool("book_table", "Books a restaurant table in three rounds: date, party, confirmation.",
+          demo_tools.book_table, {"type": "object", "properties": {
+              "city": {"type": "string", "description": "Where to eat", "default": "Lisbon", "x-mcp-header": "City"}}}),
+    _tool("connect_account", "Connects a third-party account through a URL (URL-mode elicitation).",
+          demo_tools.connect_account, {"type": "object", "properties": {
+              "service": {"type": "string", "enum": ["github", "gitlab"], "default": "github"}}}),
+    _tool("poll_status", "Polls a job: rounds that carry only requestState, with progress.",
+          demo_tools.poll_status, {"type": "object", "properties": {"job": {"type": "string"}}}),
+    _tool("summarize", "Summarizes text with the client's LLM (sampling).", demo_tools.summarize,
+          {"type": "object", "properties": {"text": {"type": "string"}}}),
+    _tool("two_questions", "Asks two questions in one round.", demo_tools.two_questions),
+    _tool("workspace_roots", "Lists the client's roots.", demo_tools.workspace_roots),
+])
+
+PROMPTS = [{"name": "release_notes", "description": "Release notes for an audience it asks about.",
+            "arguments": [{"name": "version", "description": "The version", "required": True}]}]
+README = {"uri": "demo://readme", "name": "readme", "mimeType": "text/plain",
+          "description": "What this demo server offers."}
+TEMPLATES = [{"uriTemplate": "vault://{name}", "name": "vault", "mimeType": "text/plain",
+              "description": "A vault entry; reading one asks for confirmation first."}]
+README_TEXT = ("The mrtr demo server. Every tool asks for input through Multi Round-Trip Requests: "
+               + ", ".join(sorted(TOOLS)) + ". Prompt: release_notes. Resource template: vault://{name}.")
+
+
+class DemoApp:
+    """Serves the demo tools, prompt and resources."""
+
+    info = {"name": "mrtr-demo", "version": __version__}
+    instructions = "A demo of MCP Multi Round-Trip Requests: every tool asks the client for input."
+
+    def capabilities(self) -> dict[str, Any]:
+        return {"tools": {}, "prompts": {}, "resources": {}, "logging": {}}
+
+    def listing(self, key: str) -> list[dict[str, Any]]:
+        if key == "tools":
+            return [definition for definition, _ in TOOLS.values()]
+        return {"prompts": PROMPTS, "resources": [README], "resourceTemplates": TEMPLATES}[key]
+
+    def handle(self, call: Call) -> dict[str, Any] | NeedInput:
+        if call.method == "tools/call":
+            return self._tool(call)
+        if call.method == "prompts/get":
+            return self._prompt(call)
+        return self._resource(call)
+
+    def _tool(self, call: Call) -> dict[str, Any] | NeedInput:
+        if call.subject not in TOOLS:
+            raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {call.subject}")
+        definition, handler = TOOLS[call.subject]
+        problems = validation.problems(call.arguments, definition["inputSchema"])
+        if problems:
+            raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid arguments for {call.subject}: {'; '.join(problems)}")
+        return handler(call)
+
+    def _prompt(self, call: Call) -> dict[str, Any] | NeedInput:
+        if call.subject != "release_notes":
+            raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown prompt: {call.subject}")
+        if not isinstance(call.arguments.get("version"), str):
+            raise RpcError(jsonrpc.INVALID_PARAMS, "release_notes needs the argument version")
+        return demo_tools.release_notes(call)
+
+    def _resource(self, call: Call) -> dict[str, Any] | NeedInput:
+        if call.subject == README["uri"]:
+            return {"contents": [{"uri": README["uri"], "mimeType": "text/plain", "text": README_TEXT}]}
+        name = call.subject.removeprefix("vault://")
+        if call.subject.startswith("vault://") and name and "/" not in name:
+            return demo_tools.read_vault(call, name)
+        raise RpcError(jsonrpc.INVALID_PARAMS, f"Resource not found: {call.subject}", {"uri": call.subject})

@@ -1,0 +1,212 @@
+"""The server side of MCP 2026-07-28: one JSON-RPC request in, one response out.
+
+It checks what every request must carry (`_meta` with a version and capabilities: -32602;
+a version it speaks: -32022), routes the method (-32601), opens sealed requestState
+(-32602 when it fails verification), refuses to ask what the client did not declare
+(-32021), seals the state of an input_required result, and adds serverInfo to every result
+and caching hints to complete results of discover, the lists and resources/read.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mrtr_cli.protocol import jsonrpc, meta
+from mrtr_cli.protocol.mrtr import INPUT_REQUESTS, INPUT_RESPONSES, MRTR_METHODS, REQUEST_STATE, required_capability
+from mrtr_cli.server.app import App, Call, NeedInput, RpcError
+from mrtr_cli.server.state import Sealer, StateRejected
+
+SUPPORTED_VERSIONS = list(meta.SPOKEN_VERSIONS)
+LISTS = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
+         "resources/templates/list": "resourceTemplates"}
+LIST_CACHE = (300_000, "public")
+"""ttlMs and cacheScope of discover and the lists: the same for every caller, fresh for 5 minutes."""
+READ_CACHE = (0, "private")
+"""ttlMs and cacheScope of resources/read: a read may depend on the caller's answers."""
+PAGE_SIZE = 100
+Notify = Callable[[str, dict[str, Any]], None]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The response to send (None for a notification) and the HTTP status it goes with."""
+
+    message: dict[str, Any] | None
+    status: int = 200
+
+
+class Dispatcher:
+    """Answers requests for one App."""
+
+    def __init__(self, app: App, sealer: Sealer | None = None, page_size: int = PAGE_SIZE) -> None:
+        self.app = app
+        self.sealer = sealer or Sealer()
+        self.page_size = page_size
+
+    def handle(self, message: Any, notify: Notify = lambda method, params: None) -> Reply:
+        """The reply to one decoded JSON-RPC message."""
+        request_id = message.get("id") if isinstance(message, dict) else None
+        try:
+            request = _check_envelope(message)
+            if request is None:
+                return Reply(None, 202)
+            return Reply(_result_response(request_id, self._dispatch(request, notify)))
+        except RpcError as error:
+            return Reply({"jsonrpc": "2.0", "id": request_id, "error": error.error_object()}, error.status)
+
+    def handle_text(self, text: str | bytes, notify: Notify = lambda method, params: None) -> Reply:
+        """The reply to one frame as text; unparseable text gets -32700."""
+        try:
+            message = json.loads(text)
+        except (ValueError, RecursionError) as error:
+            parse_error = {"code": jsonrpc.PARSE_ERROR, "message": f"Parse error: {error}"}
+            return Reply({"jsonrpc": "2.0", "id": None, "error": parse_error}, 400)
+        return self.handle(message, notify)
+
+    def _dispatch(self, request: dict[str, Any], notify: Notify) -> dict[str, Any]:
+        method, params = request["method"], request.get("params") or {}
+        _check_meta(params)
+        if method == "server/discover":
+            return self._decorate(self._discover(), LIST_CACHE)
+        if method in LISTS:
+            return self._decorate(self._list(LISTS[method], params), LIST_CACHE)
+        if method in MRTR_METHODS:
+            return self._mrtr(request, notify)
+        raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}", status=404)
+
+    def _discover(self) -> dict[str, Any]:
+        result: dict[str, Any] = {"supportedVersions": SUPPORTED_VERSIONS, "capabilities": self.app.capabilities()}
+        if self.app.instructions:
+            result["instructions"] = self.app.instructions
+        return result
+
+    def _list(self, key: str, params: dict[str, Any]) -> dict[str, Any]:
+        items = self.app.listing(key)
+        start = _cursor_offset(params.get("cursor"), len(items))
+        page = {key: items[start:start + self.page_size]}
+        if start + self.page_size < len(items):
+            page["nextCursor"] = str(start + self.page_size)
+        return page
+
+    def _mrtr(self, request: dict[str, Any], notify: Notify) -> dict[str, Any]:
+        call = self._call(request, notify)
+        outcome = self.app.handle(call)
+        if isinstance(outcome, NeedInput):
+            return self._decorate(self._input_required(call, outcome))
+        return self._decorate(outcome, READ_CACHE if call.method == "resources/read" else None)
+
+    def _call(self, request: dict[str, Any], notify: Notify) -> Call:
+        method, params = request["method"], request["params"]
+        subject_key = "uri" if method == "resources/read" else "name"
+        subject = params.get(subject_key)
+        if not isinstance(subject, str):
+            raise RpcError(jsonrpc.INVALID_PARAMS, f"{method} needs params.{subject_key} (a string)")
+        arguments = params.get("arguments") or {}
+        responses = params.get(INPUT_RESPONSES) or {}
+        if not isinstance(arguments, dict) or not isinstance(responses, dict):
+            raise RpcError(jsonrpc.INVALID_PARAMS, "arguments and inputResponses must be objects")
+        state = self._open_state(params.get(REQUEST_STATE), _binding(method, subject, arguments))
+        request_meta = params["_meta"]
+        return Call(method, subject, arguments, responses, state, request_meta[meta.CLIENT_CAPABILITIES],
+                    notify, request_meta.get(meta.PROGRESS_TOKEN), _log_level(request_meta))
+
+    def _open_state(self, token: Any, binding: dict[str, Any]) -> Any:
+        if token is None:
+            return None
+        if not isinstance(token, str):
+            raise RpcError(jsonrpc.INVALID_PARAMS, "requestState must be a string")
+        try:
+            return self.sealer.open(token, binding)
+        except StateRejected as rejected:
+            raise RpcError(jsonrpc.INVALID_PARAMS, str(rejected)) from None
+
+    def _input_required(self, call: Call, need: NeedInput) -> dict[str, Any]:
+        _check_capabilities(need.requests, call.capabilities)
+        result: dict[str, Any] = {"resultType": "input_required"}
+        if need.requests:
+            result[INPUT_REQUESTS] = need.requests
+        if need.state is not None or not need.requests:
+            result[REQUEST_STATE] = self.sealer.seal(need.state, _binding(call.method, call.subject, call.arguments))
+        return result
+
+    def _decorate(self, result: dict[str, Any], cache: tuple[int, str] | None = None) -> dict[str, Any]:
+        """serverInfo on every result; caching hints (unless the app set them) on complete ones."""
+        result = {"resultType": "complete", **result}
+        result["_meta"] = {**(result.get("_meta") or {}), meta.SERVER_INFO: self.app.info}
+        if cache is not None and result["resultType"] == "complete":
+            result.setdefault("ttlMs", cache[0])
+            result.setdefault("cacheScope", cache[1])
+        return result
+
+
+def _check_envelope(message: Any) -> dict[str, Any] | None:
+    """The request to handle; None for a notification; -32600 for anything else."""
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
+        raise RpcError(jsonrpc.INVALID_REQUEST, "Invalid request: expected a JSON-RPC 2.0 request", status=400)
+    if "id" not in message:
+        return None
+    if message["id"] is None or isinstance(message["id"], (bool, float, dict, list)):
+        raise RpcError(jsonrpc.INVALID_REQUEST, "Invalid request: the id must be a string or an integer", status=400)
+    if not isinstance(message.get("params", {}), dict):
+        raise RpcError(jsonrpc.INVALID_REQUEST, "Invalid request: params must be an object", status=400)
+    message.setdefault("params", {})
+    return message
+
+
+def _check_meta(params: dict[str, Any]) -> None:
+    request_meta = params.get("_meta")
+    missing = [key for key, kind in ((meta.PROTOCOL_VERSION, str), (meta.CLIENT_CAPABILITIES, dict))
+               if not isinstance(request_meta, dict) or not isinstance(request_meta.get(key), kind)]
+    if missing:
+        raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: _meta must carry {' and '.join(missing)}",
+                       status=400)
+    version = request_meta[meta.PROTOCOL_VERSION]
+    if version not in SUPPORTED_VERSIONS:
+        raise RpcError(jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version",
+                       {"supported": SUPPORTED_VERSIONS, "requested": version}, status=400)
+
+
+def _check_capabilities(requests: dict[str, dict[str, Any]], declared: dict[str, Any]) -> None:
+    missing = [required_capability(r) for r in requests.values() if not _declares(declared, required_capability(r))]
+    if missing:
+        required: dict[str, Any] = {}
+        for capability in missing:
+            top, _, sub = capability.partition(".")
+            required.setdefault(top, {}).update({sub: {}} if sub else {})
+        raise RpcError(jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY,
+                       f"Missing required client capability: {', '.join(sorted(set(missing)))}",
+                       {"requiredCapabilities": required}, status=400)
+
+
+def _declares(declared: dict[str, Any], capability: str) -> bool:
+    top, _, sub = capability.partition(".")
+    value = declared.get(top)
+    if not isinstance(value, dict):
+        return False
+    if top == "elicitation" and sub == "form":
+        return "form" in value or not value  # {} means form only
+    return not sub or sub in value
+
+
+def _binding(method: str, subject: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {"method": method, "subject": subject, "arguments": arguments}
+
+
+def _cursor_offset(cursor: Any, length: int) -> int:
+    if cursor is None:
+        return 0
+    if not isinstance(cursor, str) or not cursor.isdigit() or int(cursor) > length:
+        raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: unknown cursor {cursor!r}")
+    return int(cursor)
+
+
+def _log_level(request_meta: dict[str, Any]) -> str | None:
+    level = request_meta.get(meta.LOG_LEVEL)
+    return level if level in meta.LOG_LEVELS else None
+
+
+def _result_response(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}

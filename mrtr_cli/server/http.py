@@ -1,0 +1,197 @@
+"""Serving over Streamable HTTP with the standard library (http.server).
+
+POST to the endpoint only (405 for GET and DELETE); `Origin` and `Host` checked against DNS
+rebinding (403, 421); the request metadata headers checked against the body (-32020, 400);
+a JSON response, or an SSE stream when the handler sends notifications; 202 for notifications.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+from mrtr_cli.protocol import headers as mcp_headers
+from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.server.app import RpcError
+from mrtr_cli.server.dispatcher import Dispatcher
+from mrtr_cli.server.http_checks import check_request_headers
+
+ENDPOINT = "/mcp"
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+MAX_BODY = 64 * 1024 * 1024
+
+
+def make_server(dispatcher: Dispatcher, host: str, port: int) -> ThreadingHTTPServer:
+    """A bound, not yet serving, HTTP server for `dispatcher`."""
+    handler = type("Handler", (McpHandler,), {"dispatcher": dispatcher, "loopback": host in LOOPBACK_NAMES})
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    return server
+
+
+def serve_http(dispatcher: Dispatcher, host: str, port: int) -> None:
+    """Serve until interrupted, after printing `listening on http://HOST:PORT/mcp` to stderr."""
+    server = make_server(dispatcher, host, port)
+    bound_host, bound_port = server.server_address[:2]
+    shown = f"[{bound_host}]" if ":" in str(bound_host) else bound_host
+    print(f"listening on http://{shown}:{bound_port}{ENDPOINT}", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+
+
+class McpHandler(BaseHTTPRequestHandler):
+    """One HTTP request to the MCP endpoint."""
+
+    dispatcher: Dispatcher
+    loopback: bool
+    protocol_version = "HTTP/1.1"
+    server_version = "mrtr"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the client shows the traffic."""
+
+    def do_GET(self) -> None:
+        self._refuse(HTTPStatus.METHOD_NOT_ALLOWED, "this endpoint takes POST only", {"Allow": "POST"})
+
+    do_DELETE = do_GET
+    do_PUT = do_GET
+
+    def do_POST(self) -> None:
+        problem = self._transport_problem()
+        if problem is not None:
+            return self._refuse(*problem)
+        body = self._read_body()
+        if body is None:
+            return None
+        try:
+            message = json.loads(body)
+        except (ValueError, RecursionError) as error:
+            return self._send_json(400, _error_body(None, jsonrpc.PARSE_ERROR, f"Parse error: {error}"))
+        self._answer(message)
+
+    def _transport_problem(self) -> tuple[int, str, dict[str, str]] | None:
+        if urlsplit(self.path).path != ENDPOINT:
+            return HTTPStatus.NOT_FOUND, f"the MCP endpoint is {ENDPOINT}", {}
+        if not self._origin_allowed():
+            return HTTPStatus.FORBIDDEN, "Origin not allowed", {}
+        if self.loopback and _hostname(self.headers.get("Host", "")) not in LOOPBACK_NAMES:
+            return HTTPStatus.MISDIRECTED_REQUEST, "Host not allowed", {}
+        if (self.headers.get("Content-Type") or "").split(";")[0].strip().lower() != "application/json":
+            return HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json", {}
+        accept = (self.headers.get("Accept") or "").lower()
+        if "application/json" not in accept or "text/event-stream" not in accept:
+            return HTTPStatus.NOT_ACCEPTABLE, "Accept must list application/json and text/event-stream", {}
+        return None
+
+    def _origin_allowed(self) -> bool:
+        origin = self.headers.get("Origin")
+        if origin is None:
+            return True
+        host = _hostname(urlsplit(origin).netloc)
+        return host in LOOPBACK_NAMES or host == _hostname(self.headers.get("Host", ""))
+
+    def _read_body(self) -> bytes | None:
+        try:
+            length = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            self._refuse(HTTPStatus.LENGTH_REQUIRED, "Content-Length required")
+            return None
+        if length > MAX_BODY:
+            self._refuse(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "request body too large")
+            return None
+        return self.rfile.read(length)
+
+    def _answer(self, message: Any) -> None:
+        request_id = message.get("id") if isinstance(message, dict) else None
+        try:
+            check_request_headers(self.headers, message, self.dispatcher.app)
+        except RpcError as error:
+            return self._send_json(error.status, _error_body(request_id, error.code, error.message, error.data))
+        stream = _ResponseStream(self)
+        reply = self.dispatcher.handle(message, stream.notify)
+        if reply.message is None:
+            return self._send_empty(HTTPStatus.ACCEPTED)
+        stream.finish(reply.status, reply.message)
+
+    def _refuse(self, status: int, reason: str, extra: dict[str, str] | None = None) -> None:
+        """An HTTP-level refusal; the connection closes, as the body may not have been read."""
+        self.close_connection = True
+        body = _error_body(None, jsonrpc.INVALID_REQUEST, reason)
+        self._send_json(status, body, {**(extra or {}), "Connection": "close"})
+
+    def _send_json(self, status: int, body: dict[str, Any], extra: dict[str, str] | None = None) -> None:
+        data = jsonrpc.encode(body).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (extra or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _send_empty(self, status: int) -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+class _ResponseStream:
+    """Starts an SSE stream on the first notification; otherwise the reply goes out as JSON."""
+
+    def __init__(self, handler: McpHandler) -> None:
+        self.handler = handler
+        self.streaming = False
+        self.lock = threading.Lock()
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        with self.lock:
+            if not self.streaming:
+                self._start()
+            self._event(jsonrpc.notification(method, params))
+
+    def finish(self, status: int, message: dict[str, Any]) -> None:
+        with self.lock:
+            if self.streaming:
+                self._event(message)
+                self.handler.close_connection = True
+            else:
+                self.handler._send_json(status, message)
+
+    def _start(self) -> None:
+        handler = self.handler
+        handler.send_response(HTTPStatus.OK)
+        handler.send_header("Content-Type", "text/event-stream")
+        handler.send_header("Cache-Control", "no-store")
+        handler.send_header("X-Accel-Buffering", "no")
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        self.streaming = True
+
+    def _event(self, message: dict[str, Any]) -> None:
+        self.handler.wfile.write(f"event: message\ndata: {jsonrpc.encode(message)}\n\n".encode("utf-8"))
+        self.handler.wfile.flush()
+
+
+def _error_body(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    body: dict[str, Any] = {"jsonrpc": "2.0", "error": error}
+    if request_id is not None:
+        body["id"] = request_id
+    return body
+
+
+def _hostname(netloc: str) -> str:
+    """The host part of `host[:port]` or `[v6]:port`, lower-cased."""
+    host = netloc.rsplit("@", 1)[-1]
+    if host.startswith("["):
+        return host[1:host.find("]")].lower() if "]" in host else host.lower()
+    return host.split(":")[0].lower()

@@ -1,0 +1,153 @@
+"""Raw MCP peers for tests: talk to a server over stdio or HTTP without mrtr in between."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+
+from conftest import PYTHON, ROOT
+from helpers import fill_form
+from mrtr_cli.protocol import headers as mcp_headers
+
+VERSION = "2026-07-28"
+ALL_CAPABILITIES = {"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}
+
+
+def request(request_id: int, method: str, params: dict[str, Any] | None = None,
+            capabilities: dict[str, Any] | None = None, version: str = VERSION) -> dict[str, Any]:
+    meta = {"io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": ALL_CAPABILITIES if capabilities is None else capabilities,
+            "io.modelcontextprotocol/clientInfo": {"name": "raw-test-peer", "version": "0"},
+            "progressToken": f"p{request_id}"}
+    return {"jsonrpc": "2.0", "id": request_id, "method": method, "params": {**(params or {}), "_meta": meta}}
+
+
+class StdioPeer:
+    """A server process; `exchange` sends one message and returns what came back for it."""
+
+    def __init__(self, command: list[str]) -> None:
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+
+    def exchange(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+        received = []
+        while "id" in message:
+            line = self.process.stdout.readline()
+            assert line, "the server closed its stdout"
+            received.append(json.loads(line))
+            if received[-1].get("id") == message["id"] and "method" not in received[-1]:
+                break
+        return received
+
+    def close(self) -> None:
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.close()
+        self.process.wait(timeout=10)
+        self.process.stdout.close()
+
+
+class HttpPeer:
+    """A Streamable HTTP endpoint; `post` returns the raw response, `exchange` the messages."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.client = httpx.Client(timeout=10)
+
+    def headers_for(self, message: dict[str, Any], tool_schema: Any = None) -> dict[str, str]:
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        if "id" in message:
+            meta = message.get("params", {}).get("_meta", {})
+            version = meta.get("io.modelcontextprotocol/protocolVersion", VERSION)
+            headers.update(mcp_headers.standard_headers(message, version))
+        if tool_schema is not None:
+            params = mcp_headers.header_params(tool_schema)
+            headers.update(mcp_headers.param_headers(params, message["params"].get("arguments")))
+        return headers
+
+    def post(self, message: Any, headers: dict[str, str] | None = None, **extra: Any) -> httpx.Response:
+        body = message if isinstance(message, (bytes, str)) else json.dumps(message)
+        chosen = headers if headers is not None else self.headers_for(message)
+        return self.client.post(self.url, content=body, headers=chosen, **extra)
+
+    def exchange(self, message: dict[str, Any], tool_schema: Any = None) -> list[dict[str, Any]]:
+        response = self.post(message, self.headers_for(message, tool_schema))
+        return messages_of(response)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def messages_of(response: httpx.Response) -> list[dict[str, Any]]:
+    kind = response.headers.get("content-type", "")
+    if kind.startswith("text/event-stream"):
+        return [json.loads(line[5:]) for line in response.text.splitlines() if line.startswith("data:")]
+    return [response.json()] if response.content else []
+
+
+@contextmanager
+def http_server(command: list[str]) -> Iterator[str]:
+    """Start `command` (which prints `listening on URL` to stderr); yield the URL."""
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        assert process.stderr
+        deadline = time.monotonic() + 20
+        line = ""
+        while time.monotonic() < deadline and "listening on" not in line:
+            line = process.stderr.readline()
+            if not line and process.poll() is not None:
+                raise AssertionError("the server exited before listening")
+        match = re.search(r"listening on (\S+)", line)
+        assert match, f"no listening line: {line!r}"
+        yield match.group(1)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        if process.stderr:
+            process.stderr.close()
+
+
+def demo_http() -> Any:
+    return http_server([PYTHON, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"])
+
+
+def answer_all(requests: dict[str, Any]) -> dict[str, Any]:
+    """Answers any question generically: forms filled, URLs accepted, sampling and roots replied."""
+    responses = {}
+    for key, ask in requests.items():
+        method, params = ask["method"], ask.get("params", {})
+        if method == "elicitation/create" and params.get("mode") == "url":
+            responses[key] = {"action": "accept"}
+        elif method == "elicitation/create":
+            responses[key] = {"action": "accept", "content": fill_form(params["requestedSchema"])}
+        elif method == "sampling/createMessage":
+            responses[key] = {"role": "assistant", "content": {"type": "text", "text": "ok"}, "model": "raw"}
+        else:
+            responses[key] = {"roots": [{"uri": "file:///tmp", "name": "tmp"}]}
+    return responses
+
+
+def converse(peer: Any, ids: Iterator[int], method: str, params: dict[str, Any], schema: Any = None,
+             rounds: int = 10) -> list[tuple[dict[str, Any], str]]:
+    """The whole MRTR conversation, every message received paired with its method."""
+    seen: list[tuple[dict[str, Any], str]] = []
+    retry = dict(params)
+    for _ in range(rounds):
+        message = request(next(ids), method, retry)
+        received = peer.exchange(message, schema) if isinstance(peer, HttpPeer) else peer.exchange(message)
+        seen += [(m, method) for m in received]
+        result = received[-1].get("result", {})
+        if result.get("resultType") != "input_required":
+            return seen
+        retry = dict(params, **({"requestState": result["requestState"]} if "requestState" in result else {}))
+        if result.get("inputRequests"):
+            retry["inputResponses"] = answer_all(result["inputRequests"])
+    raise AssertionError("the conversation did not end")
