@@ -66,13 +66,25 @@ class Client:
     def request(self, method: str, params: dict[str, Any], *, round: int | None = None,
                 purpose: str = "request") -> Reply:
         """Send one request; on -32022 retry once with a version both sides speak."""
-        reply = self._exchange(method, params, round, purpose)
+        reply = self._reissuing(method, params, round, purpose)
         new_version = self._renegotiation(reply)
         if new_version is None:
             return reply
         self.emit(events.VersionChanged(self.settings.version, new_version, _supported(reply.error)))
         self.settings.version = new_version
-        return self._exchange(method, params, round, purpose)
+        return self._reissuing(method, params, round, purpose)
+
+    def _reissuing(self, method: str, params: dict[str, Any], round: int | None, purpose: str) -> Reply:
+        """A response stream that ends before the response lost the request: send it once more."""
+        try:
+            return self._exchange(method, params, round, purpose)
+        except _StreamEnded as ended:
+            self.emit(events.Reissued(ended.request_id, method))
+        try:
+            return self._exchange(method, params, round, "reissue")
+        except _StreamEnded as ended:
+            raise UnreachableError(f"the response stream of {method} (id {ended.request_id}) ended before the "
+                                   "response, twice", "check the server's logs") from None
 
     def result_of(self, method: str, params: dict[str, Any], purpose: str = "request") -> Any:
         """The result of a request that must succeed; a JSON-RPC error raises `ServerError`."""
@@ -98,7 +110,7 @@ class Client:
             raise ProtocolError("the result of server/discover has no supportedVersions list")
         if self.settings.version in versions:
             return result
-        spoken = meta.choose_version(versions, self.settings.version)
+        spoken = meta.choose_version(versions)
         if spoken is None or self.settings.version_fixed:
             raise ProtocolError(f"the server speaks {_listing(versions)}, not {self.settings.version}",
                                 f"mrtr speaks {_listing(list(meta.SPOKEN_VERSIONS))}")
@@ -112,7 +124,7 @@ class Client:
             return None
         if self.settings.version_fixed:
             return None
-        return meta.choose_version(_supported(error), self.settings.version)
+        return meta.choose_version(_supported(error))
 
     def _exchange(self, method: str, params: dict[str, Any], round: int | None, purpose: str) -> Reply:
         request_id = self._ids.next()
@@ -156,8 +168,7 @@ class Client:
         except UnreachableError as error:
             raise UnreachableError(f"{error.message} while mrtr waited for {method} (id {request_id})",
                                    error.hint, error.details) from None
-        raise UnreachableError(f"the response stream of {method} (id {request_id}) ended before "
-                               "the response", "check the server's logs")
+        raise _StreamEnded(request_id)
 
     def _cancel(self, exchange: Exchange, request_id: int, reason: str) -> None:
         frame = jsonrpc.notification("notifications/cancelled", {"requestId": request_id, "reason": reason})
@@ -170,6 +181,14 @@ class Client:
         if info is not None and info != self.server_info:
             self.server_info = info
             self.emit(events.ServerIdentified(info))
+
+
+class _StreamEnded(Exception):
+    """The exchange ended without the response (an HTTP stream that broke)."""
+
+    def __init__(self, request_id: int) -> None:
+        super().__init__(request_id)
+        self.request_id = request_id
 
 
 class _Waiting:

@@ -86,6 +86,14 @@ class ResponseReceived:
 
 
 @dataclass(frozen=True)
+class Reissued:
+    """The response stream of request `id` ended before its response; mrtr sends it again."""
+
+    id: int
+    method: str
+
+
+@dataclass(frozen=True)
 class VersionChanged:
     """The server did not speak the requested version; mrtr retries with another."""
 

@@ -13,6 +13,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
+from urllib.parse import urlsplit
 
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
@@ -79,7 +80,7 @@ def _sources(options: TargetOptions) -> dict[str, bool]:
 
 def _build(source: str, options: TargetOptions) -> Target:
     if source == "--url":
-        return HttpTarget(str(options.url), parse_headers(options.headers))
+        return HttpTarget(check_url(str(options.url)), parse_headers(options.headers))
     if source == "--config":
         return _from_config(options)
     if source == "--demo":
@@ -91,6 +92,14 @@ def _build(source: str, options: TargetOptions) -> Target:
     if not command:
         raise UsageError("the server command is empty", "give a command to run")
     return StdioTarget(command, _environment(options, {}), _cwd(options.cwd))
+
+
+def check_url(url: str) -> str:
+    """An http(s) URL with a host, or a usage error."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"--url {url!r} is not an http(s) URL", "e.g. --url http://127.0.0.1:8080/mcp")
+    return url
 
 
 def _environment(options: TargetOptions, base: dict[str, str]) -> dict[str, str]:
@@ -163,7 +172,7 @@ def _from_config(options: TargetOptions) -> Target:
     entry = expand(entry)
     if "url" in entry:
         headers = tuple(f"{k}: {v}" for k, v in (entry.get("headers") or {}).items()) + options.headers
-        return HttpTarget(str(entry["url"]), parse_headers(headers))
+        return HttpTarget(check_url(str(entry["url"])), parse_headers(headers))
     return _config_stdio(entry, options)
 
 
@@ -208,11 +217,14 @@ def _variable(match: re.Match[str]) -> str:
     return os.environ[name]
 
 
-def open_transport(target: Target, forward_stderr: bool) -> Transport:
-    """A live transport for `target`."""
+def open_transport(target: Target, options: TargetOptions, verbose: bool = False,
+                   show_secrets: bool = False) -> Transport:
+    """A live transport for `target`; `verbose` forwards a stdio server's stderr."""
     if isinstance(target, HttpTarget):
-        raise UsageError("Streamable HTTP is not built yet", "use a stdio server for now")
+        from mrtr_cli.transport.http import HttpTransport
+
+        return HttpTransport(target.url, target.headers, options.cacert, options.insecure, show_secrets)
     from mrtr_cli.transport.stdio import StdioTransport
 
     env = {**os.environ, **target.env}
-    return StdioTransport(list(target.command), env, target.cwd, forward_stderr)
+    return StdioTransport(list(target.command), env, target.cwd, verbose)

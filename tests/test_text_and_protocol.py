@@ -84,10 +84,9 @@ def test_capabilities_allow():
 
 
 def test_choose_version():
-    assert meta.choose_version(["2025-11-25", "2026-07-28"], "2099-01-01") == "2026-07-28"
-    assert meta.choose_version(["2025-11-25"], "2026-07-28") is None
-    assert meta.choose_version(["2026-07-28"], "2026-07-28") is None
-    assert meta.choose_version("nonsense", "x") is None
+    assert meta.choose_version(["2025-11-25", "2026-07-28"]) == "2026-07-28"
+    assert meta.choose_version(["2025-11-25"]) is None
+    assert meta.choose_version("nonsense") is None
 
 
 def test_read_result():

@@ -11,11 +11,13 @@ from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.client import Client, list_all
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
-from mrtr_cli.errors import Interrupted, MrtrError, ServerError
+from mrtr_cli.errors import Interrupted, MrtrError, ProtocolError, ServerError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
+from mrtr_cli.protocol.headers import split_tools
 from mrtr_cli.render import format as fmt
 from mrtr_cli.session import Outcome, Session, status_of
+from mrtr_cli.target import HttpTarget
 
 
 def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
@@ -31,7 +33,7 @@ def _converse(context: Context, call: CallOptions, target: TargetOptions,
             if wants_probe(resolved, target):
                 client.discover()
             session = Session(client, chain, max_rounds=answering.max_rounds)
-            outcome = session.run(call.method, _params(call, client))
+            outcome = session.run(call.method, _params(call, client, isinstance(resolved, HttpTarget)))
     except MrtrError as error:
         outcome.status, outcome.error = status_of(error), error
     except KeyboardInterrupt:
@@ -41,22 +43,29 @@ def _converse(context: Context, call: CallOptions, target: TargetOptions,
     return _show(context, outcome)
 
 
-def _params(call: CallOptions, client: Client) -> dict[str, Any]:
+def _params(call: CallOptions, client: Client, over_http: bool) -> dict[str, Any]:
     if call.method == "tools/call":
-        schema = _input_schema(client, call.name) if call.arguments else None
+        schema = _input_schema(client, call.name, over_http) if call.arguments or over_http else None
         return {"name": call.name, "arguments": tool_arguments(call.arguments, call.args_json, schema)}
     if call.method == "prompts/get":
         return {"name": call.name, "arguments": prompt_arguments(call.arguments, call.args_json)}
     return {"uri": call.name}
 
 
-def _input_schema(client: Client, name: str) -> Any:
-    """The tool's declared inputSchema, to type `-a` values; None when it cannot be had."""
+def _input_schema(client: Client, name: str, over_http: bool) -> Any:
+    """The tool's inputSchema (to type `-a` values), learning `x-mcp-header`s over HTTP."""
     try:
-        tools, _ = list_all(client, "tools/list", "tools")
+        tools = list_all(client, "tools/list", "tools")[0]["tools"]
     except ServerError:
         return None
-    tool = next((t for t in tools["tools"] if isinstance(t, dict) and t.get("name") == name), None)
+    if over_http:
+        tools, excluded = split_tools(tools)
+        client.transport.learn_tools(tools)
+        refused = next((e for e in excluded if e["name"] == name), None)
+        if refused:
+            raise ProtocolError(f"the tool {name!r} has an invalid x-mcp-header annotation: {refused['reason']}",
+                                "over HTTP a client must exclude such a tool; fix its inputSchema")
+    tool = next((t for t in tools if isinstance(t, dict) and t.get("name") == name), None)
     return tool.get("inputSchema") if tool else None
 
 

@@ -84,7 +84,7 @@ def client_settings(target: TargetOptions, answering: AnsweringOptions | None = 
 def connect(context: Context, options: TargetOptions, settings: ClientSettings) -> Iterator[tuple[Client, Target]]:
     """A client on a live transport to the target; the transport is shut down afterwards."""
     target = resolve_target(options)
-    transport = open_transport(target, forward_stderr=context.output.verbose)
+    transport = open_transport(target, options, context.output.verbose, context.output.show_secrets)
     try:
         yield Client(transport, settings, context.emit), target
     finally:

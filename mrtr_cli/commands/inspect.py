@@ -12,7 +12,9 @@ from mrtr_cli.client import list_all
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, TargetOptions
+from mrtr_cli.protocol.headers import split_tools
 from mrtr_cli.render import format as fmt
+from mrtr_cli.target import HttpTarget
 from mrtr_cli.text import safe_line
 
 LISTS = {
@@ -58,13 +60,23 @@ def run_list(kind: str, target: TargetOptions, output: OutputOptions) -> int:
             if wants_probe(resolved, target):
                 client.discover()
             merged, _ = list_all(client, method, key)
+        excluded = _exclude_invalid_tools(merged) if kind == "tools" and isinstance(resolved, HttpTarget) else []
+        for tool in excluded:
+            context.consoles.err.print(Text(f"! excluded the tool {safe_line(tool['name'], 80)}: "
+                                            f"{safe_line(tool['reason'], 200)}", "mrtr.warn"))
         if output.json:
-            context.print_json(report.listing(merged, [] if kind == "tools" else None))
+            context.print_json(report.listing(merged, excluded if kind == "tools" else None))
         else:
             context.consoles.out.print(_table(kind, merged[key]))
         return ExitCode.OK
 
     return guarded(output, body)
+
+
+def _exclude_invalid_tools(merged: dict[str, Any]) -> list[dict[str, str]]:
+    """Over HTTP, tools with invalid x-mcp-header annotations leave the list (spec MUST)."""
+    merged["tools"], excluded = split_tools(merged["tools"])
+    return excluded
 
 
 COLUMNS = {

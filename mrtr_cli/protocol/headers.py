@@ -151,3 +151,22 @@ def value_at(arguments: Any, path: tuple[str, ...]) -> Any:
             return None
         arguments = arguments[key]
     return arguments
+
+
+def split_tools(tools: list[Any]) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+    """Tools whose `x-mcp-header` annotations are valid, and the others with the reason.
+
+    Over HTTP a client MUST exclude a tool with an invalid annotation from tools/list.
+    """
+    valid, excluded = [], []
+    for tool in tools:
+        if not isinstance(tool, dict):
+            excluded.append({"name": str(tool), "reason": "not a tool object"})
+            continue
+        try:
+            header_params(tool.get("inputSchema"))
+        except ValueError as error:
+            excluded.append({"name": str(tool.get("name")), "reason": str(error)})
+        else:
+            valid.append(tool)
+    return valid, excluded

@@ -100,11 +100,8 @@ def server_info(result: Any) -> dict[str, Any] | None:
     return info if isinstance(info, dict) else None
 
 
-def choose_version(supported: Any, current: str) -> str | None:
-    """The newest version mrtr speaks that the server lists, unless it is the one that failed."""
+def choose_version(supported: Any) -> str | None:
+    """The newest version mrtr speaks that the server lists (the caller retries it once)."""
     if not isinstance(supported, list):
         return None
-    for version in reversed(SPOKEN_VERSIONS):
-        if version in supported and version != current:
-            return version
-    return None
+    return next((version for version in reversed(SPOKEN_VERSIONS) if version in supported), None)

@@ -15,7 +15,7 @@ from rich.text import Text
 from mrtr_cli import events
 from mrtr_cli.answering.forms import Field, form_fields
 from mrtr_cli.errors import MrtrError
-from mrtr_cli.text import fold, safe, safe_line
+from mrtr_cli.text import safe, safe_line
 
 BAR = "│ "
 WIRE_LIMIT = 8000
@@ -255,9 +255,10 @@ def ignored_line(event: events.FrameIgnored) -> Text:
 
 
 def wire_line(direction: str, text: str) -> Text:
-    """A raw frame for -v: `» ...` sent, `« ...` received."""
-    line = Text("    » " if direction == "out" else "    « ", "mrtr.dim")
-    return line.append(safe_line(text, WIRE_LIMIT), "mrtr.dim")
+    """Raw wire for -v: `» ...` sent, `« ...` received; each line of `text` made safe."""
+    marker = "    » " if direction == "out" else "    « "
+    lines = [safe_line(line, WIRE_LIMIT) for line in text.split("\n")]
+    return Text(marker + f"\n{' ' * len(marker)}".join(lines), "mrtr.dim")
 
 
 def stderr_line(text: str) -> Text:
@@ -327,6 +328,3 @@ def _prompt_result(result: dict[str, Any]) -> list[Text]:
 def _without_meta(result: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in result.items() if k != "_meta"}
 
-
-def fold_raw(text: str) -> str:
-    return fold(text, WIRE_LIMIT)

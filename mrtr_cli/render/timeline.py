@@ -28,6 +28,7 @@ class Timeline:
             events.FrameIgnored: lambda e: self.print(fmt.ignored_line(e)),
             events.BackingOff: self._backoff,
             events.VersionChanged: self._version,
+            events.Reissued: self._reissued,
             events.ServerStderr: self._stderr,
             events.WireNote: self._wire_note,
             events.CancelSent: self._cancel,
@@ -72,7 +73,14 @@ class Timeline:
         self.print(Text(f"  … only requestState: retrying in {event.seconds * 1000:.0f} ms", "mrtr.dim"))
 
     def _version(self, event: events.VersionChanged) -> None:
-        self.print(Text(f"  ! the server does not speak {event.old}; retrying with {event.new}", "mrtr.warn"))
+        said = ", ".join(event.supported) or "nothing"
+        self.print(Text(f"  ! the server refused version {event.old} (it lists {said}); retrying with {event.new}",
+                        "mrtr.warn"))
+
+    def _reissued(self, event: events.Reissued) -> None:
+        self.progress.stop()
+        self.print(Text(f"  ! the response stream of {event.method} (id {event.id}) ended before the response; "
+                        "sending it once more under a new id", "mrtr.warn"))
 
     def _stderr(self, event: events.ServerStderr) -> None:
         if self.verbose:

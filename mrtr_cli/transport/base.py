@@ -86,5 +86,8 @@ class Transport(Protocol):
     def describe(self) -> str:
         """The command or URL, for messages that name the server."""
 
+    def learn_tools(self, tools: list[dict[str, Any]]) -> None:
+        """Tools from tools/list whose `x-mcp-header` annotations are valid (HTTP mirrors them)."""
+
     def close(self) -> None:
         """Shut the connection or the process down, gracefully."""

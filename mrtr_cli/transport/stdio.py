@@ -51,6 +51,9 @@ class StdioTransport:
     def describe(self) -> str:
         return shlex.join(self.command)
 
+    def learn_tools(self, tools: list[dict[str, Any]]) -> None:
+        """Over stdio `x-mcp-header` annotations are ignored (the spec allows it)."""
+
     def start(self, text: str, message: dict[str, Any]) -> _StdioExchange:
         self.write(text)
         return _StdioExchange(self)

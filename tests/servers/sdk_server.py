@@ -96,8 +96,9 @@ def _answer(ctx: Context, key: str) -> dict[str, Any] | None:
 
 
 @mcp.tool()
-def booking(city: str, ctx: Context) -> CallToolResult | InputRequiredResult:
-    """Two rounds threaded through requestState: a date, then a party size."""
+async def booking(city: str, ctx: Context) -> CallToolResult | InputRequiredResult:
+    """Two rounds threaded through requestState: a date, then a party size (with progress, so SSE)."""
+    await ctx.report_progress(1, 2, "checking tables")
     state = _unpack(ctx.request_state)
     date = _answer(ctx, "date")
     if date and "date" not in state:

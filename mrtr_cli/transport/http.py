@@ -1,0 +1,205 @@
+"""The Streamable HTTP transport: one POST per message, the answer as JSON or an SSE stream.
+
+The only module that imports httpx (lazily imported by target.py). Headers mirror the body
+(`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` for tools whose
+`x-mcp-header` annotations were learned from tools/list). Proxies come from the usual
+environment variables. Closing the response stream is how a request is cancelled.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+
+from mrtr_cli.errors import AuthError, LegacyServerError, ProtocolError, UnreachableError, UsageError
+from mrtr_cli.protocol import headers as mcp_headers
+from mrtr_cli.protocol import meta
+from mrtr_cli.text import safe_line
+from mrtr_cli.transport.base import Deadline, Frame, Incoming, TransportTimeout, WireInfo
+from mrtr_cli.transport.sse import SseParser
+
+ACCEPT = "application/json, text/event-stream"
+SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie", "set-cookie")
+CONNECT_SECONDS = 10.0
+BODY_SUMMARY = 200
+
+
+class HttpTransport:
+    """A Streamable HTTP endpoint."""
+
+    def __init__(self, url: str, headers: dict[str, str], cacert: str | None = None,
+                 insecure: bool = False, show_secrets: bool = False) -> None:
+        self.url = url
+        self.extra_headers = headers
+        self.show_secrets = show_secrets
+        self.tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
+        verify: Any = False if insecure else (cacert or True)
+        try:
+            self.client = httpx.Client(verify=verify, trust_env=True, follow_redirects=False)
+        except OSError as error:
+            raise UsageError(f"cannot use --cacert {cacert!r}: {error.strerror or error}", "check the file") from None
+
+    def describe(self) -> str:
+        return self.url
+
+    def learn_tools(self, tools: list[dict[str, Any]]) -> None:
+        """Remember the `x-mcp-header` parameters of tools whose annotations are valid."""
+        for tool in tools:
+            self.tool_headers[str(tool.get("name"))] = mcp_headers.header_params(tool.get("inputSchema"))
+
+    def start(self, text: str, message: dict[str, Any]) -> HttpExchange:
+        return HttpExchange(self, text, self._headers(message))
+
+    def _headers(self, message: dict[str, Any]) -> dict[str, str]:
+        version = (message.get("params", {}).get("_meta") or {}).get(meta.PROTOCOL_VERSION, meta.LATEST_VERSION)
+        headers = {**self.extra_headers, "Content-Type": "application/json", "Accept": ACCEPT}
+        headers.update(mcp_headers.standard_headers(message, version))
+        params = message.get("params") or {}
+        annotated = self.tool_headers.get(str(params.get("name"))) if message["method"] == "tools/call" else None
+        if annotated:
+            headers.update(mcp_headers.param_headers(annotated, params.get("arguments")))
+        return headers
+
+    def shown(self, name: str, value: str) -> str:
+        """A header value for -v: secrets hidden unless --show-secrets."""
+        if name.lower() in SECRET_HEADERS and not self.show_secrets:
+            scheme = value.split(" ", 1)[0] if " " in value else ""
+            return f"{scheme} [hidden, {len(value)} characters; --show-secrets shows it]".strip()
+        return safe_line(value, 500)
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class HttpExchange:
+    """One POST and the stream that answers it."""
+
+    def __init__(self, transport: HttpTransport, text: str, headers: dict[str, str]) -> None:
+        self.transport = transport
+        self.text = text
+        self.headers = headers
+        self.response: httpx.Response | None = None
+
+    def frames(self, deadline: Deadline) -> Iterator[Incoming]:
+        yield WireInfo("out", self._describe_request())
+        self.response = self._send(deadline)
+        yield WireInfo("in", self._describe_response(self.response))
+        yield from self._body(self.response, deadline)
+
+    def cancel(self, notification: str) -> None:
+        """Over HTTP, closing the response stream is the cancellation (no notification is sent)."""
+        self.close()
+
+    def close(self) -> None:
+        if self.response is not None:
+            self.response.close()
+
+    def _send(self, deadline: Deadline) -> httpx.Response:
+        client = self.transport.client
+        timeout = httpx.Timeout(deadline.seconds, connect=min(CONNECT_SECONDS, deadline.remaining() or 0.001))
+        request = client.build_request("POST", self.transport.url, content=self.text.encode("utf-8"),
+                                       headers=self.headers, timeout=timeout)
+        try:
+            return client.send(request, stream=True)
+        except httpx.TimeoutException:
+            raise TransportTimeout() from None
+        except httpx.HTTPError as error:
+            raise _unreachable(self.transport.url, error) from None
+
+    def _body(self, response: httpx.Response, deadline: Deadline) -> Iterator[Incoming]:
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if response.status_code in (401, 403):
+            raise _auth_error(response)
+        if kind == "text/event-stream" and response.status_code == 200:
+            yield from self._events(response, deadline)
+            return
+        body = self._read(response, deadline)
+        if kind == "application/json" and _is_jsonrpc(body):
+            yield Frame(body)
+            return
+        raise _status_error(response, body, kind)
+
+    def _events(self, response: httpx.Response, deadline: Deadline) -> Iterator[Incoming]:
+        parser = SseParser()
+        try:
+            for chunk in response.iter_bytes():
+                for event in parser.feed(chunk):
+                    yield WireInfo("in", f"SSE event: {safe_line(event.event, 40)}"
+                                         f"{' id ' + safe_line(event.id, 40) if event.id else ''}")
+                    if event.event == "message":
+                        yield Frame(event.data)
+                if deadline.remaining() <= 0:
+                    raise TransportTimeout()
+        except httpx.TimeoutException:
+            raise TransportTimeout() from None
+        except httpx.HTTPError as error:
+            yield WireInfo("in", f"the stream broke: {safe_line(error, 200)}")
+
+    def _read(self, response: httpx.Response, deadline: Deadline) -> bytes:
+        try:
+            return response.read()
+        except httpx.TimeoutException:
+            raise TransportTimeout() from None
+        except httpx.HTTPError as error:
+            raise _unreachable(self.transport.url, error) from None
+
+    def _describe_request(self) -> str:
+        lines = [f"POST {self.transport.url}"]
+        lines += [f"{name}: {self.transport.shown(name, value)}" for name, value in self.headers.items()]
+        return "\n".join(lines)
+
+    def _describe_response(self, response: httpx.Response) -> str:
+        lines = [f"HTTP {response.status_code} {safe_line(response.reason_phrase, 80)}"]
+        lines += [f"{name}: {self.transport.shown(name, value)}" for name, value in response.headers.items()]
+        return "\n".join(lines)
+
+
+def _is_jsonrpc(body: bytes) -> bool:
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("jsonrpc") == "2.0"
+
+
+def summarize_body(body: bytes, kind: str) -> str:
+    """A safe one-line summary of a body that is not JSON-RPC (HTML error pages included)."""
+    if not body:
+        return "an empty body"
+    text = body.decode("utf-8", "replace")
+    if "html" in kind or text.lstrip().lower().startswith(("<!doctype", "<html")):
+        title = text.lower().find("<title>")
+        end = text.lower().find("</title>")
+        shown = text[title + 7:end].strip() if 0 <= title < end else "an HTML page"
+        return f"an HTML page ({safe_line(shown, 80)}, {len(body)} bytes)"
+    return f"a {kind or 'untyped'} body: {safe_line(text, BODY_SUMMARY)}"
+
+
+def _status_error(response: httpx.Response, body: bytes, kind: str) -> Exception:
+    status = f"HTTP {response.status_code} {safe_line(response.reason_phrase, 60)}"
+    summary = summarize_body(body, kind)
+    if response.status_code in (400, 404, 405):
+        return LegacyServerError(f"{status} with {summary}, not a JSON-RPC error: the server looks like one of "
+                                 "the initialize-handshake era (MCP 2025-11-25 or earlier), or the URL is not "
+                                 "its MCP endpoint", "check --url; mrtr speaks MCP 2026-07-28")
+    if response.status_code == 202:
+        return ProtocolError("the server answered a request with 202 Accepted and no response",
+                             "a request needs a JSON or SSE response")
+    return ProtocolError(f"{status} with {summary}", "check the server's logs")
+
+
+def _auth_error(response: httpx.Response) -> AuthError:
+    challenge = response.headers.get("www-authenticate")
+    said = f"; WWW-Authenticate: {safe_line(challenge, 300)}" if challenge else ""
+    return AuthError(f"the server wants authentication (HTTP {response.status_code}){said}",
+                     "pass a token with -H 'Authorization: Bearer TOKEN'")
+
+
+def _unreachable(url: str, error: httpx.HTTPError) -> UnreachableError:
+    text = safe_line(str(error) or type(error).__name__, 300)
+    if "SSL" in text or "certificate" in text.lower():
+        return UnreachableError(f"TLS failed for {url}: {text}", "pass --cacert FILE, or --insecure to skip checks")
+    return UnreachableError(f"cannot reach {url}: {text}", "is the server running? check --url")

@@ -1,0 +1,81 @@
+"""The conformance suite's client under test: maps each scenario to mrtr invocations.
+
+The suite runs `exec python tests/conformance_driver.py URL` with MCP_CONFORMANCE_SCENARIO
+(and, for some scenarios, MCP_CONFORMANCE_CONTEXT) in the environment. Everything the
+scenario checks is done by mrtr itself, run as a user would: `python -m mrtr_cli ...`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+SAMPLE = {"string": "us-west1", "integer": 1, "number": 1, "boolean": True}
+
+
+def mrtr(*args: str) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run([sys.executable, "-m", "mrtr_cli", *args], capture_output=True, text=True, timeout=60)
+    sys.stderr.write(done.stderr)
+    return done
+
+
+def listed(url: str, kind: str, key: str) -> list[dict[str, Any]]:
+    done = mrtr("list", kind, "--url", url, "--json")
+    return json.loads(done.stdout)[key] if done.returncode == 0 else []
+
+
+def required_arguments(tool: dict[str, Any]) -> str:
+    schema = tool.get("inputSchema") or {}
+    properties = schema.get("properties") or {}
+    return json.dumps({name: SAMPLE.get(properties.get(name, {}).get("type"), "x")
+                       for name in schema.get("required", [])})
+
+
+def call_every_tool(url: str) -> list[int]:
+    return [mrtr("call", tool["name"], "--args", required_arguments(tool), "--url", url,
+                 "--answer", "confirm.confirmed=true", "--no-input").returncode
+            for tool in listed(url, "tools", "tools")]
+
+
+def standard_headers(url: str) -> list[int]:
+    codes = call_every_tool(url)
+    codes += [mrtr("read", r["uri"], "--url", url, "--no-input").returncode
+              for r in listed(url, "resources", "resources")]
+    codes += [mrtr("prompt", p["name"], "--url", url, "--no-input").returncode
+              for p in listed(url, "prompts", "prompts")]
+    return codes
+
+
+def custom_headers(url: str) -> list[int]:
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT", "{}"))
+    listed(url, "tools", "tools")
+    return [mrtr("call", call["name"], "--args", json.dumps(call["arguments"]), "--url", url).returncode
+            for call in context.get("toolCalls", [])]
+
+
+def request_metadata(url: str) -> list[int]:
+    return [mrtr("discover", "--url", url).returncode, mrtr("list", "tools", "--url", url).returncode]
+
+
+SCENARIOS = {
+    "sep-2322-client-request-state": call_every_tool,
+    "request-metadata": request_metadata,
+    "tools_call": lambda url: [mrtr("call", "add_numbers", "-a", "a=2", "-a", "b=3", "--url", url).returncode],
+    "http-standard-headers": standard_headers,
+    "http-custom-headers": custom_headers,
+    "http-invalid-tool-headers": call_every_tool,
+    "json-schema-ref-no-deref": lambda url: [mrtr("list", "tools", "--url", url).returncode],
+}
+
+
+def main(url: str) -> int:
+    scenario = os.environ["MCP_CONFORMANCE_SCENARIO"]
+    codes = SCENARIOS[scenario](url)
+    return 0 if codes and all(code in (0, 5) for code in codes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[-1]))
