@@ -116,12 +116,14 @@ def answering_options(
                                               help="Withhold the sampling capability.")] = False,
     no_roots: Annotated[bool, typer.Option("--no-roots", rich_help_panel=ANSWERS,
                                            help="Withhold the roots capability.")] = False,
+    save_answers: Annotated[Optional[str], typer.Option("--save-answers", metavar="FILE.yaml", rich_help_panel=ANSWERS,
+                                                        help="Write every answer given as an answers file.")] = None,
 ) -> AnsweringOptions:
     return AnsweringOptions(answers_file=answers_file, answers=tuple(answer or ()), roots=tuple(root or ()),
                             sampling_reply=sampling_reply, sampler=sampler, sampling_model=sampling_model,
                             log_level=log_level.value if log_level else None, no_input=no_input,
                             max_rounds=max_rounds, no_elicitation=no_elicitation, no_sampling=no_sampling,
-                            no_roots=no_roots)
+                            no_roots=no_roots, save_answers=save_answers)
 
 
 class Color(str, enum.Enum):

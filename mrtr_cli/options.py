@@ -42,6 +42,7 @@ class AnsweringOptions:
     no_elicitation: bool = False
     no_sampling: bool = False
     no_roots: bool = False
+    save_answers: str | None = None
 
 
 @dataclass(frozen=True)

@@ -91,7 +91,8 @@ def text_result(text: str, **extra: Any) -> dict[str, Any]:
 
 
 def elicit(message: str, properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    schema = {"type": "object", "properties": properties, "required": required or list(properties)}
+    schema = {"type": "object", "properties": properties,
+              "required": list(properties) if required is None else required}
     return {"method": "elicitation/create", "params": {"mode": "form", "message": message,
                                                         "requestedSchema": schema}}
 

@@ -177,3 +177,11 @@ def test_1_bad_flags(scripted, args, needle):
     run = mrtr(*server.args("call", "t", *args))
     assert run.code == 1, run.stderr
     assert needle in run.stderr
+
+
+def test_7_without_a_terminal_never_waits_for_a_person(scripted):
+    server = scripted(steps=[{"result": input_required({"who": NAME_FORM})}])
+    started = time.monotonic()
+    run = mrtr(*server.args("call", "t"))
+    assert run.code == 7 and "nothing answered question 'who'" in run.stderr
+    assert time.monotonic() - started < 15

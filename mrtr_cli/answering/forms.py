@@ -87,3 +87,43 @@ def complete_form(key: str, schema: dict[str, Any], given: dict[str, Any]) -> di
         raise UsageError(f"the answer to {key!r} is invalid: {'; '.join(problems)}",
                          "fix the answer (--answer or the answers file)")
     return content
+
+
+FLAT_KINDS = ("string", "number", "integer", "boolean", "choice", "choices")
+
+
+def outside_subset(schema: dict[str, Any]) -> str | None:
+    """Why a requested schema is outside the spec's flat form subset, or None when it is inside."""
+    if schema.get("type") != "object" or not isinstance(schema.get("properties"), dict):
+        return "it is not an object with properties"
+    for field in form_fields(schema):
+        if field.kind not in FLAT_KINDS:
+            return f"field {field.name!r} is not a string, number, boolean or enum"
+        if field.kind == "choices" and not field.options():
+            return f"field {field.name!r} is an array whose items are not an enum"
+    return None
+
+
+def typed_input(field: Field, text: str) -> Any:
+    """What a person typed for a text field, typed and checked; `ValueError` says what is wrong.
+
+    Empty input leaves an optional field out (None).
+    """
+    if text == "":
+        if field.required:
+            raise ValueError("a value is required")
+        return None
+    try:
+        value = coerce_text(text, {field.kind}) if field.kind in ("integer", "number") else text
+    except ValueError:
+        raise ValueError(f"expected {'a whole number' if field.kind == 'integer' else 'a number'}") from None
+    check_value(field, value)
+    return value
+
+
+def check_value(field: Field, value: Any) -> None:
+    """`ValueError` with the first constraint of the field's schema that `value` breaks."""
+    single = {"type": "object", "properties": {field.name: field.schema}}
+    problems = validation.problems({field.name: value}, single)
+    if problems:
+        raise ValueError(problems[0].split(": ", 1)[-1])

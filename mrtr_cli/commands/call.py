@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from rich.text import Text
 
 from mrtr_cli import report
 from mrtr_cli.answering.chain import build_chain
+from mrtr_cli.answering.questions import Answerer
+from mrtr_cli.answering.save import save_answers
 from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.client import Client, list_all
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
@@ -26,7 +29,7 @@ def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, o
 
 def _converse(context: Context, call: CallOptions, target: TargetOptions,
               answering: AnsweringOptions) -> ExitCode:
-    chain, flags = build_chain(answering, target.timeout)
+    chain, flags = build_chain(answering, target.timeout, _people(context, answering))
     outcome = Outcome(call.method, {})
     try:
         with connect(context, target, client_settings(target, answering)) as (client, resolved):
@@ -40,7 +43,20 @@ def _converse(context: Context, call: CallOptions, target: TargetOptions,
         outcome.status, outcome.error = "aborted", Interrupted("interrupted by the user")
     for unused in flags.unused():
         context.consoles.err.print(Text(f"! --answer {unused} matched no question the server asked", "mrtr.warn"))
+    if answering.save_answers:
+        save_answers(answering.save_answers, outcome.rounds)
     return _show(context, outcome)
+
+
+def _people(context: Context, answering: AnsweringOptions) -> list[Answerer]:
+    """The interactive answerer, when a person can be asked: stdin and stderr are terminals."""
+    if answering.no_input or not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return []
+    from mrtr_cli.answering.interactive import InteractiveAnswerer
+    from mrtr_cli.render.prompts import Presenter
+
+    context.timeline.prompts_show_questions = True
+    return [InteractiveAnswerer(Presenter(context.consoles.err), answering.sampling_model)]
 
 
 def _params(call: CallOptions, client: Client, over_http: bool) -> dict[str, Any]:

@@ -27,6 +27,7 @@ class Context:
     consoles: Consoles
     output: OutputOptions
     emit: Broadcast
+    timeline: Timeline
 
     def fail(self, error: MrtrError) -> ExitCode:
         """Show a failure on stderr (and the JSON error line with --json); return its code."""
@@ -45,9 +46,9 @@ class Context:
 
 def make_context(output: OutputOptions) -> Context:
     consoles = make_consoles(output.color)
-    emit = Broadcast()
-    emit.subscribe(Timeline(consoles.err, verbose=output.verbose))
-    return Context(consoles, output, emit)
+    timeline = Timeline(consoles.err, verbose=output.verbose)
+    emit = Broadcast([timeline])
+    return Context(consoles, output, emit, timeline)
 
 
 def guarded(output: OutputOptions, body: Callable[[Context], ExitCode]) -> int:

@@ -41,8 +41,10 @@ def make_console(stream: IO[str], color: str = "auto") -> Console:
                                "emoji": False, "soft_wrap": True}
     if color == "always":
         options.update(force_terminal=True, no_color=False)
-    elif color == "never" or os.environ.get("NO_COLOR"):
-        options["no_color"] = True
+    elif color == "never":
+        options["color_system"] = None  # no escape sequences at all
+    elif os.environ.get("NO_COLOR"):
+        options["no_color"] = True  # no colour; bold and dim stay (no-color.org)
     if not _is_terminal(stream) and color != "always":
         options["width"] = FALLBACK_WIDTH
     return Console(**options)

@@ -151,11 +151,11 @@ def field_line(field: Field) -> Text:
     """`· party: integer 1..12, required, default 2`."""
     line = Text("    · ")
     line.append(safe_line(field.name, 80), "mrtr.key")
-    line.append(f": {_field_detail(field)}", "mrtr.dim")
+    line.append(f": {field_detail(field)}", "mrtr.dim")
     return line
 
 
-def _field_detail(field: Field) -> str:
+def field_detail(field: Field) -> str:
     schema = field.schema
     parts = [field.kind]
     if schema.get("format"):

@@ -18,12 +18,16 @@ class Timeline:
         self.console = console
         self.verbose = verbose
         self.progress = ProgressDisplay(console)
+        self.prompts_show_questions = False
+        """When a person is asked at the terminal, each prompt shows its question: the timeline
+        then shows a question's details only with an answer that came from elsewhere."""
+        self._asked: dict[str, tuple[dict[str, Any], int, int]] = {}
         self._handlers = {
             events.RequestSent: self._request,
             events.ResponseReceived: self._response,
             events.FrameReceived: self._frame,
             events.InputRequested: self._input,
-            events.AnswerChosen: lambda e: self.print(fmt.answer_line(e)),
+            events.AnswerChosen: self._answer,
             events.NotificationReceived: self._notification,
             events.FrameIgnored: lambda e: self.print(fmt.ignored_line(e)),
             events.BackingOff: self._backoff,
@@ -61,8 +65,16 @@ class Timeline:
     def _input(self, event: events.InputRequested) -> None:
         self.print(fmt.input_summary(event))
         count = len(event.requests)
-        for index, (key, request) in enumerate(event.requests.items(), 1):
-            self.print(*fmt.question_lines(key, request, index, count))
+        self._asked = {key: (request, index, count) for index, (key, request) in enumerate(event.requests.items(), 1)}
+        if not self.prompts_show_questions:
+            for key, (request, index, count) in self._asked.items():
+                self.print(*fmt.question_lines(key, request, index, count))
+
+    def _answer(self, event: events.AnswerChosen) -> None:
+        if self.prompts_show_questions and event.source != "interactive" and event.key in self._asked:
+            request, index, count = self._asked[event.key]
+            self.print(*fmt.question_lines(event.key, request, index, count))
+        self.print(fmt.answer_line(event))
 
     def _notification(self, event: events.NotificationReceived) -> None:
         if event.method == "notifications/progress" and self.progress.show(event.params):

@@ -1,0 +1,265 @@
+"""Answering at a terminal: every question a server can ask, as prompts a person can review,
+decline or cancel. The only module that imports questionary (and prompt_toolkit).
+
+Prompts draw on stderr, so stdout keeps only output. Escape on an elicitation answers it with
+`cancel`; Escape on a sampling or roots question refuses it; Ctrl-C aborts the whole call.
+What the person sees around each prompt is printed by the presenter (render/prompts.py).
+"""
+
+from __future__ import annotations
+
+import json
+import webbrowser
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import questionary
+from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
+
+from mrtr_cli import validation
+from mrtr_cli.answering.forms import Field, check_value, form_fields, outside_subset, typed_input
+from mrtr_cli.answering.questions import ELICIT, SAMPLE, Question, Refusal, Response, Verdict
+from mrtr_cli.answering.scripted import root_entry, sampling_response
+from mrtr_cli.answering.url_policy import judge
+from mrtr_cli.errors import UsageError
+from mrtr_cli.text import safe_line
+
+LEAVE_OUT = "(leave it out)"
+_LEFT_OUT = object()
+"""The value of the leave-out choice (questionary would turn a None value into the title)."""
+
+
+class Escaped(Exception):
+    """The person pressed Escape."""
+
+
+class InteractiveAnswerer:
+    """Asks a person, last in the chain."""
+
+    name = "interactive"
+
+    def __init__(self, presenter: Any, sampling_model: str, io: Callable[[], dict[str, Any]] | None = None,
+                 open_url: Callable[[str], Any] = webbrowser.open, cwd: Path | None = None) -> None:
+        self.presenter = presenter
+        self.sampling_model = sampling_model
+        self.io = io or terminal_io
+        self.open_url = open_url
+        self.cwd = cwd or Path.cwd()
+        self._urls_asked: set[str] = set()
+
+    def answer(self, question: Question) -> Verdict:
+        self.presenter.question(question)
+        if question.method == ELICIT and question.mode == "url":
+            return self._url(question)
+        if question.method == ELICIT:
+            return self._form(question)
+        if question.method == SAMPLE:
+            return self._sampling(question)
+        return self._roots(question)
+
+    # -- prompts ------------------------------------------------------------------------------
+
+    def _ask(self, prompt: Any, escape: bool = True) -> Any:
+        if escape:
+            bindings = KeyBindings()
+
+            @bindings.add("escape", eager=True)
+            def _escape(event: Any) -> None:
+                event.app.exit(exception=Escaped())
+
+            prompt.application.key_bindings = merge_key_bindings([prompt.application.key_bindings, bindings])
+        return prompt.unsafe_ask()
+
+    def _select(self, message: str, choices: list[tuple[str, Any]], default: Any = None) -> Any:
+        options = [questionary.Choice(label, value) for label, value in choices]
+        chosen = next((o for o in options if o.value == default), None)
+        return self._ask(questionary.select(message, options, default=chosen, **self.io()))
+
+    def _text(self, message: str, default: str = "", validate: Any = None, multiline: bool = False) -> str:
+        prompt = questionary.text(message, default=default, validate=validate, multiline=multiline, **self.io())
+        return str(self._ask(prompt, escape=not multiline))
+
+    # -- forms --------------------------------------------------------------------------------
+
+    def _form(self, question: Question) -> Verdict:
+        try:
+            problem = outside_subset(question.schema)
+            if problem:
+                return self._raw_form(question, problem)
+            fields = form_fields(question.schema)
+            content: dict[str, Any] = {}
+            for field in fields:
+                self._fill(field, content)
+            return self._review(question, fields, content)
+        except Escaped:
+            return Response({"action": "cancel"})
+
+    def _fill(self, field: Field, content: dict[str, Any]) -> None:
+        self.presenter.field(field)
+        current = content.get(field.name, field.schema.get("default"))
+        value = self._field_value(field, current)
+        if value is None:
+            content.pop(field.name, None)
+        else:
+            content[field.name] = value
+
+    def _field_value(self, field: Field, current: Any) -> Any:
+        label = f"{safe_line(field.title, 60)}{' *' if field.required else ''}"
+        if field.kind == "boolean":
+            return self._pick(label, [("yes", True), ("no", False)], field, current)
+        if field.kind == "choice":
+            options = [(safe_line(text, 80), value) for value, text in field.options()]
+            return self._pick(label, options, field, current)
+        if field.kind == "choices":
+            return self._choices(field, label, current or [])
+        shown = "" if current is None else str(current)
+        return typed_input(field, self._text(label, shown, _validator(field)))
+
+    def _pick(self, label: str, options: list[tuple[str, Any]], field: Field, current: Any) -> Any:
+        """One of `options`; an optional field also offers to be left out (None)."""
+        extra = [] if field.required else [(LEAVE_OUT, _LEFT_OUT)]
+        chosen = self._select(label, options + extra, current)
+        return None if chosen is _LEFT_OUT else chosen
+
+    def _choices(self, field: Field, label: str, current: list[Any]) -> Any:
+        """A multi-select, asked again until its values meet minItems and maxItems."""
+        while True:
+            options = [questionary.Choice(safe_line(text, 80), value, checked=value in current)
+                       for value, text in field.options()]
+            values = self._ask(questionary.checkbox(label, options, **self.io()))
+            if not values and not field.required:
+                return None
+            try:
+                check_value(field, values)
+            except ValueError as error:
+                self.presenter.problem(str(error))
+                current = values
+                continue
+            return values
+
+    def _review(self, question: Question, fields: list[Field], content: dict[str, Any]) -> Verdict:
+        while True:
+            problems = validation.problems(content, question.schema)
+            self.presenter.review(fields, content, problems)
+            choices = [] if problems else [("Submit", "submit")]
+            choices += [("Edit a field", "edit"), ("Decline", "decline"), ("Cancel", "cancel")]
+            choice = self._select("Send this answer?", choices)
+            if choice == "submit":
+                return Response({"action": "accept", "content": content})
+            if choice != "edit":
+                return Response({"action": choice})
+            field = self._select("Which field?", [(safe_line(f.title, 60), f) for f in fields])
+            self._fill(field, content)
+
+    def _raw_form(self, question: Question, problem: str) -> Verdict:
+        self.presenter.outside_subset(problem, question.schema)
+        choice = self._select("How do you answer?", [("Type the answer as JSON", "json"), ("Decline", "decline"),
+                                                     ("Cancel", "cancel")])
+        if choice != "json":
+            return Response({"action": choice})
+
+        def validate(text: str) -> Any:
+            try:
+                value = json.loads(text)
+            except ValueError as error:
+                return f"not JSON: {error}"
+            problems = validation.problems(value, question.schema) if isinstance(value, dict) else ["not an object"]
+            return safe_line(problems[0], 200) if problems else True
+
+        return Response({"action": "accept", "content": json.loads(self._text("JSON", "{}", validate))})
+
+    # -- URL mode -----------------------------------------------------------------------------
+
+    def _url(self, question: Question) -> Verdict:
+        verdict = judge(str(question.params.get("url", "")))
+        again = question.key in self._urls_asked
+        self._urls_asked.add(question.key)
+        self.presenter.url(verdict, again)
+        try:
+            choice = self._select("What now?", _url_choices(verdict.openable, again))
+        except Escaped:
+            return Response({"action": "cancel"})
+        if choice == "open":
+            self.open_url(verdict.url)
+        elif choice == "show":
+            self.presenter.plain_url(verdict.url)
+        return Response({"action": "accept" if choice in ("open", "show", "retry") else choice})
+
+    # -- sampling and roots ---------------------------------------------------------------------
+
+    def _sampling(self, question: Question) -> Verdict:
+        self.presenter.sampling(question.params)
+        try:
+            choice = self._select("Answer this sampling request?", [("Write the reply", "write"),
+                                                                     ("Reject it", "reject")])
+        except Escaped:
+            return Refusal("the person rejected it (Escape)")
+        if choice == "reject":
+            return Refusal("the person rejected it")
+        reply = self._text("Reply (Alt+Enter, or Esc then Enter, sends it)", multiline=True)
+        return sampling_response(reply, self.sampling_model)
+
+    def _roots(self, question: Question) -> Verdict:
+        roots = [root_entry(str(self.cwd))]
+        try:
+            while True:
+                self.presenter.roots(roots)
+                choice = self._select("Share these roots?", _roots_choices(bool(roots)))
+                if choice == "share":
+                    return Response({"roots": roots})
+                if choice == "refuse":
+                    return Refusal("the person refused to share roots")
+                roots = self._edit_roots(choice, roots)
+        except Escaped:
+            return Refusal("the person refused to share roots (Escape)")
+
+    def _edit_roots(self, choice: str, roots: list[dict[str, str]]) -> list[dict[str, str]]:
+        if choice == "remove":
+            gone = self._select("Remove which root?", [(safe_line(r["uri"], 200), r) for r in roots])
+            return [r for r in roots if r is not gone]
+        added = self._text("Path or file:// URI", validate=_root_validator)
+        return roots + [root_entry(added)]
+
+
+def _url_choices(openable: bool, again: bool) -> list[tuple[str, str]]:
+    if not openable:
+        return [("Decline", "decline"), ("Cancel", "cancel")]
+    if again:
+        return [("I finished: retry", "retry"), ("Open it again", "open"), ("Cancel", "cancel")]
+    return [("Open in browser", "open"), ("Show the URL only", "show"), ("Decline", "decline"), ("Cancel", "cancel")]
+
+
+def _roots_choices(any_roots: bool) -> list[tuple[str, str]]:
+    choices = [("Share these", "share"), ("Add a root", "add")]
+    if any_roots:
+        choices.append(("Remove a root", "remove"))
+    return choices + [("Refuse", "refuse")]
+
+
+def _validator(field: Field) -> Callable[[str], Any]:
+    def validate(text: str) -> Any:
+        try:
+            typed_input(field, text)
+        except ValueError as error:
+            return safe_line(error, 200)
+        return True
+
+    return validate
+
+
+def _root_validator(text: str) -> Any:
+    try:
+        root_entry(text)
+    except UsageError as error:
+        return safe_line(error.message, 200)
+    return True if text.strip() else "give a path or a file:// URI"
+
+
+def terminal_io() -> dict[str, Any]:
+    """Prompts read the terminal and draw on stderr (tests give pipe input and dummy output)."""
+    import sys
+
+    from prompt_toolkit.output import create_output
+
+    return {"output": create_output(stdout=sys.stderr)}

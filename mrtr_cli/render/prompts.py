@@ -1,0 +1,118 @@
+"""What a person sees around each interactive prompt: who asks, the question, the form under
+review, the URL to consent to, the sampling conversation, the roots offered.
+
+Everything from a server goes through `text.safe`/`safe_line` into `Text`; the prompts
+themselves belong to answering/interactive.py, which asks this presenter to show the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from mrtr_cli.answering.forms import Field
+from mrtr_cli.answering.questions import Question
+from mrtr_cli.answering.url_policy import UrlVerdict
+from mrtr_cli.render import format as fmt
+from mrtr_cli.text import safe_line
+
+
+class Presenter:
+    """Prints the context of each prompt on the console the prompts draw on (stderr)."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def question(self, question: Question) -> None:
+        """Which server asks, the round, the key, the position, and the message."""
+        where = f"round {question.round}"
+        if question.count > 1:
+            where += f" · question {question.index} of {question.count}"
+        head = Text("\n┌ ", "mrtr.input")
+        head.append(safe_line(question.server, 80), "mrtr.key")
+        head.append(f" asks ({where} · key ", "mrtr.dim")
+        head.append(safe_line(question.key, 80), "mrtr.key")
+        head.append(f" · {question.method})", "mrtr.dim")
+        self.console.print(head)
+        if question.method == "elicitation/create":
+            self.console.print(fmt.quoted(question.message, indent="  "))
+
+    def field(self, field: Field) -> None:
+        """A field's title and description before its prompt."""
+        line = Text("  ")
+        line.append(safe_line(field.title, 80), "mrtr.key")
+        line.append(f"  {fmt.field_detail(field)}", "mrtr.dim")
+        if field.schema.get("description"):
+            line.append(f"\n  {safe_line(field.schema['description'], 200)}", "mrtr.dim")
+        self.console.print(line)
+
+    def review(self, fields: list[Field], content: dict[str, Any], problems: list[str]) -> None:
+        """Every field and the value that would be sent."""
+        table = Table(box=None, pad_edge=False, show_header=False, title=None)
+        table.add_column(style="mrtr.key")
+        table.add_column()
+        for field in fields:
+            value = content.get(field.name)
+            shown = Text("(left out)", "mrtr.dim") if field.name not in content else Text(
+                safe_line(json.dumps(value, ensure_ascii=False), 200))
+            table.add_row(Text("  " + safe_line(field.title, 60)), shown)
+        self.console.print(Text("  review:", "mrtr.dim"))
+        self.console.print(table)
+        for problem in problems:
+            self.console.print(Text(f"  ! {safe_line(problem, 300)}", "mrtr.warn"))
+
+    def outside_subset(self, problem: str, schema: dict[str, Any]) -> None:
+        self.console.print(Text(f"  ! this form is outside the spec's flat subset: {safe_line(problem, 200)}; "
+                                "you can type the answer as JSON, decline or cancel", "mrtr.warn"))
+        self.console.print(fmt.quoted(json.dumps(schema, ensure_ascii=False, indent=2), indent="  ", limit=3000))
+
+    def url(self, verdict: UrlVerdict, again: bool) -> None:
+        """The full URL, its host made prominent, and every warning."""
+        line = Text("  url:  ")
+        line.append(safe_line(verdict.url, 2000))
+        self.console.print(line)
+        host = Text("  host: ")
+        host.append(safe_line(verdict.host or "(none)", 200), "bold reverse")
+        self.console.print(host)
+        for warning in verdict.warnings:
+            self.console.print(Text(f"  ! {safe_line(warning, 300)}", "mrtr.warn"))
+        if verdict.refusal:
+            self.console.print(Text(f"  ✗ mrtr will not open this URL: {safe_line(verdict.refusal, 300)}", "mrtr.error"))
+        if again:
+            self.console.print(Text("  the server asks again: finish the step in the browser, then retry", "mrtr.input"))
+
+    def plain_url(self, url: str) -> None:
+        self.console.print(Text(f"  open this yourself: {safe_line(url, 2000)}"))
+
+    def sampling(self, params: dict[str, Any]) -> None:
+        """The conversation as sent, and every setting of the request."""
+        for key, label in (("systemPrompt", "system prompt"),):
+            if isinstance(params.get(key), str):
+                self.console.print(Text(f"  {label}:", "mrtr.dim"))
+                self.console.print(fmt.quoted(params[key], indent="  "))
+        for message in params.get("messages") or []:
+            role = message.get("role", "?") if isinstance(message, dict) else "?"
+            self.console.print(Text(f"  {safe_line(role, 20)}:", "mrtr.key"))
+            content = message.get("content") if isinstance(message, dict) else message
+            self.console.print(fmt.quoted(fmt.content_summary(content), indent="  "))
+        settings = {k: params[k] for k in ("modelPreferences", "maxTokens", "stopSequences", "temperature",
+                                           "includeContext") if k in params}
+        for key, value in settings.items():
+            self.console.print(Text(f"  {key}: {safe_line(json.dumps(value, ensure_ascii=False), 300)}", "mrtr.dim"))
+
+    def roots(self, roots: list[dict[str, str]]) -> None:
+        self.console.print(Text("  the server asks for your roots; these would be shared:", "mrtr.dim"))
+        if not roots:
+            self.console.print(Text("  (none)", "mrtr.dim"))
+        for root in roots:
+            self.console.print(Text(f"  · {safe_line(root['uri'], 300)}"))
+
+    def problem(self, text: str) -> None:
+        self.console.print(Text(f"  ! {safe_line(text, 300)}", "mrtr.warn"))
+
+    def note(self, text: str) -> None:
+        self.console.print(Text(f"  {text}", "mrtr.dim"))

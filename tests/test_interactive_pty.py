@@ -1,0 +1,182 @@
+"""Answering by hand through a real pseudo-terminal, against the demo server, asserting what
+reached the server (the demo echoes it), not only what the screen showed. POSIX only."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import PYTHON, elicit, input_required, mrtr, text_result
+from pty_session import ALT_ENTER, CTRL_C, DOWN, ENTER, ESC, SPACE, Pty, prompt
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX-only")
+
+
+def received(pty: Pty) -> dict:
+    return pty.json()["result"]["structuredContent"]["received"]
+
+
+def test_every_field_type_by_hand(tmp_path: Path):
+    pty = Pty(tmp_path, "call", "all_fields", "--demo", "--json")
+    pty.expect(r"mrtr-demo \S+ asks \(round 1 · key profile")
+    pty.answer(prompt("Full name *"), "Ada Lovelace", ENTER)
+    pty.answer(prompt("Email *"), "not-an-email", ENTER)
+    pty.expect("is not a 'email'")
+    pty.press("\x7f" * 12, "ada@example.com", ENTER)
+    pty.answer(prompt("Website"), "https://example.com/ada", ENTER)
+    pty.answer(prompt("Birthday"), "1815-12-10", ENTER)
+    pty.answer(prompt("Meeting time"), ENTER)  # optional, left empty: left out
+    pty.answer(prompt("Height (m)"), "3", ENTER)
+    pty.expect("greater than the maximum of 2.5")
+    pty.press("\x7f", "1.65", ENTER)
+    pty.answer(prompt("Guests"), ENTER)  # default 1 pre-filled
+    pty.answer(prompt("Newsletter"), DOWN, ENTER)  # default false pre-selected; move to the leave-out choice
+    pty.answer(prompt("T-shirt size"), DOWN, ENTER)  # S, M (default, preselected) -> L
+    pty.answer(prompt("Colour *"), DOWN, DOWN, ENTER)  # Red, Green, Blue
+    pty.answer(prompt("Plan"), DOWN, ENTER)  # Free plan, Pro plan
+    pty.answer(prompt("Toppings *"), ENTER)
+    pty.expect("should be non-empty")  # minItems 1, checked as typed
+    pty.answer(prompt("Toppings *"), SPACE, DOWN, DOWN, SPACE, ENTER)
+    pty.answer(prompt("Days"), DOWN, SPACE, ENTER)
+    pty.answer(prompt("Send this answer"), ENTER)
+    assert pty.finish() == 0
+    assert received(pty) == {"name": "Ada Lovelace", "email": "ada@example.com", "website": "https://example.com/ada",
+                             "birthday": "1815-12-10", "height": 1.65, "guests": 1, "size": "L",
+                             "color": "#0000ff", "plan": "pro", "toppings": ["cheese", "basil"], "days": ["tue"]}
+
+
+def test_review_edit_then_submit_and_several_questions_in_a_round(tmp_path: Path):
+    pty = Pty(tmp_path, "call", "two_questions", "--demo", "--json")
+    pty.expect(r"question 1 of 2 · key name")
+    pty.answer(prompt("Name *"), "Ada", ENTER)
+    pty.answer(prompt("Send this answer"), DOWN, ENTER)
+    pty.answer(prompt("Which field"), ENTER)
+    pty.answer(prompt("Name *"), "\x7f\x7f\x7f", "Grace", ENTER)
+    pty.answer(prompt("Send this answer"), ENTER)
+    pty.expect(r"question 2 of 2 · key color")
+    pty.answer(prompt("color *"), DOWN, DOWN, ENTER)
+    pty.answer(prompt("Send this answer"), ENTER)
+    assert pty.finish() == 0
+    assert received(pty) == {"name": {"name": "Grace"}, "color": {"color": "blue"}}
+
+
+@pytest.mark.parametrize("keys,action", [((DOWN, DOWN, ENTER), "decline"), ((DOWN, DOWN, DOWN, ENTER), "cancel")])
+def test_decline_and_cancel_are_sent(tmp_path: Path, keys: tuple, action: str):
+    pty = Pty(tmp_path, "call", "two_questions", "--demo", "--json")
+    pty.answer(prompt("Name *"), "Ada", ENTER)
+    pty.answer(prompt("Send this answer"), *keys)
+    pty.answer(prompt("color *"), ENTER)
+    pty.answer(prompt("Send this answer"), ENTER)
+    assert pty.finish() == 0
+    assert received(pty)["name"] == {"action": action}
+
+
+def test_escape_on_a_form_is_cancel(tmp_path: Path):
+    pty = Pty(tmp_path, "call", "book_table", "--demo", "--json")
+    pty.answer(prompt("Date *"), ESC)
+    assert pty.finish() == 0
+    assert received(pty) == {"date": {"action": "cancel"}}
+
+
+def test_ctrl_c_aborts_the_call(tmp_path: Path):
+    pty = Pty(tmp_path, "call", "book_table", "--demo", "--json")
+    pty.answer(prompt("Date *"), CTRL_C)
+    assert pty.finish() == 130
+    assert pty.json()["outcome"] == "aborted"
+
+
+def test_url_consent_opens_the_browser_only_when_chosen(tmp_path: Path):
+    opened = tmp_path / "opened.txt"
+    browser = f"{PYTHON} -c \"import sys; open('{opened}', 'a').write(sys.argv[1])\" %s"
+    pty = Pty(tmp_path, "call", "connect_account", "--demo", "--json", env={"BROWSER": browser})
+    pty.expect(r"host: example\.com")
+    assert not opened.exists()  # nothing fetched or opened before consent
+    pty.answer(prompt("What now"), ENTER)
+    assert pty.finish() == 0
+    assert received(pty) == {"connect": {"action": "accept"}}
+    assert opened.read_text().startswith("https://example.com/mrtr-demo/connect/github?session=")
+
+
+def test_url_show_only(tmp_path: Path):
+    pty = Pty(tmp_path, "call", "connect_account", "--demo", "--json", env={"BROWSER": "false"})
+    pty.answer(prompt("What now"), DOWN, ENTER)
+    pty.expect("open this yourself: https://example.com/")
+    assert pty.finish() == 0 and received(pty) == {"connect": {"action": "accept"}}
+
+
+def test_unsafe_url_is_refused_with_a_warning(tmp_path: Path, scripted):
+    ask = {"method": "elicitation/create", "params": {"mode": "url", "message": "Click", "url": "javascript:alert(1)"}}
+    server = scripted(steps=[{"result": input_required({"link": ask})}, {"echo": True}])
+    pty = Pty(tmp_path, *server.args("call", "t"), env={"BROWSER": "false"})
+    pty.expect("will not open this URL")
+    pty.answer(prompt("What now"), ENTER)
+    assert pty.finish() == 0
+    assert server.calls()[1]["params"]["inputResponses"] == {"link": {"action": "decline"}}
+
+
+def test_sampling_reply_by_hand(tmp_path: Path):
+    pty = Pty(tmp_path, "call", "summarize", "-a", "text=Tides are caused by the moon.", "--demo", "--json")
+    pty.expect("You are a concise assistant")
+    pty.expect("Tides are caused by the moon")
+    pty.answer(prompt("Answer this sampling request"), ENTER)
+    pty.answer(prompt("Reply"), "The moon pulls", ENTER, "the sea.", ALT_ENTER)
+    assert pty.finish() == 0
+    reply = received(pty)
+    assert reply["content"] == {"type": "text", "text": "The moon pulls\nthe sea."} and reply["model"] == "mrtr"
+
+
+def test_sampling_rejected_is_exit_7(tmp_path: Path):
+    pty = Pty(tmp_path, "call", "summarize", "--demo", "--json")
+    pty.answer(prompt("Answer this sampling request"), DOWN, ENTER)
+    assert pty.finish() == 7
+    assert "rejected" in pty.json()["error"]["message"]
+
+
+def test_escape_on_sampling_refuses(tmp_path: Path):
+    pty = Pty(tmp_path, "call", "summarize", "--demo")
+    pty.answer(prompt("Answer this sampling request"), ESC)
+    assert pty.finish() == 7
+
+
+def test_roots_by_hand(tmp_path: Path):
+    pty = Pty(tmp_path, "call", "workspace_roots", "--demo", "--json")
+    pty.expect("these would be shared")
+    pty.answer(prompt("Share these roots"), DOWN, ENTER)
+    pty.answer(prompt("Path or file:// URI"), "/srv/data", ENTER)
+    pty.answer(prompt("Share these roots"), ENTER)
+    assert pty.finish() == 0
+    uris = [root["uri"] for root in received(pty)]
+    assert uris[1] == "file:///srv/data" and uris[0].startswith("file:///")
+
+
+def test_hostile_strings_at_the_prompt(tmp_path: Path, scripted):
+    hostile = "\x1b]0;pwned\x07\x1b[2J\rfake ✓ complete [bold]x[/bold]"
+    form = elicit(hostile, {"pick": {"type": "string", "title": hostile, "oneOf": [{"const": "a", "title": hostile}]}})
+    server = scripted(steps=[{"result": input_required({"k" + hostile: form})}, {"result": text_result("ok")}])
+    pty = Pty(tmp_path, *server.args("call", "t"))
+    pty.answer("Send this answer|pwned", ENTER)
+    pty.answer(prompt("Send this answer"), ENTER)
+    assert pty.finish() == 0
+    assert "\x1b]0;pwned" not in pty.screen and "\x1b[2J" not in pty.screen
+    assert "\\x1b]0;pwned\\x07\\x1b[2J\\rfake ✓ complete [bold]x[/bold]" in pty.screen
+
+
+def test_a_session_by_hand_replays_without_a_person(tmp_path: Path):
+    saved = tmp_path / "answers.yaml"
+    pty = Pty(tmp_path, "call", "book_table", "--demo", "--json", "--save-answers", str(saved))
+    pty.answer(prompt("Date *"), "2026-12-31", ENTER)
+    pty.answer(prompt("Send this answer"), ENTER)
+    pty.answer(prompt("Party size *"), "\x7f", "5", ENTER)
+    pty.answer(prompt("Seating wishes"), SPACE, ENTER)
+    pty.answer(prompt("Send this answer"), ENTER)
+    pty.answer(prompt("Confirm the booking *"), ENTER)
+    pty.answer(prompt("Send this answer"), ENTER)
+    assert pty.finish() == 0
+    by_hand = received(pty)
+    again = mrtr("call", "book_table", "--demo", "--json", "--answers", str(saved), "--no-input")
+    assert again.code == 0, again.stderr
+    assert again.json()["result"]["structuredContent"]["received"] == by_hand
+    assert by_hand["party"] == {"size": 5, "seating": ["window"]}
