@@ -11,18 +11,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli import events
-from mrtr_cli.errors import (
-    Interrupted,
-    LegacyServerError,
-    ProtocolError,
-    RequestTimeout,
-    ServerError,
-    UnreachableError,
-)
+from mrtr_cli.errors import Interrupted, LegacyServerError, ProtocolError, RequestTimeout, UnreachableError
 from mrtr_cli.events import Observer
+from mrtr_cli.hints import explain, listing, supported_versions
 from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
-from mrtr_cli.protocol.mrtr import read_result
 from mrtr_cli.transport.base import Deadline, Exchange, StderrLine, Transport, TransportTimeout, WireInfo
 
 LEGACY_HINT = ("mrtr speaks MCP 2026-07-28, which has no initialize handshake; upgrade the "
@@ -70,7 +63,7 @@ class Client:
         new_version = self._renegotiation(reply)
         if new_version is None:
             return reply
-        self.emit(events.VersionChanged(self.settings.version, new_version, _supported(reply.error)))
+        self.emit(events.VersionChanged(self.settings.version, new_version, supported_versions(reply.error)))
         self.settings.version = new_version
         return self._reissuing(method, params, round, purpose)
 
@@ -90,7 +83,7 @@ class Client:
         """The result of a request that must succeed; a JSON-RPC error raises `ServerError`."""
         reply = self.request(method, params, purpose=purpose)
         if reply.error is not None:
-            raise explain(method, reply.error, self.settings)
+            raise explain(method, reply.error)
         return reply.result
 
     def discover(self) -> dict[str, Any]:
@@ -101,7 +94,7 @@ class Client:
             raise LegacyServerError(f"{timeout.message}: the server looks like one of the initialize-"
                                     "handshake era (MCP 2025-11-25 or earlier)", LEGACY_HINT) from None
         if reply.error is not None:
-            raise _discover_error(reply.error, self.settings)
+            raise _discover_error(reply.error)
         return self._check_discover_result(reply.result)
 
     def _check_discover_result(self, result: Any) -> dict[str, Any]:
@@ -112,8 +105,8 @@ class Client:
             return result
         spoken = meta.choose_version(versions)
         if spoken is None or self.settings.version_fixed:
-            raise ProtocolError(f"the server speaks {_listing(versions)}, not {self.settings.version}",
-                                f"mrtr speaks {_listing(list(meta.SPOKEN_VERSIONS))}")
+            raise ProtocolError(f"the server speaks {listing(versions)}, not {self.settings.version}",
+                                f"mrtr speaks {listing(list(meta.SPOKEN_VERSIONS))}")
         self.emit(events.VersionChanged(self.settings.version, spoken, versions))
         self.settings.version = spoken
         return result
@@ -124,7 +117,7 @@ class Client:
             return None
         if self.settings.version_fixed:
             return None
-        return meta.choose_version(_supported(error))
+        return meta.choose_version(supported_versions(error))
 
     def _exchange(self, method: str, params: dict[str, Any], round: int | None, purpose: str) -> Reply:
         request_id = self._ids.next()
@@ -248,74 +241,11 @@ def _same_id(received: Any, sent: int) -> bool:
     return type(received) is int and received == sent
 
 
-def _supported(error: dict[str, Any] | None) -> list[str]:
-    data = (error or {}).get("data")
-    supported = data.get("supported") if isinstance(data, dict) else None
-    return [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
-
-
-def _listing(versions: list[Any]) -> str:
-    return ", ".join(str(v) for v in versions) or "no versions"
-
-
-def _discover_error(error: dict[str, Any], settings: ClientSettings) -> ProtocolError:
+def _discover_error(error: dict[str, Any]) -> ProtocolError:
     code = error.get("code")
     if code in (jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY,
                 jsonrpc.HEADER_MISMATCH):
-        return explain("server/discover", error, settings)
+        return explain("server/discover", error)
     return LegacyServerError(f"the server answered server/discover with error {code} "
                              f"({error.get('message')}): it looks like one of the initialize-"
                              "handshake era (MCP 2025-11-25 or earlier)", LEGACY_HINT)
-
-
-def explain(method: str, error: dict[str, Any], settings: ClientSettings) -> ServerError:
-    """A JSON-RPC error as a `ServerError` with a hint saying what to do."""
-    return ServerError(method, error, _hint(error, settings))
-
-
-def _hint(error: dict[str, Any], settings: ClientSettings) -> str:
-    code = error.get("code")
-    if code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
-        return (f"the server speaks {_listing(_supported(error))}; mrtr speaks "
-                f"{_listing(list(meta.SPOKEN_VERSIONS))} (--protocol-version)")
-    if code == jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY:
-        return _missing_capability_hint(error)
-    if code == jsonrpc.METHOD_NOT_FOUND:
-        return "the server does not offer this method"
-    if code == jsonrpc.INVALID_PARAMS:
-        return "the server rejected the parameters; check the name and the arguments"
-    return ""
-
-
-def _missing_capability_hint(error: dict[str, Any]) -> str:
-    data = error.get("data")
-    required = data.get("requiredCapabilities") if isinstance(data, dict) else None
-    names = sorted(required) if isinstance(required, dict) else []
-    flags = [meta.WITHHOLDING_FLAGS[n] for n in names if n in meta.WITHHOLDING_FLAGS]
-    if flags:
-        return f"the server needs {', '.join(names)}, withheld by {' '.join(flags)}"
-    return f"the server needs {', '.join(names) or 'a capability mrtr did not declare'}"
-
-
-MAX_PAGES = 1000
-"""A list longer than this many pages is taken for a server that loops."""
-
-
-def list_all(client: Client, method: str, key: str) -> tuple[dict[str, Any], int]:
-    """Every page of a list, merged under `key`, and how many pages there were."""
-    items: list[Any] = []
-    seen: set[str] = set()
-    params: dict[str, Any] = {}
-    for page in range(1, MAX_PAGES + 1):
-        result = read_result(method, client.result_of(method, params, purpose="list")).result
-        if not isinstance(result.get(key), list):
-            raise ProtocolError(f"the result of {method} has no {key} list")
-        items.extend(result[key])
-        cursor = result.get("nextCursor")
-        if cursor is None:
-            return {**{k: v for k, v in result.items() if k != key}, key: items}, page
-        if not isinstance(cursor, str) or cursor in seen:
-            raise ProtocolError(f"{method} returned the nextCursor {cursor!r} again (or not a string)")
-        seen.add(cursor)
-        params = {"cursor": cursor}
-    raise ProtocolError(f"{method} had more than {MAX_PAGES} pages", "the server's pagination may loop")

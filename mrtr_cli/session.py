@@ -17,7 +17,8 @@ from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Answer, Chain, Question
-from mrtr_cli.client import Client, Reply, explain
+from mrtr_cli.client import Client, Reply
+from mrtr_cli.hints import explain
 from mrtr_cli.errors import IncompleteError, Interrupted, MrtrError, UnreachableError, UsageError
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.protocol import meta
@@ -108,7 +109,7 @@ class Session:
             current = Round(number, reply, sent)
             rounds.append(current)
             if reply.error is not None:
-                raise explain(method, reply.error, self.client.settings)
+                raise explain(method, reply.error)
             reading = read_result(method, reply.result)
             if isinstance(reading, Complete):
                 current.result_type = "complete"

@@ -12,7 +12,8 @@ from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.answering.save import save_answers
 from mrtr_cli.arguments import prompt_arguments, tool_arguments
-from mrtr_cli.client import Client, list_all
+from mrtr_cli.client import Client
+from mrtr_cli.listing import list_all
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
 from mrtr_cli.errors import Interrupted, MrtrError, ProtocolError, ServerError
 from mrtr_cli.exit_codes import ExitCode

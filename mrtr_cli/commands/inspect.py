@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mrtr_cli import report
-from mrtr_cli.client import list_all
+from mrtr_cli.listing import list_all
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, TargetOptions

@@ -1,0 +1,48 @@
+"""What a JSON-RPC error from a server means for the user: the error with a hint to act on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mrtr_cli.errors import ServerError
+from mrtr_cli.protocol import jsonrpc, meta
+
+
+def supported_versions(error: dict[str, Any] | None) -> list[str]:
+    """`error.data.supported` of a -32022, as strings."""
+    data = (error or {}).get("data")
+    supported = data.get("supported") if isinstance(data, dict) else None
+    return [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
+
+
+def listing(versions: list[Any]) -> str:
+    return ", ".join(str(v) for v in versions) or "no versions"
+
+
+def explain(method: str, error: dict[str, Any]) -> ServerError:
+    """A JSON-RPC error as a `ServerError` with a hint saying what to do."""
+    return ServerError(method, error, _hint(error))
+
+
+def _hint(error: dict[str, Any]) -> str:
+    code = error.get("code")
+    if code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
+        return (f"the server speaks {listing(supported_versions(error))}; mrtr speaks "
+                f"{listing(list(meta.SPOKEN_VERSIONS))} (--protocol-version)")
+    if code == jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY:
+        return _missing_capability_hint(error)
+    if code == jsonrpc.METHOD_NOT_FOUND:
+        return "the server does not offer this method"
+    if code == jsonrpc.INVALID_PARAMS:
+        return "the server rejected the parameters; check the name and the arguments"
+    return ""
+
+
+def _missing_capability_hint(error: dict[str, Any]) -> str:
+    data = error.get("data")
+    required = data.get("requiredCapabilities") if isinstance(data, dict) else None
+    names = sorted(required) if isinstance(required, dict) else []
+    flags = [meta.WITHHOLDING_FLAGS[n] for n in names if n in meta.WITHHOLDING_FLAGS]
+    if flags:
+        return f"the server needs {', '.join(names)}, withheld by {' '.join(flags)}"
+    return f"the server needs {', '.join(names) or 'a capability mrtr did not declare'}"
