@@ -16,7 +16,7 @@ from typing import Annotated, Any, Callable, List, Optional
 import typer
 
 from mrtr_cli import __version__
-from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
+from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
 
 SERVER, ANSWERS, OUTPUT = "Server", "Answering", "Output"
 
@@ -150,6 +150,19 @@ def output_options(
                          show_secrets=show_secrets)
 
 
+TRANSCRIPTS = "Transcripts"
+
+
+def recording_options(
+    record: Annotated[Optional[str], typer.Option("--record", metavar="FILE.yaml", rich_help_panel=TRANSCRIPTS,
+                                                  help="Keep the whole conversation as a YAML transcript.")] = None,
+    redact: Annotated[Optional[List[str]], typer.Option("--redact", metavar="NAME_OR_PATH", rich_help_panel=TRANSCRIPTS,
+                                                        help="Also hide this header, argument or JSON path "
+                                                        "($.rounds[*]...) in the transcript. Repeatable.")] = None,
+) -> RecordingOptions:
+    return RecordingOptions(record=record, redact=tuple(redact or ()))
+
+
 def with_groups(**builders: Callable[..., Any]) -> Callable[[Callable[..., int]], Callable[..., int]]:
     """Give a command the options of each group builder; it receives the built objects by name."""
 
@@ -179,33 +192,35 @@ ARGS_JSON = Annotated[Optional[str], typer.Option("--args", metavar="JSON|@FILE"
 
 
 @app.command()
-@with_groups(target=target_options, answering=answering_options, output=output_options)
+@with_groups(target=target_options, answering=answering_options, output=output_options, recording=recording_options)
 def call(tool: Annotated[str, typer.Argument(help="The tool to call.")], arg: ARGUMENT = None,
-         args: ARGS_JSON = None, *, target: Any = None, answering: Any = None, output: Any = None) -> int:
+         args: ARGS_JSON = None, *, target: Any = None, answering: Any = None, output: Any = None,
+         recording: Any = None) -> int:
     """tools/call TOOL, answering every round until the result."""
     from mrtr_cli.commands import call as command
 
-    return command.run(CallOptions("tools/call", tool, tuple(arg or ()), args), target, answering, output)
+    return command.run(CallOptions("tools/call", tool, tuple(arg or ()), args), target, answering, output, recording)
 
 
 @app.command()
-@with_groups(target=target_options, answering=answering_options, output=output_options)
+@with_groups(target=target_options, answering=answering_options, output=output_options, recording=recording_options)
 def read(uri: Annotated[str, typer.Argument(help="The resource URI.")],
-         *, target: Any = None, answering: Any = None, output: Any = None) -> int:
+         *, target: Any = None, answering: Any = None, output: Any = None, recording: Any = None) -> int:
     """resources/read URI, answering every round until the result."""
     from mrtr_cli.commands import call as command
 
-    return command.run(CallOptions("resources/read", uri), target, answering, output)
+    return command.run(CallOptions("resources/read", uri), target, answering, output, recording)
 
 
 @app.command()
-@with_groups(target=target_options, answering=answering_options, output=output_options)
+@with_groups(target=target_options, answering=answering_options, output=output_options, recording=recording_options)
 def prompt(name: Annotated[str, typer.Argument(help="The prompt to get.")], arg: ARGUMENT = None,
-           args: ARGS_JSON = None, *, target: Any = None, answering: Any = None, output: Any = None) -> int:
+           args: ARGS_JSON = None, *, target: Any = None, answering: Any = None, output: Any = None,
+           recording: Any = None) -> int:
     """prompts/get NAME (arguments are sent as strings), answering every round until the result."""
     from mrtr_cli.commands import call as command
 
-    return command.run(CallOptions("prompts/get", name, tuple(arg or ()), args), target, answering, output)
+    return command.run(CallOptions("prompts/get", name, tuple(arg or ()), args), target, answering, output, recording)
 
 
 @app.command()
@@ -245,6 +260,50 @@ def demo_server(http: HTTP_LISTEN = None) -> int:
     from mrtr_cli.commands import serving
 
     raise typer.Exit(serving.run_demo_server(http))
+
+
+@app.command("serve")
+def serve_(files: Annotated[List[str], typer.Argument(metavar="TRANSCRIPT.yaml...", help="Transcripts to serve.")],
+           http: HTTP_LISTEN = None) -> int:
+    """Play transcripts back as a 2026-07-28 server (stdio by default)."""
+    from mrtr_cli.commands import serving
+
+    raise typer.Exit(serving.run_serve(files, http))
+
+
+@app.command()
+@with_groups(output=output_options)
+def show(file: Annotated[str, typer.Argument(metavar="TRANSCRIPT.yaml", help="The transcript to show.")],
+         *, output: Any = None) -> int:
+    """A transcript's timeline and result, as call showed them; no server needed."""
+    from mrtr_cli.commands import show as command
+
+    return command.run(file, output)
+
+
+@app.command()
+@with_groups(target=target_options, answering=answering_options, output=output_options)
+def replay(files: Annotated[List[str], typer.Argument(metavar="TRANSCRIPT.yaml...", help="Transcripts to replay.")],
+           arg: ARGUMENT = None,
+           interactive: Annotated[bool, typer.Option("--interactive", rich_help_panel=TRANSCRIPTS,
+                                                     help="Ask a person what the recording does not answer.")] = False,
+           update: Annotated[bool, typer.Option("--update", rich_help_panel=TRANSCRIPTS,
+                                                help="Rewrite each transcript from the live run.")] = False,
+           ignore: Annotated[Optional[List[str]], typer.Option("--ignore", metavar="JSON_PATH", rich_help_panel=TRANSCRIPTS,
+                                                               help="Also ignore this path when comparing "
+                                                               "($.rounds[*].received.result...). Repeatable.")] = None,
+           trust_target: Annotated[bool, typer.Option("--trust-target", rich_help_panel=TRANSCRIPTS,
+                                                      help="Run a recorded stdio command without asking.")] = False,
+           *, target: Any = None, answering: Any = None, output: Any = None) -> int:
+    """Re-run transcripts against a live server and report any divergence (exit 6).
+
+    --strict also compares notifications, findings, HTTP status and content type.
+    """
+    from mrtr_cli.commands import replay as command
+
+    options = command.ReplayOptions(tuple(files), tuple(arg or ()), interactive, update, tuple(ignore or ()),
+                                    trust_target, output.strict)
+    return command.run(options, target, answering, output)
 
 
 def _version(value: bool) -> None:

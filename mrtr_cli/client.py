@@ -200,7 +200,7 @@ class _Waiting:
             self.emit(events.ServerStderr(incoming.text))
             return None
         if isinstance(incoming, WireInfo):
-            self.emit(events.WireNote(incoming.direction, incoming.text))
+            self.emit(events.WireNote(incoming.direction, incoming.text, incoming.fields, self.request_id))
             return None
         message = jsonrpc.decode(incoming.data)
         self.emit(events.FrameReceived(message))

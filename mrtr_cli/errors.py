@@ -102,3 +102,14 @@ class Interrupted(MrtrError):
 
     def __init__(self, message: str = "interrupted", hint: str = "") -> None:
         super().__init__(message, hint)
+
+
+_BY_LABEL: dict[str, type[MrtrError]] = {
+    "usage": UsageError, "protocol": ProtocolError, "auth": AuthError, "unreachable": UnreachableError,
+    "incomplete": IncompleteError, "interrupted": Interrupted,
+}
+
+
+def error_for(label: str, message: str) -> MrtrError:
+    """An error of the kind an exit-code label names (as transcripts keep them)."""
+    return _BY_LABEL.get(label, MrtrError)(message)

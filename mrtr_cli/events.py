@@ -43,10 +43,12 @@ class FrameReceived:
 
 @dataclass(frozen=True)
 class WireNote:
-    """A line about the transport for `-v`: HTTP status and headers, SSE events."""
+    """Transport detail of request `request_id`: text for `-v`, fields for the transcript."""
 
     direction: str  # "in" | "out"
     text: str
+    fields: dict[str, Any] | None = None
+    request_id: int | None = None
 
 
 @dataclass(frozen=True)

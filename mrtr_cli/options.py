@@ -58,6 +58,14 @@ class OutputOptions:
 
 
 @dataclass(frozen=True)
+class RecordingOptions:
+    """`--record FILE.yaml` and what to `--redact` in it."""
+
+    record: str | None = None
+    redact: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class CallOptions:
     """One `call`, `read` or `prompt`: the method and what to send."""
 

@@ -164,7 +164,7 @@ def parse_headers(headers: tuple[str, ...]) -> dict[str, str]:
 def _from_config(options: TargetOptions) -> Target:
     servers = _config_servers(str(options.config))
     if not options.server:
-        raise UsageError(f"--config needs --server NAME", f"servers in the file: {', '.join(servers) or 'none'}")
+        raise UsageError("--config needs --server NAME", f"servers in the file: {', '.join(servers) or 'none'}")
     entry = servers.get(options.server)
     if not isinstance(entry, dict):
         raise UsageError(f"no server {options.server!r} in {options.config}",

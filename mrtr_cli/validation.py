@@ -68,6 +68,14 @@ def problems(instance: Any, schema: dict[str, Any]) -> list[str]:
     return [_describe(error) for error in errors]
 
 
+def first_problem(instance: Any, schema: dict[str, Any]) -> tuple[list[Any], str] | None:
+    """The first problem of `instance` against `schema`: the path to the value and the message."""
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator(schema).iter_errors(instance))
+    return (list(error.path), f"{error.message} ({error.validator})") if error else None
+
+
 def schema_problem(schema: dict[str, Any]) -> str | None:
     """Why `schema` itself is not a valid schema of its dialect, or None."""
     from jsonschema import exceptions, validators

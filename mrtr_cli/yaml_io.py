@@ -7,6 +7,8 @@ strings as literal blocks, so files diff cleanly in git.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,11 @@ from mrtr_cli.errors import UsageError
 
 def load_file(path: str | Path, what: str) -> Any:
     """The YAML document in `path`; `what` names it in errors ("answers file", "transcript")."""
+    return load_located(path, what).data
+
+
+def load_located(path: str | Path, what: str) -> Located:
+    """The document in `path` and where each of its values stands, for errors with line numbers."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
@@ -25,17 +32,47 @@ def load_file(path: str | Path, what: str) -> Any:
     return loads(text, f"{what} {str(path)!r}")
 
 
-def loads(text: str, name: str) -> Any:
-    """Parse YAML text safely; errors say where."""
+@dataclass(frozen=True)
+class Located:
+    """A loaded document with its node tree."""
+
+    data: Any
+    node: Any
+
+    def line_of(self, path: Sequence[str | int]) -> int | None:
+        """The line (from 1) where the value at `path` starts, or None."""
+        node = self.node
+        for step in path:
+            node = _child(node, step)
+            if node is None:
+                return None
+        return node.start_mark.line + 1 if node is not None else None
+
+
+def _child(node: Any, step: str | int) -> Any:
+    value = getattr(node, "value", None)
+    if isinstance(step, int) and isinstance(value, list) and node.id == "sequence" and step < len(value):
+        return value[step]
+    if node is not None and node.id == "mapping":
+        return next((child for key, child in value if key.value == step), None)
+    return None
+
+
+def loads(text: str, name: str) -> Located:
+    """Parse YAML text safely (no tags, no objects); errors say where."""
     import yaml
 
+    loader = yaml.SafeLoader(text)
     try:
-        return yaml.safe_load(text)
+        node = loader.get_single_node()
+        return Located(loader.construct_document(node) if node is not None else None, node)
     except yaml.MarkedYAMLError as error:
         raise UsageError(f"{name} is not valid YAML: line {_line(error)}: {error.problem}",
                          "fix the file (tags such as !!python/object are never accepted)") from None
     except yaml.YAMLError as error:
         raise UsageError(f"{name} is not valid YAML: {error}", "fix the file") from None
+    finally:
+        loader.dispose()
 
 
 def _line(error: Any) -> int:

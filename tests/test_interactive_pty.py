@@ -3,7 +3,6 @@ reached the server (the demo echoes it), not only what the screen showed. POSIX 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 

@@ -263,3 +263,17 @@ def terminal_io() -> dict[str, Any]:
     from prompt_toolkit.output import create_output
 
     return {"output": create_output(stdout=sys.stderr)}
+
+
+def confirm(message: str) -> bool:
+    """A yes/no question at the terminal (default no); Escape or Ctrl-C answer no."""
+    prompt = questionary.confirm(safe_line(message, 500), default=False, **terminal_io())
+    try:
+        return bool(prompt.unsafe_ask())
+    except KeyboardInterrupt:
+        return False
+
+
+def ask_value(message: str) -> str:
+    """A line typed at the terminal (for a value a transcript redacted)."""
+    return str(questionary.text(safe_line(message, 300), **terminal_io()).unsafe_ask())

@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
-from mrtr_cli import report
+from mrtr_cli import events
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.answering.save import save_answers
@@ -15,38 +15,44 @@ from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.client import Client
 from mrtr_cli.listing import list_all
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
+from mrtr_cli.commands.outcome import show_outcome
 from mrtr_cli.errors import Interrupted, MrtrError, ProtocolError, ServerError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
+from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.protocol.headers import split_tools
-from mrtr_cli.render import format as fmt
 from mrtr_cli.session import Outcome, Session, status_of
-from mrtr_cli.target import HttpTarget
+from mrtr_cli.target import HttpTarget, resolve_target
+from mrtr_cli.transcript.recording import make_recorder
 
 
-def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
-    return guarded(output, lambda context: _converse(context, call, target, answering))
+def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
+        recording: RecordingOptions) -> int:
+    return guarded(output, lambda context: _converse(context, call, target, answering, recording))
 
 
-def _converse(context: Context, call: CallOptions, target: TargetOptions,
-              answering: AnsweringOptions) -> ExitCode:
-    chain, flags = build_chain(answering, target.timeout, _people(context, answering))
+def _converse(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
+              recording: RecordingOptions) -> ExitCode:
+    chain, flags = build_chain(answering, options.timeout, _people(context, answering))
+    target = resolve_target(options)
+    settings = client_settings(options, answering)
+    if recording.record:
+        context.emit.subscribe(make_recorder(recording, target, options, settings))
     outcome = Outcome(call.method, {})
     try:
-        with connect(context, target, client_settings(target, answering)) as (client, resolved):
-            if wants_probe(resolved, target):
+        with connect(context, target, options, settings) as client:
+            if wants_probe(target, options):
                 client.discover()
             session = Session(client, chain, max_rounds=answering.max_rounds)
-            outcome = session.run(call.method, _params(call, client, isinstance(resolved, HttpTarget)))
-    except MrtrError as error:
-        outcome.status, outcome.error = status_of(error), error
-    except KeyboardInterrupt:
-        outcome.status, outcome.error = "aborted", Interrupted("interrupted by the user")
+            outcome = session.run(call.method, _params(call, client, isinstance(target, HttpTarget)))
+    except (MrtrError, KeyboardInterrupt) as error:
+        failure = error if isinstance(error, MrtrError) else Interrupted("interrupted by the user")
+        outcome.status, outcome.error = status_of(failure), failure
+        context.emit(events.OutcomeReached(outcome))
     for unused in flags.unused():
         context.consoles.err.print(Text(f"! --answer {unused} matched no question the server asked", "mrtr.warn"))
     if answering.save_answers:
         save_answers(answering.save_answers, outcome.rounds)
-    return _show(context, outcome)
+    return show_outcome(context, outcome)
 
 
 def _people(context: Context, answering: AnsweringOptions) -> list[Answerer]:
@@ -84,34 +90,3 @@ def _input_schema(client: Client, name: str, over_http: bool) -> Any:
                                 "over HTTP a client must exclude such a tool; fix its inputSchema")
     tool = next((t for t in tools if isinstance(t, dict) and t.get("name") == name), None)
     return tool.get("inputSchema") if tool else None
-
-
-def _show(context: Context, outcome: Outcome) -> ExitCode:
-    code = outcome.exit_code(context.output.strict)
-    if context.output.json:
-        context.print_json(report.conversation(outcome))
-    elif outcome.result is not None:
-        for text in fmt.result_texts(outcome.result):
-            context.consoles.out.print(text)
-    context.consoles.err.print(_status_line(outcome))
-    if outcome.error is not None:
-        context.fail(outcome.error)
-    elif code != ExitCode.OK and context.output.json:
-        context.error_line(code, _why(outcome, code))
-    return code
-
-
-def _status_line(outcome: Outcome) -> Text:
-    rounds = len(outcome.rounds)
-    took = sum(r.reply.elapsed_ms for r in outcome.rounds)
-    detail = f" · {rounds} round{'s' if rounds != 1 else ''} · {took:.0f} ms" if rounds else ""
-    if outcome.status == "complete" and outcome.exit_code() == ExitCode.TOOL_ERROR:
-        return Text(f"✗ complete, but the tool reported an error (isError){detail}", "mrtr.error")
-    style = "mrtr.complete" if outcome.status == "complete" else "mrtr.error"
-    return Text(f"{'✓' if outcome.status == 'complete' else '✗'} {outcome.status}{detail}", style)
-
-
-def _why(outcome: Outcome, code: ExitCode) -> str:
-    if code == ExitCode.TOOL_ERROR:
-        return "the tool reported an error (isError: true)"
-    return "the server broke a MUST of the spec (--strict)"

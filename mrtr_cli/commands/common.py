@@ -17,7 +17,7 @@ from mrtr_cli.protocol import meta
 from mrtr_cli.render import format as fmt
 from mrtr_cli.render.console import Consoles, make_consoles
 from mrtr_cli.render.timeline import Timeline
-from mrtr_cli.target import StdioTarget, Target, open_transport, resolve_target
+from mrtr_cli.target import StdioTarget, Target, open_transport
 
 
 @dataclass
@@ -82,12 +82,11 @@ def client_settings(target: TargetOptions, answering: AnsweringOptions | None = 
 
 
 @contextmanager
-def connect(context: Context, options: TargetOptions, settings: ClientSettings) -> Iterator[tuple[Client, Target]]:
+def connect(context: Context, target: Target, options: TargetOptions, settings: ClientSettings) -> Iterator[Client]:
     """A client on a live transport to the target; the transport is shut down afterwards."""
-    target = resolve_target(options)
     transport = open_transport(target, options, context.output.verbose, context.output.show_secrets)
     try:
-        yield Client(transport, settings, context.emit), target
+        yield Client(transport, settings, context.emit)
     finally:
         transport.close()
 

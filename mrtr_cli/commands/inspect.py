@@ -14,7 +14,7 @@ from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, TargetOptions
 from mrtr_cli.protocol.headers import split_tools
 from mrtr_cli.render import format as fmt
-from mrtr_cli.target import HttpTarget
+from mrtr_cli.target import HttpTarget, resolve_target
 from mrtr_cli.text import safe_line
 
 LISTS = {
@@ -28,7 +28,7 @@ LISTS = {
 
 def run_discover(target: TargetOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
-        with connect(context, target, client_settings(target)) as (client, _):
+        with connect(context, resolve_target(target), target, client_settings(target)) as client:
             result = client.discover()
         if output.json:
             context.print_json(report.listing(result))
@@ -56,7 +56,8 @@ def run_list(kind: str, target: TargetOptions, output: OutputOptions) -> int:
     method, key = LISTS[kind]
 
     def body(context: Context) -> ExitCode:
-        with connect(context, target, client_settings(target)) as (client, resolved):
+        resolved = resolve_target(target)
+        with connect(context, resolved, target, client_settings(target)) as client:
             if wants_probe(resolved, target):
                 client.discover()
             merged, _ = list_all(client, method, key)

@@ -51,3 +51,15 @@ def run_demo_server(http: str | None) -> int:
     except UsageError as error:
         print(f"mrtr: {error.one_line()}", file=sys.stderr)
         return int(error.exit_code)
+
+
+def run_serve(files: list[str], http: str | None) -> int:
+    """`mrtr serve FILE...`: the transcripts as a server."""
+    from mrtr_cli.server.mock import MockApp
+    from mrtr_cli.transcript import model
+
+    try:
+        return int(serve(MockApp([model.load(path) for path in files]), http))
+    except UsageError as error:
+        print(f"mrtr: {error.one_line()}", file=sys.stderr)
+        return int(error.exit_code)

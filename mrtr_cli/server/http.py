@@ -15,7 +15,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from mrtr_cli.protocol import headers as mcp_headers
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.server.app import RpcError
 from mrtr_cli.server.dispatcher import Dispatcher

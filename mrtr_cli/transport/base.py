@@ -27,10 +27,12 @@ class StderrLine:
 
 @dataclass(frozen=True)
 class WireInfo:
-    """Transport detail worth showing with `-v` (HTTP status line and headers, SSE events)."""
+    """Transport detail: `text` for -v (HTTP status and headers, SSE events); `fields` for the
+    transcript (`headers` sent; `status` and `content_type` received)."""
 
     direction: str
     text: str
+    fields: dict[str, Any] | None = None
 
 
 Incoming = Union[Frame, StderrLine, WireInfo]

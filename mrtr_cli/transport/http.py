@@ -84,9 +84,11 @@ class HttpExchange:
         self.response: httpx.Response | None = None
 
     def frames(self, deadline: Deadline) -> Iterator[Incoming]:
-        yield WireInfo("out", self._describe_request())
+        yield WireInfo("out", self._describe_request(), {"headers": dict(self.headers)})
         self.response = self._send(deadline)
-        yield WireInfo("in", self._describe_response(self.response))
+        kind = self.response.headers.get("content-type", "")
+        fields = {"status": self.response.status_code, "content_type": kind.split(";")[0].strip()}
+        yield WireInfo("in", self._describe_response(self.response), fields)
         yield from self._body(self.response, deadline)
 
     def cancel(self, notification: str) -> None:

@@ -1,0 +1,49 @@
+"""Showing how a conversation ended: the result on stdout, the status line (and error) on stderr."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from mrtr_cli import report
+from mrtr_cli.commands.common import Context
+from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.render import format as fmt
+from mrtr_cli.session import Outcome
+
+
+def show_outcome(context: Context, outcome: Outcome) -> ExitCode:
+    """The result (with --json: the document), the status, and the exit code it makes."""
+    code = outcome.exit_code(context.output.strict)
+    if context.output.json:
+        context.print_json(report.conversation(outcome))
+    print_outcome(context, outcome, result=not context.output.json)
+    if code != ExitCode.OK and context.output.json:
+        context.error_line(code, outcome.error.one_line() if outcome.error else _why(code))
+    return code
+
+
+def print_outcome(context: Context, outcome: Outcome, result: bool = True) -> None:
+    """The result on stdout; the status line and any error on stderr."""
+    if result and outcome.result is not None:
+        for text in fmt.result_texts(outcome.result):
+            context.consoles.out.print(text)
+    context.consoles.err.print(_status_line(outcome))
+    if outcome.error is not None:
+        for line in fmt.error_lines(outcome.error):
+            context.consoles.err.print(line)
+
+
+def _status_line(outcome: Outcome) -> Text:
+    rounds = len(outcome.rounds)
+    took = sum(r.reply.elapsed_ms for r in outcome.rounds)
+    detail = f" · {rounds} round{'s' if rounds != 1 else ''} · {took:.0f} ms" if rounds else ""
+    if outcome.status == "complete" and outcome.exit_code() == ExitCode.TOOL_ERROR:
+        return Text(f"✗ complete, but the tool reported an error (isError){detail}", "mrtr.error")
+    style = "mrtr.complete" if outcome.status == "complete" else "mrtr.error"
+    return Text(f"{'✓' if outcome.status == 'complete' else '✗'} {outcome.status}{detail}", style)
+
+
+def _why(code: ExitCode) -> str:
+    if code == ExitCode.TOOL_ERROR:
+        return "the tool reported an error (isError: true)"
+    return "the server broke a MUST of the spec (--strict)"

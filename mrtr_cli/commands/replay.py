@@ -1,0 +1,211 @@
+"""`mrtr replay FILE...`: run each transcript again against a live server and report divergence.
+
+Judged on the comparison alone (CLI.md): 130, 1, 4 and 7 as for a call, then 6 on any
+difference, else 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from mrtr_cli import yaml_io
+from mrtr_cli.answering.chain import build_chain
+from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
+from mrtr_cli.errors import Interrupted, MrtrError
+from mrtr_cli.events import Broadcast
+from mrtr_cli.exit_codes import ExitCode, decide
+from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
+from mrtr_cli.session import Outcome, Session
+from mrtr_cli.target import resolve_target
+from mrtr_cli.text import safe_line
+from mrtr_cli.transcript import model
+from mrtr_cli.transcript.match import Difference, RecordedAnswerer, compare
+from mrtr_cli.transcript.paths import JsonPath, parse_path
+from mrtr_cli.transcript.recorder import TranscriptBuilder
+from mrtr_cli.transcript.recording import target_entry
+from mrtr_cli.transcript.redact import Redaction
+from mrtr_cli.transcript.replay import recorded_capabilities, replay_params, replay_target
+
+LIVE_FAILURES = {ExitCode.INTERRUPTED, ExitCode.USAGE, ExitCode.UNREACHABLE, ExitCode.INCOMPLETE}
+"""Live failures that decide replay's exit code; any other difference is a divergence (6)."""
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    files: tuple[str, ...]
+    arguments: tuple[str, ...] = ()
+    interactive: bool = False
+    update: bool = False
+    ignore: tuple[str, ...] = ()
+    trust_target: bool = False
+    strict: bool = False
+
+
+@dataclass
+class Verdict:
+    """How one transcript replayed."""
+
+    file: str
+    code: ExitCode = ExitCode.OK
+    differences: list[Difference] = field(default_factory=list)
+    error: MrtrError | None = None
+    rounds: int = 0
+
+    @property
+    def result(self) -> str:
+        if self.error is not None and self.code != ExitCode.DIVERGED:
+            return "failed"
+        return "diverged" if self.differences else "same"
+
+
+def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
+    def body(context: Context) -> ExitCode:
+        ignore = [parse_path(path, "--ignore") for path in options.ignore]
+        verdicts = [replay_file(context, path, options, ignore, target, answering) for path in options.files]
+        if output.json:
+            context.print_json({"version": 1, "transcripts": [_verdict_object(v) for v in verdicts]})
+        else:
+            _print(context, verdicts)
+        code = decide(v.code for v in verdicts)
+        if code != ExitCode.OK and output.json:
+            context.error_line(code, f"{sum(v.code != ExitCode.OK for v in verdicts)} of {len(verdicts)} "
+                                     "transcripts did not replay the same")
+        return code
+
+    return guarded(output, body)
+
+
+def replay_file(context: Context, path: str, options: ReplayOptions, ignore: list[JsonPath],
+                target: TargetOptions, answering: AnsweringOptions) -> Verdict:
+    verdict = Verdict(path)
+    try:
+        transcript = model.load(path)
+        live, builder = _run_live(context, transcript, options, target, answering)
+    except MrtrError as error:
+        verdict.code, verdict.error = error.exit_code, error
+        return verdict
+    except KeyboardInterrupt:
+        verdict.code, verdict.error = ExitCode.INTERRUPTED, Interrupted("interrupted by the user")
+        return verdict
+    verdict.rounds = len(live.rounds)
+    verdict.differences = compare(transcript.data, builder.document(), ignore, options.strict)
+    failure = live.error.exit_code if live.error is not None else ExitCode.OK
+    verdict.error = live.error if failure in LIVE_FAILURES else None
+    verdict.code = failure if failure in LIVE_FAILURES else (ExitCode.DIVERGED if verdict.differences else ExitCode.OK)
+    if options.update and verdict.code in (ExitCode.OK, ExitCode.DIVERGED):
+        _rewrite(path, builder.document())
+    return verdict
+
+
+def _run_live(context: Context, transcript: model.Transcript, options: ReplayOptions, target: TargetOptions,
+              answering: AnsweringOptions) -> tuple[Outcome, TranscriptBuilder]:
+    person = options.interactive and sys.stdin.isatty() and sys.stderr.isatty()
+    chosen = replay_target(transcript, target, options.trust_target, _confirm if _terminal() else None)
+    params = replay_params(transcript, options.arguments, _ask if person else None)
+    resolved = resolve_target(chosen)
+    settings = client_settings(chosen, answering)
+    settings.capabilities = recorded_capabilities(transcript)
+    if not target.protocol_version:
+        settings.version = transcript.data["protocol_version"]
+    builder = TranscriptBuilder(target_entry(resolved, chosen), settings.version, settings.capabilities.declared(),
+                                Redaction.from_transcript(transcript.data.get("redacted", [])))
+    live_context = dataclasses.replace(context, emit=Broadcast([builder] + ([context.timeline] if context.output.verbose else [])))
+    chain, _ = build_chain(answering, chosen.timeout, [RecordedAnswerer(transcript)] + _people(live_context, person))
+    with connect(live_context, resolved, chosen, settings) as client:
+        if wants_probe(resolved, chosen):
+            client.discover()
+        outcome = Session(client, chain, max_rounds=answering.max_rounds).run(transcript.request["method"], params)
+    return outcome, builder
+
+
+def _people(context: Context, person: bool) -> list[Any]:
+    if not person:
+        return []
+    from mrtr_cli.answering.interactive import InteractiveAnswerer
+    from mrtr_cli.render.prompts import Presenter
+
+    return [InteractiveAnswerer(Presenter(context.consoles.err), "mrtr")]
+
+
+def _terminal() -> bool:
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def _confirm(message: str) -> bool:
+    from mrtr_cli.answering.interactive import confirm
+
+    return confirm(message)
+
+
+def _ask(message: str) -> str:
+    from mrtr_cli.answering.interactive import ask_value
+
+    return ask_value(message)
+
+
+def _rewrite(path: str, document: dict[str, Any]) -> None:
+    """Replace the transcript with the live run, atomically, readable by its owner only."""
+    directory = str(Path(path).parent)
+    descriptor, temporary = tempfile.mkstemp(prefix=".mrtr-", suffix=".yaml", dir=directory)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(yaml_io.dumps(document))
+    os.chmod(temporary, 0o600)
+    os.replace(temporary, path)
+
+
+def _verdict_object(verdict: Verdict) -> dict[str, Any]:
+    return {"file": verdict.file, "result": verdict.result, "exit_code": int(verdict.code),
+            "rounds": verdict.rounds, "differences": [d.as_dict() for d in verdict.differences],
+            "error": verdict.error.one_line() if verdict.error else None}
+
+
+def _print(context: Context, verdicts: list[Verdict]) -> None:
+    for verdict in verdicts:
+        for line in _verdict_lines(verdict):
+            context.consoles.err.print(line)
+    if len(verdicts) > 1:
+        context.consoles.out.print(_summary(verdicts))
+
+
+def _verdict_lines(verdict: Verdict) -> list[Text]:
+    name = safe_line(verdict.file, 200)
+    if verdict.result == "same":
+        return [Text(f"✓ {name}: same as recorded ({verdict.rounds} round{'s' if verdict.rounds != 1 else ''})",
+                     "mrtr.complete")]
+    if verdict.result == "failed":
+        return [Text(f"✗ {name}: {safe_line(verdict.error.one_line() if verdict.error else '', None)}", "mrtr.error")]
+    lines = [Text(f"✗ {name}: diverged from the recording ({len(verdict.differences)} "
+                  f"difference{'s' if len(verdict.differences) != 1 else ''})", "mrtr.error")]
+    for difference in verdict.differences:
+        lines += _difference_lines(difference)
+    return lines
+
+
+def _difference_lines(difference: Difference) -> list[Text]:
+    return [Text(f"    {difference.where()}: {difference.what}", "mrtr.key"),
+            Text(f"      - {safe_line(_shown(difference.recorded), 400)}", "mrtr.error"),
+            Text(f"      + {safe_line(_shown(difference.live), 400)}", "mrtr.complete")]
+
+
+def _shown(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def _summary(verdicts: list[Verdict]) -> Table:
+    table = Table(box=None, pad_edge=False, header_style="mrtr.dim")
+    for column in ("transcript", "result", "rounds", "differences", "exit"):
+        table.add_column(column)
+    for verdict in verdicts:
+        table.add_row(Text(safe_line(verdict.file, 80)), verdict.result, str(verdict.rounds),
+                      str(len(verdict.differences)), str(int(verdict.code)))
+    return table

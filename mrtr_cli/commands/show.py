@@ -1,0 +1,25 @@
+"""`mrtr show FILE`: a transcript's timeline and result, as `call` showed them; no server needed."""
+
+from __future__ import annotations
+
+from mrtr_cli import report
+from mrtr_cli.commands.common import Context, guarded
+from mrtr_cli.commands.outcome import print_outcome
+from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.options import OutputOptions
+from mrtr_cli.transcript import model
+
+
+def run(path: str, output: OutputOptions) -> int:
+    def body(context: Context) -> ExitCode:
+        transcript = model.load(path)
+        outcome = model.outcome_of(transcript)
+        if output.json:
+            context.print_json(report.conversation(outcome))
+            return ExitCode.OK
+        for event in model.events_of(transcript):
+            context.timeline(event)
+        print_outcome(context, outcome)
+        return ExitCode.OK
+
+    return guarded(output, body)

@@ -1,0 +1,147 @@
+"""`mrtr serve`: transcripts played back as a 2026-07-28 server.
+
+A request that matches a recorded original request gets the recorded first response; a retry
+whose answers, for the keys asked, equal the recorded ones gets the next recorded response.
+The requestState handed out is this server's own sealed token naming the transcript and the
+round (the dispatcher seals it), so serving stays stateless the protocol's way. A retry that
+lacks answers is asked again; one whose answers differ gets -32602 naming what differed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mrtr_cli import __version__
+from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.server.app import Call, NeedInput, RpcError
+from mrtr_cli.transcript.model import Transcript
+
+SUBJECT = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+
+class MockApp:
+    """Serves what a set of transcripts recorded."""
+
+    instructions = None
+
+    def __init__(self, transcripts: list[Transcript]) -> None:
+        self.transcripts = transcripts
+        server = next((t.data["server"] for t in transcripts if t.data.get("server")), None)
+        self.info = server or {"name": "mrtr-serve", "version": __version__}
+
+    def capabilities(self) -> dict[str, Any]:
+        methods = {t.request["method"] for t in self.transcripts}
+        names = {"tools/call": "tools", "prompts/get": "prompts", "resources/read": "resources"}
+        return {names[m]: {} for m in sorted(methods)}
+
+    def listing(self, key: str) -> list[dict[str, Any]]:
+        if key == "tools":
+            return _unique([t.data.get("tool") or {"name": t.request["params"]["name"],
+                                                   "inputSchema": {"type": "object"}}
+                            for t in self.transcripts if t.request["method"] == "tools/call"])
+        if key == "prompts":
+            return _unique([{"name": t.request["params"]["name"]} for t in self._of("prompts/get")])
+        if key == "resources":
+            return _unique([{"uri": t.request["params"]["uri"], "name": t.request["params"]["uri"]}
+                            for t in self._of("resources/read")], "uri")
+        return []
+
+    def _of(self, method: str) -> list[Transcript]:
+        return [t for t in self.transcripts if t.request["method"] == method]
+
+    def handle(self, call: Call) -> dict[str, Any] | NeedInput:
+        if call.state is None:
+            return self._respond(call, self._match(call), 0)
+        index, number = int(call.state["transcript"]), int(call.state["round"])
+        transcript = self.transcripts[index]
+        asked = _asked(transcript.rounds[number])
+        if not asked and not _wanted_input(transcript.rounds[number]):
+            raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: this recorded conversation asked nothing here")
+        missing = [key for key in asked if key not in call.responses]
+        if missing:
+            return self._respond(call, index, number)  # ask again rather than fail
+        _check_answers(transcript, number, call.responses)
+        return self._respond(call, index, number + 1)
+
+    def _match(self, call: Call) -> int:
+        """The transcript whose original request this is; -32602 naming the nearest otherwise."""
+        candidates = [i for i, t in enumerate(self.transcripts) if t.request["method"] == call.method]
+        for index in candidates:
+            if _original(self.transcripts[index]) == (call.subject, call.arguments):
+                return index
+        raise RpcError(jsonrpc.INVALID_PARAMS, _no_match(call, [self.transcripts[i] for i in candidates]),
+                       {"method": call.method, "subject": call.subject})
+
+    def _respond(self, call: Call, index: int, number: int) -> dict[str, Any] | NeedInput:
+        transcript = self.transcripts[index]
+        if number >= len(transcript.rounds):
+            raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {transcript.path} recorded no round {number + 1}")
+        received = transcript.rounds[number]["received"]
+        for note in received.get("notifications", []):
+            params = dict(note.get("params") or {})
+            if "progressToken" in params:
+                params["progressToken"] = call.progress_token
+            call.notify(note["method"], params)
+        if "error" in received:
+            error = received["error"]
+            raise RpcError(error["code"], error["message"], error.get("data"))
+        result = {k: v for k, v in (received.get("result") or {}).items() if k not in ("_meta", "requestState")}
+        if result.get("resultType") == "input_required":
+            return NeedInput(result.get("inputRequests") or {}, {"transcript": index, "round": number})
+        return result
+
+
+def _original(transcript: Transcript) -> tuple[Any, Any]:
+    params = transcript.request["params"]
+    return params.get(SUBJECT[transcript.request["method"]]), params.get("arguments") or {}
+
+
+def _asked(entry: dict[str, Any]) -> dict[str, Any]:
+    return (entry["received"].get("result") or {}).get("inputRequests") or {}
+
+
+def _wanted_input(entry: dict[str, Any]) -> bool:
+    return (entry["received"].get("result") or {}).get("resultType") == "input_required"
+
+
+def _check_answers(transcript: Transcript, number: int, responses: dict[str, Any]) -> None:
+    """The retry's answers, for the keys asked in round `number`, must be the recorded ones."""
+    recorded = (transcript.rounds[number + 1]["sent"]["params"].get("inputResponses") or {}) \
+        if number + 1 < len(transcript.rounds) else {}
+    differing = [key for key in _asked(transcript.rounds[number]) if responses.get(key) != recorded.get(key)]
+    if differing:
+        key = differing[0]
+        raise RpcError(jsonrpc.INVALID_PARAMS,
+                       f"Invalid params: the answer to {key!r} differs from the recording in {transcript.path} "
+                       f"(round {number + 1}): recorded {_short(recorded.get(key))}, got {_short(responses.get(key))}",
+                       {"transcript": transcript.path, "round": number + 1, "key": key,
+                        "recorded": recorded.get(key), "received": responses.get(key)})
+
+
+def _no_match(call: Call, candidates: list[Transcript]) -> str:
+    said = f"Invalid params: no recorded conversation is {call.method} {call.subject!r} with arguments " \
+           f"{_short(call.arguments)}"
+    if not candidates:
+        return f"{said}; the transcripts record no {call.method}"
+    nearest = min(candidates, key=lambda t: _distance(_original(t), (call.subject, call.arguments)))
+    subject, arguments = _original(nearest)
+    return f"{said}; the nearest, in {nearest.path}, is {subject!r} with arguments {_short(arguments)}"
+
+
+def _distance(recorded: tuple[Any, Any], live: tuple[Any, Any]) -> int:
+    (subject, arguments), (live_subject, live_arguments) = recorded, live
+    keys = set(arguments) | set(live_arguments)
+    return (subject != live_subject) * 100 + sum(arguments.get(k) != live_arguments.get(k) for k in keys)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 200 else text[:200] + "…"
+
+
+def _unique(items: list[dict[str, Any]], key: str = "name") -> list[dict[str, Any]]:
+    seen: dict[Any, dict[str, Any]] = {}
+    for item in items:
+        seen.setdefault(item.get(key), item)
+    return list(seen.values())

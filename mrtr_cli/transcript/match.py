@@ -1,0 +1,179 @@
+"""Replay's two judgements: which recorded answer a live question takes, and how a live
+conversation differs from the recorded one. Small named comparers, each explaining itself."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from mrtr_cli.answering.questions import Question, Response, Verdict
+from mrtr_cli.transcript.model import Transcript
+from mrtr_cli.transcript.paths import JsonPath, inside, replace
+
+IGNORED = "<ignored>"
+
+
+@dataclass
+class RecordedAnswer:
+    round: int
+    key: str
+    method: str
+    message: str
+    response: dict[str, Any]
+    used: bool = False
+
+
+class RecordedAnswerer:
+    """Answers live questions from a transcript: the first unused answer with the same key and
+    method (the same round first), else one with the same method and message."""
+
+    name = "recorded"
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.pool = [_recorded(entry, key, answer) for entry in transcript.rounds
+                     for key, answer in (entry.get("answers") or {}).items()]
+
+    def answer(self, question: Question) -> Verdict:
+        same_key = [r for r in self.pool if not r.used and r.key == question.key and r.method == question.method]
+        pick = next((r for r in same_key if r.round == question.round), same_key[0] if same_key else None)
+        if pick is None:
+            pick = next((r for r in self.pool if not r.used and r.method == question.method
+                         and r.message == question.message), None)
+        if pick is None:
+            return None
+        pick.used = True
+        return Response(copy.deepcopy(pick.response))
+
+
+def _recorded(entry: dict[str, Any], key: str, answer: dict[str, Any]) -> RecordedAnswer:
+    asked = ((entry["received"].get("result") or {}).get("inputRequests") or {}).get(key, {})
+    message = Question(entry["round"], key, asked, "").message if asked else ""
+    return RecordedAnswer(entry["round"], key, answer["method"], message, answer["response"])
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One way the live conversation differs: where, what, and the two values."""
+
+    round: int | None
+    key: str | None
+    what: str
+    recorded: Any
+    live: Any
+
+    def where(self) -> str:
+        parts = [f"round {self.round}"] if self.round is not None else []
+        if self.key is not None:
+            parts.append(f"question {self.key!r}")
+        return ", ".join(parts) or "conversation"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"round": self.round, "key": self.key, "what": self.what, "recorded": self.recorded, "live": self.live}
+
+
+def compare(recorded: dict[str, Any], live: dict[str, Any], ignore: list[JsonPath], strict: bool) -> list[Difference]:
+    """Every difference that matters between two transcript documents."""
+    old, new = _comparable(recorded, ignore), _comparable(live, ignore)
+    differences = []
+    if old["outcome"] != new["outcome"]:
+        differences.append(Difference(None, None, "outcome", old["outcome"], new["outcome"]))
+    if len(old["rounds"]) != len(new["rounds"]):
+        differences.append(Difference(None, None, "number of rounds", len(old["rounds"]), len(new["rounds"])))
+    for before, after in zip(old["rounds"], new["rounds"]):
+        differences += compare_round(before, after, strict)
+    return differences
+
+
+def compare_round(before: dict[str, Any], after: dict[str, Any], strict: bool) -> list[Difference]:
+    number = before["round"]
+    kind_before, kind_after = _kind(before), _kind(after)
+    if kind_before != kind_after:
+        return [Difference(number, None, "result type", kind_before, kind_after)]
+    differences = []
+    if kind_before == "error":
+        differences += _differ(number, None, "error code", _code(before), _code(after))
+    elif kind_before == "input_required":
+        differences += compare_questions(number, _asked(before), _asked(after))
+    else:
+        differences += _differ(number, None, "result", _result(before), _result(after))
+    if strict:
+        differences += compare_strictly(number, before, after)
+    return differences
+
+
+def compare_questions(number: int, before: dict[str, Any], after: dict[str, Any]) -> list[Difference]:
+    if set(before) != set(after):
+        return [Difference(number, None, "questions asked", sorted(before), sorted(after))]
+    differences = []
+    for key in before:
+        old, new = before[key], after[key]
+        differences += _differ(number, key, "method", old.get("method"), new.get("method"))
+        old_params, new_params = old.get("params") or {}, new.get("params") or {}
+        for field in ("mode", "message", "requestedSchema", "url", "messages", "systemPrompt", "maxTokens"):
+            differences += _differ(number, key, field, old_params.get(field), new_params.get(field))
+    return differences
+
+
+def compare_strictly(number: int, before: dict[str, Any], after: dict[str, Any]) -> list[Difference]:
+    """--strict: notifications, findings, HTTP status and content type too."""
+    differences = []
+    for field in ("status", "content_type"):
+        differences += _differ(number, None, field, before["received"].get(field), after["received"].get(field))
+    differences += _differ(number, None, "notifications", _notes(before), _notes(after))
+    differences += _differ(number, None, "findings", before.get("findings", []), after.get("findings", []))
+    return differences
+
+
+def _differ(number: int, key: str | None, what: str, old: Any, new: Any) -> list[Difference]:
+    return [] if old == new else [Difference(number, key, what, old, new)]
+
+
+def _comparable(document: dict[str, Any], ignore: list[JsonPath]) -> dict[str, Any]:
+    """Rounds without what legitimately changes between runs (ids, requestState, _meta, timings)."""
+    rounds = []
+    for index, entry in enumerate(document.get("rounds", [])):
+        view = {"round": entry["round"], "received": _strip(copy.deepcopy(entry["received"])),
+                "findings": entry.get("findings", [])}
+        for path in ignore:
+            reached = inside(path, index)
+            if reached is not None:
+                replace(view, reached, IGNORED)
+        rounds.append(view)
+    return {"outcome": document.get("outcome", "aborted"), "rounds": rounds}
+
+
+def _strip(received: dict[str, Any]) -> dict[str, Any]:
+    result = received.get("result")
+    if isinstance(result, dict):
+        result.pop("_meta", None)
+        result.pop("requestState", None)
+    return received
+
+
+def _kind(entry: dict[str, Any]) -> str:
+    if "error" in entry["received"]:
+        return "error"
+    result = entry["received"].get("result")
+    return str(result.get("resultType", "complete")) if isinstance(result, dict) else "none"
+
+
+def _code(entry: dict[str, Any]) -> Any:
+    return entry["received"]["error"].get("code")
+
+
+def _asked(entry: dict[str, Any]) -> dict[str, Any]:
+    return entry["received"]["result"].get("inputRequests") or {}
+
+
+def _result(entry: dict[str, Any]) -> Any:
+    return entry["received"].get("result")
+
+
+def _notes(entry: dict[str, Any]) -> list[Any]:
+    """Notifications without their progress tokens (those change with every request)."""
+    notes = json.loads(json.dumps(entry["received"].get("notifications", [])))
+    for note in notes:
+        (note.get("params") or {}).pop("progressToken", None)
+    return notes

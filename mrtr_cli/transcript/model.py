@@ -1,0 +1,139 @@
+"""The transcript document (format 1): its parts in a stable order, loading with clear errors,
+and reading it back as the events and the outcome of the conversation it keeps.
+
+Document shape: docs/transcript-format.md; JSON Schema: schema.json beside this module.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from mrtr_cli import events, validation, yaml_io
+from mrtr_cli.answering.questions import Answer
+from mrtr_cli.client import Reply
+from mrtr_cli.errors import MrtrError, ServerError, UsageError, error_for
+from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.session import Outcome, Round
+
+FORMAT = 1
+SCHEMA = Path(__file__).with_name("schema.json")
+
+
+@lru_cache(maxsize=1)
+def schema() -> dict[str, Any]:
+    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """A loaded, valid transcript."""
+
+    path: str
+    data: dict[str, Any]
+
+    @property
+    def request(self) -> dict[str, Any]:
+        return self.data["request"]
+
+    @property
+    def rounds(self) -> list[dict[str, Any]]:
+        return self.data["rounds"]
+
+    @property
+    def outcome(self) -> str:
+        """The recorded outcome; a transcript cut off before its outcome was written reads as aborted."""
+        return str(self.data.get("outcome", "aborted"))
+
+
+def load(path: str) -> Transcript:
+    """A transcript from `path`: plain YAML only; a malformed one is a one-line error with its line."""
+    located = yaml_io.load_located(path, "transcript")
+    problem = validation.first_problem(located.data, schema())
+    if problem is not None:
+        where, message = problem
+        line = located.line_of(where)
+        at = f" line {line}" if line else ""
+        spot = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in where).lstrip(".") or "the document"
+        raise UsageError(f"the transcript {path!r}{at}: {spot}: {message}",
+                         "fix the file, or record it again with --record")
+    return Transcript(path, located.data)
+
+
+def header(target: dict[str, Any], version: str, capabilities: dict[str, Any], server: dict[str, Any] | None,
+           tool: dict[str, Any] | None, request: dict[str, Any], recorded: dict[str, str]) -> dict[str, Any]:
+    """The part of a transcript above its rounds, in the order it is written."""
+    part: dict[str, Any] = {"mrtr_transcript": FORMAT, "recorded": recorded, "target": target,
+                            "protocol_version": version, "client_capabilities": capabilities}
+    if server:
+        part["server"] = server
+    if tool:
+        part["tool"] = tool
+    part["request"] = request
+    return part
+
+
+def events_of(transcript: Transcript) -> Iterator[Any]:
+    """The events of the recorded conversation, as the engine emitted them when it ran."""
+    if transcript.data.get("server"):
+        yield events.ServerIdentified(transcript.data["server"])
+    method = transcript.request["method"]
+    for entry in transcript.rounds:
+        yield from _round_events(method, entry)
+
+
+def _round_events(method: str, entry: dict[str, Any]) -> Iterator[Any]:
+    number, params = entry["round"], entry["sent"]["params"]
+    text = jsonrpc.encode(jsonrpc.request(entry["id"], method, params))
+    yield events.RequestSent(entry["id"], method, params, text, number, "request" if number == 1 else "retry")
+    received = entry["received"]
+    for note in received.get("notifications", []):
+        yield events.NotificationReceived(note["method"], note.get("params", {}), entry["id"])
+    yield events.ResponseReceived(entry["id"], method, received.get("result"), received.get("error"),
+                                  float(entry.get("elapsed_ms", 0)), number)
+    result = received.get("result") or {}
+    if result.get("resultType") == "input_required":
+        yield events.InputRequested(number, entry["id"], result.get("inputRequests") or {}, result.get("requestState"))
+    for key, answer in (entry.get("answers") or {}).items():
+        yield events.AnswerChosen(number, key, answer["method"], answer["response"], answer["source"])
+    for finding in entry.get("findings", []):
+        yield events.Finding(finding["severity"], finding["rule"], finding["message"], finding.get("page", ""), number)
+
+
+def outcome_of(transcript: Transcript) -> Outcome:
+    """The recorded conversation as an Outcome, for `show` and for comparing with a live run."""
+    outcome = Outcome(transcript.request["method"], transcript.request["params"], transcript.outcome)
+    outcome.rounds = [_round(transcript.request["method"], entry) for entry in transcript.rounds]
+    outcome.server = transcript.data.get("server")
+    outcome.findings = [events.Finding(f["severity"], f["rule"], f["message"], f.get("page", ""), e["round"])
+                        for e in transcript.rounds for f in e.get("findings", [])]
+    last = transcript.rounds[-1]["received"] if transcript.rounds else {}
+    if outcome.status == "complete":
+        outcome.result = last.get("result")
+    else:
+        outcome.error = _error(transcript, last)
+    return outcome
+
+
+def _round(method: str, entry: dict[str, Any]) -> Round:
+    received = entry["received"]
+    reply = Reply(entry["id"], method, received.get("result"), received.get("error"), float(entry.get("elapsed_ms", 0)))
+    result = received.get("result") or {}
+    asked = result.get("inputRequests") or {} if result.get("resultType") == "input_required" else {}
+    answers = {key: Answer(a["response"], a["source"]) for key, a in (entry.get("answers") or {}).items()}
+    result_type = result.get("resultType", "complete") if received.get("result") is not None else None
+    return Round(entry["round"], reply, entry["sent"]["params"], result_type, asked, result.get("requestState"),
+                 answers)
+
+
+def _error(transcript: Transcript, last: dict[str, Any]) -> MrtrError:
+    recorded = transcript.data.get("error")
+    if recorded:
+        return error_for(recorded["kind"], recorded["message"])
+    if last.get("error"):
+        return ServerError(transcript.request["method"], last["error"])
+    return error_for("interrupted", "the recording stopped before the conversation ended")

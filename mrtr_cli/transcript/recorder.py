@@ -1,0 +1,189 @@
+"""Recording a conversation (`--record FILE.yaml`) as it happens, crash-safe and linear in cost.
+
+The builder observes the engine's events and makes the document; the recorder writes it: a
+round is written to `FILE.yaml.partial` (mode 0600)
+once it is complete, with its answers: when the next round starts or the conversation ends.
+Nothing already written is rewritten, so a long conversation costs no more per round than a
+short one. The outcome ends the file, which is then renamed to FILE.yaml. A dead server, a
+transport error or Ctrl-C still end in an outcome (`aborted`, `error`); if mrtr itself is killed,
+the partial file keeps every round written so far and reads as `aborted`.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+from pathlib import Path
+from typing import IO, Any
+
+from mrtr_cli import __version__, events, yaml_io
+from mrtr_cli.errors import ServerError
+from mrtr_cli.transcript.model import header
+from mrtr_cli.transcript.redact import Redaction
+
+
+class TranscriptBuilder:
+    """Observes the engine's events and builds the transcript document, round by round.
+
+    Hooks (`started`, `added`, `finished`) let a subclass write each part as it is made.
+    """
+
+    def __init__(self, target: dict[str, Any], version: str, capabilities: dict[str, Any],
+                 redaction: Redaction) -> None:
+        self.context = {"target": target, "version": version, "capabilities": capabilities}
+        self.redaction = redaction
+        self.server: dict[str, Any] | None = None
+        self.tools: list[dict[str, Any]] = []
+        self.request: dict[str, Any] | None = None
+        self.pending: dict[str, Any] | None = None
+        self.top: dict[str, Any] | None = None
+        self.rounds: list[dict[str, Any]] = []
+        self.ending: dict[str, Any] = {}
+        self._handlers = {
+            events.RequestSent: self._sent, events.WireNote: self._wire, events.ResponseReceived: self._received,
+            events.NotificationReceived: self._notification, events.AnswerChosen: self._answer,
+            events.Finding: self._finding, events.ServerIdentified: self._server, events.OutcomeReached: self._outcome,
+        }
+
+    def __call__(self, event: Any) -> None:
+        handler = self._handlers.get(type(event))
+        if handler is not None:
+            handler(event)
+
+    def document(self) -> dict[str, Any]:
+        """The whole transcript as built so far."""
+        return {**(self.top or {}), "rounds": self.rounds, **self.ending}
+
+    def started(self, top: dict[str, Any]) -> None:
+        """The header is made (before the first round)."""
+
+    def added(self, entry: dict[str, Any]) -> None:
+        """A round is complete, with its answers."""
+
+    def finished(self, ending: dict[str, Any]) -> None:
+        """The outcome is known."""
+
+    def _sent(self, event: events.RequestSent) -> None:
+        if event.round is None:
+            return
+        if self.pending is not None and self.pending["round"] == event.round:
+            self.pending["id"] = event.id  # sent again: a new version or a broken stream
+            return
+        self._flush()
+        if self.request is None:
+            self.request = {"method": event.method, "params": self.redaction.params(event.params)}
+        self.pending = {"round": event.round, "id": event.id, "sent": {"params": self.redaction.params(event.params)},
+                        "received": {}, "raw_arguments": event.params.get("arguments")}
+
+    def _wire(self, event: events.WireNote) -> None:
+        if self.pending is None or event.request_id != self.pending["id"] or not event.fields:
+            return
+        if event.direction == "out" and "headers" in event.fields:
+            headers = self.redaction.headers(event.fields["headers"], self.pending["raw_arguments"])
+            self.pending["sent"]["headers"] = headers
+        elif event.direction == "in":
+            self.pending["received"].update({k: event.fields[k] for k in ("status", "content_type") if event.fields.get(k)})
+
+    def _received(self, event: events.ResponseReceived) -> None:
+        if event.method == "tools/list" and isinstance(event.result, dict):
+            self.tools += [t for t in event.result.get("tools", []) if isinstance(t, dict)]
+        if self.pending is None or event.id != self.pending["id"]:
+            return
+        self.pending["received"].update({"error": event.error} if event.error is not None else {"result": event.result})
+        self.pending["elapsed_ms"] = round(event.elapsed_ms, 3)
+
+    def _notification(self, event: events.NotificationReceived) -> None:
+        if self.pending is not None and event.request_id == self.pending["id"]:
+            self.pending["received"].setdefault("notifications", []).append(
+                {"method": event.method, "params": event.params})
+
+    def _answer(self, event: events.AnswerChosen) -> None:
+        if self.pending is not None and self.pending["round"] == event.round:
+            self.pending.setdefault("answers", {})[event.key] = {
+                "method": event.method, "source": event.source, "response": event.response}
+
+    def _finding(self, event: events.Finding) -> None:
+        if self.pending is not None:
+            finding = {"severity": event.severity, "rule": event.rule, "message": event.message}
+            self.pending.setdefault("findings", []).append({**finding, **({"page": event.page} if event.page else {})})
+
+    def _server(self, event: events.ServerIdentified) -> None:
+        self.server = event.info
+
+    def _outcome(self, event: events.OutcomeReached) -> None:
+        outcome = event.outcome
+        if self.request is None:
+            self.request = {"method": outcome.method, "params": self.redaction.params(outcome.params)}
+        self._flush()
+        self._start()
+        ending: dict[str, Any] = {"outcome": outcome.status}
+        if outcome.error is not None and not isinstance(outcome.error, ServerError):
+            ending["error"] = {"kind": outcome.error.exit_code.label, "message": outcome.error.one_line()}
+        if self.redaction.hidden:
+            ending["redacted"] = list(self.redaction.hidden)
+        self.ending = ending
+        self.finished(ending)
+
+    def _flush(self) -> None:
+        if self.pending is None:
+            return
+        self._start()
+        entry = self.redaction.document(_ordered(self.pending), len(self.rounds))
+        self.rounds.append(entry)
+        self.pending = None
+        self.added(entry)
+
+    def _start(self) -> None:
+        if self.top is not None:
+            return
+        assert self.request is not None
+        tool = next((t for t in self.tools if t.get("name") == self.request["params"].get("name")), None)
+        recorded = {"at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                    "by": f"mrtr {__version__}"}
+        self.top = self.redaction.document(header(self.context["target"], self.context["version"],
+                                                  self.context["capabilities"], self.server, tool, self.request,
+                                                  recorded))
+        self.started(self.top)
+
+
+class Recorder(TranscriptBuilder):
+    """Writes each part of the transcript to FILE.yaml.partial as it is made; renames it at the end."""
+
+    def __init__(self, path: str, target: dict[str, Any], version: str, capabilities: dict[str, Any],
+                 redaction: Redaction) -> None:
+        super().__init__(target, version, capabilities, redaction)
+        self.path = Path(path)
+        self.partial = self.path.with_name(self.path.name + ".partial")
+        self.file: IO[str] | None = None
+
+    def started(self, top: dict[str, Any]) -> None:
+        descriptor = os.open(self.partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        self.file = os.fdopen(descriptor, "w", encoding="utf-8")
+        self._write(yaml_io.dumps(top))
+
+    def added(self, entry: dict[str, Any]) -> None:
+        self._write(("rounds:\n" if len(self.rounds) == 1 else "") + yaml_io.dumps([entry]))
+
+    def finished(self, ending: dict[str, Any]) -> None:
+        assert self.file is not None
+        self._write(("rounds: []\n" if not self.rounds else "") + yaml_io.dumps(ending))
+        os.fsync(self.file.fileno())
+        self.file.close()
+        os.replace(self.partial, self.path)
+
+    def _write(self, text: str) -> None:
+        assert self.file is not None
+        self.file.write(text)
+        self.file.flush()
+
+
+ROUND_KEYS = ("round", "id", "sent", "received", "elapsed_ms", "answers", "findings")
+RECEIVED_KEYS = ("status", "content_type", "notifications", "result", "error")
+
+
+def _ordered(pending: dict[str, Any]) -> dict[str, Any]:
+    entry = {key: pending[key] for key in ROUND_KEYS if key in pending}
+    entry["received"] = {key: pending["received"][key] for key in RECEIVED_KEYS if key in pending["received"]}
+    entry.setdefault("answers", {})
+    entry.setdefault("findings", [])
+    return entry

@@ -1,0 +1,68 @@
+"""What replay needs before it can run a transcript: the server to run it against, and the
+original request with every redacted value filled in again (never sent as recorded)."""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from collections.abc import Callable
+from typing import Any
+
+from mrtr_cli.arguments import split_pair, tool_arguments
+from mrtr_cli.errors import UsageError
+from mrtr_cli.options import TargetOptions
+from mrtr_cli.protocol import meta
+from mrtr_cli.transcript.model import Transcript
+from mrtr_cli.transcript.redact import MARK
+
+
+def given_target(options: TargetOptions) -> bool:
+    """Whether the command line names a server (it then overrides the recorded one)."""
+    return bool(options.url or options.stdio or options.command or options.config or options.demo)
+
+
+def replay_target(transcript: Transcript, options: TargetOptions, trust: bool,
+                  confirm: Callable[[str], bool] | None) -> TargetOptions:
+    """The recorded target, unless the command line names one. A recorded command runs only
+    with --trust-target or a person's consent: a shared transcript must not run commands."""
+    if given_target(options):
+        return options
+    recorded = transcript.data["target"]
+    if recorded["transport"] == "demo":
+        return dataclasses.replace(options, demo=True)
+    if recorded["transport"] == "http":
+        return dataclasses.replace(options, url=recorded["url"])
+    command = shlex.join(recorded["command"])
+    if not trust and not (confirm and confirm(f"{transcript.path} runs `{command}`. Run it?")):
+        raise UsageError(f"{transcript.path} would run the recorded command `{command}`",
+                         "pass --trust-target if you trust it, or name the server (--stdio, --url, --demo)")
+    return dataclasses.replace(options, command=tuple(recorded["command"]), cwd=options.cwd or recorded.get("cwd"))
+
+
+def replay_params(transcript: Transcript, pairs: tuple[str, ...],
+                  ask: Callable[[str], str] | None) -> dict[str, Any]:
+    """The recorded params, each redacted argument taken from `-a` (or asked), else exit 1."""
+    params = dict(transcript.request["params"])
+    arguments = params.get("arguments")
+    if not isinstance(arguments, dict):
+        return params
+    given = dict(map(split_pair, pairs))
+    schema = (transcript.data.get("tool") or {}).get("inputSchema")
+    filled = {}
+    for key, value in arguments.items():
+        if value != MARK:
+            filled[key] = value
+        elif key in given:
+            filled[key] = tool_arguments((f"{key}={given[key]}",), None, schema)[key]
+        elif ask is not None:
+            filled[key] = ask(f"the transcript hid the argument {key!r}; its value")
+        else:
+            raise UsageError(f"{transcript.path} redacted the argument {key!r}, and a redacted value is never "
+                             "sent", f"pass -a {key}=VALUE")
+    return {**params, "arguments": filled}
+
+
+def recorded_capabilities(transcript: Transcript) -> meta.Capabilities:
+    """The capabilities the recording declared, declared again."""
+    declared = transcript.data["client_capabilities"]
+    return meta.Capabilities("elicitation" in declared, "sampling" in declared, "roots" in declared)
