@@ -13,13 +13,12 @@ from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.answering.save import save_answers
 from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.client import Client
-from mrtr_cli.listing import list_all
+from mrtr_cli.listing import tool_schema
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
 from mrtr_cli.commands.outcome import show_outcome
-from mrtr_cli.errors import Interrupted, MrtrError, ProtocolError, ServerError
+from mrtr_cli.errors import Interrupted, MrtrError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
-from mrtr_cli.protocol.headers import split_tools
 from mrtr_cli.session import Outcome, Session, status_of
 from mrtr_cli.target import HttpTarget, resolve_target
 from mrtr_cli.transcript.recording import make_recorder
@@ -68,25 +67,8 @@ def _people(context: Context, answering: AnsweringOptions) -> list[Answerer]:
 
 def _params(call: CallOptions, client: Client, over_http: bool) -> dict[str, Any]:
     if call.method == "tools/call":
-        schema = _input_schema(client, call.name, over_http) if call.arguments or over_http else None
+        schema = tool_schema(client, call.name, over_http) if call.arguments or over_http else None
         return {"name": call.name, "arguments": tool_arguments(call.arguments, call.args_json, schema)}
     if call.method == "prompts/get":
         return {"name": call.name, "arguments": prompt_arguments(call.arguments, call.args_json)}
     return {"uri": call.name}
-
-
-def _input_schema(client: Client, name: str, over_http: bool) -> Any:
-    """The tool's inputSchema (to type `-a` values), learning `x-mcp-header`s over HTTP."""
-    try:
-        tools = list_all(client, "tools/list", "tools")[0]["tools"]
-    except ServerError:
-        return None
-    if over_http:
-        tools, excluded = split_tools(tools)
-        client.transport.learn_tools(tools)
-        refused = next((e for e in excluded if e["name"] == name), None)
-        if refused:
-            raise ProtocolError(f"the tool {name!r} has an invalid x-mcp-header annotation: {refused['reason']}",
-                                "over HTTP a client must exclude such a tool; fix its inputSchema")
-    tool = next((t for t in tools if isinstance(t, dict) and t.get("name") == name), None)
-    return tool.get("inputSchema") if tool else None

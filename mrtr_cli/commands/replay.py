@@ -26,7 +26,8 @@ from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.session import Outcome, Session
-from mrtr_cli.target import resolve_target
+from mrtr_cli.listing import tool_schema
+from mrtr_cli.target import HttpTarget, resolve_target
 from mrtr_cli.text import safe_line
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.match import Difference, RecordedAnswerer, compare
@@ -124,6 +125,8 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     with connect(live_context, resolved, chosen, settings) as client:
         if wants_probe(resolved, chosen):
             client.discover()
+        if isinstance(resolved, HttpTarget) and transcript.request["method"] == "tools/call":
+            tool_schema(client, str(params.get("name")), over_http=True)  # learns its x-mcp-headers
         outcome = Session(client, chain, max_rounds=answering.max_rounds).run(transcript.request["method"], params)
     return outcome, builder
 

@@ -7,7 +7,6 @@ what the server received (`structuredContent.received`), so a test can assert wh
 from __future__ import annotations
 
 import hashlib
-import secrets
 from typing import Any
 
 from mrtr_cli.server.app import Call, NeedInput
@@ -101,10 +100,10 @@ def all_fields(call: Call) -> dict[str, Any] | NeedInput:
 def connect_account(call: Call) -> dict[str, Any] | NeedInput:
     """URL mode: consent to open a page; the retry after consent completes."""
     service = call.arguments.get("service", "github")
-    session = (call.state or {}).get("session") or secrets.token_hex(6)
+    session = hashlib.sha256(f"demo-session:{service}".encode()).hexdigest()[:12]  # stable, so replays match
     url = f"https://example.com/mrtr-demo/connect/{service}?session={session}"
     ask = url_request(f"Connect your {service} account in the browser, then come back.", url, session)
-    progress = walk(call, [lambda answers: {"connect": ask}], {"session": session})
+    progress = walk(call, [lambda answers: {"connect": ask}])
     if progress.refusal:
         return text_result(f"Not connected: you chose {progress.refusal[1]}.", {"connect": {"action": progress.refusal[1]}})
     if progress.need:

@@ -93,8 +93,9 @@ def _round_events(method: str, entry: dict[str, Any]) -> Iterator[Any]:
     received = entry["received"]
     for note in received.get("notifications", []):
         yield events.NotificationReceived(note["method"], note.get("params", {}), entry["id"])
-    yield events.ResponseReceived(entry["id"], method, received.get("result"), received.get("error"),
-                                  float(entry.get("elapsed_ms", 0)), number)
+    if "result" in received or "error" in received:
+        yield events.ResponseReceived(entry["id"], method, received.get("result"), received.get("error"),
+                                      float(entry.get("elapsed_ms", 0)), number)
     result = received.get("result") or {}
     if result.get("resultType") == "input_required":
         yield events.InputRequested(number, entry["id"], result.get("inputRequests") or {}, result.get("requestState"))

@@ -85,9 +85,13 @@ class FaultHandler(BaseHTTPRequestHandler):
         self.close_connection = True
 
 
+TOOLS = [{"name": "t", "inputSchema": {"type": "object", "properties": {
+    "token": {"type": "string", "x-mcp-header": "Token"}, "region": {"type": "string", "x-mcp-header": "Region"}}}}]
+
+
 def normal(handler: FaultHandler, body: dict[str, Any]) -> None:
     if body.get("method") == "tools/list":
-        return handler.reply(body, {"tools": [], "ttlMs": 0, "cacheScope": "private"})
+        return handler.reply(body, {"tools": TOOLS, "ttlMs": 0, "cacheScope": "private"})
     handler.reply(body, {"content": [{"type": "text", "text": "ok"}], "structuredContent": {"id": body["id"]}})
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import sys
 from typing import Annotated, Any
 
@@ -33,7 +34,7 @@ from mcp.types import (
 )
 
 mcp = MCPServer("sdk-test-server")
-GREETING_QUESTION = "What is your name?"
+GREETING_QUESTION = os.environ.get("SDK_GREETING_QUESTION", "What is your name?")
 
 
 class Name(BaseModel):

@@ -1,0 +1,335 @@
+"""Record, show, replay and serve whole MRTR conversations as YAML transcripts."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import anyio
+import jsonschema
+import pytest
+import yaml
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.types import ElicitResult
+
+from conftest import PYTHON, ROOT, SDK_SERVER, elicit, input_required, mrtr, text_result
+from peers import HttpPeer, StdioPeer, demo_http, http_server, request
+from servers.http_faults import FaultServer
+
+SCHEMA = json.loads((ROOT / "mrtr_cli" / "transcript" / "schema.json").read_text())
+GREET = ("call", "greet", "-a", "greeting=Hi", "--answer", "__main__:ask_name.name=Ada")
+
+
+def transcript(path: Path) -> dict:
+    document = yaml.safe_load(path.read_text())
+    jsonschema.validate(document, SCHEMA)
+    return document
+
+
+def record(tmp_path: Path, name: str, *args: str) -> Path:
+    path = tmp_path / name
+    cut = args.index("--") if "--" in args else len(args)
+    run = mrtr(*args[:cut], "--record", str(path), *args[cut:])
+    assert path.exists(), run.stderr
+    return path
+
+
+def test_record_then_replay_against_the_sdk_server_over_stdio(tmp_path: Path):
+    first = record(tmp_path, "a.yaml", *GREET, "--", *SDK_SERVER)
+    second = record(tmp_path, "b.yaml", *GREET, "--", *SDK_SERVER)
+    states = [transcript(p)["rounds"][0]["received"]["result"]["requestState"] for p in (first, second)]
+    assert states[0] != states[1]  # the SDK seals state anew on every run
+    assert stat.S_IMODE(first.stat().st_mode) == 0o600
+    document = transcript(first)
+    assert document["target"] == {"transport": "stdio", "command": SDK_SERVER}
+    assert document["tool"]["name"] == "greet" and document["outcome"] == "complete"
+    replayed = mrtr("replay", str(first), "--trust-target")
+    assert replayed.code == 0, replayed.stderr
+    assert "same as recorded (2 rounds)" in replayed.stderr
+
+
+def test_record_then_replay_over_http(tmp_path: Path):
+    port = 18000 + os.getpid() % 1000
+    with _sdk_http(port) as url:
+        path = record(tmp_path, "h.yaml", *GREET, "--url", url)
+        document = transcript(path)
+        assert document["target"] == {"transport": "http", "url": url}
+        first = document["rounds"][0]
+        assert first["sent"]["headers"]["Mcp-Name"] == "greet" and first["received"]["status"] == 200
+        replayed = mrtr("replay", str(path), "--json")
+        assert replayed.code == 0, replayed.stderr
+        assert replayed.json()["transcripts"][0]["result"] == "same"
+
+
+class _sdk_http:
+    """The SDK server over HTTP on `port`, ready when entered."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+
+    def __enter__(self) -> str:
+        import socket
+
+        self.process = subprocess.Popen([*SDK_SERVER, "http", str(self.port), "json"], cwd=ROOT,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def test_a_reworded_question_is_a_divergence_naming_round_key_and_change(tmp_path: Path):
+    path = record(tmp_path, "greet.yaml", *GREET, "--", *SDK_SERVER)
+    run = mrtr("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who are you?")
+    assert run.code == 6
+    assert "diverged from the recording" in run.stderr
+    assert "round 1, question '__main__:ask_name': message" in run.stderr
+    assert '- "What is your name?"' in run.stderr and '+ "Who are you?"' in run.stderr
+    document = mrtr("replay", str(path), "--trust-target", "--json", "-e", "SDK_GREETING_QUESTION=Who?").json()
+    difference = document["transcripts"][0]["differences"][0]
+    assert difference == {"round": 1, "key": "__main__:ask_name", "what": "message",
+                          "recorded": "What is your name?", "live": "Who?"}
+
+
+def test_ignore_and_update(tmp_path: Path):
+    path = record(tmp_path, "greet.yaml", *GREET, "--", *SDK_SERVER)
+    ignored = mrtr("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who?",
+                   "--ignore", "$.rounds[0].received.result.inputRequests.*.params.message")
+    assert ignored.code == 0, ignored.stderr
+    updated = mrtr("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who?", "--update")
+    assert updated.code == 6
+    message = transcript(path)["rounds"][0]["received"]["result"]["inputRequests"]["__main__:ask_name"]["params"]
+    assert message["message"] == "Who?"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert mrtr("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who?").code == 0
+
+
+def test_a_recorded_command_needs_consent(tmp_path: Path, scripted):
+    marker = tmp_path / "ran"
+    server = scripted(steps=[{"result": text_result("ok")}])
+    command = ["sh", "-c", f"touch {marker}; exec {' '.join(server.command)}"]
+    path = record(tmp_path, "cmd.yaml", "call", "t", "--", *command)
+    marker.unlink()
+    refused = mrtr("replay", str(path))
+    assert refused.code == 1 and "--trust-target" in refused.stderr and "would run the recorded command" in refused.stderr
+    assert not marker.exists()
+    assert mrtr("replay", str(path), "--trust-target").code == 0 and marker.exists()
+    overridden = mrtr("replay", str(path), "--stdio", " ".join(server.command))
+    assert overridden.code == 0
+
+
+def test_redaction_and_redacted_values_are_never_sent(tmp_path: Path):
+    faults = FaultServer().start()
+    try:
+        url = faults.url + "/plain"
+        path = record(tmp_path, "r.yaml", "call", "t", "-a", "token=s3cr3t-value", "-a", "region=eu", "--url", url,
+                      "--redact", "token", "-H", "Authorization: Bearer abc-secret", "-H", "Cookie: sid=cookie-secret",
+                      "-H", "X-Custom: kept")
+        text = path.read_text()
+        for secret in ("s3cr3t-value", "abc-secret", "cookie-secret"):
+            assert secret not in text
+        document = transcript(path)
+        headers = document["rounds"][0]["sent"]["headers"]
+        assert headers["Mcp-Param-Token"] == "[redacted]" and headers["Mcp-Param-Region"] == "eu"
+        assert headers["Authorization"] == "[redacted]" and headers["Cookie"] == "[redacted]"
+        assert headers["X-Custom"] == "kept"
+        assert document["request"]["params"]["arguments"] == {"token": "[redacted]", "region": "eu"}
+        assert set(document["redacted"]) >= {"argument token", "header Mcp-Param-Token", "header Authorization"}
+        sent_before = len(faults.calls("/plain"))
+        refused = mrtr("replay", str(path))
+        assert refused.code == 1 and "redacted the argument 'token'" in refused.stderr and "-a token=VALUE" in refused.stderr
+        assert len(faults.calls("/plain")) == sent_before
+        given = mrtr("replay", str(path), "-a", "token=fresh")
+        assert given.code == 0, given.stderr
+        last = faults.calls("/plain")[-1]
+        assert last["body"]["params"]["arguments"]["token"] == "fresh" and last["headers"]["Mcp-Param-Token"] == "fresh"
+    finally:
+        faults.stop()
+
+
+def test_redacting_a_json_path(tmp_path: Path, scripted):
+    server = scripted(steps=[{"result": text_result("x", structuredContent={"apiKey": "k-123", "ok": True})}])
+    path = record(tmp_path, "p.yaml", *server.args("call", "t", "--redact", "$.rounds[*].received.result.structuredContent.apiKey"))
+    document = transcript(path)
+    assert document["rounds"][0]["received"]["result"]["structuredContent"] == {"apiKey": "[redacted]", "ok": True}
+    assert "k-123" not in path.read_text()
+
+
+def test_a_dead_server_leaves_a_transcript_show_can_read(tmp_path: Path, scripted):
+    form = elicit("Name?", {"name": {"type": "string"}})
+    server = scripted(steps=[{"result": input_required({"n": form})}, {"exit": 9, "stderr": "boom\n"}])
+    path = record(tmp_path, "dead.yaml", *server.args("call", "t", "--answer", "n.name=Ada"))
+    document = transcript(path)
+    assert document["outcome"] == "aborted" and len(document["rounds"]) == 2
+    assert document["rounds"][1]["received"] == {}  # sent, never answered
+    assert document["error"]["kind"] == "unreachable" and "exited with code 9" in document["error"]["message"]
+    shown = mrtr("show", str(path))
+    assert shown.code == 0 and "? n · elicitation/create (form)" in shown.stderr and "exited with code 9" in shown.stderr
+
+
+def test_ctrl_c_leaves_a_transcript(tmp_path: Path, scripted):
+    form = elicit("Name?", {"name": {"type": "string"}})
+    server = scripted(steps=[{"result": input_required({"n": form})}, {"silent": True}])
+    path = tmp_path / "c.yaml"
+    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", *server.args("call", "t", "--answer", "n.name=Ada",
+                                                                        "--record", str(path))],
+                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while len(server.calls()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    assert process.wait(timeout=20) == 130
+    document = transcript(path)
+    assert document["outcome"] == "aborted" and document["error"]["kind"] == "interrupted"
+    assert mrtr("show", str(path), "--json").json()["outcome"] == "aborted"
+
+
+def test_a_killed_recorder_leaves_a_partial_transcript(tmp_path: Path, scripted):
+    form = elicit("Name?", {"name": {"type": "string"}})
+    server = scripted(steps=[{"result": input_required({"n": form})}, {"result": input_required({"m": form})},
+                             {"silent": True}])
+    path = tmp_path / "k.yaml"
+    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", *server.args("call", "t", "--answer", "n.name=A",
+                                                                        "--answer", "m.name=B", "--record", str(path))],
+                               cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 20
+    while len(server.calls()) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    process.kill()
+    process.wait(timeout=10)
+    partial = tmp_path / "k.yaml.partial"
+    assert not path.exists() and partial.exists()
+    shown = mrtr("show", str(partial), "--json").json()
+    assert shown["outcome"] == "aborted" and len(shown["rounds"]) == 2
+
+
+def test_tags_are_refused_without_running_anything(tmp_path: Path):
+    marker = tmp_path / "pwned"
+    path = tmp_path / "evil.yaml"
+    path.write_text(f"mrtr_transcript: 1\nrequest: !!python/object/apply:os.system ['touch {marker}']\n")
+    for command in (["show", str(path)], ["replay", str(path), "--trust-target"], ["serve", str(path)]):
+        run = mrtr(*command)
+        assert run.code == 1 and "line 2" in run.stderr and "!!python/object are never accepted" in run.stderr
+    assert not marker.exists()
+
+
+def test_a_malformed_transcript_gets_one_line_with_its_line_number(tmp_path: Path):
+    good = Path(ROOT / "recordings" / "two_questions.yaml").read_text()
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(good.replace("  received:\n", "  receivd:\n", 1))
+    run = mrtr("show", str(broken))
+    assert run.code == 1
+    line = run.stderr.strip().splitlines()[-1]
+    expected = good.splitlines().index("- round: 1") + 1  # the round that lacks `received`
+    assert f"line {expected}: rounds[0]: 'received' is a required property" in line
+
+
+def test_rerecording_changes_only_what_changes_between_runs(tmp_path: Path):
+    args = ("call", "book_table", "--demo", "--answers", "examples/book_table.yaml")
+    first, second = record(tmp_path, "1.yaml", *args), record(tmp_path, "2.yaml", *args)
+    changed = [a for a, b in zip(first.read_text().splitlines(), second.read_text().splitlines()) if a != b]
+    assert len(first.read_text().splitlines()) == len(second.read_text().splitlines())
+    assert changed and all(line.strip().startswith(("at:", "requestState:", "elapsed_ms:")) for line in changed), changed
+
+
+def test_recordings_replay_green():
+    files = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "recordings").glob("*.yaml"))
+    assert len(files) >= 10
+    for name in files:
+        transcript(ROOT / name)
+    run = mrtr("replay", *files, "--demo", "--json")
+    assert run.code == 0, run.stderr
+    assert {t["result"] for t in run.json()["transcripts"]} == {"same"}
+    jsonschema.validate(run.json(), json.loads((ROOT / "docs" / "json" / "replay.schema.json").read_text()))
+
+
+def test_strict_replay_compares_notifications(tmp_path: Path):
+    path = ROOT / "recordings" / "poll_status.yaml"
+    assert mrtr("replay", str(path), "--demo", "--strict").code == 0
+    edited = tmp_path / "poll.yaml"
+    document = yaml.safe_load(path.read_text())
+    document["rounds"][0]["received"]["notifications"][0]["params"]["message"] = "something else"
+    edited.write_text(yaml.safe_dump(document, sort_keys=False))
+    assert mrtr("replay", str(edited), "--demo").code == 0
+    strict = mrtr("replay", str(edited), "--demo", "--strict")
+    assert strict.code == 6 and "round 1: notifications" in strict.stderr
+
+
+def test_show_renders_the_recorded_timeline():
+    run = mrtr("show", str(ROOT / "recordings" / "book_table.yaml"))
+    assert run.code == 0
+    assert run.stdout.startswith("Booked a table for 4 (window, quiet) in Lisbon on 2026-12-24")
+    for expected in ("→ tools/call book_table", "? party · elicitation/create (form)", "from answers-file",
+                     "↻ tools/call book_table", "✓ complete · 4 rounds"):
+        assert expected in run.stderr
+    document = mrtr("show", str(ROOT / "recordings" / "book_table.yaml"), "--json").json()
+    jsonschema.validate(document, json.loads((ROOT / "docs" / "json" / "conversation.schema.json").read_text()))
+    assert len(document["rounds"]) == 4 and document["rounds"][0]["questions"]["date"]["source"] == "answers-file"
+
+
+SERVE = [PYTHON, "-m", "mrtr_cli", "serve", str(ROOT / "recordings" / "book_table.yaml")]
+
+
+def test_serve_is_driven_to_completion_by_mrtr():
+    run = mrtr("call", "book_table", "--answers", "examples/book_table.yaml", "--json", "--", *SERVE)
+    assert run.code == 0, run.stderr
+    assert run.json()["result"]["structuredContent"]["received"]["party"] == {"size": 4, "seating": ["window", "quiet"]}
+    listed = mrtr("list", "tools", "--json", "--", *SERVE).json()
+    assert [t["name"] for t in listed["tools"]] == ["book_table"]
+
+
+def test_serve_over_http():
+    with http_server([*SERVE, "--http", "127.0.0.1:0"]) as url:
+        run = mrtr("call", "book_table", "--answers", "examples/book_table.yaml", "--url", url)
+        assert run.code == 0, run.stderr
+
+
+def test_serve_is_driven_by_the_sdk_clients_automatic_loop():
+    recorded = {"date": {"date": "2026-12-24"}, "party": {"size": 4, "seating": ["window", "quiet"]},
+                "confirm": {"confirm": True}}
+
+    async def answer(context, params):
+        field = next(iter(params.requested_schema["properties"]))
+        key = {"date": "date", "size": "party", "confirm": "confirm"}[field]
+        return ElicitResult(action="accept", content=recorded[key])
+
+    async def run():
+        parameters = StdioServerParameters(command=SERVE[0], args=SERVE[1:], cwd=str(ROOT))
+        async with Client(parameters, elicitation_callback=answer) as client:
+            return await client.call_tool("book_table", {})
+
+    result = anyio.run(run)
+    assert result.structured_content["received"]["confirm"] == {"confirm": True}
+
+
+def test_serve_asks_again_when_answers_are_missing_and_refuses_wrong_ones():
+    peer = StdioPeer(SERVE)
+    try:
+        first = peer.exchange(request(1, "tools/call", {"name": "book_table", "arguments": {}}))[-1]["result"]
+        state = first["requestState"]
+        again = peer.exchange(request(2, "tools/call", {"name": "book_table", "arguments": {}, "requestState": state}))
+        assert list(again[-1]["result"]["inputRequests"]) == ["date"]
+        wrong = {"date": {"action": "accept", "content": {"date": "2031-01-01"}}}
+        error = peer.exchange(request(3, "tools/call", {"name": "book_table", "arguments": {}, "requestState": state,
+                                                        "inputResponses": wrong}))[-1]["error"]
+        assert error["code"] == -32602 and "the answer to 'date' differs from the recording" in error["message"]
+        assert error["data"]["recorded"]["content"] == {"date": "2026-12-24"} and error["data"]["key"] == "date"
+        unknown = peer.exchange(request(4, "tools/call", {"name": "book_table", "arguments": {"city": "Oslo"}}))
+        assert "the nearest" in unknown[-1]["error"]["message"] and "arguments {}" in unknown[-1]["error"]["message"]
+    finally:
+        peer.close()
