@@ -12,14 +12,13 @@ from pathlib import Path
 
 import anyio
 import jsonschema
-import pytest
 import yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import ElicitResult
 
 from conftest import PYTHON, ROOT, SDK_SERVER, elicit, input_required, mrtr, text_result
-from peers import HttpPeer, StdioPeer, demo_http, http_server, request
+from peers import StdioPeer, http_server, request
 from servers.http_faults import FaultServer
 
 SCHEMA = json.loads((ROOT / "mrtr_cli" / "transcript" / "schema.json").read_text())
