@@ -10,7 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from mrtr_cli.protocol import lint
 from mrtr_cli.protocol.jsonrpc import Message
+
+Finding = lint.Finding
+"""Something the server did against the spec: an event too, which the linter emits."""
 
 
 @dataclass(frozen=True)
@@ -138,17 +142,6 @@ class BackingOff:
 
     round: int
     seconds: float
-
-
-@dataclass(frozen=True)
-class Finding:
-    """Something the server did against the spec. severity: error | warning | info."""
-
-    severity: str
-    rule: str
-    message: str
-    page: str = ""
-    round: int | None = None
 
 
 @dataclass(frozen=True)

@@ -36,19 +36,20 @@ def _escape(match: re.Match[str]) -> str:
 
 def safe(text: object, limit: int | None = None) -> str:
     """`text` as harmless multi-line text: control characters shown as escapes, newlines kept."""
-    return fold(_UNSAFE_IN_TEXT.sub(_escape, str(text)), limit)
+    return _folded(str(text), limit, _UNSAFE_IN_TEXT)
 
 
 def safe_line(text: object, limit: int | None = 200) -> str:
     """`text` as one harmless line: newlines and tabs are escaped too."""
-    return fold(_UNSAFE_IN_LINE.sub(_escape, str(text)), limit)
+    return _folded(str(text), limit, _UNSAFE_IN_LINE)
 
 
-def fold(text: str, limit: int | None) -> str:
-    """`text` cut to `limit` characters, saying how much was left out."""
+def _folded(text: str, limit: int | None, unsafe: re.Pattern[str]) -> str:
+    """Cut first, then escape: a huge string costs no more than its shown part."""
     if limit is None or len(text) <= limit:
-        return text
-    return f"{text[:limit]}… [{len(text) - limit} more characters]"
+        return unsafe.sub(_escape, text)
+    return f"{unsafe.sub(_escape, text[:limit])}… [{len(text) - limit} more characters]"
+
 
 
 def is_safe(text: str) -> bool:

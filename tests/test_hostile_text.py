@@ -61,4 +61,5 @@ def test_hostile_garbage_on_stdout_in_verbose_mode(scripted):
     run = mrtr(*server.args("call", "t", "-v", "--color", "always"))
     assert run.code == 0
     assert_harmless(run.stderr)
-    assert "ignored a frame: not JSON" in run.stderr
+    assert "[not-jsonrpc]" in run.stderr and "is not a JSON-RPC message: not JSON" in run.stderr
+    assert "ignored: " in run.stderr and "\\x1b]0;pwned title" in run.stderr

@@ -9,7 +9,7 @@ import pytest
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.protocol import jsonrpc, meta, mrtr
-from mrtr_cli.text import fold, json_escaped, safe, safe_line
+from mrtr_cli.text import json_escaped, safe, safe_line
 
 
 @pytest.mark.parametrize("raw,shown", [
@@ -27,7 +27,7 @@ def test_safe_shows_control_characters_as_escapes(raw: str, shown: str):
 
 def test_safe_line_escapes_newlines_and_folds():
     assert safe_line("a\nb\tc") == "a\\nb\\tc"
-    assert fold("abcdef", 3) == "abc… [3 more characters]"
+    assert safe("ab\x1bcdef", 3) == "ab\\x1b… [4 more characters]"
     assert safe_line("x" * 300, 10).startswith("xxxxxxxxxx… [290 more")
 
 

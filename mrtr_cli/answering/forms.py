@@ -13,6 +13,7 @@ from typing import Any
 from mrtr_cli import validation
 from mrtr_cli.coercion import coerce_text, json_or_text
 from mrtr_cli.errors import UsageError
+from mrtr_cli.protocol import lint
 
 
 @dataclass(frozen=True)
@@ -89,19 +90,10 @@ def complete_form(key: str, schema: dict[str, Any], given: dict[str, Any]) -> di
     return content
 
 
-FLAT_KINDS = ("string", "number", "integer", "boolean", "choice", "choices")
-
-
 def outside_subset(schema: dict[str, Any]) -> str | None:
-    """Why a requested schema is outside the spec's flat form subset, or None when it is inside."""
-    if schema.get("type") != "object" or not isinstance(schema.get("properties"), dict):
-        return "it is not an object with properties"
-    for field in form_fields(schema):
-        if field.kind not in FLAT_KINDS:
-            return f"field {field.name!r} is not a string, number, boolean or enum"
-        if field.kind == "choices" and not field.options():
-            return f"field {field.name!r} is an array whose items are not an enum"
-    return None
+    """Why a requested schema is outside the spec's flat form subset (None: inside), bounds included."""
+    problem = next((f.message for f in lint.check_schema("", schema) if f.rule != "form-schema-subset"), None)
+    return problem or lint.outside_subset(schema)
 
 
 def typed_input(field: Field, text: str) -> Any:

@@ -12,6 +12,7 @@ from mrtr_cli.client import Client, ClientSettings
 from mrtr_cli.errors import Interrupted, MrtrError
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.linting import Linter
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.render import format as fmt
@@ -83,7 +84,8 @@ def client_settings(target: TargetOptions, answering: AnsweringOptions | None = 
 
 @contextmanager
 def connect(context: Context, target: Target, options: TargetOptions, settings: ClientSettings) -> Iterator[Client]:
-    """A client on a live transport to the target; the transport is shut down afterwards."""
+    """A client on a live transport to the target, linted; the transport is shut down afterwards."""
+    context.emit.subscribe(Linter(settings.capabilities, context.emit))
     transport = open_transport(target, options, context.output.verbose, context.output.show_secrets)
     try:
         yield Client(transport, settings, context.emit)

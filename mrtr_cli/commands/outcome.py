@@ -26,11 +26,22 @@ def print_outcome(context: Context, outcome: Outcome, result: bool = True) -> No
     """The result on stdout; the status line and any error on stderr."""
     if result and outcome.result is not None:
         for text in fmt.result_texts(outcome.result):
-            context.consoles.out.print(text)
+            _print_result(context, text)
     context.consoles.err.print(_status_line(outcome))
     if outcome.error is not None:
         for line in fmt.error_lines(outcome.error):
             context.consoles.err.print(line)
+
+
+BIG = 1_000_000
+"""Result text longer than this goes to stdout as it is (already safe), without rich's layout."""
+
+
+def _print_result(context: Context, text: Text) -> None:
+    if len(text) > BIG:
+        context.consoles.out.file.write(text.plain + "\n")
+    else:
+        context.consoles.out.print(text)
 
 
 def _status_line(outcome: Outcome) -> Text:

@@ -120,7 +120,8 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
         settings.version = transcript.data["protocol_version"]
     builder = TranscriptBuilder(target_entry(resolved, chosen), settings.version, settings.capabilities.declared(),
                                 Redaction.from_transcript(transcript.data.get("redacted", [])))
-    live_context = dataclasses.replace(context, emit=Broadcast([builder] + ([context.timeline] if context.output.verbose else [])))
+    emit = Broadcast(([context.timeline] if context.output.verbose else []) + [builder])
+    live_context = dataclasses.replace(context, emit=emit)
     chain, _ = build_chain(answering, chosen.timeout, [RecordedAnswerer(transcript)] + _people(live_context, person))
     with connect(live_context, resolved, chosen, settings) as client:
         if wants_probe(resolved, chosen):

@@ -103,11 +103,11 @@ def decode(frame: str | bytes) -> Message:
         try:
             frame = frame.decode("utf-8")
         except UnicodeDecodeError as error:
-            return Malformed(frame.decode("utf-8", "replace"), f"not UTF-8 (byte {error.start})")
+            return Malformed(frame.decode("utf-8", "replace").rstrip("\r\n"), f"not UTF-8 (byte {error.start})")
     try:
         data = json.loads(frame)
     except (json.JSONDecodeError, RecursionError) as error:
-        return Malformed(frame, _json_problem(error))
+        return Malformed(frame.rstrip("\r\n"), _json_problem(error))
     return _classify(data, frame)
 
 

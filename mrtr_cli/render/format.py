@@ -248,16 +248,29 @@ def progress_line(params: dict[str, Any]) -> Text:
 
 
 def ignored_line(event: events.FrameIgnored) -> Text:
-    line = Text("  ! ignored a frame: ", "mrtr.warn")
-    line.append(safe_line(event.reason, 300))
-    line.append(f"\n    {safe_line(event.raw, 300)}", "mrtr.dim")
+    """A frame mrtr could not use (the linter's finding says why it is wrong)."""
+    line = Text("  ✗ ignored: ", "mrtr.warn")
+    return line.append(safe_line(event.raw, 300), "mrtr.dim")
+
+
+SEVERITY_STYLES = {"error": "mrtr.error", "warning": "mrtr.warn", "info": "mrtr.dim"}
+
+
+def finding_line(finding: Any) -> Text:
+    """`! error [rule] message  (spec page)`."""
+    line = Text(f"  ! {finding.severity} ", SEVERITY_STYLES.get(finding.severity, "mrtr.warn"))
+    line.append(f"[{finding.rule}] ", "mrtr.dim")
+    line.append(safe_line(finding.message, 400))
+    if finding.page:
+        line.append(f"  {finding.page}", "mrtr.dim")
     return line
 
 
 def wire_line(direction: str, text: str) -> Text:
     """Raw wire for -v: `» ...` sent, `« ...` received; each line of `text` made safe."""
     marker = "    » " if direction == "out" else "    « "
-    lines = [safe_line(line, WIRE_LIMIT) for line in text.split("\n")]
+    shown = text[:WIRE_LIMIT * 2] if len(text) > WIRE_LIMIT * 2 else text  # a huge frame: only its start
+    lines = [safe_line(line, WIRE_LIMIT) for line in shown.rstrip("\r\n").split("\n")]
     return Text(marker + f"\n{' ' * len(marker)}".join(lines), "mrtr.dim")
 
 

@@ -36,6 +36,7 @@ class Timeline:
             events.ServerStderr: self._stderr,
             events.WireNote: self._wire_note,
             events.CancelSent: self._cancel,
+            events.Finding: lambda e: self.print(fmt.finding_line(e)),
         }
 
     def __call__(self, event: Any) -> None:

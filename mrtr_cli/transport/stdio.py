@@ -119,7 +119,7 @@ class StdioTransport:
         stdout = self._process.stdout
         assert stdout is not None
         for line in stdout:
-            self._inbox.put(("out", line.rstrip(b"\r\n")))
+            self._inbox.put(("out", line))  # the line ending stays: JSON ignores it, and stripping copies
         self._inbox.put(_EOF)
 
     def _read_stderr(self) -> None:

@@ -11,8 +11,10 @@ The script is a JSON object:
                {"echo": true} (a complete result whose structuredContent is the params received),
                {"raw": ["line", ...]} (written verbatim, nothing else),
                {"silent": true} (no answer), {"exit": CODE, "stderr": "..."} (die),
+               {"big": N} (a complete result whose text is N characters),
                plus optional "before": ["line", ...] written first, "id": an id to answer with
-               instead of the request's, and "sleep": seconds to wait before answering.
+               instead of the request's, "sleep": seconds to wait before answering, and
+               "flood": N (N bytes of stderr before answering).
 Standard library only, so it starts fast.
 """
 
@@ -24,6 +26,7 @@ import time
 from typing import Any
 
 SERVER_INFO = {"name": "scripted", "version": "1.0"}
+CACHE = {"ttlMs": 0, "cacheScope": "private"}
 
 
 def main(script_path: str) -> None:
@@ -46,7 +49,8 @@ def respond(script: dict[str, Any], steps: Any, message: dict[str, Any]) -> None
     if method.endswith("/list"):
         key = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
                "resources/templates/list": "resourceTemplates"}[method]
-        return send({"jsonrpc": "2.0", "id": message["id"], "result": complete({key: script.get(key, [])})})
+        result = complete({key: script.get(key, []), **CACHE})
+        return send({"jsonrpc": "2.0", "id": message["id"], "result": result})
     step = next(steps, {"error": {"code": -32603, "message": "the script has no more steps"}})
     play(step, message)
 
@@ -57,7 +61,7 @@ def discover(script: dict[str, Any], message: dict[str, Any]) -> None:
         return
     if "error" in answer:
         return send({"jsonrpc": "2.0", "id": message["id"], "error": answer["error"]})
-    result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, **answer}
+    result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, **CACHE, **answer}
     send({"jsonrpc": "2.0", "id": message["id"], "result": complete(result)})
 
 
@@ -67,6 +71,7 @@ def complete(result: dict[str, Any]) -> dict[str, Any]:
 
 def play(step: dict[str, Any], message: dict[str, Any]) -> None:
     time.sleep(step.get("sleep", 0))
+    flood(step.get("flood", 0))
     for line in step.get("before", []):
         write(line)
     if "exit" in step:
@@ -80,11 +85,21 @@ def play(step: dict[str, Any], message: dict[str, Any]) -> None:
             write(line)
         return
     answer_id = step.get("id", message["id"])
+    if "big" in step:
+        result = complete({"content": [{"type": "text", "text": "x" * step["big"]}]})
+        return send({"jsonrpc": "2.0", "id": answer_id, "result": result})
     if step.get("echo"):
         result = complete({"content": [{"type": "text", "text": "echo"}], "structuredContent": message["params"]})
         return send({"jsonrpc": "2.0", "id": answer_id, "result": result})
     body = {"error": step["error"]} if "error" in step else {"result": step["result"]}
     send({"jsonrpc": "2.0", "id": answer_id, **body})
+
+
+def flood(size: int) -> None:
+    line = "the server is very chatty on stderr " * 3 + "\n"
+    for _ in range(size // len(line)):
+        sys.stderr.write(line)
+    sys.stderr.flush()
 
 
 def send(message: dict[str, Any]) -> None:

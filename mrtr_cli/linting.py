@@ -1,0 +1,80 @@
+"""The linter: an observer that checks everything a server sends during a conversation and
+emits each finding as an event (the timeline shows it, the transcript keeps it).
+
+Per-message rules come from protocol/lint.py. Rules about the whole conversation are here:
+deprecated features in use (once each), and a server that has not said who it is by the time
+a final result arrives.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mrtr_cli import events
+from mrtr_cli.protocol import lint, meta
+from mrtr_cli.protocol.jsonrpc import Notification
+
+
+class Linter:
+    """Each finding is emitted while the event that caused it is being handled."""
+
+    def __init__(self, capabilities: meta.Capabilities, emit: events.Observer) -> None:
+        self.capabilities = capabilities
+        self.emit = emit
+        self.findings: list[lint.Finding] = []
+        self.in_flight: Any = None
+        self.round: int | None = None
+        self.identified = False
+        self._noted: set[str] = set()
+        self._handlers = {events.RequestSent: self._sent, events.FrameReceived: self._frame,
+                          events.ResponseReceived: self._response, events.OutcomeReached: self._end}
+
+    def __call__(self, event: Any) -> None:
+        handler = self._handlers.get(type(event))
+        if handler is not None:
+            handler(event)
+
+    def _sent(self, event: events.RequestSent) -> None:
+        self.in_flight, self.round = event.id, event.round
+
+    def _frame(self, event: events.FrameReceived) -> None:
+        self._report(lint.check_frame(event.message, self.in_flight))
+        if isinstance(event.message, Notification) and event.message.method == "notifications/message":
+            self._once("deprecated-logging", "the server sends log messages (notifications/message)")
+
+    def _response(self, event: events.ResponseReceived) -> None:
+        if event.error is not None:
+            return
+        self.identified = self.identified or meta.server_info(event.result) is not None
+        self._report(lint.check_result(event.method, event.result, self.capabilities))
+        if _final(event.result) and not self.identified:
+            self._once("server-info-missing", "no result so far carried serverInfo in its _meta")
+        for request in _questions(event.result):
+            if request.get("method") == "sampling/createMessage":
+                self._once("deprecated-sampling", "the server asks for sampling")
+            elif request.get("method") == "roots/list":
+                self._once("deprecated-roots", "the server asks for roots")
+
+    def _end(self, event: events.OutcomeReached) -> None:
+        event.outcome.findings = list(self.findings)
+
+    def _once(self, rule: str, message: str) -> None:
+        if rule not in self._noted:
+            self._noted.add(rule)
+            self._report([lint.finding(rule, message)])
+
+    def _report(self, findings: list[lint.Finding]) -> None:
+        for found in lint.at_round(findings, self.round):
+            self.findings.append(found)
+            self.emit(found)
+
+
+def _final(result: Any) -> bool:
+    return isinstance(result, dict) and result.get("resultType", "complete") != "input_required"
+
+
+def _questions(result: Any) -> list[dict[str, Any]]:
+    if not isinstance(result, dict) or result.get("resultType") != "input_required":
+        return []
+    requests = result.get("inputRequests")
+    return [r for r in requests.values() if isinstance(r, dict)] if isinstance(requests, dict) else []
