@@ -306,6 +306,19 @@ def replay(files: Annotated[List[str], typer.Argument(metavar="TRANSCRIPT.yaml..
     return command.run(options, target, answering, output)
 
 
+@app.command()
+@with_groups(target=target_options, answering=answering_options, output=output_options)
+def check(tool: Annotated[Optional[str], typer.Option("--tool", metavar="NAME",
+                                                      help="Also probe MRTR with this tool (and only this one).")] = None,
+          arg: ARGUMENT = None, args: ARGS_JSON = None,
+          *, target: Any = None, answering: Any = None, output: Any = None) -> int:
+    """Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails."""
+    from mrtr_cli.commands import check as command
+
+    called = CallOptions("tools/call", tool, tuple(arg or ()), args) if tool else None
+    return command.run(called, target, answering, output)
+
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"mrtr {__version__}")

@@ -36,7 +36,7 @@ class ClientSettings:
 
 @dataclass(frozen=True)
 class Reply:
-    """The response to one request, and what arrived for it on the way."""
+    """The response to one request, and what arrived for it on the way (`status`: HTTP only)."""
 
     id: int
     method: str
@@ -44,6 +44,7 @@ class Reply:
     error: dict[str, Any] | None
     elapsed_ms: float
     notifications: tuple[Notification, ...] = ()
+    status: int | None = None
 
 
 class Client:
@@ -119,20 +120,31 @@ class Client:
             return None
         return meta.choose_version(supported_versions(error))
 
+    def raw(self, method: str, params: dict[str, Any], headers_from: dict[str, Any] | None = None) -> Reply:
+        """One request exactly as given: `params` carry their own `_meta`, or none. Over HTTP the
+        headers are made from `headers_from` instead of the request. For `mrtr check`'s probes."""
+        message = jsonrpc.request(self._ids.next(), method, params)
+        return self._transmit(message, params, None, "probe", headers_from or message)
+
     def _exchange(self, method: str, params: dict[str, Any], round: int | None, purpose: str) -> Reply:
         request_id = self._ids.next()
-        token = f"mrtr-{request_id}"
-        message = jsonrpc.request(request_id, method, {**params, "_meta": self._meta(token)})
+        message = jsonrpc.request(request_id, method, {**params, "_meta": self._meta(f"mrtr-{request_id}")})
+        return self._transmit(message, params, round, purpose, message)
+
+    def _transmit(self, message: dict[str, Any], shown: dict[str, Any], round: int | None, purpose: str,
+                  headers_from: dict[str, Any]) -> Reply:
+        request_id, method = message["id"], message["method"]
         text = jsonrpc.encode(message)
-        self.emit(events.RequestSent(request_id, method, params, text, round, purpose))
+        self.emit(events.RequestSent(request_id, method, shown, text, round, purpose))
         started = time.monotonic()
-        exchange = self.transport.start(text, message)
+        exchange = self.transport.start(text, headers_from)
         try:
-            response, notes = self._await(exchange, request_id, token, method)
+            response, waiting = self._await(exchange, request_id, f"mrtr-{request_id}", method)
         finally:
             exchange.close()
         elapsed = (time.monotonic() - started) * 1000
-        reply = Reply(request_id, method, response.result, response.error, elapsed, notes)
+        reply = Reply(request_id, method, response.result, response.error, elapsed, tuple(waiting.notifications),
+                      waiting.status)
         self._note_server(reply.result)
         self.emit(events.ResponseReceived(request_id, method, reply.result, reply.error, elapsed, round))
         return reply
@@ -141,15 +153,14 @@ class Client:
         s = self.settings
         return meta.request_meta(s.version, s.capabilities, s.identity, token, s.log_level)
 
-    def _await(self, exchange: Exchange, request_id: int, token: str,
-               method: str) -> tuple[Response, tuple[Notification, ...]]:
+    def _await(self, exchange: Exchange, request_id: int, token: str, method: str) -> tuple[Response, _Waiting]:
         deadline = Deadline(self.settings.timeout)
         waiting = _Waiting(request_id, token, deadline, self.emit)
         try:
             for incoming in exchange.frames(deadline):
                 response = waiting.take(incoming)
                 if response is not None:
-                    return response, tuple(waiting.notifications)
+                    return response, waiting
         except TransportTimeout:
             self._cancel(exchange, request_id, "timed out")
             raise RequestTimeout(f"no response to {method} (id {request_id}) within "
@@ -193,6 +204,7 @@ class _Waiting:
         self.deadline = deadline
         self.emit = emit
         self.notifications: list[Notification] = []
+        self.status: int | None = None
 
     def take(self, incoming: Any) -> Response | None:
         """Report one arrival; return it when it is the response awaited."""
@@ -200,6 +212,7 @@ class _Waiting:
             self.emit(events.ServerStderr(incoming.text))
             return None
         if isinstance(incoming, WireInfo):
+            self.status = (incoming.fields or {}).get("status", self.status)
             self.emit(events.WireNote(incoming.direction, incoming.text, incoming.fields, self.request_id))
             return None
         message = jsonrpc.decode(incoming.data)

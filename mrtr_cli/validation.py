@@ -12,6 +12,8 @@ import datetime
 import re
 from typing import Any
 
+from mrtr_cli.protocol import lint
+
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+")
 _URI = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:[^\s<>\"{}|\\^`]*")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -59,6 +61,9 @@ def problems(instance: Any, schema: dict[str, Any]) -> list[str]:
     """Why `instance` does not satisfy `schema`, one readable line per problem (none: valid)."""
     from referencing.exceptions import Unresolvable
 
+    bound = lint.beyond_bounds(schema)
+    if bound is not None:
+        return [f"the schema {bound[1]}, beyond what mrtr validates (a hostile schema must stay cheap)"]
     validator = _validator(schema)
     try:
         errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.path))

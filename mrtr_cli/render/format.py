@@ -253,6 +253,7 @@ def ignored_line(event: events.FrameIgnored) -> Text:
     return line.append(safe_line(event.raw, 300), "mrtr.dim")
 
 
+SPEC_ROOT = "https://modelcontextprotocol.io/specification/2026-07-28/"
 SEVERITY_STYLES = {"error": "mrtr.error", "warning": "mrtr.warn", "info": "mrtr.dim"}
 
 

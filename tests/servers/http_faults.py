@@ -49,6 +49,11 @@ class FaultHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def do_GET(self) -> None:
+        """Nothing should ever GET from here (mrtr fetches no $ref); record it if it does."""
+        self.owner.received.append({"path": self.path, "headers": dict(self.headers), "body": {}, "verb": "GET"})
+        self.send(404, b"{}")
+
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         path = self.path

@@ -1,0 +1,70 @@
+"""`mrtr check`: a checklist of probes of one server; exit 0 when nothing fails, else 2."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from mrtr_cli.answering.chain import build_chain
+from mrtr_cli.arguments import tool_arguments
+from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
+from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.listing import tool_schema
+from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
+from mrtr_cli.probing import Check, Prober, ToolProber
+from mrtr_cli.render import format as fmt
+from mrtr_cli.target import HttpTarget, resolve_target
+from mrtr_cli.text import safe_line
+
+MARKS = {"pass": ("✓ pass", "mrtr.complete"), "fail": ("✗ fail", "mrtr.error"), "warn": ("! warn", "mrtr.warn"),
+         "skipped": ("- skip", "mrtr.dim")}
+
+
+def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
+    def body(context: Context) -> ExitCode:
+        checks, server = _probe(context, tool, target, answering)
+        if output.json:
+            summary = {status: sum(c.status == status for c in checks) for status in MARKS}
+            context.print_json({"version": 1, "server": server, "checks": [c.as_dict() for c in checks],
+                                "summary": summary})
+        else:
+            for line in _lines(checks):
+                context.consoles.out.print(line)
+        failed = [c for c in checks if c.status == "fail"]
+        if failed and output.json:
+            context.error_line(ExitCode.PROTOCOL, f"{len(failed)} check{'s' if len(failed) != 1 else ''} failed: "
+                                                  + ", ".join(c.id for c in failed))
+        return ExitCode.PROTOCOL if failed else ExitCode.OK
+
+    return guarded(output, body)
+
+
+def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
+           answering: AnsweringOptions) -> tuple[list[Check], dict | None]:
+    chain, _ = build_chain(answering, options.timeout)
+    target = resolve_target(options)
+    over_http = isinstance(target, HttpTarget)
+    with connect(context, target, options, client_settings(options, answering)) as client:
+        if wants_probe(target, options):
+            client.discover()
+        prober = Prober(client, over_http)
+        checks = prober.safe_checks()
+        if tool is not None:
+            schema = tool_schema(client, tool.name, over_http)
+            arguments = tool_arguments(tool.arguments, tool.args_json, schema)
+            checks += ToolProber(prober, chain, tool.name, arguments).checks()
+        return checks, client.server_info
+
+
+def _lines(checks: list[Check]) -> list[Text]:
+    """Two lines a check: the verdict and what it is about, then what was seen and where the rule is."""
+    lines = []
+    for check in checks:
+        mark, style = MARKS[check.status]
+        head = Text(f"{mark}  ", style)
+        head.append(f"{check.level:<6} ", "mrtr.dim")
+        head.append(check.title)
+        lines.append(head)
+        lines.append(Text(f"        {safe_line(check.seen, 300)}  ({check.page.removeprefix(fmt.SPEC_ROOT)})", "mrtr.dim"))
+    counts = {status: sum(c.status == status for c in checks) for status in MARKS}
+    lines.append(Text(" · ".join(f"{n} {status}" for status, n in counts.items()), "mrtr.key"))
+    return lines

@@ -1,0 +1,233 @@
+"""`mrtr check`: probes of a server's MRTR and 2026-07-28 behaviour, each a pass, fail, warn or
+skip with the rule and what was seen. A broken MUST fails; a broken SHOULD warns.
+
+The safe probes always run. The tool probes run only for the tool the user names (`--tool`),
+never another. One of them knowingly breaks the client MUST NOT on requestState: it sends an
+altered copy to see that the server refuses it. That happens here, apart from the Session,
+which never alters state.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from mrtr_cli.answering.questions import Chain, Question
+from mrtr_cli.client import Client, Reply
+from mrtr_cli.errors import IncompleteError, UsageError
+from mrtr_cli.protocol import jsonrpc, lint, meta
+from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, required_capability
+
+SPEC = lint.SPEC
+PROBE_KEY = "__mrtr_probe"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One probe's verdict."""
+
+    id: str
+    title: str
+    level: str  # MUST | SHOULD
+    status: str  # pass | fail | warn | skipped
+    seen: str
+    page: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"id": self.id, "title": self.title, "level": self.level, "status": self.status,
+                "seen": self.seen, "page": self.page}
+
+
+def verdict(id: str, title: str, level: str, page: str, ok: bool | None, seen: str) -> Check:
+    """pass when ok; else fail for a MUST, warn for a SHOULD; skipped when ok is None."""
+    status = "skipped" if ok is None else "pass" if ok else ("fail" if level == "MUST" else "warn")
+    return Check(id, title, level, status, seen, SPEC + page)
+
+
+def seen(reply: Reply) -> str:
+    """What a reply was, in a few words."""
+    http = f" (HTTP {reply.status})" if reply.status is not None else ""
+    if reply.error is not None:
+        return f"error {reply.error.get('code')}: {reply.error.get('message')}{http}"
+    result_type = reply.result.get("resultType", "complete") if isinstance(reply.result, dict) else "?"
+    return f"{'an' if result_type[:1] in 'aeiou' else 'a'} {result_type} result{http}"
+
+
+class Prober:
+    """Runs the probes against one server."""
+
+    def __init__(self, client: Client, over_http: bool) -> None:
+        self.client = client
+        self.over_http = over_http
+
+    def meta_for(self, version: str | None = None, capabilities: meta.Capabilities | None = None) -> dict[str, Any]:
+        s = self.client.settings
+        return meta.request_meta(version or s.version, capabilities or s.capabilities, s.identity, "mrtr-check")
+
+    def status_is(self, reply: Reply, expected: int) -> bool:
+        return not self.over_http or reply.status == expected
+
+    # -- the safe probes ------------------------------------------------------------------------
+
+    def safe_checks(self) -> list[Check]:
+        return [*self.discover(), self.meta_required(), self.unsupported_version(), self.header_mismatch()]
+
+    def discover(self) -> list[Check]:
+        reply = self.client.raw("server/discover", {"_meta": self.meta_for()})
+        result = reply.result if isinstance(reply.result, dict) else {}
+        versions = result.get("supportedVersions")
+        answers = reply.error is None and isinstance(versions, list) and meta.LATEST_VERSION in versions
+        found = lint.check_result("server/discover", result, self.client.settings.capabilities) if answers else []
+        hints = [f.message for f in found if f.rule == "caching-hints"]
+        info = meta.server_info(result)
+        return [
+            verdict("discover", "server/discover answers with the versions it speaks", "MUST", "server/discover",
+                    answers, f"supportedVersions {versions}" if answers else seen(reply)),
+            verdict("discover-caching", "server/discover carries ttlMs and cacheScope", "MUST",
+                    "server/utilities/caching#cacheable-results", None if not answers else not hints,
+                    hints[0] if hints else "ttlMs and cacheScope present" if answers else "no DiscoverResult"),
+            verdict("server-info", "results name the server (serverInfo in _meta)", "SHOULD", "basic/index#meta",
+                    None if not answers else info is not None,
+                    f"serverInfo {info}" if info else "no serverInfo" if answers else "no DiscoverResult"),
+        ]
+
+    def meta_required(self) -> Check:
+        reply = self.client.raw("server/discover", {})
+        ok = reply.error is not None and reply.error.get("code") == jsonrpc.INVALID_PARAMS and self.status_is(reply, 400)
+        return verdict("meta-required", "a request without _meta is rejected with -32602 (HTTP 400)", "MUST",
+                       "basic/index#meta", ok, seen(reply))
+
+    def unsupported_version(self) -> Check:
+        reply = self.client.raw("server/discover", {"_meta": self.meta_for(version="1999-01-01")})
+        data = (reply.error or {}).get("data")
+        ok = (reply.error is not None and reply.error.get("code") == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION
+              and isinstance(data, dict) and isinstance(data.get("supported"), list) and self.status_is(reply, 400))
+        detail = f"; data {data}" if reply.error is not None else ""
+        return verdict("unsupported-version", "an unsupported version gets -32022 with data.supported (HTTP 400)",
+                       "MUST", "basic/versioning#protocol-version-negotiation", ok, seen(reply) + detail)
+
+    def header_mismatch(self) -> Check:
+        title = "headers that disagree with the body get -32020 (HTTP 400)"
+        page = "basic/transports/streamable-http#server-validation"
+        if not self.over_http:
+            return verdict("header-mismatch", title, "MUST", page, None, "stdio has no headers")
+        disagreeing = {"method": "tools/list", "params": {"_meta": self.meta_for()}}
+        reply = self.client.raw("server/discover", {"_meta": self.meta_for()}, headers_from=disagreeing)
+        ok = reply.error is not None and reply.error.get("code") == jsonrpc.HEADER_MISMATCH and reply.status == 400
+        return verdict("header-mismatch", title, "MUST", page, ok, f"Mcp-Method: tools/list for server/discover: "
+                                                                    f"{seen(reply)}")
+
+
+class ToolProber:
+    """The probes of one named tool: they need its first round of questions."""
+
+    def __init__(self, prober: Prober, chain: Chain, name: str, arguments: dict[str, Any]) -> None:
+        self.prober = prober
+        self.client = prober.client
+        self.chain = chain
+        self.params = {"name": name, "arguments": arguments}
+
+    def checks(self) -> list[Check]:
+        first = self.client.request("tools/call", self.params, purpose="probe")
+        asked = first.result.get("inputRequests") or {} if _input_required(first) else None
+        if asked is None:
+            why = f"the tool did not ask for input: {seen(first)}"
+            return [verdict(id, title, level, page, None, why) for id, title, level, page in TOOL_PROBES]
+        state = first.result.get(REQUEST_STATE)
+        answers = self._answers(asked)
+        return [self.capability_withheld(asked), self.answerless_retry(state),
+                self.tampered_state(state, answers), self.state_with_other_arguments(state, answers),
+                self.extra_answers(state, answers)]
+
+    def _answers(self, asked: dict[str, Any]) -> dict[str, Any] | str:
+        """The answers to the first round, or why there are none."""
+        try:
+            return {key: self.chain.answer(Question(1, key, request, "", index, len(asked))).response
+                    for index, (key, request) in enumerate(asked.items(), 1)}
+        except (IncompleteError, UsageError) as error:
+            return f"{error.message} (pass --answer or --answers)"
+
+    def _retry(self, params: dict[str, Any], capabilities: meta.Capabilities | None = None) -> Reply:
+        return self.client.raw("tools/call", {**params, "_meta": self.prober.meta_for(capabilities=capabilities)})
+
+    def capability_withheld(self, asked: dict[str, Any]) -> Check:
+        id, title, level, page = TOOL_PROBES[0]
+        if not asked:
+            return verdict(id, title, level, page, None, "the first round asked no question")
+        needed = required_capability(next(iter(asked.values()))).partition(".")[0]
+        withheld = meta.Capabilities(**{name: name != needed for name in ("elicitation", "sampling", "roots")})
+        reply = self._retry(self.params, withheld)
+        if reply.error is not None:
+            ok = reply.error.get("code") == jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY and self.prober.status_is(reply, 400)
+        else:
+            still = [r for r in (reply.result.get("inputRequests") or {}).values() if isinstance(r, dict)
+                     and required_capability(r).partition(".")[0] == needed] if _input_required(reply) else []
+            ok = not still
+        return verdict(id, title, level, page, ok, f"{needed} withheld: {seen(reply)}")
+
+    def answerless_retry(self, state: str | None) -> Check:
+        id, title, level, page = TOOL_PROBES[1]
+        reply = self._retry(_with_state(self.params, state))
+        return verdict(id, title, level, page, _input_required(reply), f"no inputResponses: {seen(reply)}")
+
+    def tampered_state(self, state: str | None, answers: dict[str, Any] | str) -> Check:
+        id, title, level, page = TOOL_PROBES[2]
+        if state is None:
+            return verdict(id, title, level, page, None, "the first round carried no requestState")
+        tampered = state[:-1] + ("B" if state[-1:] == "A" else "A")  # the probe that alters state, knowingly
+        reply = self._retry(_with_answers(_with_state(self.params, tampered), answers))
+        return verdict(id, title, level, page, reply.error is not None, f"state altered in its last character: "
+                                                                           f"{seen(reply)}")
+
+    def state_with_other_arguments(self, state: str | None, answers: dict[str, Any] | str) -> Check:
+        id, title, level, page = TOOL_PROBES[3]
+        if state is None:
+            return verdict(id, title, level, page, None, "the first round carried no requestState")
+        other, change = _other_arguments(self.params["arguments"])
+        reply = self._retry(_with_answers(_with_state({**self.params, "arguments": other}, state), answers))
+        return verdict(id, title, level, page, reply.error is not None, f"{change}: {seen(reply)}")
+
+    def extra_answers(self, state: str | None, answers: dict[str, Any] | str) -> Check:
+        id, title, level, page = TOOL_PROBES[4]
+        if isinstance(answers, str):
+            return verdict(id, title, level, page, None, answers)
+        extra = {**answers, PROBE_KEY: {"action": "accept", "content": {}}}
+        reply = self._retry({**_with_state(self.params, state), INPUT_RESPONSES: extra})
+        return verdict(id, title, level, page, reply.error is None, f"an extra answer {PROBE_KEY!r}: {seen(reply)}")
+
+
+TOOL_PROBES = [
+    ("capability-withheld", "withholding the capability a question needs gives -32021 or no such question", "MUST",
+     "basic/patterns/mrtr#server-requirements-basic-workflow"),
+    ("answerless-retry", "a retry without the answers is asked again, not failed", "SHOULD",
+     "basic/patterns/mrtr#error-handling"),
+    ("tampered-state", "a tampered requestState is rejected", "SHOULD",
+     "basic/patterns/mrtr#server-requirements-basic-workflow"),
+    ("state-other-arguments", "a requestState sent with other arguments is rejected", "SHOULD",
+     "basic/patterns/mrtr#server-requirements-basic-workflow"),
+    ("extra-answers", "unknown extra inputResponses are ignored", "SHOULD", "basic/patterns/mrtr#error-handling"),
+]
+
+
+def _input_required(reply: Reply) -> bool:
+    return reply.error is None and isinstance(reply.result, dict) and reply.result.get("resultType") == "input_required"
+
+
+def _with_state(params: dict[str, Any], state: str | None) -> dict[str, Any]:
+    return {**params, REQUEST_STATE: state} if state is not None else dict(params)
+
+
+def _with_answers(params: dict[str, Any], answers: dict[str, Any] | str) -> dict[str, Any]:
+    return {**params, INPUT_RESPONSES: answers} if isinstance(answers, dict) else params
+
+
+def _other_arguments(arguments: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The same arguments with one string changed (or one added): another request."""
+    other = copy.deepcopy(arguments)
+    for key, value in other.items():
+        if isinstance(value, str):
+            other[key] = value + "-other"
+            return other, f"argument {key!r} changed"
+    other[PROBE_KEY] = "other"
+    return other, f"argument {PROBE_KEY!r} added"

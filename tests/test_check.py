@@ -1,0 +1,75 @@
+"""`mrtr check`: the demo server and the SDK server pass; a server breaking one rule is told."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, mrtr
+from peers import demo_http, http_server
+
+SCHEMA = json.loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
+BOOK = ("--tool", "book_table", "--answers", "examples/book_table.yaml")
+
+
+def statuses(run) -> dict[str, str]:
+    document = run.json()
+    jsonschema.validate(document, SCHEMA)
+    return {check["id"]: check["status"] for check in document["checks"]}
+
+
+def test_the_demo_server_passes_over_stdio_and_http():
+    run = mrtr("check", *BOOK, "--demo", "--json")
+    assert run.code == 0, run.stderr
+    assert set(statuses(run).values()) == {"pass", "skipped"} and statuses(run)["header-mismatch"] == "skipped"
+    with demo_http() as url:
+        over_http = mrtr("check", *BOOK, "--url", url, "--json")
+    assert over_http.code == 0 and set(statuses(over_http).values()) == {"pass"}
+
+
+def test_the_sdk_server_passes_with_a_declarative_tool():
+    run = mrtr("check", "--tool", "greet", "-a", "greeting=hi", "--answer", "__main__:ask_name.name=Ada",
+               "--json", "--", *SDK_SERVER)
+    assert run.code == 0, run.stderr
+    assert set(statuses(run).values()) == {"pass", "skipped"}
+
+
+def test_without_a_tool_only_the_safe_probes_run():
+    run = mrtr("check", "--demo")
+    assert run.code == 0
+    assert "tools/call" not in run.stderr  # no tool the user did not name
+    assert "5 pass · 0 fail · 0 warn · 1 skipped" in run.stdout
+
+
+@pytest.mark.parametrize("fault,check,status", [
+    ("meta-not-required", "meta-required", "fail"),
+    ("wrong-version-error", "unsupported-version", "fail"),
+    ("no-cache-hints", "discover-caching", "fail"),
+    ("no-server-info", "server-info", "warn"),
+    ("asks-withheld", "capability-withheld", "fail"),
+    ("answerless-error", "answerless-retry", "warn"),
+    ("extra-error", "extra-answers", "warn"),
+])
+def test_a_server_breaking_one_rule_is_told_exactly(fault: str, check: str, status: str):
+    run = mrtr("check", *BOOK, "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), fault)
+    verdicts = statuses(run)
+    assert verdicts[check] == status, verdicts
+    assert {c for c, s in verdicts.items() if s not in ("pass", "skipped")} == {check}
+    assert run.code == (2 if status == "fail" else 0)
+    if status == "fail":
+        assert run.error_line()["error"]["message"] == f"1 check failed: {check}"
+
+
+def test_unchecked_state_warns_on_both_state_probes():
+    run = mrtr("check", *BOOK, "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), "state-unchecked")
+    verdicts = statuses(run)
+    assert {c for c, s in verdicts.items() if s == "warn"} == {"tampered-state", "state-other-arguments"}
+    assert run.code == 0
+
+
+def test_headers_that_disagree_must_be_refused_over_http():
+    with http_server([PYTHON, str(SERVERS / "broken_server.py"), "headers-unchecked", "--http"]) as url:
+        run = mrtr("check", "--url", url, "--json")
+    assert statuses(run)["header-mismatch"] == "fail" and run.code == 2

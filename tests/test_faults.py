@@ -1,0 +1,146 @@
+"""Servers that misbehave on purpose, one fault per test: each asserts the exit code, the
+message, and what the transcript kept."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from conftest import PYTHON, ROOT, elicit, input_required, mrtr, text_result
+from servers.http_faults import FaultServer
+
+FORM = elicit("Name?", {"name": {"type": "string"}})
+
+
+def recorded(server, tmp_path: Path, *args: str):
+    path = tmp_path / "t.yaml"
+    run = mrtr(*server.args("call", "t", "--record", str(path), *args))
+    return run, yaml.safe_load(path.read_text())
+
+
+def findings(document: dict) -> list[str]:
+    return [f["rule"] for entry in document["rounds"] for f in entry["findings"]]
+
+
+def test_non_json_and_partial_lines_on_stdout(scripted, tmp_path: Path):
+    server = scripted(steps=[{"before": ["hello from print()", '{"jsonrpc": "2.0", "id": 2, "res'],
+                              "result": text_result("ok")}])
+    run, document = recorded(server, tmp_path)
+    assert run.code == 0
+    assert run.stderr.count("[not-jsonrpc]") == 2 and "ignored: hello from print()" in run.stderr
+    assert findings(document) == ["not-jsonrpc", "not-jsonrpc"] and document["outcome"] == "complete"
+
+
+def test_strict_turns_must_findings_into_exit_2(scripted):
+    server = scripted(steps=[{"before": ["garbage"], "result": text_result("ok")}])
+    run = mrtr(*server.args("call", "t", "--strict", "--json"))
+    assert run.code == 2 and run.json()["outcome"] == "complete"
+    assert run.json()["findings"][0]["rule"] == "not-jsonrpc"
+    assert run.error_line()["error"] == {"code": "protocol", "message": "the server broke a MUST of the spec (--strict)"}
+
+
+def test_a_response_with_an_unknown_id(scripted, tmp_path: Path):
+    server = scripted(steps=[{"before": ['{"jsonrpc":"2.0","id":999,"result":{"resultType":"complete"}}'],
+                              "result": text_result("ok")}])
+    run, document = recorded(server, tmp_path)
+    assert run.code == 0 and "a response for id 999, which no request in flight has" in run.stderr
+    assert findings(document) == ["unknown-response-id"]
+
+
+def test_a_duplicate_response(scripted, tmp_path: Path):
+    duplicate = json.dumps({"jsonrpc": "2.0", "id": 2, "result": input_required({"n": FORM})})
+    server = scripted(steps=[{"raw": [duplicate, duplicate]}, {"result": text_result("ok")}])
+    run, document = recorded(server, tmp_path, "--answer", "n.name=Ada")
+    assert run.code == 0, run.stderr
+    assert "a response for id 2, which no request in flight has" in run.stderr
+    assert findings(document) == ["unknown-response-id"] and document["rounds"][1]["findings"][0]["rule"] == \
+        "unknown-response-id"
+
+
+def test_an_error_without_an_id(scripted, tmp_path: Path):
+    server = scripted(steps=[{"raw": ['{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}']}])
+    run, document = recorded(server, tmp_path)
+    assert run.code == 2 and "error -32700: Parse error" in run.stderr
+    assert findings(document) == ["error-without-id"] and document["outcome"] == "error"
+    assert document["rounds"][0]["received"]["error"]["code"] == -32700
+
+
+def test_a_request_from_the_server(scripted, tmp_path: Path):
+    server = scripted(steps=[{"before": ['{"jsonrpc":"2.0","id":"s1","method":"roots/list"}'],
+                              "result": text_result("ok")}])
+    run, document = recorded(server, tmp_path)
+    assert run.code == 0 and "[server-request]" in run.stderr
+    assert findings(document) == ["server-request"]
+
+
+def test_a_server_that_exits_mid_round(scripted, tmp_path: Path):
+    server = scripted(steps=[{"result": input_required({"n": FORM})}, {"exit": 2, "stderr": "fatal: out of cheese\n"}])
+    run, document = recorded(server, tmp_path, "--answer", "n.name=Ada")
+    assert run.code == 4 and "exited with code 2 while mrtr waited for tools/call (id 3)" in run.stderr
+    assert "fatal: out of cheese" in run.stderr
+    assert document["outcome"] == "aborted" and document["error"]["kind"] == "unreachable"
+
+
+def test_a_server_that_floods_stderr(scripted, tmp_path: Path):
+    server = scripted(steps=[{"flood": 20_000_000, "result": text_result("still fine")}])
+    run, document = recorded(server, tmp_path)
+    assert run.code == 0 and run.stdout == "still fine\n"
+    assert "chatty" not in run.stderr  # only -v shows the server's stderr
+    assert document["outcome"] == "complete"
+    verbose = mrtr(*server.args("call", "t", "-v"))
+    assert verbose.code == 0 and verbose.stderr.count("stderr │ the server is very chatty") > 1000
+
+
+def test_a_server_that_never_answers(scripted, tmp_path: Path):
+    server = scripted(steps=[{"silent": True}])
+    run, document = recorded(server, tmp_path, "--timeout", "0.5")
+    assert run.code == 4 and "no response to tools/call (id 2) within 0.5 s" in run.stderr
+    assert document["outcome"] == "aborted" and document["rounds"][0]["received"] == {}
+    assert any(m.get("method") == "notifications/cancelled" for m in server.received())
+
+
+def test_http_faults_are_kept_in_transcripts(tmp_path: Path):
+    faults = FaultServer().start()
+    try:
+        html = tmp_path / "html.yaml"
+        run = mrtr("call", "t", "--url", faults.url + "/html500", "--record", str(html))
+        assert run.code == 2 and "HTTP 500" in run.stderr
+        document = yaml.safe_load(html.read_text())
+        assert document["outcome"] == "error" and "HTTP 500" in document["error"]["message"]
+        cut = tmp_path / "cut.yaml"
+        run = mrtr("call", "t", "--url", faults.url + "/cut", "--record", str(cut))
+        assert run.code == 0 and "sending it once more under a new id" in run.stderr
+        document = yaml.safe_load(cut.read_text())
+        ids = [r["body"]["id"] for r in faults.calls("/cut")]
+        assert document["rounds"][0]["id"] == ids[-1] != ids[0]  # the round keeps the id that was answered
+        assert document["rounds"][0]["received"]["content_type"] == "text/event-stream"
+    finally:
+        faults.stop()
+
+
+MEASURE = """
+import resource, sys
+from mrtr_cli.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def test_a_50_megabyte_result_costs_a_small_multiple_of_its_size(scripted, tmp_path: Path):
+    size = 50_000_000
+    server = scripted(steps=[{"big": size}])
+    out = tmp_path / "out.json"
+    with open(out, "wb") as sink:
+        done = subprocess.run([PYTHON, "-c", MEASURE, *server.args("call", "t", "--json")], cwd=ROOT,
+                              stdout=sink, stderr=subprocess.PIPE, text=False, timeout=120)
+    assert done.returncode == 0
+    peak_kb = int(done.stderr.decode().strip().splitlines()[-1])
+    peak = peak_kb * (1 if sys.platform == "darwin" else 1024)
+    assert peak < 6 * size, f"peak memory {peak / 1e6:.0f} MB for a {size / 1e6:.0f} MB result"
+    assert out.stat().st_size > size
