@@ -2,6 +2,6 @@
 
 import sys
 
-from mrtr_cli.cli import main
+from mrtr_cli.entry import main
 
 sys.exit(main())

@@ -331,19 +331,11 @@ def _main(version: Annotated[bool, typer.Option("--version", callback=_version, 
     """mrtr: an inspector for MCP Multi Round-Trip Requests (MCP 2026-07-28)."""
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    """The console script: `mrtr ARGS`. Returns the exit code."""
-    args = list(sys.argv[1:] if argv is None else argv)
-    if args == ["--version"]:
-        print(f"mrtr {__version__}")  # the fast path: no typer, no rich
-        return 0
+def run(args: List[str]) -> int:
+    """Parse `args` and run the command; everything after `--` is the server to spawn."""
     if "--" in args:
         cut = args.index("--")
         args, _server_command[:] = args[:cut], args[cut + 1:]
-    return _run(args)
-
-
-def _run(args: List[str]) -> int:
     command = typer.main.get_command(app)
     click = _click_module()
     try:

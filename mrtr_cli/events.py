@@ -1,6 +1,6 @@
 """What the engine reports as it works. Renderers, the JSON report and the recorder subscribe.
 
-Events are plain frozen dataclasses; the engine never knows who listens. An observer is any
+Events are plain named tuples (cheap to define: start-up is a budget); the engine never knows who listens. An observer is any
 callable taking one event.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from mrtr_cli.protocol import lint
 from mrtr_cli.protocol.jsonrpc import Message
@@ -17,8 +17,7 @@ Finding = lint.Finding
 """Something the server did against the spec: an event too, which the linter emits."""
 
 
-@dataclass(frozen=True)
-class RequestSent:
+class RequestSent(NamedTuple):
     """A request left mrtr. `round` is set for the rounds of an MRTR conversation."""
 
     id: int
@@ -29,8 +28,7 @@ class RequestSent:
     purpose: str = "request"  # request | retry | probe | list | reissue
 
 
-@dataclass(frozen=True)
-class CancelSent:
+class CancelSent(NamedTuple):
     """mrtr cancelled request `id` (timeout or Ctrl-C); `text` is the frame sent, if any."""
 
     id: int
@@ -38,15 +36,13 @@ class CancelSent:
     text: str
 
 
-@dataclass(frozen=True)
-class FrameReceived:
+class FrameReceived(NamedTuple):
     """A frame arrived from the server, decoded (or Malformed), with its raw text."""
 
     message: Message
 
 
-@dataclass(frozen=True)
-class WireNote:
+class WireNote(NamedTuple):
     """Transport detail of request `request_id`: text for `-v`, fields for the transcript."""
 
     direction: str  # "in" | "out"
@@ -55,15 +51,13 @@ class WireNote:
     request_id: int | None = None
 
 
-@dataclass(frozen=True)
-class ServerStderr:
+class ServerStderr(NamedTuple):
     """A line the server process wrote to its stderr."""
 
     line: str
 
 
-@dataclass(frozen=True)
-class NotificationReceived:
+class NotificationReceived(NamedTuple):
     """A notification for the request in flight (progress, log message, ...)."""
 
     method: str
@@ -71,16 +65,14 @@ class NotificationReceived:
     request_id: int | None
 
 
-@dataclass(frozen=True)
-class FrameIgnored:
+class FrameIgnored(NamedTuple):
     """A frame mrtr read but could not use: garbage, an unknown id, a duplicate response."""
 
     raw: str
     reason: str
 
 
-@dataclass(frozen=True)
-class ResponseReceived:
+class ResponseReceived(NamedTuple):
     """The response to request `id` arrived after `elapsed_ms`."""
 
     id: int
@@ -91,16 +83,14 @@ class ResponseReceived:
     round: int | None = None
 
 
-@dataclass(frozen=True)
-class Reissued:
+class Reissued(NamedTuple):
     """The response stream of request `id` ended before its response; mrtr sends it again."""
 
     id: int
     method: str
 
 
-@dataclass(frozen=True)
-class VersionChanged:
+class VersionChanged(NamedTuple):
     """The server did not speak the requested version; mrtr retries with another."""
 
     old: str
@@ -108,15 +98,13 @@ class VersionChanged:
     supported: list[str]
 
 
-@dataclass(frozen=True)
-class ServerIdentified:
+class ServerIdentified(NamedTuple):
     """The server's `serverInfo` (from server/discover or a result's `_meta`)."""
 
     info: dict[str, Any]
 
 
-@dataclass(frozen=True)
-class InputRequested:
+class InputRequested(NamedTuple):
     """Round `round` ended with input_required: these questions (maybe none) and maybe state."""
 
     round: int
@@ -125,8 +113,7 @@ class InputRequested:
     state: str | None
 
 
-@dataclass(frozen=True)
-class AnswerChosen:
+class AnswerChosen(NamedTuple):
     """The answer to question `key` of round `round`, and which answerer gave it."""
 
     round: int
@@ -136,16 +123,14 @@ class AnswerChosen:
     source: str
 
 
-@dataclass(frozen=True)
-class BackingOff:
+class BackingOff(NamedTuple):
     """A round carried only requestState: mrtr waits `seconds` before retrying."""
 
     round: int
     seconds: float
 
 
-@dataclass(frozen=True)
-class OutcomeReached:
+class OutcomeReached(NamedTuple):
     """The conversation ended."""
 
     outcome: Any  # session.Outcome; typed loosely to keep this module free of the engine

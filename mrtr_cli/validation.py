@@ -9,7 +9,9 @@ Formats `email`, `uri`, `date` and `date-time` are checked with the standard lib
 from __future__ import annotations
 
 import datetime
+import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from mrtr_cli.protocol import lint
@@ -58,12 +60,24 @@ FORMATS = {"email": is_email, "uri": is_uri, "date": is_date, "date-time": is_da
 
 
 def problems(instance: Any, schema: dict[str, Any]) -> list[str]:
-    """Why `instance` does not satisfy `schema`, one readable line per problem (none: valid)."""
-    from referencing.exceptions import Unresolvable
+    """Why `instance` does not satisfy `schema`, one readable line per problem (none: valid).
+
+    A form in the spec's flat subset is checked by `flat_forms` (the standard library, same
+    messages); any other schema by jsonschema, whose import is the larger part of a short run.
+    """
+    from mrtr_cli import flat_forms
 
     bound = lint.beyond_bounds(schema)
     if bound is not None:
         return [f"the schema {bound[1]}, beyond what mrtr validates (a hostile schema must stay cheap)"]
+    if flat_forms.covers(schema):
+        return flat_forms.problems(instance, schema)
+    return _jsonschema_problems(instance, schema)
+
+
+def _jsonschema_problems(instance: Any, schema: dict[str, Any]) -> list[str]:
+    from referencing.exceptions import Unresolvable
+
     validator = _validator(schema)
     try:
         errors = sorted(validator.iter_errors(instance), key=lambda e: list(e.path))
@@ -94,8 +108,15 @@ def schema_problem(schema: dict[str, Any]) -> str | None:
 
 
 def _validator(schema: dict[str, Any]) -> Any:
+    """A validator for `schema`, made once per distinct schema (a long conversation asks the same form)."""
+    return _validator_for(json.dumps(schema, sort_keys=True))
+
+
+@lru_cache(maxsize=64)
+def _validator_for(schema_text: str) -> Any:
     from jsonschema import FormatChecker, validators
 
+    schema = json.loads(schema_text)
     checker = FormatChecker(formats=())
     for name, check in FORMATS.items():
         checker.checks(name)(check)

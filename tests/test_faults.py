@@ -124,7 +124,7 @@ def test_http_faults_are_kept_in_transcripts(tmp_path: Path):
 
 MEASURE = """
 import resource, sys
-from mrtr_cli.cli import main
+from mrtr_cli.entry import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
 print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from mrtr_cli import __version__
 
 PACKAGE = ROOT / "mrtr_cli"
 OWNERS = {
@@ -56,7 +57,14 @@ def test_protocol_and_text_use_the_standard_library_only(path: Path):
 
 
 def test_heavy_libraries_are_not_imported_at_start():
-    code = ("import sys; import mrtr_cli.cli; "
+    code = ("import sys; import mrtr_cli.entry, mrtr_cli.cli; "
             "print(sorted(m for m in ('httpx', 'questionary', 'yaml', 'jsonschema', 'rich') if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.strip() == "[]"
+
+
+def test_version_loads_no_outside_library():
+    code = ("import sys; from mrtr_cli.entry import main; main(['--version']); "
+            "print(sorted(m for m in ('typer', 'rich', 'httpx', 'yaml', 'jsonschema') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.splitlines() == [f"mrtr {__version__}", "[]"]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.exit_codes import ExitCode, decide
@@ -134,3 +136,12 @@ def test_required_capability():
 ])
 def test_exit_code_precedence(codes, expected):
     assert decide(codes) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x2100, exclude_categories=()), max_size=200))
+def test_the_fast_ascii_path_agrees_with_the_pattern(text: str):
+    from mrtr_cli import text as module
+
+    assert safe(text) == module._UNSAFE_IN_TEXT.sub(module._escape, text)
+    assert safe_line(text, None) == module._UNSAFE_IN_LINE.sub(module._escape, text)

@@ -235,7 +235,7 @@ def test_a_malformed_transcript_gets_one_line_with_its_line_number(tmp_path: Pat
     assert run.code == 1
     line = run.stderr.strip().splitlines()[-1]
     expected = good.splitlines().index("- round: 1") + 1  # the round that lacks `received`
-    assert f"line {expected}: rounds[0]: 'received' is a required property" in line
+    assert f"line {expected}: rounds[0]: Additional properties are not allowed ('receivd' was unexpected)" in line
 
 
 def test_rerecording_changes_only_what_changes_between_runs(tmp_path: Path):

@@ -10,7 +10,6 @@ from rich.text import Text
 from mrtr_cli import events
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Answerer
-from mrtr_cli.answering.save import save_answers
 from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.client import Client
 from mrtr_cli.listing import tool_schema
@@ -21,7 +20,6 @@ from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.session import Outcome, Session, status_of
 from mrtr_cli.target import HttpTarget, resolve_target
-from mrtr_cli.transcript.recording import make_recorder
 
 
 def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
@@ -35,6 +33,8 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
     target = resolve_target(options)
     settings = client_settings(options, answering)
     if recording.record:
+        from mrtr_cli.transcript.recording import make_recorder
+
         context.emit.subscribe(make_recorder(recording, target, options, settings))
     outcome = Outcome(call.method, {})
     try:
@@ -50,6 +50,8 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
     for unused in flags.unused():
         context.consoles.err.print(Text(f"! --answer {unused} matched no question the server asked", "mrtr.warn"))
     if answering.save_answers:
+        from mrtr_cli.answering.save import save_answers
+
         save_answers(answering.save_answers, outcome.rounds)
     return show_outcome(context, outcome)
 

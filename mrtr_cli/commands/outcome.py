@@ -38,10 +38,13 @@ BIG = 1_000_000
 
 
 def _print_result(context: Context, text: Text) -> None:
-    if len(text) > BIG:
-        context.consoles.out.file.write(text.plain + "\n")
-    else:
+    if len(text) <= BIG:
         context.consoles.out.print(text)
+        return
+    plain, out = text.plain, context.consoles.out.file
+    for start in range(0, len(plain), BIG):  # in slices: encoding a whole 50 MB string would copy it
+        out.write(plain[start:start + BIG])
+    out.write("\n")
 
 
 def _status_line(outcome: Outcome) -> Text:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, NamedTuple, Union
 
 from mrtr_cli.text import json_escaped
 
@@ -44,8 +43,7 @@ MCP_ERROR_NAMES = {
 }
 
 
-@dataclass(frozen=True)
-class Response:
+class Response(NamedTuple):
     """A result or error response; `id` is None for an error the server could not attribute."""
 
     id: Any
@@ -54,8 +52,7 @@ class Response:
     raw: str
 
 
-@dataclass(frozen=True)
-class Notification:
+class Notification(NamedTuple):
     """A one-way message (progress, log messages, ...)."""
 
     method: str
@@ -63,8 +60,7 @@ class Notification:
     raw: str
 
 
-@dataclass(frozen=True)
-class Request:
+class Request(NamedTuple):
     """A request from the server: not allowed on the wire since 2026-07-28, kept to report it."""
 
     id: Any
@@ -73,8 +69,7 @@ class Request:
     raw: str
 
 
-@dataclass(frozen=True)
-class Malformed:
+class Malformed(NamedTuple):
     """A frame that is not usable JSON-RPC, with the reason and the raw text."""
 
     raw: str

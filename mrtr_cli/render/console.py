@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from dataclasses import dataclass
 from typing import IO, Any
 
 from rich.console import Console
+from rich.text import Text
 from rich.theme import Theme
 
 FALLBACK_WIDTH = 100
@@ -36,18 +38,31 @@ class Consoles:
 
 
 def make_console(stream: IO[str], color: str = "auto") -> Console:
-    """A Console on `stream` honouring `--color auto|always|never` and NO_COLOR."""
-    options: dict[str, Any] = {"file": stream, "theme": THEME, "highlight": False,
-                               "emoji": False, "soft_wrap": True}
+    """A Console on `stream` honouring `--color auto|always|never` and NO_COLOR.
+
+    Whether the stream is a terminal, and its size, are settled once here: rich would otherwise
+    look them up again on every print, which a long conversation pays for on every line.
+    """
+    terminal = _is_terminal(stream)
+    width, height = shutil.get_terminal_size((FALLBACK_WIDTH, 25)) if terminal else (FALLBACK_WIDTH, 25)
+    options: dict[str, Any] = {"file": stream, "theme": THEME, "highlight": False, "emoji": False,
+                               "soft_wrap": True, "force_terminal": terminal, "width": width, "height": height}
     if color == "always":
         options.update(force_terminal=True, no_color=False)
     elif color == "never":
         options["color_system"] = None  # no escape sequences at all
     elif os.environ.get("NO_COLOR"):
         options["no_color"] = True  # no colour; bold and dim stay (no-color.org)
-    if not _is_terminal(stream) and color != "always":
-        options["width"] = FALLBACK_WIDTH
     return Console(**options)
+
+
+def emit_text(console: Console, text: Text) -> None:
+    """Print one Text. Where rich would write it plain anyway (not a terminal, colour not forced),
+    write it directly: the same bytes, without rich's layout on every line of a long timeline."""
+    if console.is_terminal:
+        console.print(text)
+    else:
+        console.file.write(text.plain + "\n")
 
 
 def make_consoles(color: str = "auto") -> Consoles:

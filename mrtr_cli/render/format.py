@@ -117,7 +117,7 @@ def input_summary(event: events.InputRequested) -> Text:
 
 
 def question_lines(key: str, request: dict[str, Any], index: int, count: int) -> list[Text]:
-    """A question: its key, its kind, the message, and what it asks for."""
+    """A question: its key, its kind, the message, and what it asks for (one Text: one print)."""
     params = request.get("params") if isinstance(request.get("params"), dict) else {}
     method = str(request.get("method"))
     head = Text("  ? ", "mrtr.input")
@@ -129,7 +129,7 @@ def question_lines(key: str, request: dict[str, Any], index: int, count: int) ->
     if isinstance(params.get("message"), str):
         lines.append(quoted(params["message"]))
     lines.extend(_asks(method, params))
-    return lines
+    return [Text("\n").join(lines)]
 
 
 def _mode(method: str, params: dict[str, Any]) -> str:

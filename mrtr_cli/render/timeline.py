@@ -9,6 +9,7 @@ from rich.text import Text
 
 from mrtr_cli import events
 from mrtr_cli.render import format as fmt
+from mrtr_cli.render.console import emit_text
 
 
 class Timeline:
@@ -46,7 +47,7 @@ class Timeline:
 
     def print(self, *texts: Text) -> None:
         for text in texts:
-            self.console.print(text)
+            emit_text(self.console, text)
 
     def _request(self, event: events.RequestSent) -> None:
         self.print(fmt.request_line(event))

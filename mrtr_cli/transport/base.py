@@ -7,26 +7,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any, Protocol, Union
+from typing import Any, NamedTuple, Protocol, Union
 
 
-@dataclass(frozen=True)
-class Frame:
+class Frame(NamedTuple):
     """One JSON-RPC frame as it arrived (a stdio line, a JSON body, an SSE `data`)."""
 
     data: str | bytes
 
 
-@dataclass(frozen=True)
-class StderrLine:
+class StderrLine(NamedTuple):
     """A line the server process wrote to stderr."""
 
     text: str
 
 
-@dataclass(frozen=True)
-class WireInfo:
+class WireInfo(NamedTuple):
     """Transport detail: `text` for -v (HTTP status and headers, SSE events); `fields` for the
     transcript (`headers` sent; `status` and `content_type` received)."""
 

@@ -36,7 +36,8 @@ class HttpTransport:
         self.extra_headers = headers
         self.show_secrets = show_secrets
         self.tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
-        verify: Any = False if insecure else (cacert or True)
+        plain = url.lower().startswith("http://")  # no TLS: skip loading a CA bundle (redirects are not followed)
+        verify: Any = False if insecure or plain else (cacert or True)
         try:
             self.client = httpx.Client(verify=verify, trust_env=True, follow_redirects=False)
         except OSError as error:

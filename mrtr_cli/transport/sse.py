@@ -8,10 +8,8 @@ join with newlines. Cost is linear in the stream: each byte is scanned once.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-_LINE_END = re.compile(rb"\r\n|\r|\n")
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -62,15 +60,31 @@ class SseParser:
         lines = []
         start = 0
         while True:
-            match = _LINE_END.search(self._buffer, max(self._scanned, start))
-            if match is None or (match.group() == b"\r" and match.end() == len(self._buffer)):
-                self._scanned = match.start() if match else len(self._buffer)
+            end = self._line_end(max(self._scanned, start))
+            if end is None:
                 break
-            lines.append(self._buffer[start:match.start()].decode("utf-8", "replace"))
-            start = match.end()
+            with memoryview(self._buffer) as view:  # decoded straight from the buffer: no copy of a big line
+                lines.append(str(view[start:end], "utf-8", "replace"))
+            start = end + (2 if self._buffer[end:end + 2] == b"\r\n" else 1)
         del self._buffer[:start]
         self._scanned -= start
         return lines
+
+    def _line_end(self, position: int) -> int | None:
+        """Where the next line ends (CR, LF or CRLF); None until it is known.
+
+        A CR is looked for only before the next LF, so lines ending in LF cost one scan.
+        """
+        newline = self._buffer.find(b"\n", position)
+        carriage = self._buffer.find(b"\r", position, newline if newline >= 0 else len(self._buffer))
+        end = carriage if carriage >= 0 else newline
+        if end < 0:
+            self._scanned = len(self._buffer)
+            return None
+        if carriage >= 0 and end + 1 == len(self._buffer):
+            self._scanned = end  # a CR at the very end: a CRLF may be split
+            return None
+        return end
 
     def _line(self, line: str) -> Event | None:
         if not line:
@@ -78,8 +92,12 @@ class SseParser:
         if line.startswith(":"):
             self.comments += 1
             return None
-        field, _, value = line.partition(":")
-        self._field(field, value[1:] if value.startswith(" ") else value)
+        colon = line.find(":")
+        if colon < 0:
+            self._field(line, "")
+            return None
+        start = colon + 2 if line.startswith(" ", colon + 1) else colon + 1
+        self._field(line[:colon], line[start:])  # one slice: a big data line is copied once
         return None
 
     def _field(self, field: str, value: str) -> None:

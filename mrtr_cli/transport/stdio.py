@@ -119,7 +119,7 @@ class StdioTransport:
         stdout = self._process.stdout
         assert stdout is not None
         for line in stdout:
-            self._inbox.put(("out", line))  # the line ending stays: JSON ignores it, and stripping copies
+            self._inbox.put(("out", _text(line)))
         self._inbox.put(_EOF)
 
     def _read_stderr(self) -> None:
@@ -130,6 +130,15 @@ class StdioTransport:
             self._stderr_tail.append(line)
             if self._forward_stderr:
                 self._inbox.put(("err", line))
+
+
+def _text(line: bytes) -> str | bytes:
+    """A line as text, decoded here so that only one copy of a big frame is kept; bytes that are
+    not UTF-8 stay bytes (jsonrpc.decode reports them). The line ending stays: JSON ignores it."""
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return line
 
 
 class _StdioExchange:

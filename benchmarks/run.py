@@ -1,0 +1,163 @@
+"""mrtr against its baselines, side by side in one run: medians, ratios, and the budgets.
+
+    python benchmarks/run.py [--repeat N]
+
+Machines here are shared and noisy: only ratios taken in the same run mean anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PY = sys.executable
+SERVER = [PY, str(HERE / "server.py")]
+MRTR = [PY, "-m", "mrtr_cli"]
+BIG = 20_000_000
+
+
+@dataclass
+class Measure:
+    seconds: float
+    peak: int | None = None
+
+
+def once(argv: list[str], peak: bool = False) -> Measure:
+    command = [PY, str(HERE / "peak.py"), *argv[1:]] if peak else argv
+    started = time.perf_counter()
+    done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          cwd=HERE.parent, env={**os.environ, "NO_COLOR": "1"})
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"failed ({done.returncode}): {' '.join(argv)}\n{done.stderr[-2000:]}")
+    size = int(done.stderr.strip().splitlines()[-1].split()[-1]) if peak else None
+    return Measure(seconds, size)
+
+
+def measure(argv: list[str], repeat: int, peak: bool = False) -> Measure:
+    once(argv, peak)  # warm the caches
+    samples = [once(argv, peak) for _ in range(repeat)]
+    peaks = [s.peak for s in samples if s.peak is not None]
+    return Measure(statistics.median(s.seconds for s in samples), max(peaks) if peaks else None)
+
+
+def mrtr_call(target: list[str], tool: str, value: int) -> list[str]:
+    key = "n" if tool == "ask" else "size"
+    return [*MRTR, "call", tool, "--args", f'{{"{key}": {value}}}', "--answer", "step.ok=true",
+            "--max-rounds", "1000", "--timeout", "120", *target]
+
+
+def clients(target: str, mrtr_target: list[str], tool: str, value: int) -> dict[str, list[str]]:
+    return {"bare": [PY, str(HERE / "bare_client.py"), target, tool, str(value)],
+            "mrtr": mrtr_call(mrtr_target, tool, value),
+            "sdk": [PY, str(HERE / "sdk_client.py"), target, tool, str(value)]}
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class HttpServer:
+    def __enter__(self) -> str:
+        port = free_port()
+        self.process = subprocess.Popen([*SERVER, "--http", str(port)], stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout and self.process.stdout.readline().strip() == "ready"
+        return f"http://127.0.0.1:{port}/mcp"
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.wait()
+
+
+def row(name: str, results: dict[str, Measure], base: str = "bare") -> str:
+    cells = [f"{label} {m.seconds * 1000:8.1f} ms" + (f" {m.peak / 1e6:6.1f} MB" if m.peak else "")
+             for label, m in results.items()]
+    ratios = [f"{label}/{base} {m.seconds / results[base].seconds:5.2f}x" for label, m in results.items() if label != base]
+    return f"| {name} | {' | '.join(cells)} | {' · '.join(ratios)} |"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    repeat = parser.parse_args().repeat
+    lines, budgets = [], []
+    stdio = ["--stdio", " ".join(SERVER)]
+
+    start = {"python": measure([PY, "-c", "pass"], repeat * 2), "version": measure([*MRTR, "--version"], repeat * 2),
+             "help": measure([*MRTR, "--help"], repeat)}
+    lines.append(row("start-up: python -c pass, mrtr --version, mrtr --help", start, "python"))
+    budgets.append(("mrtr --version ≤ 8x python -c pass", start["version"].seconds / start["python"].seconds, 8.0))
+
+    for n in (1, 200):
+        results = {label: measure(argv, repeat if n == 1 else max(2, repeat // 2))
+                   for label, argv in clients("stdio", stdio, "ask", n).items()}
+        lines.append(row(f"stdio call, {n} round{'s' if n > 1 else ''} of questions", results))
+        budgets.append((f"stdio {n} round{'s' if n > 1 else ''}: mrtr ≤ {2.5 if n == 1 else 3.0}x bare",
+                        results["mrtr"].seconds / results["bare"].seconds, 2.5 if n == 1 else 3.0))
+
+    with HttpServer() as url:
+        for n in (1, 200):
+            results = {label: measure(argv, repeat if n == 1 else max(2, repeat // 2))
+                       for label, argv in clients(url, ["--url", url], "ask", n).items()}
+            lines.append(row(f"HTTP call, {n} round{'s' if n > 1 else ''} of questions", results))
+        big_http = {label: measure(argv, max(2, repeat // 2), peak=True)
+                    for label, argv in clients(url, ["--url", url], "big", BIG).items() if label != "sdk"}
+        lines.append(row("HTTP (SSE) 20 MB result", big_http))
+        replay = replay_rows(url, repeat)
+    big_stdio = {label: measure(argv, max(2, repeat // 2), peak=True)
+                 for label, argv in clients("stdio", stdio, "big", BIG).items() if label != "sdk"}
+    lines.append(row("stdio 20 MB result", big_stdio))
+    for name, big in (("stdio", big_stdio), ("HTTP SSE", big_http)):
+        budgets.append((f"{name} 20 MB: mrtr ≤ 2x bare wall time", big["mrtr"].seconds / big["bare"].seconds, 2.0))
+        budgets.append((f"{name} 20 MB: mrtr peak memory ≤ 5x the payload", (big["mrtr"].peak or 0) / BIG, 5.0))
+    lines.append(replay[0])
+    budgets.append(("replay 400 transcripts ≤ 4.4x the time of 100", replay[1], 4.4))
+    report(lines, budgets)
+
+
+def replay_rows(url: str, repeat: int) -> tuple[str, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        first = Path(folder) / "t.yaml"
+        subprocess.run(mrtr_call(["--url", url, "--record", str(first)], "ask", 1), check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times = {}
+        for count in (100, 400):
+            batch = Path(folder) / str(count)
+            batch.mkdir()
+            for i in range(count):
+                shutil.copy(first, batch / f"t{i:03}.yaml")
+            times[count] = measure([*MRTR, "replay", *map(str, sorted(batch.glob("*.yaml")))], max(1, repeat // 3))
+    per = {c: m.seconds / c * 1000 for c, m in times.items()}
+    line = (f"| replay 100 / 400 transcripts | {times[100].seconds:.2f} s / {times[400].seconds:.2f} s | "
+            f"{per[100]:.1f} / {per[400]:.1f} ms per transcript · 400/100 {times[400].seconds / times[100].seconds:.2f}x |")
+    return line, times[400].seconds / times[100].seconds
+
+
+def report(lines: list[str], budgets: list[tuple[str, float, float]]) -> None:
+    print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
+    print()
+    print("| case | medians | ratios |")
+    print("|---|---|---|")
+    print("\n".join(lines))
+    print()
+    print("| budget | measured | within |")
+    print("|---|---|---|")
+    for name, value, limit in budgets:
+        print(f"| {name} | {value:.2f}x | {'yes' if value <= limit else 'NO'} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,18 @@
+"""The console script `mrtr`: `--version` answers at once; anything else loads the command line."""
+
+from __future__ import annotations
+
+import sys
+
+from mrtr_cli import __version__
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`mrtr ARGS`; returns the exit code."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args == ["--version"]:
+        print(f"mrtr {__version__}")  # the fast path: no typer, no rich
+        return 0
+    from mrtr_cli.cli import run
+
+    return run(args)

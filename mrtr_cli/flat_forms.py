@@ -1,0 +1,156 @@
+"""Validating answers to forms in the spec's flat subset with the standard library.
+
+The elicitation spec limits forms to a flat object of strings (lengths, formats), numbers and
+integers (bounds), booleans, single-selects and multi-selects. For such a form this gives the
+verdict and the messages jsonschema gives (a test holds the two together), without importing
+jsonschema, which costs more than the rest of a short run. Any schema that uses anything
+else is left to jsonschema (`covers` says which).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ROOT_KEYWORDS = {"type", "properties", "required", "title", "description"}
+FIELD_KEYWORDS = {"type", "title", "description", "default", "minLength", "maxLength", "format", "minimum",
+                  "maximum", "enum", "enumNames", "oneOf", "items", "minItems", "maxItems", "uniqueItems"}
+ITEM_KEYWORDS = {"type", "enum", "anyOf"}
+CHOICE_KEYWORDS = {"const", "title"}
+TYPES = {"string", "number", "integer", "boolean", "array"}
+
+
+def covers(schema: Any) -> bool:
+    """Whether every keyword of `schema` is one this module checks."""
+    if not isinstance(schema, dict) or set(schema) - ROOT_KEYWORDS or schema.get("type") != "object":
+        return False
+    properties, required = schema.get("properties", {}), schema.get("required", [])
+    return (isinstance(properties, dict) and isinstance(required, list)
+            and all(_field_covered(p) for p in properties.values()))
+
+
+def _field_covered(field: Any) -> bool:
+    if not isinstance(field, dict) or set(field) - FIELD_KEYWORDS or field.get("type") not in TYPES:
+        return False
+    if field.get("format") is not None and field["format"] not in _formats():
+        return False
+    choices = field.get("oneOf", [])
+    items = field.get("items", {})
+    return (_choices_covered(choices) and isinstance(items, dict) and not set(items) - ITEM_KEYWORDS
+            and _choices_covered(items.get("anyOf", [])) and (field["type"] == "array") == ("items" in field))
+
+
+def _choices_covered(choices: Any) -> bool:
+    return isinstance(choices, list) and all(isinstance(c, dict) and not set(c) - CHOICE_KEYWORDS for c in choices)
+
+
+def _formats() -> dict[str, Any]:
+    from mrtr_cli.validation import FORMATS
+
+    return FORMATS
+
+
+def problems(content: Any, schema: dict[str, Any]) -> list[str]:
+    """Every problem, as `field 'x': message (keyword)` lines, in field order."""
+    if not isinstance(content, dict):
+        return [f"the answer: {content!r} is not of type 'object' (type)"]
+    found = [f"the answer: {name!r} is a required property (required)"
+             for name in schema.get("required", []) if name not in content]
+    for name, field in schema.get("properties", {}).items():
+        if name in content:
+            found += [f"field {path!r}: {message}" for path, message in _field(str(name), content[name], field)]
+    return found
+
+
+def _field(name: str, value: Any, field: dict[str, Any]) -> list[tuple[str, str]]:
+    """As JSON Schema does: the type, then each keyword that applies to what the value is."""
+    found = [] if _is(value, field["type"]) else [f"{value!r} is not of type {field['type']!r} (type)"]
+    if isinstance(value, str):
+        found += _string(value, field)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        found += _number(value, field)
+    elif isinstance(value, list):
+        found += _array(value, field)
+    found += _choice(value, field)
+    located = [(name, message) for message in found]
+    if isinstance(value, list) and "items" in field:
+        located += [(f"{name}.{index}", message) for index, item in enumerate(value)
+                    for message in _item(item, field["items"])]
+    return located
+
+
+def _is(value: Any, kind: str) -> bool:
+    if kind == "integer":
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, float) and value.is_integer())
+    if kind == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    return isinstance(value, {"string": str, "boolean": bool, "array": list}[kind])
+
+
+def _string(value: str, field: dict[str, Any]) -> list[str]:
+    found = []
+    if "minLength" in field and len(value) < field["minLength"]:
+        found.append(f"{value!r} is too short (minLength)")
+    if "maxLength" in field and len(value) > field["maxLength"]:
+        found.append(f"{value!r} is too long (maxLength)")
+    if "format" in field and not _formats()[field["format"]](value):
+        found.append(f"{value!r} is not a {field['format']!r} (format)")
+    return found
+
+
+def _number(value: float, field: dict[str, Any]) -> list[str]:
+    found = []
+    if "minimum" in field and value < field["minimum"]:
+        found.append(f"{value!r} is less than the minimum of {field['minimum']!r} (minimum)")
+    if "maximum" in field and value > field["maximum"]:
+        found.append(f"{value!r} is greater than the maximum of {field['maximum']!r} (maximum)")
+    return found
+
+
+def _array(value: list[Any], field: dict[str, Any]) -> list[str]:
+    found = []
+    if "minItems" in field and len(value) < field["minItems"]:
+        found.append(f"{value!r} should be non-empty (minItems)" if field["minItems"] == 1 and not value
+                     else f"{value!r} is too short (minItems)")
+    if "maxItems" in field and len(value) > field["maxItems"]:
+        found.append(f"{value!r} is too long (maxItems)")
+    if field.get("uniqueItems") and any(_equal(a, b) for i, a in enumerate(value) for b in value[i + 1:]):
+        found.append(f"{value!r} has non-unique elements (uniqueItems)")
+    return found
+
+
+def _choice(value: Any, field: dict[str, Any]) -> list[str]:
+    found = []
+    if "enum" in field and not _among(value, field["enum"]):
+        found.append(f"{value!r} is not one of {field['enum']!r} (enum)")
+    if "oneOf" in field and sum(_equal(value, c.get("const")) for c in field["oneOf"]) != 1:
+        found.append(f"{value!r} is not valid under any of the given schemas (oneOf)")
+    return found
+
+
+def _among(value: Any, options: list[Any]) -> bool:
+    return any(_equal(value, option) for option in options)
+
+
+def _equal(one: Any, other: Any) -> bool:
+    """JSON equality: true is not 1, and 1 is 1.0."""
+    if isinstance(one, bool) or isinstance(other, bool):
+        return isinstance(one, bool) and isinstance(other, bool) and one == other
+    if isinstance(one, list) and isinstance(other, list):
+        return len(one) == len(other) and all(_equal(a, b) for a, b in zip(one, other))
+    return type(one) is type(other) and one == other if not _numbers(one, other) else one == other
+
+
+def _numbers(*values: Any) -> bool:
+    return all(isinstance(v, (int, float)) for v in values)
+
+
+def _item(item: Any, items: dict[str, Any]) -> list[str]:
+    found = []
+    if "type" in items and not _is(item, items["type"]):
+        found.append(f"{item!r} is not of type {items['type']!r} (type)")
+    if "enum" in items and not _among(item, items["enum"]):
+        found.append(f"{item!r} is not one of {items['enum']!r} (enum)")
+    if "anyOf" in items and not any(_equal(item, c.get("const")) for c in items["anyOf"]):
+        found.append(f"{item!r} is not valid under any of the given schemas (anyOf)")
+    return found

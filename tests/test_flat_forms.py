@@ -1,0 +1,41 @@
+"""The standard-library validator of flat forms gives jsonschema's verdict and messages."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mrtr_cli import flat_forms, validation
+from mrtr_cli.server.demo_tools import ALL_FIELDS, ALL_FIELDS_REQUIRED
+
+SCHEMAS = [
+    {"type": "object", "properties": ALL_FIELDS, "required": ALL_FIELDS_REQUIRED},
+    {"type": "object", "properties": {
+        "n": {"type": "integer", "minimum": -3, "maximum": 3},
+        "tags": {"type": "array", "minItems": 2, "maxItems": 3, "uniqueItems": True,
+                 "items": {"type": "string", "enum": ["a", "b", "c"]}},
+        "s": {"type": "string", "enum": ["x", "y"], "minLength": 1}}, "required": ["n"]},
+]
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-20, 20) | st.floats(-3, 3, allow_nan=False) | st.sampled_from(
+        ["", "A", "Ada", "ada@example.com", "not an email", "https://x.example", "2026-02-30", "2026-01-31",
+         "2026-01-01T10:00:00Z", "S", "M", "#ff0000", "free", "cheese", "olives", "mon", "a", "b", "x"]),
+    lambda inner: st.lists(inner, max_size=4), max_leaves=6)
+
+
+@settings(max_examples=400, deadline=None)
+@given(schema=st.sampled_from(SCHEMAS), data=st.data())
+def test_same_verdict_and_messages_as_jsonschema(schema, data):
+    names = list(schema["properties"]) + ["extra"]
+    content = data.draw(st.dictionaries(st.sampled_from(names), VALUES, max_size=8))
+    assert flat_forms.covers(schema)
+    assert sorted(flat_forms.problems(content, schema)) == sorted(validation._jsonschema_problems(content, schema))
+
+
+def test_what_it_does_not_cover_goes_to_jsonschema():
+    assert not flat_forms.covers({"type": "object", "properties": {"a": {"type": "string", "pattern": "x"}}})
+    assert not flat_forms.covers({"type": "object", "properties": {"a": {"$ref": "#/x"}}})
+    assert not flat_forms.covers({"type": "object", "properties": {"a": {"type": "object"}}})
+    assert not flat_forms.covers({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object"})
+    schema = {"type": "object", "properties": {"a": {"type": "string", "pattern": "^x"}}}
+    assert validation.problems({"a": "y"}, schema) == ["field 'a': 'y' does not match '^x' (pattern)"]
