@@ -90,12 +90,20 @@ def _is(value: Any, kind: str) -> bool:
 def _string(value: str, field: dict[str, Any]) -> list[str]:
     found = []
     if "minLength" in field and len(value) < field["minLength"]:
-        found.append(f"{value!r} is too short (minLength)")
+        found.append(f"{value!r} {_too_short(field['minLength'])} (minLength)")
     if "maxLength" in field and len(value) > field["maxLength"]:
-        found.append(f"{value!r} is too long (maxLength)")
+        found.append(f"{value!r} {_too_long(field['maxLength'])} (maxLength)")
     if "format" in field and not _formats()[field["format"]](value):
         found.append(f"{value!r} is not a {field['format']!r} (format)")
     return found
+
+
+def _too_short(least: int) -> str:
+    return "should be non-empty" if least == 1 else "is too short"  # jsonschema's wording
+
+
+def _too_long(most: int) -> str:
+    return "is expected to be empty" if most == 0 else "is too long"
 
 
 def _number(value: float, field: dict[str, Any]) -> list[str]:
@@ -110,10 +118,9 @@ def _number(value: float, field: dict[str, Any]) -> list[str]:
 def _array(value: list[Any], field: dict[str, Any]) -> list[str]:
     found = []
     if "minItems" in field and len(value) < field["minItems"]:
-        found.append(f"{value!r} should be non-empty (minItems)" if field["minItems"] == 1 and not value
-                     else f"{value!r} is too short (minItems)")
+        found.append(f"{value!r} {_too_short(field['minItems'])} (minItems)")
     if "maxItems" in field and len(value) > field["maxItems"]:
-        found.append(f"{value!r} is too long (maxItems)")
+        found.append(f"{value!r} {_too_long(field['maxItems'])} (maxItems)")
     if field.get("uniqueItems") and any(_equal(a, b) for i, a in enumerate(value) for b in value[i + 1:]):
         found.append(f"{value!r} has non-unique elements (uniqueItems)")
     return found

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
 PYTHON = sys.executable
 SDK_SERVER = [PYTHON, str(SERVERS / "sdk_server.py")]
-SPEC = ROOT.parent / "shared" / "mcp-spec" / "2026-07-28"
+SPEC = ROOT / "tests" / "spec" / "2026-07-28"  # copied from ../shared/mcp-spec: CI has only this repo
 
 
 @dataclass

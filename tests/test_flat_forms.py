@@ -15,7 +15,13 @@ SCHEMAS = [
         "tags": {"type": "array", "minItems": 2, "maxItems": 3, "uniqueItems": True,
                  "items": {"type": "string", "enum": ["a", "b", "c"]}},
         "s": {"type": "string", "enum": ["x", "y"], "minLength": 1}}, "required": ["n"]},
+    {"type": "object", "properties": {  # the bounds jsonschema words differently
+        "empty": {"type": "string", "maxLength": 0}, "one": {"type": "string", "minLength": 1},
+        "two": {"type": "string", "minLength": 2, "maxLength": 3},
+        "none": {"type": "array", "maxItems": 0, "items": {"type": "string", "enum": ["a", "b"]}},
+        "some": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": ["a", "b"]}}}},
 ]
+EDGES = {"empty": "A", "one": "", "two": "A", "none": ["a"], "some": []}
 VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-20, 20) | st.floats(-3, 3, allow_nan=False) | st.sampled_from(
         ["", "A", "Ada", "ada@example.com", "not an email", "https://x.example", "2026-02-30", "2026-01-31",
@@ -30,6 +36,13 @@ def test_same_verdict_and_messages_as_jsonschema(schema, data):
     content = data.draw(st.dictionaries(st.sampled_from(names), VALUES, max_size=8))
     assert flat_forms.covers(schema)
     assert sorted(flat_forms.problems(content, schema)) == sorted(validation._jsonschema_problems(content, schema))
+
+
+def test_same_messages_at_the_edges_of_the_bounds():
+    schema = SCHEMAS[2]
+    for name, value in EDGES.items():
+        content = {name: value}
+        assert flat_forms.problems(content, schema) == validation._jsonschema_problems(content, schema) != []
 
 
 def test_what_it_does_not_cover_goes_to_jsonschema():
