@@ -175,9 +175,8 @@ class ToolProber:
         id, title, level, page = TOOL_PROBES[2]
         if state is None:
             return verdict(id, title, level, page, None, "the first round carried no requestState")
-        tampered = state[:-1] + ("B" if state[-1:] == "A" else "A")  # the probe that alters state, knowingly
-        reply = self._retry(_with_answers(_with_state(self.params, tampered), answers))
-        return verdict(id, title, level, page, reply.error is not None, f"state altered in its last character: "
+        reply = self._retry(_with_answers(_with_state(self.params, tampered(state)), answers))
+        return verdict(id, title, level, page, reply.error is not None, f"state altered in its middle character: "
                                                                            f"{seen(reply)}")
 
     def state_with_other_arguments(self, state: str | None, answers: dict[str, Any] | str) -> Check:
@@ -195,6 +194,16 @@ class ToolProber:
         extra = {**answers, PROBE_KEY: {"action": "accept", "content": {}}}
         reply = self._retry({**_with_state(self.params, state), INPUT_RESPONSES: extra})
         return verdict(id, title, level, page, reply.error is None, f"an extra answer {PROBE_KEY!r}: {seen(reply)}")
+
+
+def tampered(state: str) -> str:
+    """`state` with its middle character changed: the probe that alters state, knowingly.
+
+    Not the last character: in base64 the last one may carry padding bits a decoder ignores,
+    so changing it can leave the decoded state as it was.
+    """
+    middle = len(state) // 2
+    return state[:middle] + ("B" if state[middle:middle + 1] == "A" else "A") + state[middle + 1:]
 
 
 TOOL_PROBES = [

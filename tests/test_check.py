@@ -6,8 +6,12 @@ import json
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, mrtr
+from mrtr_cli.probing import tampered
+from mrtr_cli.server.state import Sealer, StateRejected
 from peers import demo_http, http_server
 
 SCHEMA = json.loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
@@ -73,3 +77,15 @@ def test_headers_that_disagree_must_be_refused_over_http():
     with http_server([PYTHON, str(SERVERS / "broken_server.py"), "headers-unchecked", "--http"]) as url:
         run = mrtr("check", "--url", url, "--json")
     assert statuses(run)["header-mismatch"] == "fail" and run.code == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(state=st.integers(0, 10**6), name=st.text(max_size=8))
+def test_the_tampering_probe_always_changes_what_a_sealed_state_says(state, name):
+    sealer, request = Sealer(), {"method": "tools/call", "name": name}
+    with pytest.raises(StateRejected):  # altering the last character let one token in 16 through
+        sealer.open(tampered(sealer.seal(state, request)), request)
+
+
+def test_the_tampering_probe_changes_short_and_empty_looking_states():
+    assert tampered("1") == "A" and tampered("A") == "B" and tampered("ab") == "aA" and tampered("AAA") == "ABA"
