@@ -6,6 +6,7 @@ Their JSON Schemas are published in docs/json/. Plain data, no rich.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any
 
@@ -71,4 +72,11 @@ def error_line(code: ExitCode, message: str) -> str:
 
 def dumps(document: dict[str, Any]) -> str:
     """Readable JSON that is still safe on a terminal (see `text.json_escaped`)."""
-    return json_escaped(json.dumps(document, ensure_ascii=False, indent=2))
+    return "".join(json_pieces(document))
+
+
+def json_pieces(document: dict[str, Any]) -> Iterator[str]:
+    """`dumps` a piece at a time, so that writing a big result does not hold it twice over.
+    Escaping works character by character, so escaping the pieces escapes the whole."""
+    encoder = json.JSONEncoder(ensure_ascii=False, indent=2)
+    return (json_escaped(piece) for piece in encoder.iterencode(document))

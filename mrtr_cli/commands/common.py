@@ -16,7 +16,7 @@ from mrtr_cli.linting import Linter
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.render import format as fmt
-from mrtr_cli.render.console import Consoles, make_consoles
+from mrtr_cli.render.console import Consoles, make_consoles, write_long
 from mrtr_cli.render.timeline import Timeline
 from mrtr_cli.target import StdioTarget, Target, open_transport
 
@@ -42,7 +42,10 @@ class Context:
         self.consoles.err.file.write(report.error_line(code, message) + "\n")
 
     def print_json(self, document: dict) -> None:
-        self.consoles.out.file.write(report.dumps(document) + "\n")
+        out = self.consoles.out.file
+        for piece in report.json_pieces(document):
+            write_long(out, piece)
+        out.write("\n")
 
 
 def make_context(output: OutputOptions) -> Context:

@@ -8,6 +8,7 @@ from mrtr_cli import report
 from mrtr_cli.commands.common import Context
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.render import format as fmt
+from mrtr_cli.render.console import write_long
 from mrtr_cli.session import Outcome
 
 
@@ -40,11 +41,9 @@ BIG = 1_000_000
 def _print_result(context: Context, text: Text) -> None:
     if len(text) <= BIG:
         context.consoles.out.print(text)
-        return
-    plain, out = text.plain, context.consoles.out.file
-    for start in range(0, len(plain), BIG):  # in slices: encoding a whole 50 MB string would copy it
-        out.write(plain[start:start + BIG])
-    out.write("\n")
+    else:
+        write_long(context.consoles.out.file, text.plain)
+        context.consoles.out.file.write("\n")
 
 
 def _status_line(outcome: Outcome) -> Text:

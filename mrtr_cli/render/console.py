@@ -65,6 +65,15 @@ def emit_text(console: Console, text: Text) -> None:
         console.file.write(text.plain + "\n")
 
 
+SLICE = 1_000_000
+
+
+def write_long(stream: IO[str], text: str) -> None:
+    """Write `text` in slices: encoding a whole 50 MB string at once would copy it."""
+    for start in range(0, len(text), SLICE):
+        stream.write(text[start:start + SLICE])
+
+
 def make_consoles(color: str = "auto") -> Consoles:
     return Consoles(make_console(sys.stdout, color), make_console(sys.stderr, color))
 

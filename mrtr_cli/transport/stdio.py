@@ -120,6 +120,7 @@ class StdioTransport:
         assert stdout is not None
         for line in stdout:
             self._inbox.put(("out", _text(line)))
+            del line  # not kept alive while the next line is awaited: it may be a big frame
         self._inbox.put(_EOF)
 
     def _read_stderr(self) -> None:
