@@ -9,6 +9,15 @@ import resource
 import runpy
 import sys
 
+def peak_rss() -> int:
+    """Bytes. On Linux VmHWM: ru_maxrss there also keeps the parent's peak across fork and exec."""
+    try:
+        with open("/proc/self/status") as status:
+            return next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
+    except (OSError, StopIteration):
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # macOS: already bytes
+
+
 if __name__ == "__main__":
     module = sys.argv[1] == "-m"
     sys.argv = sys.argv[2:] if module else sys.argv[1:]
@@ -20,7 +29,6 @@ if __name__ == "__main__":
             runpy.run_path(sys.argv[0], run_name="__main__")
     except SystemExit as exit:
         code = exit.code if isinstance(exit.code, int) else 0
-    scale = 1 if sys.platform == "darwin" else 1024
     sys.stdout.flush()
-    print(f"peak-rss {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale}", file=sys.stderr)
+    print(f"peak-rss {peak_rss()}", file=sys.stderr)
     sys.exit(code)
