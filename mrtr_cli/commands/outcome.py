@@ -38,12 +38,12 @@ BIG = 1_000_000
 """Result text longer than this goes to stdout as it is (already safe), without rich's layout."""
 
 
-def _print_result(context: Context, text: Text) -> None:
-    if len(text) <= BIG:
-        context.consoles.out.print(text)
-    else:
-        write_long(context.consoles.out.file, text.plain)
+def _print_result(context: Context, piece: Text | str) -> None:
+    if len(piece) > BIG:
+        write_long(context.consoles.out.file, piece if isinstance(piece, str) else piece.plain)
         context.consoles.out.file.write("\n")
+    else:
+        context.consoles.out.print(fmt.as_text(piece))
 
 
 def _status_line(outcome: Outcome) -> Text:
