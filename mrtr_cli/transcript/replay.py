@@ -3,7 +3,6 @@ original request with every redacted value filled in again (never sent as record
 
 from __future__ import annotations
 
-import dataclasses
 import shlex
 from collections.abc import Callable
 from typing import Any
@@ -29,14 +28,14 @@ def replay_target(transcript: Transcript, options: TargetOptions, trust: bool,
         return options
     recorded = transcript.data["target"]
     if recorded["transport"] == "demo":
-        return dataclasses.replace(options, demo=True)
+        return options._replace(demo=True)
     if recorded["transport"] == "http":
-        return dataclasses.replace(options, url=recorded["url"])
+        return options._replace(url=recorded["url"])
     command = shlex.join(recorded["command"])
     if not trust and not (confirm and confirm(f"{transcript.path} runs `{command}`. Run it?")):
         raise UsageError(f"{transcript.path} would run the recorded command `{command}`",
                          "pass --trust-target if you trust it, or name the server (--stdio, --url, --demo)")
-    return dataclasses.replace(options, command=tuple(recorded["command"]), cwd=options.cwd or recorded.get("cwd"))
+    return options._replace(command=tuple(recorded["command"]), cwd=options.cwd or recorded.get("cwd"))
 
 
 def replay_params(transcript: Transcript, pairs: tuple[str, ...],
