@@ -1,7 +1,7 @@
 """What the engine reports as it works. Renderers, the JSON report and the recorder subscribe.
 
-Events are plain named tuples (cheap to define: start-up is a budget); the engine never knows who listens. An observer is any
-callable taking one event.
+Events are plain named tuples (cheap to define: start-up is a budget); the engine never knows
+who listens. An observer is any callable taking one event.
 """
 
 from __future__ import annotations
