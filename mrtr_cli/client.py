@@ -93,7 +93,7 @@ class Client:
             reply = self.request("server/discover", {}, purpose="probe")
         except RequestTimeout as timeout:
             raise LegacyServerError(f"{timeout.message}: the server looks like one of the initialize-"
-                                    "handshake era (MCP 2025-11-25 or earlier)", LEGACY_HINT) from None
+                                    "handshake era (MCP 2025-11-25 or earlier), or it hung", LEGACY_HINT) from None
         if reply.error is not None:
             raise _discover_error(reply.error)
         return self._check_discover_result(reply.result)

@@ -68,6 +68,15 @@ def test_2_initialize_era_server_gets_a_clear_message(scripted):
     assert server.calls() == []
 
 
+def test_silence_at_discover_is_the_handshake_era_unless_the_probe_is_skipped(scripted):
+    server = scripted(discover="silent", steps=[{"silent": True}])
+    run = mrtr(*server.args("call", "t", "--timeout", "0.5"))
+    assert run.code == 2 and "within 0.5 s" in run.stderr
+    assert "initialize-handshake era" in run.stderr and "or it hung" in run.stderr and "--no-discover" in run.stderr
+    skipped = mrtr(*server.args("call", "t", "--timeout", "0.5", "--no-discover"))
+    assert skipped.code == 4 and "no response to tools/call" in skipped.stderr
+
+
 def test_2_unsupported_version_lists_what_the_server_speaks(scripted):
     error = {"code": -32022, "message": "Unsupported protocol version",
              "data": {"supported": ["2099-01-01"], "requested": "2026-07-28"}}
