@@ -168,8 +168,8 @@ def with_groups(**builders: Callable[..., Any]) -> Callable[[Callable[..., int]]
 
     def decorate(command: Callable[..., int]) -> Callable[..., int]:
         own = [p for name, p in inspect.signature(command).parameters.items() if name not in builders]
-        grouped = {name: list(inspect.signature(b).parameters) for name, b in builders.items()}
-        extra = [p for b in builders.values() for p in inspect.signature(b).parameters.values()]
+        grouped = {name: inspect.signature(b).parameters for name, b in builders.items()}
+        extra = [p for params in grouped.values() for p in params.values()]
 
         @functools.wraps(command)
         def wrapper(**values: Any) -> int:

@@ -36,15 +36,19 @@ class ClientSettings:
 
 @dataclass(frozen=True)
 class Reply:
-    """The response to one request, and what arrived for it on the way (`status`: HTTP only)."""
+    """The response to one request, and how long it took (`status`: the HTTP status, HTTP only)."""
 
     id: int
     method: str
     result: Any
     error: dict[str, Any] | None
     elapsed_ms: float
-    notifications: tuple[Notification, ...] = ()
     status: int | None = None
+
+
+def progress_token(request_id: int) -> str:
+    """The progressToken of request `request_id`: progress for it is told apart by this."""
+    return f"mrtr-{request_id}"
 
 
 class Client:
@@ -61,11 +65,14 @@ class Client:
                 purpose: str = "request") -> Reply:
         """Send one request; on -32022 retry once with a version both sides speak."""
         reply = self._reissuing(method, params, round, purpose)
-        new_version = self._renegotiation(reply)
+        error = reply.error
+        if error is None or error.get("code") != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION or self.settings.version_fixed:
+            return reply
+        supported = supported_versions(error)
+        new_version = meta.choose_version(supported)
         if new_version is None:
             return reply
-        self.emit(events.VersionChanged(self.settings.version, new_version, supported_versions(reply.error)))
-        self.settings.version = new_version
+        self._switch_version(new_version, supported)
         return self._reissuing(method, params, round, purpose)
 
     def _reissuing(self, method: str, params: dict[str, Any], round: int | None, purpose: str) -> Reply:
@@ -108,17 +115,12 @@ class Client:
         if spoken is None or self.settings.version_fixed:
             raise ProtocolError(f"the server speaks {listing(versions)}, not {self.settings.version}",
                                 f"mrtr speaks {listing(list(meta.SPOKEN_VERSIONS))}")
-        self.emit(events.VersionChanged(self.settings.version, spoken, versions))
-        self.settings.version = spoken
+        self._switch_version(spoken, versions)
         return result
 
-    def _renegotiation(self, reply: Reply) -> str | None:
-        error = reply.error
-        if error is None or error.get("code") != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
-            return None
-        if self.settings.version_fixed:
-            return None
-        return meta.choose_version(supported_versions(error))
+    def _switch_version(self, version: str, supported: list[str]) -> None:
+        self.emit(events.VersionChanged(self.settings.version, version, supported))
+        self.settings.version = version
 
     def raw(self, method: str, params: dict[str, Any], headers_from: dict[str, Any] | None = None) -> Reply:
         """One request exactly as given: `params` carry their own `_meta`, or none. Over HTTP the
@@ -128,7 +130,7 @@ class Client:
 
     def _exchange(self, method: str, params: dict[str, Any], round: int | None, purpose: str) -> Reply:
         request_id = self._ids.next()
-        message = jsonrpc.request(request_id, method, {**params, "_meta": self._meta(f"mrtr-{request_id}")})
+        message = jsonrpc.request(request_id, method, {**params, "_meta": self._meta(progress_token(request_id))})
         return self._transmit(message, params, round, purpose, message)
 
     def _transmit(self, message: dict[str, Any], shown: dict[str, Any], round: int | None, purpose: str,
@@ -139,12 +141,11 @@ class Client:
         started = time.monotonic()
         exchange = self.transport.start(text, headers_from)
         try:
-            response, waiting = self._await(exchange, request_id, f"mrtr-{request_id}", method)
+            response, waiting = self._await(exchange, request_id, method)
         finally:
             exchange.close()
         elapsed = (time.monotonic() - started) * 1000
-        reply = Reply(request_id, method, response.result, response.error, elapsed, tuple(waiting.notifications),
-                      waiting.status)
+        reply = Reply(request_id, method, response.result, response.error, elapsed, waiting.status)
         self._note_server(reply.result)
         self.emit(events.ResponseReceived(request_id, method, reply.result, reply.error, elapsed, round))
         return reply
@@ -153,9 +154,9 @@ class Client:
         s = self.settings
         return meta.request_meta(s.version, s.capabilities, s.identity, token, s.log_level)
 
-    def _await(self, exchange: Exchange, request_id: int, token: str, method: str) -> tuple[Response, _Waiting]:
+    def _await(self, exchange: Exchange, request_id: int, method: str) -> tuple[Response, _Waiting]:
         deadline = Deadline(self.settings.timeout)
-        waiting = _Waiting(request_id, token, deadline, self.emit)
+        waiting = _Waiting(request_id, deadline, self.emit)
         try:
             for incoming in exchange.frames(deadline):
                 response = waiting.take(incoming)
@@ -198,12 +199,11 @@ class _StreamEnded(Exception):
 class _Waiting:
     """Sorts what arrives while one request waits for its response."""
 
-    def __init__(self, request_id: int, token: str, deadline: Deadline, emit: Observer) -> None:
+    def __init__(self, request_id: int, deadline: Deadline, emit: Observer) -> None:
         self.request_id = request_id
-        self.token = token
+        self.token = progress_token(request_id)
         self.deadline = deadline
         self.emit = emit
-        self.notifications: list[Notification] = []
         self.status: int | None = None
 
     def take(self, incoming: Any) -> Response | None:
@@ -232,7 +232,7 @@ class _Waiting:
         return None
 
     def _response(self, message: Response) -> Response | None:
-        if _same_id(message.id, self.request_id):
+        if jsonrpc.same_id(message.id, self.request_id):
             return message
         if message.id is None and message.error is not None:
             return message  # an error the server could not attribute: ours is the only request
@@ -245,13 +245,8 @@ class _Waiting:
         ours = message.method != "notifications/progress" or token == self.token
         if message.method == "notifications/progress" and ours:
             self.deadline.extend()
-        self.notifications.append(message)
         self.emit(events.NotificationReceived(message.method, message.params,
                                               self.request_id if ours else None))
-
-
-def _same_id(received: Any, sent: int) -> bool:
-    return type(received) is int and received == sent
 
 
 def _discover_error(error: dict[str, Any]) -> ProtocolError:

@@ -58,15 +58,8 @@ class ServerError(ProtocolError):
     """The server answered a request with a JSON-RPC error object."""
 
     def __init__(self, method: str, error: dict[str, Any], hint: str = "") -> None:
-        self.method = method
         self.error = error
-        code = error.get("code")
-        text = error.get("message")
-        super().__init__(f"{method} failed: error {code}: {text}", hint)
-
-    @property
-    def code(self) -> Any:
-        return self.error.get("code")
+        super().__init__(f"{method} failed: error {error.get('code')}: {error.get('message')}", hint)
 
 
 class LegacyServerError(ProtocolError):
@@ -100,7 +93,7 @@ class Interrupted(MrtrError):
 
     exit_code = ExitCode.INTERRUPTED
 
-    def __init__(self, message: str = "interrupted", hint: str = "") -> None:
+    def __init__(self, message: str = "interrupted by the user", hint: str = "") -> None:
         super().__init__(message, hint)
 
 

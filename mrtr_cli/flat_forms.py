@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mrtr_cli.formats import FORMATS
+
 ROOT_KEYWORDS = {"type", "properties", "required", "title", "description"}
 FIELD_KEYWORDS = {"type", "title", "description", "default", "minLength", "maxLength", "format", "minimum",
                   "maximum", "enum", "enumNames", "oneOf", "items", "minItems", "maxItems", "uniqueItems"}
@@ -31,7 +33,7 @@ def covers(schema: Any) -> bool:
 def _field_covered(field: Any) -> bool:
     if not isinstance(field, dict) or set(field) - FIELD_KEYWORDS or field.get("type") not in TYPES:
         return False
-    if field.get("format") is not None and field["format"] not in _formats():
+    if field.get("format") is not None and field["format"] not in FORMATS:
         return False
     choices = field.get("oneOf", [])
     items = field.get("items", {})
@@ -41,12 +43,6 @@ def _field_covered(field: Any) -> bool:
 
 def _choices_covered(choices: Any) -> bool:
     return isinstance(choices, list) and all(isinstance(c, dict) and not set(c) - CHOICE_KEYWORDS for c in choices)
-
-
-def _formats() -> dict[str, Any]:
-    from mrtr_cli.validation import FORMATS
-
-    return FORMATS
 
 
 def problems(content: Any, schema: dict[str, Any]) -> list[str]:
@@ -93,7 +89,7 @@ def _string(value: str, field: dict[str, Any]) -> list[str]:
         found.append(f"{value!r} {_too_short(field['minLength'])} (minLength)")
     if "maxLength" in field and len(value) > field["maxLength"]:
         found.append(f"{value!r} {_too_long(field['maxLength'])} (maxLength)")
-    if "format" in field and not _formats()[field["format"]](value):
+    if "format" in field and not FORMATS[field["format"]](value):
         found.append(f"{value!r} is not a {field['format']!r} (format)")
     return found
 

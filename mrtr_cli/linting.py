@@ -13,6 +13,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.protocol import lint, meta
 from mrtr_cli.protocol.jsonrpc import Notification
+from mrtr_cli.protocol.mrtr import questions
 
 
 class Linter:
@@ -49,7 +50,7 @@ class Linter:
         self._report(lint.check_result(event.method, event.result, self.capabilities))
         if _final(event.result) and not self.identified:
             self._once("server-info-missing", "no result so far carried serverInfo in its _meta")
-        for request in _questions(event.result):
+        for request in questions(event.result):
             if request.get("method") == "sampling/createMessage":
                 self._once("deprecated-sampling", "the server asks for sampling")
             elif request.get("method") == "roots/list":
@@ -73,8 +74,3 @@ def _final(result: Any) -> bool:
     return isinstance(result, dict) and result.get("resultType", "complete") != "input_required"
 
 
-def _questions(result: Any) -> list[dict[str, Any]]:
-    if not isinstance(result, dict) or result.get("resultType") != "input_required":
-        return []
-    requests = result.get("inputRequests")
-    return [r for r in requests.values() if isinstance(r, dict)] if isinstance(requests, dict) else []

@@ -17,7 +17,7 @@ from mrtr_cli.answering.questions import Chain, Question
 from mrtr_cli.client import Client, Reply
 from mrtr_cli.errors import IncompleteError, UsageError
 from mrtr_cli.protocol import jsonrpc, lint, meta
-from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, required_capability
+from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, questions, required_capability
 
 SPEC = lint.SPEC
 PROBE_KEY = "__mrtr_probe"
@@ -133,7 +133,7 @@ class ToolProber:
         asked = first.result.get("inputRequests") or {} if _input_required(first) else None
         if asked is None:
             why = f"the tool did not ask for input: {seen(first)}"
-            return [verdict(id, title, level, page, None, why) for id, title, level, page in TOOL_PROBES]
+            return [verdict(*probe, None, why) for probe in TOOL_PROBES]
         state = first.result.get(REQUEST_STATE)
         answers = self._answers(asked)
         return [self.capability_withheld(asked), self.answerless_retry(state),
@@ -152,48 +152,45 @@ class ToolProber:
         return self.client.raw("tools/call", {**params, "_meta": self.prober.meta_for(capabilities=capabilities)})
 
     def capability_withheld(self, asked: dict[str, Any]) -> Check:
-        id, title, level, page = TOOL_PROBES[0]
+        probe = TOOL_PROBES[0]
         if not asked:
-            return verdict(id, title, level, page, None, "the first round asked no question")
+            return verdict(*probe, None, "the first round asked no question")
         needed = required_capability(next(iter(asked.values()))).partition(".")[0]
         withheld = meta.Capabilities(**{name: name != needed for name in ("elicitation", "sampling", "roots")})
         reply = self._retry(self.params, withheld)
         if reply.error is not None:
             ok = reply.error.get("code") == jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY and self.prober.status_is(reply, 400)
         else:
-            still = [r for r in (reply.result.get("inputRequests") or {}).values() if isinstance(r, dict)
-                     and required_capability(r).partition(".")[0] == needed] if _input_required(reply) else []
-            ok = not still
-        return verdict(id, title, level, page, ok, f"{needed} withheld: {seen(reply)}")
+            ok = not any(required_capability(r).partition(".")[0] == needed for r in questions(reply.result))
+        return verdict(*probe, ok, f"{needed} withheld: {seen(reply)}")
 
     def answerless_retry(self, state: str | None) -> Check:
-        id, title, level, page = TOOL_PROBES[1]
+        probe = TOOL_PROBES[1]
         reply = self._retry(_with_state(self.params, state))
-        return verdict(id, title, level, page, _input_required(reply), f"no inputResponses: {seen(reply)}")
+        return verdict(*probe, _input_required(reply), f"no inputResponses: {seen(reply)}")
 
     def tampered_state(self, state: str | None, answers: dict[str, Any] | str) -> Check:
-        id, title, level, page = TOOL_PROBES[2]
+        probe = TOOL_PROBES[2]
         if state is None:
-            return verdict(id, title, level, page, None, "the first round carried no requestState")
+            return verdict(*probe, None, "the first round carried no requestState")
         reply = self._retry(_with_answers(_with_state(self.params, tampered(state)), answers))
-        return verdict(id, title, level, page, reply.error is not None, f"state altered in its middle character: "
-                                                                           f"{seen(reply)}")
+        return verdict(*probe, reply.error is not None, f"state altered in its middle character: {seen(reply)}")
 
     def state_with_other_arguments(self, state: str | None, answers: dict[str, Any] | str) -> Check:
-        id, title, level, page = TOOL_PROBES[3]
+        probe = TOOL_PROBES[3]
         if state is None:
-            return verdict(id, title, level, page, None, "the first round carried no requestState")
+            return verdict(*probe, None, "the first round carried no requestState")
         other, change = _other_arguments(self.params["arguments"])
         reply = self._retry(_with_answers(_with_state({**self.params, "arguments": other}, state), answers))
-        return verdict(id, title, level, page, reply.error is not None, f"{change}: {seen(reply)}")
+        return verdict(*probe, reply.error is not None, f"{change}: {seen(reply)}")
 
     def extra_answers(self, state: str | None, answers: dict[str, Any] | str) -> Check:
-        id, title, level, page = TOOL_PROBES[4]
+        probe = TOOL_PROBES[4]
         if isinstance(answers, str):
-            return verdict(id, title, level, page, None, answers)
+            return verdict(*probe, None, answers)
         extra = {**answers, PROBE_KEY: {"action": "accept", "content": {}}}
         reply = self._retry({**_with_state(self.params, state), INPUT_RESPONSES: extra})
-        return verdict(id, title, level, page, reply.error is None, f"an extra answer {PROBE_KEY!r}: {seen(reply)}")
+        return verdict(*probe, reply.error is None, f"an extra answer {PROBE_KEY!r}: {seen(reply)}")
 
 
 def tampered(state: str) -> str:

@@ -70,13 +70,9 @@ def error_line(code: ExitCode, message: str) -> str:
     return json_escaped(json.dumps({"error": {"code": code.label, "message": message}}, ensure_ascii=False))
 
 
-def dumps(document: dict[str, Any]) -> str:
-    """Readable JSON that is still safe on a terminal (see `text.json_escaped`)."""
-    return "".join(json_pieces(document))
-
-
 def json_pieces(document: dict[str, Any]) -> Iterator[str]:
-    """`dumps` a piece at a time, so that writing a big result does not hold it twice over.
-    Escaping works character by character, so escaping the pieces escapes the whole."""
+    """Readable JSON that is still safe on a terminal (see `text.json_escaped`), a piece at a
+    time, so that writing a big result does not hold it twice over. Escaping works character by
+    character, so escaping the pieces escapes the whole."""
     encoder = json.JSONEncoder(ensure_ascii=False, indent=2)
     return (json_escaped(piece) for piece in encoder.iterencode(document))

@@ -93,7 +93,7 @@ class Session:
         except MrtrError as error:
             outcome.status, outcome.error = status_of(error), error
         except KeyboardInterrupt:
-            outcome.status, outcome.error = "aborted", Interrupted("interrupted by the user")
+            outcome.status, outcome.error = "aborted", Interrupted()
         outcome.server = self.client.server_info
         self.emit(events.OutcomeReached(outcome))
         return outcome
@@ -127,9 +127,9 @@ class Session:
         raise AssertionError("unreachable")
 
     def _answer_all(self, current: Round) -> dict[str, Any]:
-        count = len(current.requests)
+        count, asker = len(current.requests), self._who_asks()
         for index, (key, request) in enumerate(current.requests.items(), 1):
-            question = Question(current.number, key, request, self._who_asks(), index, count)
+            question = Question(current.number, key, request, asker, index, count)
             self._check_capability(question)
             answer = self.chain.answer(question)
             current.answers[key] = answer

@@ -17,11 +17,11 @@ from urllib.parse import urlsplit
 
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
+from mrtr_cli.protocol.headers import TOKEN
 from mrtr_cli.transport.base import Transport
 
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
-_RESERVED_HEADERS = re.compile(r"(?i)(mcp-.*|mcp-protocol-version)")
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+_RESERVED_HEADERS = re.compile(r"(?i)mcp-.*")
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,6 @@ class StdioTarget:
     command: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
-    kind: str = "stdio"
 
 
 @dataclass(frozen=True)
@@ -40,7 +39,6 @@ class HttpTarget:
 
     url: str
     headers: dict[str, str] = field(default_factory=dict)
-    kind: str = "http"
 
 
 Target = Union[StdioTarget, HttpTarget]
@@ -150,7 +148,7 @@ def parse_headers(headers: tuple[str, ...]) -> dict[str, str]:
     for item in headers:
         name, sep, value = item.partition(":")
         name, value = name.strip(), value.strip()
-        if not sep or not _HEADER_NAME.fullmatch(name):
+        if not sep or not TOKEN.fullmatch(name):
             raise UsageError(f"-H {item!r} is not 'Name: value'", "write -H 'Authorization: Bearer ...'")
         if _RESERVED_HEADERS.fullmatch(name):
             raise UsageError(f"-H {name!r}: mrtr sets MCP-Protocol-Version and Mcp-* headers itself",

@@ -63,11 +63,6 @@ def _needs_escapes(text: str, unsafe: re.Pattern[str]) -> bool:
                for start in range(0, len(text), _CHUNK))
 
 
-def is_safe(text: str) -> bool:
-    """Whether `text` needs no escaping to be shown as multi-line text."""
-    return _UNSAFE_IN_TEXT.search(text) is None
-
-
 def json_escaped(json_text: str) -> str:
     """JSON text with every unsafe character inside its strings written as a `\\uXXXX` escape.
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import elicit
-from mrtr_cli import validation
+from mrtr_cli import formats, validation
 from mrtr_cli.answering.answers_file import load_answers_file
 from mrtr_cli.answering.forms import Field, complete_form, form_fields
 from mrtr_cli.answering.questions import Chain, Question, Response
@@ -96,7 +96,7 @@ def test_invalid_answers_name_key_field_and_constraint(field, value, constraint)
 
 @pytest.mark.parametrize("value", ["2026-01-01T10:00:00Z", "2026-01-01t10:00:00.5+02:00", "2016-12-31T23:59:60Z"])
 def test_date_times_that_are_valid(value):
-    assert validation.is_date_time(value)
+    assert formats.is_date_time(value)
 
 
 def test_network_refs_are_never_fetched():

@@ -23,7 +23,7 @@ def load_answers_file(path: str) -> AnswersFile:
         raise UsageError(f"{where} has an unknown section {unknown[0]!r}", "use answers: and match:")
     answers = _answers(document.get("answers") or {}, where)
     rules = [_rule(entry, index, where) for index, entry in enumerate(document.get("match") or [])]
-    return AnswersFile(answers, rules, path)
+    return AnswersFile(answers, rules)
 
 
 def _answers(answers: Any, where: str) -> dict[str, dict[str, Any]]:

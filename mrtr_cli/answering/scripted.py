@@ -10,7 +10,7 @@ import shlex
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
 from mrtr_cli.answering.forms import coerce, complete_form, form_fields
@@ -53,26 +53,33 @@ def root_entry(path_or_uri: str) -> dict[str, str]:
     return {"uri": path.as_uri(), "name": path.name or "/"}
 
 
-@dataclass(frozen=True)
-class AnswerFlag:
-    """One `--answer` as typed: `KEY.FIELD=VALUE` or `KEY=accept|decline|cancel`."""
+class AnswerFlag(NamedTuple):
+    """One `--answer`: `KEY.FIELD=VALUE` or `KEY=accept|decline|cancel`, split once (`parse_flag`).
+
+    A key may hold dots, so what a flag means depends on the question: `a.b=x` sets field `b`
+    of question `a`, and would be an action of a question `a.b`.
+    """
 
     raw: str
-
-    def __post_init__(self) -> None:
-        if "=" not in self.raw:
-            raise UsageError(f"--answer {self.raw!r} has no '='",
-                             "use KEY.FIELD=VALUE or KEY=accept|decline|cancel")
+    before: str  # everything before the `=`
+    owner: str | None  # `before` up to its last dot; None without a dot
+    field: str
+    value: str
 
     def action_for(self, key: str) -> str | None:
-        before, _, value = self.raw.partition("=")
-        return value if before == key and value in ACTIONS else None
+        return self.value if self.before == key and self.value in ACTIONS else None
 
     def field_for(self, key: str) -> tuple[str, str] | None:
         """(field, value) when this flag sets a field of question `key`."""
-        before, _, value = self.raw.partition("=")
-        owner, dot, field = before.rpartition(".")
-        return (field, value) if dot and owner == key and self.action_for(key) is None else None
+        return (self.field, self.value) if self.owner == key else None
+
+
+def parse_flag(raw: str) -> AnswerFlag:
+    before, equals, value = raw.partition("=")
+    if not equals:
+        raise UsageError(f"--answer {raw!r} has no '='", "use KEY.FIELD=VALUE or KEY=accept|decline|cancel")
+    owner, dot, field = before.rpartition(".")
+    return AnswerFlag(raw, before, owner if dot else None, field, value)
 
 
 class FlagAnswerer:
@@ -81,7 +88,7 @@ class FlagAnswerer:
     name = "flag"
 
     def __init__(self, flags: list[str], base: AnswersFile | None = None) -> None:
-        self.flags = [AnswerFlag(raw) for raw in flags]
+        self.flags = [parse_flag(raw) for raw in flags]
         self.base = base
         self.used: set[str] = set()
 
@@ -197,7 +204,6 @@ class AnswersFile:
 
     answers: dict[str, dict[str, Any]]
     rules: list[MatchRule]
-    path: str = ""
 
     def entry_for(self, question: Question) -> dict[str, Any] | None:
         """The entry for this question: by key first, then the first `match:` rule that fits."""

@@ -21,7 +21,6 @@ class UrlVerdict:
     """What mrtr makes of a URL a server asks a person to open."""
 
     url: str
-    scheme: str
     host: str
     openable: bool
     refusal: str = ""
@@ -34,11 +33,11 @@ def judge(url: str) -> UrlVerdict:
         parts = urlsplit(url)
         host = parts.hostname or ""
     except ValueError:
-        return UrlVerdict(url, "", "", False, "it is not a valid URL")
+        return UrlVerdict(url, "", False, "it is not a valid URL")
     scheme = parts.scheme.lower()
     warnings = host_warnings(host) + (["the URL carries a user name or password"] if parts.username else [])
     refusal = _refusal(scheme, host)
-    return UrlVerdict(url, scheme, host, not refusal, refusal, warnings)
+    return UrlVerdict(url, host, not refusal, refusal, warnings)
 
 
 def _refusal(scheme: str, host: str) -> str:
@@ -63,13 +62,13 @@ def is_loopback(host: str) -> bool:
 def host_warnings(host: str) -> list[str]:
     """Punycode labels, mixed scripts, and non-ASCII hosts that can imitate others."""
     warnings = []
-    labels = host.split(".")
-    if any(label.lower().startswith("xn--") for label in labels):
-        warnings.append(f"the host is punycode: it displays as {_decoded(host)!r}")
-    scripts = {_script(ch) for ch in _decoded(host) if ch.isalpha()}
+    decoded = _decoded(host)
+    if any(label.lower().startswith("xn--") for label in host.split(".")):
+        warnings.append(f"the host is punycode: it displays as {decoded!r}")
+    scripts = {_script(ch) for ch in decoded if ch.isalpha()}
     if len(scripts - {"COMMON"}) > 1:
         warnings.append(f"the host mixes scripts ({', '.join(sorted(scripts - {'COMMON'}))}): it may imitate another")
-    elif not _decoded(host).isascii():
+    elif not decoded.isascii():
         warnings.append("the host has non-ASCII letters: check it is the one you expect")
     return warnings
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 from rich.text import Text
@@ -13,7 +12,7 @@ from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.client import Client
 from mrtr_cli.listing import tool_schema
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
+from mrtr_cli.commands.common import Context, client_settings, connect, guarded, person_at_terminal
 from mrtr_cli.commands.outcome import show_outcome
 from mrtr_cli.errors import Interrupted, MrtrError
 from mrtr_cli.exit_codes import ExitCode
@@ -39,12 +38,10 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
     outcome = Outcome(call.method, {})
     try:
         with connect(context, target, options, settings) as client:
-            if wants_probe(target, options):
-                client.discover()
             session = Session(client, chain, max_rounds=answering.max_rounds)
             outcome = session.run(call.method, _params(call, client, isinstance(target, HttpTarget)))
     except (MrtrError, KeyboardInterrupt) as error:
-        failure = error if isinstance(error, MrtrError) else Interrupted("interrupted by the user")
+        failure = error if isinstance(error, MrtrError) else Interrupted()
         outcome.status, outcome.error = status_of(failure), failure
         context.emit(events.OutcomeReached(outcome))
     for unused in flags.unused():
@@ -57,8 +54,8 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
 
 
 def _people(context: Context, answering: AnsweringOptions) -> list[Answerer]:
-    """The interactive answerer, when a person can be asked: stdin and stderr are terminals."""
-    if answering.no_input or not (sys.stdin.isatty() and sys.stderr.isatty()):
+    """The interactive answerer, when a person can be asked."""
+    if answering.no_input or not person_at_terminal():
         return []
     from mrtr_cli.answering.interactive import InteractiveAnswerer
     from mrtr_cli.render.prompts import Presenter

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from mrtr_cli import report
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.arguments import tool_arguments
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
+from mrtr_cli.commands.common import Context, client_settings, connect, guarded
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.listing import tool_schema
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
-from mrtr_cli.probing import Check, Prober, ToolProber
-from mrtr_cli.render import format as fmt
+from mrtr_cli.probing import SPEC, Check, Prober, ToolProber
 from mrtr_cli.target import HttpTarget, resolve_target
 from mrtr_cli.text import safe_line
 
@@ -23,9 +23,8 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
     def body(context: Context) -> ExitCode:
         checks, server = _probe(context, tool, target, answering)
         if output.json:
-            summary = {status: sum(c.status == status for c in checks) for status in MARKS}
-            context.print_json({"version": 1, "server": server, "checks": [c.as_dict() for c in checks],
-                                "summary": summary})
+            context.print_json({"version": report.VERSION, "server": server, "checks": [c.as_dict() for c in checks],
+                                "summary": _counts(checks)})
         else:
             for line in _lines(checks):
                 context.consoles.out.print(line)
@@ -44,8 +43,6 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
     target = resolve_target(options)
     over_http = isinstance(target, HttpTarget)
     with connect(context, target, options, client_settings(options, answering)) as client:
-        if wants_probe(target, options):
-            client.discover()
         prober = Prober(client, over_http)
         checks = prober.safe_checks()
         if tool is not None:
@@ -64,7 +61,11 @@ def _lines(checks: list[Check]) -> list[Text]:
         head.append(f"{check.level:<6} ", "mrtr.dim")
         head.append(check.title)
         lines.append(head)
-        lines.append(Text(f"        {safe_line(check.seen, 300)}  ({check.page.removeprefix(fmt.SPEC_ROOT)})", "mrtr.dim"))
-    counts = {status: sum(c.status == status for c in checks) for status in MARKS}
-    lines.append(Text(" · ".join(f"{n} {status}" for status, n in counts.items()), "mrtr.key"))
+        lines.append(Text(f"        {safe_line(check.seen, 300)}  ({check.page.removeprefix(SPEC)})", "mrtr.dim"))
+    lines.append(Text(" · ".join(f"{n} {status}" for status, n in _counts(checks).items()), "mrtr.key"))
     return lines
+
+
+def _counts(checks: list[Check]) -> dict[str, int]:
+    """How many checks have each status, in the order of MARKS."""
+    return {status: sum(c.status == status for c in checks) for status in MARKS}

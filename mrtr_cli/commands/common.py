@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -63,7 +64,7 @@ def guarded(output: OutputOptions, body: Callable[[Context], ExitCode]) -> int:
     except MrtrError as error:
         return int(context.fail(error))
     except KeyboardInterrupt:
-        return int(context.fail(Interrupted("interrupted by the user")))
+        return int(context.fail(Interrupted()))
     except Exception as error:  # noqa: BLE001 - the last line of defence: a message, not a traceback
         if output.debug:
             traceback.print_exc()
@@ -85,17 +86,25 @@ def client_settings(target: TargetOptions, answering: AnsweringOptions | None = 
     )
 
 
+def person_at_terminal() -> bool:
+    """Whether a person can be asked: stdin and stderr are terminals."""
+    return sys.stdin.isatty() and sys.stderr.isatty()
+
+
 @contextmanager
-def connect(context: Context, target: Target, options: TargetOptions, settings: ClientSettings) -> Iterator[Client]:
-    """A client on a live transport to the target, linted; the transport is shut down afterwards."""
+def connect(context: Context, target: Target, options: TargetOptions, settings: ClientSettings,
+            probe: bool = True) -> Iterator[Client]:
+    """A client on a live transport to the target, linted; the transport is shut down afterwards.
+
+    On stdio `server/discover` goes first, to tell the server's era (ARCHITECTURE.md, "Era"),
+    unless `--no-discover` or `probe=False` (the `discover` command sends it itself).
+    """
     context.emit.subscribe(Linter(settings.capabilities, context.emit))
     transport = open_transport(target, options, context.output.verbose, context.output.show_secrets)
     try:
-        yield Client(transport, settings, context.emit)
+        client = Client(transport, settings, context.emit)
+        if probe and isinstance(target, StdioTarget) and not options.no_discover:
+            client.discover()
+        yield client
     finally:
         transport.close()
-
-
-def wants_probe(target: Target, options: TargetOptions) -> bool:
-    """On stdio, `server/discover` goes first to tell the server's era (ARCHITECTURE.md, "Era")."""
-    return isinstance(target, StdioTarget) and not options.no_discover

@@ -9,9 +9,10 @@ from rich.text import Text
 
 from mrtr_cli import report
 from mrtr_cli.listing import list_all
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
+from mrtr_cli.commands.common import Context, client_settings, connect, guarded
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, TargetOptions
+from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import split_tools
 from mrtr_cli.render import format as fmt
 from mrtr_cli.target import HttpTarget, resolve_target
@@ -28,7 +29,7 @@ LISTS = {
 
 def run_discover(target: TargetOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
-        with connect(context, resolve_target(target), target, client_settings(target)) as client:
+        with connect(context, resolve_target(target), target, client_settings(target), probe=False) as client:
             result = client.discover()
         if output.json:
             context.print_json(report.listing(result))
@@ -41,7 +42,7 @@ def run_discover(target: TargetOptions, output: OutputOptions) -> int:
 
 def _print_discovery(context: Context, result: dict[str, Any]) -> None:
     out = context.consoles.out
-    info = fmt.server_name(fmt._server_info(result)) or "(no serverInfo)"
+    info = fmt.server_name(meta.server_info(result)) or "(no serverInfo)"
     out.print(Text.assemble(("server: ", "mrtr.dim"), (info, "mrtr.key")))
     versions = ", ".join(map(str, result.get("supportedVersions", [])))
     out.print(Text.assemble(("versions: ", "mrtr.dim"), safe_line(versions)))
@@ -58,8 +59,6 @@ def run_list(kind: str, target: TargetOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
         resolved = resolve_target(target)
         with connect(context, resolved, target, client_settings(target)) as client:
-            if wants_probe(resolved, target):
-                client.discover()
             merged, _ = list_all(client, method, key)
         excluded = _exclude_invalid_tools(merged) if kind == "tools" and isinstance(resolved, HttpTarget) else []
         for tool in excluded:

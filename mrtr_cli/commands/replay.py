@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,9 +17,9 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from mrtr_cli import yaml_io
+from mrtr_cli import report, yaml_io
 from mrtr_cli.answering.chain import build_chain
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded, wants_probe
+from mrtr_cli.commands.common import Context, client_settings, connect, guarded, person_at_terminal
 from mrtr_cli.errors import Interrupted, MrtrError
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
@@ -74,7 +73,7 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
         ignore = [parse_path(path, "--ignore") for path in options.ignore]
         verdicts = [replay_file(context, path, options, ignore, target, answering) for path in options.files]
         if output.json:
-            context.print_json({"version": 1, "transcripts": [_verdict_object(v) for v in verdicts]})
+            context.print_json({"version": report.VERSION, "transcripts": [_verdict_object(v) for v in verdicts]})
         else:
             _print(context, verdicts)
         code = decide(v.code for v in verdicts)
@@ -96,7 +95,7 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
         verdict.code, verdict.error = error.exit_code, error
         return verdict
     except KeyboardInterrupt:
-        verdict.code, verdict.error = ExitCode.INTERRUPTED, Interrupted("interrupted by the user")
+        verdict.code, verdict.error = ExitCode.INTERRUPTED, Interrupted()
         return verdict
     verdict.rounds = len(live.rounds)
     verdict.differences = compare(transcript.data, builder.document(), ignore, options.strict)
@@ -110,8 +109,9 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
 
 def _run_live(context: Context, transcript: model.Transcript, options: ReplayOptions, target: TargetOptions,
               answering: AnsweringOptions) -> tuple[Outcome, TranscriptBuilder]:
-    person = options.interactive and sys.stdin.isatty() and sys.stderr.isatty()
-    chosen = replay_target(transcript, target, options.trust_target, _confirm if _terminal() else None)
+    terminal = person_at_terminal()
+    person = options.interactive and terminal
+    chosen = replay_target(transcript, target, options.trust_target, _confirm if terminal else None)
     params = replay_params(transcript, options.arguments, _ask if person else None)
     resolved = resolve_target(chosen)
     settings = client_settings(chosen, answering)
@@ -124,8 +124,6 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     live_context = dataclasses.replace(context, emit=emit)
     chain, _ = build_chain(answering, chosen.timeout, [RecordedAnswerer(transcript)] + _people(live_context, person))
     with connect(live_context, resolved, chosen, settings) as client:
-        if wants_probe(resolved, chosen):
-            client.discover()
         if isinstance(resolved, HttpTarget) and transcript.request["method"] == "tools/call":
             tool_schema(client, str(params.get("name")), over_http=True)  # learns its x-mcp-headers
         outcome = Session(client, chain, max_rounds=answering.max_rounds).run(transcript.request["method"], params)
@@ -139,10 +137,6 @@ def _people(context: Context, person: bool) -> list[Any]:
     from mrtr_cli.render.prompts import Presenter
 
     return [InteractiveAnswerer(Presenter(context.consoles.err), "mrtr")]
-
-
-def _terminal() -> bool:
-    return sys.stdin.isatty() and sys.stderr.isatty()
 
 
 def _confirm(message: str) -> bool:

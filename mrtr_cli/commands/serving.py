@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
@@ -46,11 +47,7 @@ def serve(app: App, http: str | None) -> int:
 def run_demo_server(http: str | None) -> int:
     from mrtr_cli.server.demo import DemoApp
 
-    try:
-        return int(serve(DemoApp(), http))
-    except UsageError as error:
-        print(f"mrtr: {error.one_line()}", file=sys.stderr)
-        return int(error.exit_code)
+    return _serve_or_say_why(DemoApp, http)
 
 
 def run_serve(files: list[str], http: str | None) -> int:
@@ -58,8 +55,13 @@ def run_serve(files: list[str], http: str | None) -> int:
     from mrtr_cli.server.mock import MockApp
     from mrtr_cli.transcript import model
 
+    return _serve_or_say_why(lambda: MockApp([model.load(path) for path in files]), http)
+
+
+def _serve_or_say_why(make_app: Callable[[], App], http: str | None) -> int:
+    """Serve the app `make_app` builds; a usage error (a bad transcript, a bad --http) is one line."""
     try:
-        return int(serve(MockApp([model.load(path) for path in files]), http))
+        return int(serve(make_app(), http))
     except UsageError as error:
         print(f"mrtr: {error.one_line()}", file=sys.stderr)
         return int(error.exit_code)

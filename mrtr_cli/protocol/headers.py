@@ -23,7 +23,8 @@ NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": 
 HEADER_TYPES = ("string", "integer", "boolean")
 MAX_SAFE_INTEGER = 2**53 - 1
 
-_TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+"""An HTTP header name (an RFC 9110 token)."""
 _PLAIN = re.compile(r"[\x20-\x7e]*")
 
 
@@ -119,7 +120,7 @@ def _annotated(node: Any) -> Any:
 def _check_name(name: Any, seen: dict[str, Any]) -> None:
     if not isinstance(name, str) or not name:
         raise ValueError("an x-mcp-header value is empty or not a string")
-    if not _TOKEN.fullmatch(name):
+    if not TOKEN.fullmatch(name):
         raise ValueError(f"x-mcp-header {name!r} is not an HTTP token (no spaces, colons, controls, non-ASCII)")
     if name.lower() in (other.lower() for other in seen):
         raise ValueError(f"x-mcp-header {name!r} appears twice (names are case-insensitive)")

@@ -31,18 +31,6 @@ MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 """MCP: the server does not speak the requested protocol version."""
 
-MCP_ERROR_NAMES = {
-    PARSE_ERROR: "Parse error",
-    INVALID_REQUEST: "Invalid request",
-    METHOD_NOT_FOUND: "Method not found",
-    INVALID_PARAMS: "Invalid params",
-    INTERNAL_ERROR: "Internal error",
-    HEADER_MISMATCH: "Header mismatch",
-    MISSING_REQUIRED_CLIENT_CAPABILITY: "Missing required client capability",
-    UNSUPPORTED_PROTOCOL_VERSION: "Unsupported protocol version",
-}
-
-
 class Response(NamedTuple):
     """A result or error response; `id` is None for an error the server could not attribute."""
 
@@ -155,11 +143,16 @@ def _is_error_object(error: Any) -> bool:
     )
 
 
+def same_id(received: Any, sent: Any) -> bool:
+    """Whether a response's id is the id sent: ids match by type and value (1 is not "1", 1.0 or true)."""
+    return type(received) is type(sent) and received == sent
+
+
 class IdSequence:
     """Request ids that never repeat within one run: 1, 2, 3, ..."""
 
-    def __init__(self, start: int = 1) -> None:
-        self._counter = itertools.count(start)
+    def __init__(self) -> None:
+        self._counter = itertools.count(1)
 
     def next(self) -> int:
         return next(self._counter)

@@ -86,7 +86,7 @@ def check_frame(message: jsonrpc.Message, in_flight: Any) -> list[Finding]:
 def _check_response_id(message: jsonrpc.Response, in_flight: Any) -> list[Finding]:
     if message.id is None:
         return [finding("error-without-id", "an error response without the id of the request it answers")]
-    if message.id != in_flight or type(message.id) is not type(in_flight):
+    if not jsonrpc.same_id(message.id, in_flight):
         return [finding("unknown-response-id", f"a response for id {message.id!r}, which no request in flight has")]
     return []
 

@@ -28,6 +28,14 @@ INPUT_REQUESTS = "inputRequests"
 """Result field: the questions, keyed by the server."""
 
 
+def questions(result: Any) -> list[dict[str, Any]]:
+    """The questions (objects only) of an `input_required` result; none for anything else."""
+    if not isinstance(result, dict) or result.get("resultType") != INPUT_REQUIRED:
+        return []
+    requests = result.get(INPUT_REQUESTS)
+    return [r for r in requests.values() if isinstance(r, dict)] if isinstance(requests, dict) else []
+
+
 @dataclass(frozen=True)
 class Complete:
     """A final result."""

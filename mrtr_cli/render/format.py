@@ -14,7 +14,9 @@ from rich.text import Text
 
 from mrtr_cli import events
 from mrtr_cli.answering.forms import Field, form_fields
+from mrtr_cli.answering.questions import Question
 from mrtr_cli.errors import MrtrError
+from mrtr_cli.protocol import meta
 from mrtr_cli.text import safe, safe_line
 
 BAR = "│ "
@@ -86,18 +88,12 @@ def response_line(event: events.ResponseReceived) -> Text:
 
 def discover_line(result: dict[str, Any]) -> Text:
     """What server/discover told: who the server is and which versions it speaks."""
-    info = _server_info(result)
+    info = meta.server_info(result)
     versions = result.get("supportedVersions") or []
     line = Text("  ")
     line.append(server_name(info) or "(no serverInfo)", "mrtr.key")
     line.append(f" · speaks {safe_line(', '.join(map(str, versions)), 120)}", "mrtr.dim")
     return line
-
-
-def _server_info(result: dict[str, Any]) -> dict[str, Any] | None:
-    meta = result.get("_meta") if isinstance(result, dict) else None
-    info = meta.get("io.modelcontextprotocol/serverInfo") if isinstance(meta, dict) else None
-    return info if isinstance(info, dict) else None
 
 
 def server_name(info: dict[str, Any] | None) -> str:
@@ -116,34 +112,28 @@ def input_summary(event: events.InputRequested) -> Text:
     return line
 
 
-def question_lines(key: str, request: dict[str, Any], index: int, count: int) -> list[Text]:
+def question_lines(question: Question) -> list[Text]:
     """A question: its key, its kind, the message, and what it asks for (one Text: one print)."""
-    params = request.get("params") if isinstance(request.get("params"), dict) else {}
-    method = str(request.get("method"))
     head = Text("  ? ", "mrtr.input")
-    head.append(safe_line(key, 120), "mrtr.key")
-    head.append(f" · {safe_line(method, 60)}{_mode(method, params)}", "mrtr.dim")
-    if count > 1:
-        head.append(f" · question {index} of {count}", "mrtr.dim")
+    head.append(safe_line(question.key, 120), "mrtr.key")
+    mode = f" ({safe_line(question.mode, 20)})" if question.mode else ""
+    head.append(f" · {safe_line(question.method, 60)}{mode}", "mrtr.dim")
+    if question.count > 1:
+        head.append(f" · question {question.index} of {question.count}", "mrtr.dim")
     lines = [head]
-    if isinstance(params.get("message"), str):
-        lines.append(quoted(params["message"]))
-    lines.extend(_asks(method, params))
+    if isinstance(question.params.get("message"), str):
+        lines.append(quoted(question.params["message"]))
+    lines.extend(_asks(question))
     return [Text("\n").join(lines)]
 
 
-def _mode(method: str, params: dict[str, Any]) -> str:
-    return f" ({safe_line(params.get('mode', 'form'), 20)})" if method == "elicitation/create" else ""
-
-
-def _asks(method: str, params: dict[str, Any]) -> list[Text]:
-    if method == "elicitation/create" and params.get("mode") == "url":
-        return [Text(f"    url: {safe_line(params.get('url'), 500)}")]
-    if method == "elicitation/create":
-        schema = params.get("requestedSchema")
-        return [field_line(f) for f in form_fields(schema if isinstance(schema, dict) else {})]
-    if method == "sampling/createMessage":
-        return _sampling_lines(params)
+def _asks(question: Question) -> list[Text]:
+    if question.mode == "url":
+        return [Text(f"    url: {safe_line(question.params.get('url'), 500)}")]
+    if question.mode is not None:  # an elicitation of any other mode: its form
+        return [field_line(f) for f in form_fields(question.schema)]
+    if question.method == "sampling/createMessage":
+        return _sampling_lines(question.params)
     return []
 
 
@@ -253,7 +243,6 @@ def ignored_line(event: events.FrameIgnored) -> Text:
     return line.append(safe_line(event.raw, 300), "mrtr.dim")
 
 
-SPEC_ROOT = "https://modelcontextprotocol.io/specification/2026-07-28/"
 SEVERITY_STYLES = {"error": "mrtr.error", "warning": "mrtr.warn", "info": "mrtr.dim"}
 
 
@@ -270,7 +259,7 @@ def finding_line(finding: Any) -> Text:
 def wire_line(direction: str, text: str) -> Text:
     """Raw wire for -v: `» ...` sent, `« ...` received; each line of `text` made safe."""
     marker = "    » " if direction == "out" else "    « "
-    shown = text[:WIRE_LIMIT * 2] if len(text) > WIRE_LIMIT * 2 else text  # a huge frame: only its start
+    shown = text[:WIRE_LIMIT * 2]  # a huge frame: only its start
     lines = [safe_line(line, WIRE_LIMIT) for line in shown.rstrip("\r\n").split("\n")]
     return Text(marker + f"\n{' ' * len(marker)}".join(lines), "mrtr.dim")
 

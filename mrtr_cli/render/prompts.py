@@ -63,7 +63,7 @@ class Presenter:
         self.console.print(Text("  review:", "mrtr.dim"))
         self.console.print(table)
         for problem in problems:
-            self.console.print(Text(f"  ! {safe_line(problem, 300)}", "mrtr.warn"))
+            self.problem(problem)
 
     def outside_subset(self, problem: str, schema: dict[str, Any]) -> None:
         self.console.print(Text(f"  ! this form is outside the spec's flat subset: {safe_line(problem, 200)}; "
@@ -79,7 +79,7 @@ class Presenter:
         host.append(safe_line(verdict.host or "(none)", 200), "bold reverse")
         self.console.print(host)
         for warning in verdict.warnings:
-            self.console.print(Text(f"  ! {safe_line(warning, 300)}", "mrtr.warn"))
+            self.problem(warning)
         if verdict.refusal:
             self.console.print(Text(f"  ✗ mrtr will not open this URL: {safe_line(verdict.refusal, 300)}", "mrtr.error"))
         if again:
@@ -90,10 +90,9 @@ class Presenter:
 
     def sampling(self, params: dict[str, Any]) -> None:
         """The conversation as sent, and every setting of the request."""
-        for key, label in (("systemPrompt", "system prompt"),):
-            if isinstance(params.get(key), str):
-                self.console.print(Text(f"  {label}:", "mrtr.dim"))
-                self.console.print(fmt.quoted(params[key], indent="  "))
+        if isinstance(params.get("systemPrompt"), str):
+            self.console.print(Text("  system prompt:", "mrtr.dim"))
+            self.console.print(fmt.quoted(params["systemPrompt"], indent="  "))
         for message in params.get("messages") or []:
             role = message.get("role", "?") if isinstance(message, dict) else "?"
             self.console.print(Text(f"  {safe_line(role, 20)}:", "mrtr.key"))
@@ -113,6 +112,3 @@ class Presenter:
 
     def problem(self, text: str) -> None:
         self.console.print(Text(f"  ! {safe_line(text, 300)}", "mrtr.warn"))
-
-    def note(self, text: str) -> None:
-        self.console.print(Text(f"  {text}", "mrtr.dim"))

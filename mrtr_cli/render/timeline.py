@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mrtr_cli import events
+from mrtr_cli.answering.questions import Question
 from mrtr_cli.render import format as fmt
 from mrtr_cli.render.console import emit_text
 
@@ -22,7 +23,7 @@ class Timeline:
         self.prompts_show_questions = False
         """When a person is asked at the terminal, each prompt shows its question: the timeline
         then shows a question's details only with an answer that came from elsewhere."""
-        self._asked: dict[str, tuple[dict[str, Any], int, int]] = {}
+        self._asked: dict[str, Question] = {}
         self._handlers = {
             events.RequestSent: self._request,
             events.ResponseReceived: self._response,
@@ -67,15 +68,15 @@ class Timeline:
     def _input(self, event: events.InputRequested) -> None:
         self.print(fmt.input_summary(event))
         count = len(event.requests)
-        self._asked = {key: (request, index, count) for index, (key, request) in enumerate(event.requests.items(), 1)}
+        self._asked = {key: Question(event.round, key, request, "", index, count)
+                       for index, (key, request) in enumerate(event.requests.items(), 1)}
         if not self.prompts_show_questions:
-            for key, (request, index, count) in self._asked.items():
-                self.print(*fmt.question_lines(key, request, index, count))
+            for question in self._asked.values():
+                self.print(*fmt.question_lines(question))
 
     def _answer(self, event: events.AnswerChosen) -> None:
         if self.prompts_show_questions and event.source != "interactive" and event.key in self._asked:
-            request, index, count = self._asked[event.key]
-            self.print(*fmt.question_lines(event.key, request, index, count))
+            self.print(*fmt.question_lines(self._asked[event.key]))
         self.print(fmt.answer_line(event))
 
     def _notification(self, event: events.NotificationReceived) -> None:

@@ -69,11 +69,11 @@ class Call:
             params["message"] = message
         self.notify("notifications/progress", params)
 
-    def log(self, level: str, data: Any, logger: str = "demo") -> None:
+    def log(self, level: str, data: Any) -> None:
         """A log message, when the client asked for this level or a lower one."""
         if self.log_level is None or meta.LOG_LEVELS.index(level) < meta.LOG_LEVELS.index(self.log_level):
             return
-        self.notify("notifications/message", {"level": level, "logger": logger, "data": data})
+        self.notify("notifications/message", {"level": level, "logger": "demo", "data": data})
 
 
 class App(Protocol):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.protocol import jsonrpc, meta
+from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.protocol.mrtr import INPUT_REQUESTS, INPUT_RESPONSES, MRTR_METHODS, REQUEST_STATE, required_capability
 from mrtr_cli.server.app import App, Call, NeedInput, RpcError
 from mrtr_cli.server.state import Sealer, StateRejected
@@ -100,7 +101,7 @@ class Dispatcher:
 
     def _call(self, request: dict[str, Any], notify: Notify) -> Call:
         method, params = request["method"], request["params"]
-        subject_key = "uri" if method == "resources/read" else "name"
+        subject_key = NAMED_METHODS[method]
         subject = params.get(subject_key)
         if not isinstance(subject, str):
             raise RpcError(jsonrpc.INVALID_PARAMS, f"{method} needs params.{subject_key} (a string)")

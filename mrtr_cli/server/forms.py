@@ -82,14 +82,13 @@ class Walk:
     refusal: tuple[str, str] | None = None  # (key, "decline" | "cancel")
 
 
-def walk(call: Call, rounds: list[Round], carried: dict[str, Any] | None = None) -> Walk:
+def walk(call: Call, rounds: list[Round]) -> Walk:
     """Ask the rounds in order; answers accumulate in the sealed state, so each is asked once.
 
     A question the retry did not answer is asked again (spec: a new input_required rather
     than an error). An elicitation declined or cancelled ends the walk with `refusal`.
     """
     answers = dict((call.state or {}).get("answers", {}) if isinstance(call.state, dict) else {})
-    extra = dict(carried or {})
     for build in rounds:
         questions = {k: q for k, q in build(answers).items() if k not in answers}
         for key, request in questions.items():
@@ -101,7 +100,7 @@ def walk(call: Call, rounds: list[Round], carried: dict[str, Any] | None = None)
                 answers[key] = value
         missing = {k: q for k, q in questions.items() if k not in answers}
         if missing:
-            return Walk(answers, NeedInput(missing, {"answers": answers, **extra}))
+            return Walk(answers, NeedInput(missing, {"answers": answers}))
     return Walk(answers)
 
 

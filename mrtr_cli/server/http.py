@@ -73,7 +73,7 @@ class McpHandler(BaseHTTPRequestHandler):
         try:
             message = json.loads(body)
         except (ValueError, RecursionError) as error:
-            return self._send_json(400, _error_body(None, jsonrpc.PARSE_ERROR, f"Parse error: {error}"))
+            return self._send_json(400, _error_body(None, RpcError(jsonrpc.PARSE_ERROR, f"Parse error: {error}")))
         self._answer(message)
 
     def _transport_problem(self) -> tuple[int, str, dict[str, str]] | None:
@@ -113,7 +113,7 @@ class McpHandler(BaseHTTPRequestHandler):
         try:
             check_request_headers(self.headers, message, self.dispatcher.app)
         except RpcError as error:
-            return self._send_json(error.status, _error_body(request_id, error.code, error.message, error.data))
+            return self._send_json(error.status, _error_body(request_id, error))
         stream = _ResponseStream(self)
         reply = self.dispatcher.handle(message, stream.notify)
         if reply.message is None:
@@ -123,7 +123,7 @@ class McpHandler(BaseHTTPRequestHandler):
     def _refuse(self, status: int, reason: str, extra: dict[str, str] | None = None) -> None:
         """An HTTP-level refusal; the connection closes, as the body may not have been read."""
         self.close_connection = True
-        body = _error_body(None, jsonrpc.INVALID_REQUEST, reason)
+        body = _error_body(None, RpcError(jsonrpc.INVALID_REQUEST, reason))
         self._send_json(status, body, {**(extra or {}), "Connection": "close"})
 
     def _send_json(self, status: int, body: dict[str, Any], extra: dict[str, str] | None = None) -> None:
@@ -179,11 +179,8 @@ class _ResponseStream:
         self.handler.wfile.flush()
 
 
-def _error_body(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    body: dict[str, Any] = {"jsonrpc": "2.0", "error": error}
+def _error_body(request_id: Any, error: RpcError) -> dict[str, Any]:
+    body: dict[str, Any] = {"jsonrpc": "2.0", "error": error.error_object()}
     if request_id is not None:
         body["id"] = request_id
     return body

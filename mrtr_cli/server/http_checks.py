@@ -47,14 +47,19 @@ def _check_version(headers: Any, params: dict[str, Any]) -> None:
         raise _mismatch(f"{mcp.PROTOCOL_VERSION_HEADER} {value!r} does not match _meta protocolVersion {body!r}")
 
 
-def _check_equal(headers: Any, name: str, body: str, encoded: bool) -> None:
+def _required(headers: Any, name: str, encoded: bool) -> str:
+    """The header's value, decoded when `encoded`; -32020 when it is missing or malformed."""
     value = _value(headers, name)
     if value is None:
         raise _mismatch(f"the {name} header is missing")
     try:
-        decoded = mcp.decode_value(value) if encoded else value
+        return mcp.decode_value(value) if encoded else value
     except ValueError as error:
         raise _mismatch(f"{name}: {error}") from None
+
+
+def _check_equal(headers: Any, name: str, body: str, encoded: bool) -> None:
+    decoded = _required(headers, name, encoded)
     if decoded != body:
         raise _mismatch(f"{name} header value {decoded!r} does not match body value {body!r}")
 
@@ -72,17 +77,11 @@ def _check_params(headers: Any, params: dict[str, Any], app: App) -> None:
 
 
 def _check_param(headers: Any, name: str, body: Any) -> None:
-    value = _value(headers, name)
     if body is None:
-        if value is not None:
+        if _value(headers, name) is not None:
             raise _mismatch(f"{name} is present but the argument is absent or null")
         return
-    if value is None:
-        raise _mismatch(f"the {name} header is missing")
-    try:
-        decoded = mcp.decode_value(value)
-    except ValueError as error:
-        raise _mismatch(f"{name}: {error}") from None
+    decoded = _required(headers, name, encoded=True)
     if not _same(decoded, body):
         raise _mismatch(f"{name} header value {decoded!r} does not match the argument {body!r}")
 

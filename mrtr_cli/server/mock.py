@@ -14,11 +14,9 @@ from typing import Any
 
 from mrtr_cli import __version__
 from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.server.app import Call, NeedInput, RpcError
-from mrtr_cli.transcript.model import Transcript
-
-SUBJECT = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-
+from mrtr_cli.transcript.model import VOLATILE, Transcript, asked_in, result_of
 
 class MockApp:
     """Serves what a set of transcripts recorded."""
@@ -39,7 +37,7 @@ class MockApp:
         if key == "tools":
             return _unique([t.data.get("tool") or {"name": t.request["params"]["name"],
                                                    "inputSchema": {"type": "object"}}
-                            for t in self.transcripts if t.request["method"] == "tools/call"])
+                            for t in self._of("tools/call")])
         if key == "prompts":
             return _unique([{"name": t.request["params"]["name"]} for t in self._of("prompts/get")])
         if key == "resources":
@@ -55,8 +53,8 @@ class MockApp:
             return self._respond(call, self._match(call), 0)
         index, number = int(call.state["transcript"]), int(call.state["round"])
         transcript = self.transcripts[index]
-        asked = _asked(transcript.rounds[number])
-        if not asked and not _wanted_input(transcript.rounds[number]):
+        asked = asked_in(transcript.rounds[number])
+        if not asked and result_of(transcript.rounds[number]).get("resultType") != "input_required":
             raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: this recorded conversation asked nothing here")
         missing = [key for key in asked if key not in call.responses]
         if missing:
@@ -86,7 +84,7 @@ class MockApp:
         if "error" in received:
             error = received["error"]
             raise RpcError(error["code"], error["message"], error.get("data"))
-        result = {k: v for k, v in (received.get("result") or {}).items() if k not in ("_meta", "requestState")}
+        result = {k: v for k, v in result_of(transcript.rounds[number]).items() if k not in VOLATILE}
         if result.get("resultType") == "input_required":
             return NeedInput(result.get("inputRequests") or {}, {"transcript": index, "round": number})
         return result
@@ -94,22 +92,14 @@ class MockApp:
 
 def _original(transcript: Transcript) -> tuple[Any, Any]:
     params = transcript.request["params"]
-    return params.get(SUBJECT[transcript.request["method"]]), params.get("arguments") or {}
-
-
-def _asked(entry: dict[str, Any]) -> dict[str, Any]:
-    return (entry["received"].get("result") or {}).get("inputRequests") or {}
-
-
-def _wanted_input(entry: dict[str, Any]) -> bool:
-    return (entry["received"].get("result") or {}).get("resultType") == "input_required"
+    return params.get(NAMED_METHODS[transcript.request["method"]]), params.get("arguments") or {}
 
 
 def _check_answers(transcript: Transcript, number: int, responses: dict[str, Any]) -> None:
     """The retry's answers, for the keys asked in round `number`, must be the recorded ones."""
     recorded = (transcript.rounds[number + 1]["sent"]["params"].get("inputResponses") or {}) \
         if number + 1 < len(transcript.rounds) else {}
-    differing = [key for key in _asked(transcript.rounds[number]) if responses.get(key) != recorded.get(key)]
+    differing = [key for key in asked_in(transcript.rounds[number]) if responses.get(key) != recorded.get(key)]
     if differing:
         key = differing[0]
         raise RpcError(jsonrpc.INVALID_PARAMS,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.answering.questions import Question, Response, Verdict
-from mrtr_cli.transcript.model import Transcript
+from mrtr_cli.transcript.model import VOLATILE, Transcript, asked_in
 from mrtr_cli.transcript.paths import JsonPath, inside, replace
 
 IGNORED = "<ignored>"
@@ -48,7 +48,7 @@ class RecordedAnswerer:
 
 
 def _recorded(entry: dict[str, Any], key: str, answer: dict[str, Any]) -> RecordedAnswer:
-    asked = ((entry["received"].get("result") or {}).get("inputRequests") or {}).get(key, {})
+    asked = asked_in(entry).get(key, {})
     message = Question(entry["round"], key, asked, "").message if asked else ""
     return RecordedAnswer(entry["round"], key, answer["method"], message, answer["response"])
 
@@ -95,7 +95,7 @@ def compare_round(before: dict[str, Any], after: dict[str, Any], strict: bool) -
     if kind_before == "error":
         differences += _differ(number, None, "error code", _code(before), _code(after))
     elif kind_before == "input_required":
-        differences += compare_questions(number, _asked(before), _asked(after))
+        differences += compare_questions(number, asked_in(before), asked_in(after))
     else:
         differences += _differ(number, None, "result", _result(before), _result(after))
     if strict:
@@ -147,8 +147,8 @@ def _comparable(document: dict[str, Any], ignore: list[JsonPath]) -> dict[str, A
 def _strip(received: dict[str, Any]) -> dict[str, Any]:
     result = received.get("result")
     if isinstance(result, dict):
-        result.pop("_meta", None)
-        result.pop("requestState", None)
+        for name in VOLATILE:
+            result.pop(name, None)
     return received
 
 
@@ -161,10 +161,6 @@ def _kind(entry: dict[str, Any]) -> str:
 
 def _code(entry: dict[str, Any]) -> Any:
     return entry["received"]["error"].get("code")
-
-
-def _asked(entry: dict[str, Any]) -> dict[str, Any]:
-    return entry["received"]["result"].get("inputRequests") or {}
 
 
 def _result(entry: dict[str, Any]) -> Any:

@@ -96,13 +96,28 @@ def _round_events(method: str, entry: dict[str, Any]) -> Iterator[Any]:
     if "result" in received or "error" in received:
         yield events.ResponseReceived(entry["id"], method, received.get("result"), received.get("error"),
                                       float(entry.get("elapsed_ms", 0)), number)
-    result = received.get("result") or {}
+    result = result_of(entry)
     if result.get("resultType") == "input_required":
-        yield events.InputRequested(number, entry["id"], result.get("inputRequests") or {}, result.get("requestState"))
+        yield events.InputRequested(number, entry["id"], asked_in(entry), result.get("requestState"))
     for key, answer in (entry.get("answers") or {}).items():
         yield events.AnswerChosen(number, key, answer["method"], answer["response"], answer["source"])
     for finding in entry.get("findings", []):
         yield events.Finding(finding["severity"], finding["rule"], finding["message"], finding.get("page", ""), number)
+
+
+VOLATILE = ("_meta", "requestState")
+"""Result fields that differ on every run, whatever the server does: never compared or replayed."""
+
+
+def result_of(entry: dict[str, Any]) -> dict[str, Any]:
+    """A recorded round's result; {} when it ended in an error or with nothing."""
+    result = entry["received"].get("result")
+    return result if isinstance(result, dict) else {}
+
+
+def asked_in(entry: dict[str, Any]) -> dict[str, Any]:
+    """The `inputRequests` of a recorded round's result (none: {})."""
+    return result_of(entry).get("inputRequests") or {}
 
 
 def outcome_of(transcript: Transcript) -> Outcome:
@@ -123,8 +138,8 @@ def outcome_of(transcript: Transcript) -> Outcome:
 def _round(method: str, entry: dict[str, Any]) -> Round:
     received = entry["received"]
     reply = Reply(entry["id"], method, received.get("result"), received.get("error"), float(entry.get("elapsed_ms", 0)))
-    result = received.get("result") or {}
-    asked = result.get("inputRequests") or {} if result.get("resultType") == "input_required" else {}
+    result = result_of(entry)
+    asked = asked_in(entry) if result.get("resultType") == "input_required" else {}
     answers = {key: Answer(a["response"], a["source"]) for key, a in (entry.get("answers") or {}).items()}
     result_type = result.get("resultType", "complete") if received.get("result") is not None else None
     return Round(entry["round"], reply, entry["sent"]["params"], result_type, asked, result.get("requestState"),

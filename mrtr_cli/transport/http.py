@@ -55,10 +55,10 @@ class HttpTransport:
         return HttpExchange(self, text, self._headers(message))
 
     def _headers(self, message: dict[str, Any]) -> dict[str, str]:
-        version = (message.get("params", {}).get("_meta") or {}).get(meta.PROTOCOL_VERSION, meta.LATEST_VERSION)
+        params = message.get("params") or {}
+        version = (params.get("_meta") or {}).get(meta.PROTOCOL_VERSION, meta.LATEST_VERSION)
         headers = {**self.extra_headers, "Content-Type": "application/json", "Accept": ACCEPT}
         headers.update(mcp_headers.standard_headers(message, version))
-        params = message.get("params") or {}
         annotated = self.tool_headers.get(str(params.get("name"))) if message["method"] == "tools/call" else None
         if annotated:
             headers.update(mcp_headers.param_headers(annotated, params.get("arguments")))
@@ -87,10 +87,10 @@ class HttpExchange:
     def frames(self, deadline: Deadline) -> Iterator[Incoming]:
         yield WireInfo("out", self._describe_request(), {"headers": dict(self.headers)})
         self.response = self._send(deadline)
-        kind = self.response.headers.get("content-type", "")
-        fields = {"status": self.response.status_code, "content_type": kind.split(";")[0].strip()}
-        yield WireInfo("in", self._describe_response(self.response), fields)
-        yield from self._body(self.response, deadline)
+        kind = self.response.headers.get("content-type", "").split(";")[0].strip()
+        yield WireInfo("in", self._describe_response(self.response),
+                       {"status": self.response.status_code, "content_type": kind})
+        yield from self._body(self.response, kind.lower(), deadline)
 
     def cancel(self, notification: str) -> None:
         """Over HTTP, closing the response stream is the cancellation (no notification is sent)."""
@@ -112,14 +112,13 @@ class HttpExchange:
         except httpx.HTTPError as error:
             raise _unreachable(self.transport.url, error) from None
 
-    def _body(self, response: httpx.Response, deadline: Deadline) -> Iterator[Incoming]:
-        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    def _body(self, response: httpx.Response, kind: str, deadline: Deadline) -> Iterator[Incoming]:
         if response.status_code in (401, 403):
             raise _auth_error(response)
         if kind == "text/event-stream" and response.status_code == 200:
             yield from self._events(response, deadline)
             return
-        body = self._read(response, deadline)
+        body = self._read(response)
         if kind == "application/json" and _is_jsonrpc(body):
             yield Frame(body)
             return
@@ -141,7 +140,7 @@ class HttpExchange:
         except httpx.HTTPError as error:
             yield WireInfo("in", f"the stream broke: {safe_line(error, 200)}")
 
-    def _read(self, response: httpx.Response, deadline: Deadline) -> bytes:
+    def _read(self, response: httpx.Response) -> bytes:
         try:
             return response.read()
         except httpx.TimeoutException:
