@@ -97,7 +97,11 @@ def _dumper() -> Any:
         import yaml
 
         class Dumper(yaml.SafeDumper):
-            """SafeDumper that writes multi-line strings as literal blocks."""
+            """SafeDumper that writes multi-line strings as literal blocks, and every value in
+            full: a transcript is read and edited by people, never with `&id001` / `*id001`."""
+
+            def ignore_aliases(self, data: Any) -> bool:
+                return True
 
         def represent_str(dumper: Any, value: str) -> Any:
             style = "|" if "\n" in value and _literal_safe(value) else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -115,6 +116,15 @@ def test_ignore_and_update(tmp_path: Path):
     assert message["message"] == "Who?"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert mrtr("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who?").code == 0
+
+
+def test_update_writes_plain_yaml_that_replays(tmp_path: Path):
+    path = tmp_path / "book_table.yaml"
+    shutil.copy(ROOT / "recordings" / "book_table.yaml", path)
+    assert mrtr("replay", str(path), "--demo", "--update").code == 0
+    text = path.read_text()
+    assert "&id" not in text and "*id" not in text  # objects shared in memory are written out in full
+    assert mrtr("replay", str(path), "--demo").code == 0
 
 
 def test_a_recorded_command_needs_consent(tmp_path: Path, scripted):
