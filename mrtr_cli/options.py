@@ -27,6 +27,7 @@ class TargetOptions(NamedTuple):
     cacert: str | None = None
     insecure: bool = False
     no_discover: bool = False
+    max_message_size: int = 64 * 1024 * 1024  # transport.base.DEFAULT_MAX_MESSAGE_SIZE (not imported: start-up)
 
 
 class AnsweringOptions(NamedTuple):

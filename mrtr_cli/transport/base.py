@@ -9,6 +9,26 @@ import time
 from collections.abc import Iterator
 from typing import Any, NamedTuple, Protocol, Union
 
+from mrtr_cli.errors import ProtocolError
+
+DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024
+"""The largest frame mrtr accepts by default (`--max-message-size`, 64M): a stdio line, an HTTP
+body after decoding, or one SSE event."""
+
+
+def message_too_large(limit: int, what: str = "a message") -> ProtocolError:
+    """The error for a frame past `--max-message-size` (the transport stops reading it)."""
+    return ProtocolError(f"the server sent {what} larger than the limit of {format_size(limit)}",
+                         "raise it with --max-message-size SIZE (bytes, or with K, M or G) if the server is right")
+
+
+def format_size(size: int) -> str:
+    """`size` in bytes as the flag writes it: 64M, 512K, 1G, or bytes."""
+    for suffix, unit in (("G", 1024 ** 3), ("M", 1024 ** 2), ("K", 1024)):
+        if size >= unit and size % unit == 0:
+            return f"{size // unit}{suffix}"
+    return f"{size} bytes"
+
 
 class Frame(NamedTuple):
     """One JSON-RPC frame as it arrived (a stdio line, a JSON body, an SSE `data`)."""
