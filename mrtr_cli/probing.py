@@ -10,48 +10,19 @@ which never alters state.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
+from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain, Question
 from mrtr_cli.client import Client, Reply
-from mrtr_cli.errors import IncompleteError, UsageError
+from mrtr_cli.errors import IncompleteError, ProtocolError, RequestTimeout, UsageError
+from mrtr_cli.probe_verdicts import SPEC, Check, Probe, ProbeFailed, judged, seen, shape_problem, short, verdict
 from mrtr_cli.protocol import jsonrpc, lint, meta
 from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, questions, required_capability
 
-SPEC = lint.SPEC
+__all__ = ["SPEC", "Check", "Prober", "ToolProber", "tampered"]
 PROBE_KEY = "__mrtr_probe"
-
-
-@dataclass(frozen=True)
-class Check:
-    """One probe's verdict."""
-
-    id: str
-    title: str
-    level: str  # MUST | SHOULD
-    status: str  # pass | fail | warn | skipped
-    seen: str
-    page: str
-
-    def as_dict(self) -> dict[str, str]:
-        return {"id": self.id, "title": self.title, "level": self.level, "status": self.status,
-                "seen": self.seen, "page": self.page}
-
-
-def verdict(id: str, title: str, level: str, page: str, ok: bool | None, seen: str) -> Check:
-    """pass when ok; else fail for a MUST, warn for a SHOULD; skipped when ok is None."""
-    status = "skipped" if ok is None else "pass" if ok else ("fail" if level == "MUST" else "warn")
-    return Check(id, title, level, status, seen, SPEC + page)
-
-
-def seen(reply: Reply) -> str:
-    """What a reply was, in a few words."""
-    http = f" (HTTP {reply.status})" if reply.status is not None else ""
-    if reply.error is not None:
-        return f"error {reply.error.get('code')}: {reply.error.get('message')}{http}"
-    result_type = reply.result.get("resultType", "complete") if isinstance(reply.result, dict) else "?"
-    return f"{'an' if result_type[:1] in 'aeiou' else 'a'} {result_type} result{http}"
 
 
 class Prober:
@@ -60,6 +31,12 @@ class Prober:
     def __init__(self, client: Client, over_http: bool) -> None:
         self.client = client
         self.over_http = over_http
+        self.ignored: list[str] = []
+
+    def __call__(self, event: Any) -> None:
+        """Observes the client's events: a frame it could not read is part of what a probe saw."""
+        if isinstance(event, events.FrameIgnored):
+            self.ignored.append(event.reason)
 
     def meta_for(self, version: str | None = None, capabilities: meta.Capabilities | None = None) -> dict[str, Any]:
         s = self.client.settings
@@ -68,55 +45,74 @@ class Prober:
     def status_is(self, reply: Reply, expected: int) -> bool:
         return not self.over_http or reply.status == expected
 
+    def send(self, method: str, params: dict[str, Any], headers_from: dict[str, Any] | None = None) -> Reply:
+        """One probe request exactly as given."""
+        return self.attempt(lambda: self.client.raw(method, params, headers_from))
+
+    def attempt(self, exchange: Callable[[], Reply], what: str = "") -> Reply:
+        """The reply `exchange` gets; `ProbeFailed` when no usable response came (a dead server still raises)."""
+        self.ignored.clear()
+        try:
+            return exchange()
+        except (RequestTimeout, ProtocolError) as error:
+            ignored = f"; mrtr could not read what came: {self.ignored[-1]}" if self.ignored else ""
+            raise ProbeFailed(f"{what}{error.message}{ignored}") from None
+
+    def run(self, probes: list[Probe], probe: Callable[[], list[Check]]) -> list[Check]:
+        """The checks `probe` makes; when it got no usable response, the first fails, the rest are skipped."""
+        try:
+            return probe()
+        except ProbeFailed as failed:
+            id, title, level, page = probes[0]
+            return [Check(id, title, level, "fail", str(failed), SPEC + page),
+                    *(verdict(*rest, None, "not probed: nothing usable came before it")
+                      for rest in probes[1:])]
+
     # -- the safe probes ------------------------------------------------------------------------
 
     def safe_checks(self) -> list[Check]:
-        return [*self.discover(), self.meta_required(), self.unsupported_version(), self.header_mismatch()]
+        return [*self.run(DISCOVER_PROBES, self.discover), *self.run([META_PROBE], self.meta_required),
+                *self.run([VERSION_PROBE], self.unsupported_version),
+                    *self.run([HEADER_PROBE], self.header_mismatch)]
 
     def discover(self) -> list[Check]:
-        reply = self.client.raw("server/discover", {"_meta": self.meta_for()})
-        result = reply.result if isinstance(reply.result, dict) else {}
+        reply = self.send("server/discover", {"_meta": self.meta_for()})
+        usable = reply.error is None and shape_problem(reply) is None
+        result = reply.result if usable else {}
         versions = result.get("supportedVersions")
-        answers = reply.error is None and isinstance(versions, list) and meta.LATEST_VERSION in versions
+        answers = usable and isinstance(versions, list) and meta.LATEST_VERSION in versions
         found = lint.check_result("server/discover", result, self.client.settings.capabilities) if answers else []
         hints = [f.message for f in found if f.rule == "caching-hints"]
         info = meta.server_info(result)
+        detail = f"supportedVersions {versions}" if answers else seen(reply)
         return [
-            verdict("discover", "server/discover answers with the versions it speaks", "MUST", "server/discover",
-                    answers, f"supportedVersions {versions}" if answers else seen(reply)),
-            verdict("discover-caching", "server/discover carries ttlMs and cacheScope", "MUST",
-                    "server/utilities/caching#cacheable-results", None if not answers else not hints,
+            verdict(*DISCOVER_PROBES[0], answers, short(versions) if answers else detail),
+            verdict(*DISCOVER_PROBES[1], None if not answers else not hints,
                     hints[0] if hints else "ttlMs and cacheScope present" if answers else "no DiscoverResult"),
-            verdict("server-info", "results name the server (serverInfo in _meta)", "SHOULD", "basic/index#meta",
-                    None if not answers else info is not None,
-                    f"serverInfo {info}" if info else "no serverInfo" if answers else "no DiscoverResult"),
+            verdict(*DISCOVER_PROBES[2], None if not answers else info is not None,
+                    f"serverInfo {short(info)}" if info else "no serverInfo" if answers else "no DiscoverResult"),
         ]
 
-    def meta_required(self) -> Check:
-        reply = self.client.raw("server/discover", {})
+    def meta_required(self) -> list[Check]:
+        reply = self.send("server/discover", {})
         ok = reply.error is not None and reply.error.get("code") == jsonrpc.INVALID_PARAMS and self.status_is(reply, 400)
-        return verdict("meta-required", "a request without _meta is rejected with -32602 (HTTP 400)", "MUST",
-                       "basic/index#meta", ok, seen(reply))
+        return [judged(META_PROBE, reply, ok, "no _meta")]
 
-    def unsupported_version(self) -> Check:
-        reply = self.client.raw("server/discover", {"_meta": self.meta_for(version="1999-01-01")})
+    def unsupported_version(self) -> list[Check]:
+        reply = self.send("server/discover", {"_meta": self.meta_for(version="1999-01-01")})
         data = (reply.error or {}).get("data")
         ok = (reply.error is not None and reply.error.get("code") == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION
               and isinstance(data, dict) and isinstance(data.get("supported"), list) and self.status_is(reply, 400))
-        detail = f"; data {data}" if reply.error is not None else ""
-        return verdict("unsupported-version", "an unsupported version gets -32022 with data.supported (HTTP 400)",
-                       "MUST", "basic/versioning#protocol-version-negotiation", ok, seen(reply) + detail)
+        detail = f"version 1999-01-01{f'; data {short(data)}' if reply.error is not None else ''}"
+        return [judged(VERSION_PROBE, reply, ok, detail)]
 
-    def header_mismatch(self) -> Check:
-        title = "headers that disagree with the body get -32020 (HTTP 400)"
-        page = "basic/transports/streamable-http#server-validation"
+    def header_mismatch(self) -> list[Check]:
         if not self.over_http:
-            return verdict("header-mismatch", title, "MUST", page, None, "stdio has no headers")
+            return [verdict(*HEADER_PROBE, None, "stdio has no headers")]
         disagreeing = {"method": "tools/list", "params": {"_meta": self.meta_for()}}
-        reply = self.client.raw("server/discover", {"_meta": self.meta_for()}, headers_from=disagreeing)
+        reply = self.send("server/discover", {"_meta": self.meta_for()}, headers_from=disagreeing)
         ok = reply.error is not None and reply.error.get("code") == jsonrpc.HEADER_MISMATCH and reply.status == 400
-        return verdict("header-mismatch", title, "MUST", page, ok, f"Mcp-Method: tools/list for server/discover: "
-                                                                    f"{seen(reply)}")
+        return [judged(HEADER_PROBE, reply, ok, "Mcp-Method: tools/list for server/discover")]
 
 
 class ToolProber:
@@ -129,16 +125,27 @@ class ToolProber:
         self.params = {"name": name, "arguments": arguments}
 
     def checks(self) -> list[Check]:
-        first = self.client.request("tools/call", self.params, purpose="probe")
+        return self.prober.run(TOOL_PROBES, self._checks)
+
+    def _checks(self) -> list[Check]:
+        first = self._first_round()
+        if shape_problem(first) is not None:
+            raise ProbeFailed(f"the first tools/call: {seen(first)}")
         asked = first.result.get("inputRequests") or {} if _input_required(first) else None
         if asked is None:
             why = f"the tool did not ask for input: {seen(first)}"
             return [verdict(*probe, None, why) for probe in TOOL_PROBES]
         state = first.result.get(REQUEST_STATE)
         answers = self._answers(asked)
-        return [self.capability_withheld(asked), self.answerless_retry(state),
-                self.tampered_state(state, answers), self.state_with_other_arguments(state, answers),
-                self.extra_answers(state, answers)]
+        return [*self.prober.run(TOOL_PROBES[:1], lambda: [self.capability_withheld(asked)]),
+                *self.prober.run(TOOL_PROBES[1:2], lambda: [self.answerless_retry(state)]),
+                *self.prober.run(TOOL_PROBES[2:3], lambda: [self.tampered_state(state, answers)]),
+                *self.prober.run(TOOL_PROBES[3:4], lambda: [self.state_with_other_arguments(state, answers)]),
+                *self.prober.run(TOOL_PROBES[4:], lambda: [self.extra_answers(state, answers)])]
+
+    def _first_round(self) -> Reply:
+        return self.prober.attempt(lambda: self.client.request("tools/call", self.params, purpose="probe"),
+                                   "the first tools/call: ")
 
     def _answers(self, asked: dict[str, Any]) -> dict[str, Any] | str:
         """The answers to the first round, or why there are none."""
@@ -149,7 +156,7 @@ class ToolProber:
             return f"{error.message} (pass --answer or --answers)"
 
     def _retry(self, params: dict[str, Any], capabilities: meta.Capabilities | None = None) -> Reply:
-        return self.client.raw("tools/call", {**params, "_meta": self.prober.meta_for(capabilities=capabilities)})
+        return self.prober.send("tools/call", {**params, "_meta": self.prober.meta_for(capabilities=capabilities)})
 
     def capability_withheld(self, asked: dict[str, Any]) -> Check:
         probe = TOOL_PROBES[0]
@@ -162,19 +169,18 @@ class ToolProber:
             ok = reply.error.get("code") == jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY and self.prober.status_is(reply, 400)
         else:
             ok = not any(required_capability(r).partition(".")[0] == needed for r in questions(reply.result))
-        return verdict(*probe, ok, f"{needed} withheld: {seen(reply)}")
+        return judged(probe, reply, ok, f"{needed} withheld")
 
     def answerless_retry(self, state: str | None) -> Check:
-        probe = TOOL_PROBES[1]
         reply = self._retry(_with_state(self.params, state))
-        return verdict(*probe, _input_required(reply), f"no inputResponses: {seen(reply)}")
+        return judged(TOOL_PROBES[1], reply, _input_required(reply), "no inputResponses")
 
     def tampered_state(self, state: str | None, answers: dict[str, Any] | str) -> Check:
         probe = TOOL_PROBES[2]
         if state is None:
             return verdict(*probe, None, "the first round carried no requestState")
         reply = self._retry(_with_answers(_with_state(self.params, tampered(state)), answers))
-        return verdict(*probe, reply.error is not None, f"state altered in its middle character: {seen(reply)}")
+        return judged(probe, reply, reply.error is not None, "state altered in its middle character")
 
     def state_with_other_arguments(self, state: str | None, answers: dict[str, Any] | str) -> Check:
         probe = TOOL_PROBES[3]
@@ -182,7 +188,7 @@ class ToolProber:
             return verdict(*probe, None, "the first round carried no requestState")
         other, change = _other_arguments(self.params["arguments"])
         reply = self._retry(_with_answers(_with_state({**self.params, "arguments": other}, state), answers))
-        return verdict(*probe, reply.error is not None, f"{change}: {seen(reply)}")
+        return judged(probe, reply, reply.error is not None, change)
 
     def extra_answers(self, state: str | None, answers: dict[str, Any] | str) -> Check:
         probe = TOOL_PROBES[4]
@@ -190,7 +196,7 @@ class ToolProber:
             return verdict(*probe, None, answers)
         extra = {**answers, PROBE_KEY: {"action": "accept", "content": {}}}
         reply = self._retry({**_with_state(self.params, state), INPUT_RESPONSES: extra})
-        return verdict(*probe, reply.error is None, f"an extra answer {PROBE_KEY!r}: {seen(reply)}")
+        return judged(probe, reply, reply.error is None, f"an extra answer {PROBE_KEY!r}")
 
 
 def tampered(state: str) -> str:
@@ -203,7 +209,19 @@ def tampered(state: str) -> str:
     return state[:middle] + ("B" if state[middle:middle + 1] == "A" else "A") + state[middle + 1:]
 
 
-TOOL_PROBES = [
+DISCOVER_PROBES: list[Probe] = [
+    ("discover", "server/discover answers with the versions it speaks", "MUST", "server/discover"),
+    ("discover-caching", "server/discover carries ttlMs and cacheScope", "MUST",
+     "server/utilities/caching#cacheable-results"),
+    ("server-info", "results name the server (serverInfo in _meta)", "SHOULD", "basic/index#meta"),
+]
+META_PROBE: Probe = ("meta-required", "a request without _meta is rejected with -32602 (HTTP 400)", "MUST",
+                     "basic/index#meta")
+VERSION_PROBE: Probe = ("unsupported-version", "an unsupported version gets -32022 with data.supported (HTTP 400)",
+                        "MUST", "basic/versioning#protocol-version-negotiation")
+HEADER_PROBE: Probe = ("header-mismatch", "headers that disagree with the body get -32020 (HTTP 400)", "MUST",
+                       "basic/transports/streamable-http#server-validation")
+TOOL_PROBES: list[Probe] = [
     ("capability-withheld", "withholding the capability a question needs gives -32021 or no such question", "MUST",
      "basic/patterns/mrtr#server-requirements-basic-workflow"),
     ("answerless-retry", "a retry without the answers is asked again, not failed", "SHOULD",

@@ -89,3 +89,59 @@ def test_the_tampering_probe_always_changes_what_a_sealed_state_says(state, name
 
 def test_the_tampering_probe_changes_short_and_empty_looking_states():
     assert tampered("1") == "A" and tampered("A") == "B" and tampered("ab") == "aA" and tampered("AAA") == "ABA"
+
+
+ODD_RESULTS = {
+    "resultType 5": ({"resultType": 5}, "unknown resultType 5"),
+    "resultType a list": ({"resultType": ["complete"]}, "unknown resultType ['complete']"),
+    "resultType null": ({"resultType": None}, "unknown resultType None"),
+    "a list": (["complete"], 'not a JSON object: ["complete"]'),
+    "a string": ("complete", 'not a JSON object: "complete"'),
+    "inputRequests a list": ({"resultType": "input_required", "inputRequests": ["a"]}, "inputRequests is not"),
+    "requestState a number": ({"resultType": "input_required", "requestState": 7}, "requestState is a JSON int"),
+    "a question not an object": ({"resultType": "input_required", "inputRequests": {"a": "x"}}, "'a' is not a JSON"),
+    "a question asking 5": ({"resultType": "input_required", "inputRequests": {"a": {"method": 5}}}, "asks 5"),
+}
+ERROR_CODE_A_STRING = {"error": {"code": "-32602", "message": "bad"}}
+ASKS = {"resultType": "input_required", "requestState": "s1",
+        "inputRequests": {"a": {"method": "elicitation/create", "params": {
+            "mode": "form", "message": "Name?", "requestedSchema": {"type": "object", "properties": {
+                "name": {"type": "string"}}}}}}}
+
+
+def odd_check(scripted, **script) -> dict[str, dict[str, str]]:
+    """`mrtr check --tool X` over a scripted server; never a crash; the checks by id."""
+    server = scripted(tools=[{"name": "X", "inputSchema": {"type": "object"}}], **script)
+    run = mrtr(*server.args("check", "--tool", "X", "--answer", "a.name=Ada", "--timeout", "1", "--json"))
+    assert "unexpected failure" not in run.stderr and "Traceback" not in run.stderr, run.stderr
+    assert run.code == 2, run.stderr
+    jsonschema.validate(run.json(), SCHEMA)
+    return {check["id"]: check for check in run.json()["checks"]}
+
+
+@pytest.mark.parametrize("name", ODD_RESULTS)
+def test_an_odd_first_answer_to_the_tool_fails_naming_what_was_seen(scripted, name: str):
+    result, said = ODD_RESULTS[name]
+    checks = odd_check(scripted, steps=[{"result": result}])
+    assert checks["capability-withheld"]["status"] == "fail" and said in checks["capability-withheld"]["seen"]
+    assert {checks[c]["status"] for c in ("answerless-retry", "extra-answers")} == {"skipped"}
+
+
+@pytest.mark.parametrize("name", ["resultType 5", "a list", "inputRequests a list", "requestState a number"])
+def test_odd_answers_to_every_retry_fail_each_probe_naming_what_was_seen(scripted, name: str):
+    result, said = ODD_RESULTS[name]
+    checks = odd_check(scripted, steps=[{"result": ASKS}] + [{"result": result}] * 5)
+    for probe in ("capability-withheld", "answerless-retry", "tampered-state", "state-other-arguments",
+                  "extra-answers"):
+        assert checks[probe]["status"] == "fail" and said in checks[probe]["seen"], checks[probe]
+
+
+def test_odd_answers_to_the_discover_probes_fail_them(scripted):
+    odd = [{"result": ["complete"]}, {"result": {"resultType": 5}}, ERROR_CODE_A_STRING]
+    checks = odd_check(scripted, discover=["default", *odd], steps=[ERROR_CODE_A_STRING])
+    assert checks["discover"]["status"] == "fail" and "not a JSON object" in checks["discover"]["seen"]
+    assert checks["meta-required"]["status"] == "fail" and "unknown resultType 5" in checks["meta-required"]["seen"]
+    version = checks["unsupported-version"]
+    assert version["status"] == "fail" and "error is not an object with an integer code" in version["seen"]
+    first = checks["capability-withheld"]
+    assert first["status"] == "fail" and "the first tools/call: no response" in first["seen"], first

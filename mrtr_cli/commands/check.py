@@ -44,6 +44,7 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
     over_http = isinstance(target, HttpTarget)
     with connect(context, target, options, client_settings(options, answering)) as client:
         prober = Prober(client, over_http)
+        context.emit.subscribe(prober)
         checks = prober.safe_checks()
         if tool is not None:
             schema = tool_schema(client, tool.name, over_http)

@@ -4,7 +4,9 @@
 
 The script is a JSON object:
   "log":       a file; every line the server reads is appended to it, as read
-  "discover":  the result of server/discover; or {"error": {...}}; or "silent" (never answer)
+  "discover":  the result of server/discover; or {"error": {...}}; or "silent" (never answer);
+               or a list of steps (below; "default" for the usual answer), one for each
+               server/discover in turn, then the usual answer
   "tools":     the tools of tools/list (default: none)
   "steps":     one step per request other than discover and the lists, in order; a step is
                {"result": {...}} or {"error": {...}} (sent with the request's id),
@@ -32,6 +34,8 @@ CACHE = {"ttlMs": 0, "cacheScope": "private"}
 def main(script_path: str) -> None:
     script = json.loads(open(script_path, encoding="utf-8").read())
     steps = iter(script.get("steps", []))
+    if isinstance(script.get("discover"), list):
+        script["discover_steps"] = iter(script.pop("discover"))
     for line in sys.stdin:
         if script.get("log"):
             with open(script["log"], "a", encoding="utf-8") as log:
@@ -56,6 +60,9 @@ def respond(script: dict[str, Any], steps: Any, message: dict[str, Any]) -> None
 
 
 def discover(script: dict[str, Any], message: dict[str, Any]) -> None:
+    step = next(script.get("discover_steps", iter(())), None)
+    if step is not None and step != "default":
+        return play(step, message)
     answer = script.get("discover", {})
     if answer == "silent":
         return

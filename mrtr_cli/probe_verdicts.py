@@ -1,0 +1,85 @@
+"""What a probe of `mrtr check` concludes: a pass, fail, warn or skip with what was seen.
+
+An answer of a shape mrtr cannot use (a resultType that is not one of the two, a result that is
+not an object, questions that are not objects, a requestState that is not a string) is a fail
+whatever the probe's level, and the line shows what came.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from mrtr_cli.client import Reply
+from mrtr_cli.errors import ProtocolError
+from mrtr_cli.protocol import lint
+from mrtr_cli.protocol.mrtr import COMPLETE, read_result
+
+SPEC = lint.SPEC
+Probe = tuple[str, str, str, str]
+"""A probe's id, title, level and spec page."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One probe's verdict."""
+
+    id: str
+    title: str
+    level: str  # MUST | SHOULD
+    status: str  # pass | fail | warn | skipped
+    seen: str
+    page: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"id": self.id, "title": self.title, "level": self.level, "status": self.status,
+                "seen": self.seen, "page": self.page}
+
+
+def verdict(id: str, title: str, level: str, page: str, ok: bool | None, seen: str) -> Check:
+    """pass when ok; else fail for a MUST, warn for a SHOULD; skipped when ok is None."""
+    status = "skipped" if ok is None else "pass" if ok else ("fail" if level == "MUST" else "warn")
+    return Check(id, title, level, status, seen, SPEC + page)
+
+
+def seen(reply: Reply) -> str:
+    """What a reply was, in a few words; an answer mrtr cannot use says why, and shows it."""
+    http = f" (HTTP {reply.status})" if reply.status is not None else ""
+    if reply.error is not None:
+        return f"error {reply.error.get('code')}: {reply.error.get('message')}{http}"
+    problem = shape_problem(reply)
+    if problem is not None:
+        return f"{problem}: {short(reply.result)}{http}"
+    result_type = reply.result.get("resultType", COMPLETE)
+    return f"{'an' if result_type[:1] in 'aeiou' else 'a'} {result_type} result{http}"
+
+
+def shape_problem(reply: Reply) -> str | None:
+    """Why a result is one mrtr cannot use (the wrong shape), or None when it can use it."""
+    if reply.error is not None:
+        return None  # an error frame was already checked: an integer code, a string message
+    try:
+        read_result(reply.method, reply.result)
+    except ProtocolError as problem:
+        return problem.message
+    return None
+
+
+def judged(probe: Probe, reply: Reply, ok: bool, detail: str) -> Check:
+    """The verdict of a probe on `reply`: fail whatever the level when its shape is unusable."""
+    if shape_problem(reply) is not None:
+        id, title, level, page = probe
+        return Check(id, title, level, "fail", f"{detail}: {seen(reply)}", SPEC + page)
+    return verdict(*probe, ok, f"{detail}: {seen(reply)}")
+
+
+def short(value: Any) -> str:
+    """A value as compact JSON, cut at 80 characters."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 80 else text[:80] + "…"
+
+
+class ProbeFailed(Exception):
+    """A probe got no usable response (silence, or a frame mrtr could not read); says what was seen."""
+
