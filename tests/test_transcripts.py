@@ -47,7 +47,7 @@ def test_record_then_replay_against_the_sdk_server_over_stdio(tmp_path: Path):
     assert states[0] != states[1]  # the SDK seals state anew on every run
     assert stat.S_IMODE(first.stat().st_mode) == 0o600
     document = transcript(first)
-    assert document["target"] == {"transport": "stdio", "command": SDK_SERVER}
+    assert document["target"] == {"transport": "stdio", "command": SDK_SERVER, "cwd": str(ROOT)}
     assert document["tool"]["name"] == "greet" and document["outcome"] == "complete"
     replayed = mrtr("replay", str(first), "--trust-target")
     assert replayed.code == 0, replayed.stderr
@@ -188,6 +188,44 @@ def test_a_dead_server_leaves_a_transcript_show_can_read(tmp_path: Path, scripte
     assert document["error"]["kind"] == "unreachable" and "exited with code 9" in document["error"]["message"]
     shown = mrtr("show", str(path))
     assert shown.code == 0 and "? n · elicitation/create (form)" in shown.stderr and "exited with code 9" in shown.stderr
+
+
+def test_a_call_refused_at_discover_keeps_its_request_and_replays_the_same(tmp_path: Path, scripted):
+    server = scripted(discover={"error": {"code": -32601, "message": "Method not found"}})
+    path = record(tmp_path, "old.yaml", *server.args("call", "greet", "-a", "name=Ada"))
+    document = transcript(path)
+    assert document["request"] == {"method": "tools/call", "params": {"name": "greet", "arguments": {"name": "Ada"}}}
+    assert document["outcome"] == "error" and document["rounds"] == []
+    replayed = mrtr("replay", str(path), "--trust-target")
+    assert replayed.code == 0, replayed.stderr  # a recorded error that replays identically (CLI.md)
+    assert "same as recorded (0 rounds)" in replayed.stderr
+    other = scripted(discover={"error": {"code": -32601, "message": "Method not found"}})
+    assert mrtr("replay", str(path), "--stdio", " ".join(other.command)).code == 0
+
+
+def test_a_server_dead_at_start_keeps_the_request_and_replay_shows_its_stderr(tmp_path: Path, scripted):
+    server = scripted(discover=[{"exit": 3, "stderr": "fatal: no config file\n"}])
+    path = record(tmp_path, "dead.yaml", *server.args("call", "greet", "-a", "name=Ada"))
+    document = transcript(path)
+    assert document["request"]["params"] == {"name": "greet", "arguments": {"name": "Ada"}}
+    assert document["outcome"] == "aborted"
+    replayed = mrtr("replay", str(path), "--trust-target")
+    assert replayed.code == 4
+    assert "its last stderr lines follow" in replayed.stderr and "fatal: no config file" in replayed.stderr
+
+
+def test_a_stdio_transcript_keeps_the_directory_and_replays_from_elsewhere(tmp_path: Path):
+    project = tmp_path / "project"
+    project.mkdir()
+    shutil.copy(ROOT / "tests" / "servers" / "scripted_server.py", project / "server.py")
+    (project / "script.json").write_text(json.dumps({"steps": [{"result": text_result("ok")}] * 2}))
+    path = tmp_path / "rel.yaml"
+    run = mrtr("call", "t", "--record", str(path), "--", PYTHON, "server.py", "script.json", cwd=project,
+               env={"PYTHONPATH": str(ROOT)})
+    assert run.code == 0, run.stderr
+    assert transcript(path)["target"]["cwd"] == str(project.resolve())
+    replayed = mrtr("replay", str(path), "--trust-target")  # from the repository's root
+    assert replayed.code == 0, replayed.stderr
 
 
 def test_ctrl_c_leaves_a_transcript(tmp_path: Path, scripted):

@@ -35,8 +35,9 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
         from mrtr_cli.transcript.recording import make_recorder
 
         context.emit.subscribe(make_recorder(recording, target, options, settings))
-    outcome = Outcome(call.method, {})
+    outcome = Outcome(call.method, {SUBJECT[call.method]: call.name})
     try:
+        outcome.params = _params(call, None, over_http=False)  # kept should the server fail before it is sent
         with connect(context, target, options, settings) as client:
             session = Session(client, chain, max_rounds=answering.max_rounds)
             outcome = session.run(call.method, _params(call, client, isinstance(target, HttpTarget)))
@@ -64,9 +65,15 @@ def _people(context: Context, answering: AnsweringOptions) -> list[Answerer]:
     return [InteractiveAnswerer(Presenter(context.consoles.err), answering.sampling_model)]
 
 
-def _params(call: CallOptions, client: Client, over_http: bool) -> dict[str, Any]:
+SUBJECT = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+"""The param that names what a request is about."""
+
+
+def _params(call: CallOptions, client: Client | None, over_http: bool) -> dict[str, Any]:
+    """The request's params; without a client, the arguments are typed by no schema (the request as meant)."""
     if call.method == "tools/call":
-        schema = tool_schema(client, call.name, over_http) if call.arguments or over_http else None
+        wanted = call.arguments or over_http
+        schema = tool_schema(client, call.name, over_http) if client is not None and wanted else None
         return {"name": call.name, "arguments": tool_arguments(call.arguments, call.args_json, schema)}
     if call.method == "prompts/get":
         return {"name": call.name, "arguments": prompt_arguments(call.arguments, call.args_json)}

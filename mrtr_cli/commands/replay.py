@@ -17,14 +17,15 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from mrtr_cli import report, yaml_io
+from mrtr_cli import events, report, yaml_io
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded, person_at_terminal
 from mrtr_cli.errors import Interrupted, MrtrError
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
-from mrtr_cli.session import Outcome, Session
+from mrtr_cli.render import format as fmt
+from mrtr_cli.session import Outcome, Session, status_of
 from mrtr_cli.listing import tool_schema
 from mrtr_cli.target import HttpTarget, resolve_target
 from mrtr_cli.text import safe_line
@@ -123,10 +124,16 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     emit = Broadcast(([context.timeline] if context.output.verbose else []) + [builder])
     live_context = dataclasses.replace(context, emit=emit)
     chain, _ = build_chain(answering, chosen.timeout, [RecordedAnswerer(transcript)] + _people(live_context, person))
-    with connect(live_context, resolved, chosen, settings) as client:
-        if isinstance(resolved, HttpTarget) and transcript.request["method"] == "tools/call":
-            tool_schema(client, str(params.get("name")), over_http=True)  # learns its x-mcp-headers
-        outcome = Session(client, chain, max_rounds=answering.max_rounds).run(transcript.request["method"], params)
+    outcome = Outcome(transcript.request["method"], params)
+    try:
+        with connect(live_context, resolved, chosen, settings) as client:
+            if isinstance(resolved, HttpTarget) and transcript.request["method"] == "tools/call":
+                tool_schema(client, str(params.get("name")), over_http=True)  # learns its x-mcp-headers
+            outcome = Session(client, chain, max_rounds=answering.max_rounds).run(transcript.request["method"],
+                                                                                  params)
+    except MrtrError as error:  # before the request was sent: compared like any other ending
+        outcome.status, outcome.error = status_of(error), error
+        emit(events.OutcomeReached(outcome))
     return outcome, builder
 
 
@@ -181,7 +188,9 @@ def _verdict_lines(verdict: Verdict) -> list[Text]:
         return [Text(f"✓ {name}: same as recorded ({verdict.rounds} round{'s' if verdict.rounds != 1 else ''})",
                      "mrtr.complete")]
     if verdict.result == "failed":
-        return [Text(f"✗ {name}: {safe_line(verdict.error.one_line() if verdict.error else '', None)}", "mrtr.error")]
+        error = verdict.error
+        head = Text(f"✗ {name}: {safe_line(error.one_line() if error else '', None)}", "mrtr.error")
+        return [head] + [fmt.stderr_line(line) for line in (error.details if error else [])]  # a dead server's stderr
     lines = [Text(f"✗ {name}: diverged from the recording ({len(verdict.differences)} "
                   f"difference{'s' if len(verdict.differences) != 1 else ''})", "mrtr.error")]
     for difference in verdict.differences:

@@ -79,6 +79,8 @@ def compare(recorded: dict[str, Any], live: dict[str, Any], ignore: list[JsonPat
     differences = []
     if old["outcome"] != new["outcome"]:
         differences.append(Difference(None, None, "outcome", old["outcome"], new["outcome"]))
+    elif old["error"] != new["error"]:
+        differences.append(Difference(None, None, "error", old["error"], new["error"]))
     if len(old["rounds"]) != len(new["rounds"]):
         differences.append(Difference(None, None, "number of rounds", len(old["rounds"]), len(new["rounds"])))
     for before, after in zip(old["rounds"], new["rounds"]):
@@ -141,7 +143,9 @@ def _comparable(document: dict[str, Any], ignore: list[JsonPath]) -> dict[str, A
             if reached is not None:
                 replace(view, reached, IGNORED)
         rounds.append(view)
-    return {"outcome": document.get("outcome", "aborted"), "rounds": rounds}
+    error = document.get("error")
+    return {"outcome": document.get("outcome", "aborted"), "rounds": rounds,
+            "error": error.get("kind") if isinstance(error, dict) else None}
 
 
 def _strip(received: dict[str, Any]) -> dict[str, Any]:

@@ -15,15 +15,14 @@ from mrtr_cli.transcript.redact import Redaction
 
 
 def target_entry(target: Target, options: TargetOptions) -> dict[str, Any]:
-    """How a transcript names its server (environment values are never kept: they may be secrets)."""
+    """How a transcript names its server: a stdio command with the absolute directory it ran in, so a
+    replay from elsewhere runs it the same (environment values are never kept: they may be secrets)."""
     if options.demo:
         return {"transport": "demo"}
     if isinstance(target, HttpTarget):
         return {"transport": "http", "url": target.url}
-    entry: dict[str, Any] = {"transport": "stdio", "command": list(target.command)}
-    if target.cwd:
-        entry["cwd"] = str(Path(target.cwd).resolve())
-    return entry
+    cwd = Path(target.cwd or os.getcwd()).resolve()
+    return {"transport": "stdio", "command": list(target.command), "cwd": str(cwd)}
 
 
 def make_recorder(recording: RecordingOptions, target: Target, options: TargetOptions,
