@@ -32,8 +32,18 @@ def request(request_id: int, method: str, params: dict[str, Any] | None = None,
 class StdioPeer:
     """A server process; `exchange` sends one message and returns what came back for it."""
 
-    def __init__(self, command: list[str]) -> None:
-        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=ROOT)
+    def __init__(self, command: list[str], stderr: Any = None) -> None:
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                                        cwd=ROOT)
+
+    def exchange_line(self, line: str) -> dict[str, Any]:
+        """Send one line as it is; the one message that comes back."""
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(line.encode() + b"\n")
+        self.process.stdin.flush()
+        answer = self.process.stdout.readline()
+        assert answer, "the server closed its stdout"
+        return json.loads(answer)
 
     def exchange(self, message: dict[str, Any]) -> list[dict[str, Any]]:
         assert self.process.stdin and self.process.stdout

@@ -13,13 +13,14 @@ from pathlib import Path
 
 import anyio
 import jsonschema
+import pytest
 import yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import ElicitResult
 
 from conftest import PYTHON, ROOT, SDK_SERVER, elicit, input_required, mrtr, text_result
-from peers import StdioPeer, http_server, request
+from peers import HttpPeer, StdioPeer, http_server, messages_of, request
 from servers.http_faults import FaultServer
 
 SCHEMA = json.loads((ROOT / "mrtr_cli" / "transcript" / "schema.json").read_text())
@@ -380,3 +381,105 @@ def test_serve_asks_again_when_answers_are_missing_and_refuses_wrong_ones():
         assert "the nearest" in unknown[-1]["error"]["message"] and "arguments {}" in unknown[-1]["error"]["message"]
     finally:
         peer.close()
+
+
+def odd_requests(state: str) -> list[str]:
+    """Requests a client may send `mrtr serve` that no recording matches, one line each."""
+    call = {"name": "book_table", "arguments": {}}
+    answer = {"action": "accept", "content": {"date": "2026-12-24"}}
+    messages = [
+        request(10, "tools/frobnicate"), {"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": [1]},
+        request(12, "tools/call", {"name": "book_table", "arguments": {"city": "Oslo"}}),
+        request(13, "tools/call", {"name": "book_table", "arguments": [1]}), request(14, "tools/call", {"name": 5}),
+        request(15, "tools/call", {"name": "nope"}), request(16, "prompts/get", {"name": "book_table"}),
+        request(17, "tools/call", {**call, "requestState": "abc.def"}),
+        request(18, "tools/call", {**call, "requestState": 7}),
+        request(19, "tools/call", {**call, "requestState": state, "inputResponses": [answer]}),
+        request(20, "tools/call", {**call, "requestState": state, "inputResponses": {"elsewhere": answer}}),
+        request(21, "tools/call", {**call, "inputResponses": {"date": answer}}),
+        request(22, "tools/call", {**call, "requestState": state[:-3] + "AAA", "inputResponses": {"date": answer}}),
+        request(23, "tools/list", {"cursor": "x"}), {"jsonrpc": "2.0", "id": 24, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 25, "method": "tools/call", "params": {"name": "book_table", "_meta": []}},
+    ]
+    return [json.dumps(m) for m in messages] + ["{not json", "[]", "null", '"text"', '{"jsonrpc": "2.0", "id": {}}']
+
+
+def test_serve_answers_every_odd_request_with_an_error_over_stdio():
+    peer = StdioPeer(SERVE, stderr=subprocess.PIPE)
+    try:
+        first = peer.exchange(request(1, "tools/call", {"name": "book_table", "arguments": {}}))[-1]["result"]
+        for line in odd_requests(first["requestState"]):
+            reply = peer.exchange_line(line)
+            assert "error" in reply or "result" in reply, (line, reply)
+            if "error" in reply:
+                assert isinstance(reply["error"]["code"], int) and reply["error"]["message"], (line, reply)
+        assert peer.exchange(request(99, "tools/list"))[-1]["result"]["tools"][0]["name"] == "book_table"
+    finally:
+        peer.close()
+        assert peer.process.stderr
+        errors = peer.process.stderr.read().decode()
+        peer.process.stderr.close()
+    assert "Traceback" not in errors
+
+
+def test_serve_answers_every_odd_request_with_an_error_over_http():
+    with http_server([*SERVE, "--http", "127.0.0.1:0"]) as url:
+        peer = HttpPeer(url)
+        first = peer.exchange(request(1, "tools/call", {"name": "book_table", "arguments": {}}))[-1]["result"]
+        plain = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        for line in odd_requests(first["requestState"]):
+            try:
+                headers = peer.headers_for(json.loads(line))
+            except (ValueError, AttributeError, TypeError, KeyError):
+                headers = plain
+            response = peer.post(line, headers)
+            assert response.status_code < 500, (line, response.status_code, response.text)
+            reply = messages_of(response)[-1]
+            assert "error" in reply or "result" in reply, (line, reply)
+        peer.close()
+
+
+UNSERVABLE = {
+    "nameless request": (lambda d: d["request"].update(params={}), "its request has no name"),
+    "no round": (lambda d: d.update(rounds=[]), "it records no round"),
+    "a round never answered": (lambda d: d["rounds"][3].update(received={}), "round 4 has no result or error"),
+    "questions in a list": (lambda d: d["rounds"][0]["received"]["result"].update(inputRequests=["date"]),
+                            "round 1: inputRequests is not a JSON object"),
+    "resultType 5": (lambda d: d["rounds"][1]["received"]["result"].update(resultType=5),
+                     "round 2: the result of tools/call has an unknown resultType 5"),
+    "another tool": (lambda d: d.update(tool={"name": "other"}), "its tool definition is 'other'"),
+    "answers in a list": (lambda d: d["rounds"][1]["sent"]["params"].update(inputResponses=[1]),
+                          "round 2 sent inputResponses that are not an object"),
+}
+
+
+@pytest.mark.parametrize("name", UNSERVABLE)
+def test_serve_refuses_at_start_a_transcript_it_cannot_serve(tmp_path: Path, name: str):
+    change, reason = UNSERVABLE[name]
+    document = yaml.safe_load((ROOT / "recordings" / "book_table.yaml").read_text())
+    change(document)
+    path = tmp_path / "odd.yaml"
+    path.write_text(yaml.safe_dump(document))
+    transcript(path)  # valid: it loads; it just cannot be served
+    done = subprocess.run([*SERVE[:-1], str(path)], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=30, cwd=ROOT)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"mrtr: cannot serve {str(path)!r}: {reason}"), done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_request_the_served_app_fails_on_gets_an_internal_error_not_a_traceback():
+    from mrtr_cli.server.dispatcher import Dispatcher
+
+    class Failing:
+        info, instructions = {"name": "failing", "version": "0"}, None
+
+        def capabilities(self):
+            return {"tools": {}}
+
+        def listing(self, key):
+            raise ValueError("a listing nobody foresaw")
+
+    reply = Dispatcher(Failing()).handle(request(1, "tools/list"))
+    assert reply.status == 500 and reply.message["error"]["code"] == -32603
+    assert reply.message["error"]["message"] == "Internal error: ValueError: a listing nobody foresaw"

@@ -17,6 +17,7 @@ from mrtr_cli.commands.outcome import show_outcome
 from mrtr_cli.errors import Interrupted, MrtrError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
+from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.session import Outcome, Session, status_of
 from mrtr_cli.target import HttpTarget, resolve_target
 
@@ -35,7 +36,7 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
         from mrtr_cli.transcript.recording import make_recorder
 
         context.emit.subscribe(make_recorder(recording, target, options, settings))
-    outcome = Outcome(call.method, {SUBJECT[call.method]: call.name})
+    outcome = Outcome(call.method, {NAMED_METHODS[call.method]: call.name})
     try:
         outcome.params = _params(call, None, over_http=False)  # kept should the server fail before it is sent
         with connect(context, target, options, settings) as client:
@@ -63,10 +64,6 @@ def _people(context: Context, answering: AnsweringOptions) -> list[Answerer]:
 
     context.timeline.prompts_show_questions = True
     return [InteractiveAnswerer(Presenter(context.consoles.err), answering.sampling_model)]
-
-
-SUBJECT = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-"""The param that names what a request is about."""
 
 
 def _params(call: CallOptions, client: Client | None, over_http: bool) -> dict[str, Any]:

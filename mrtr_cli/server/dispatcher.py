@@ -57,6 +57,9 @@ class Dispatcher:
             return Reply(_result_response(request_id, self._dispatch(request, notify)))
         except RpcError as error:
             return Reply({"jsonrpc": "2.0", "id": request_id, "error": error.error_object()}, error.status)
+        except Exception as error:  # noqa: BLE001 - a request nobody foresaw gets an error, never a traceback
+            failure = {"code": jsonrpc.INTERNAL_ERROR, "message": f"Internal error: {type(error).__name__}: {error}"}
+            return Reply({"jsonrpc": "2.0", "id": request_id, "error": failure}, 500)
 
     def handle_text(self, text: str | bytes, notify: Notify = lambda method, params: None) -> Reply:
         """The reply to one frame as text; unparseable text gets -32700."""

@@ -13,10 +13,13 @@ import json
 from typing import Any
 
 from mrtr_cli import __version__
+from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.headers import NAMED_METHODS
+from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, read_result
 from mrtr_cli.server.app import Call, NeedInput, RpcError
 from mrtr_cli.transcript.model import VOLATILE, Transcript, asked_in, result_of
+
 
 class MockApp:
     """Serves what a set of transcripts recorded."""
@@ -24,6 +27,11 @@ class MockApp:
     instructions = None
 
     def __init__(self, transcripts: list[Transcript]) -> None:
+        for transcript in transcripts:
+            problem = unservable(transcript)
+            if problem is not None:
+                raise UsageError(f"cannot serve {transcript.path!r}: {problem}",
+                                 "record the conversation again, or leave this transcript out")
         self.transcripts = transcripts
         server = next((t.data["server"] for t in transcripts if t.data.get("server")), None)
         self.info = server or {"name": "mrtr-serve", "version": __version__}
@@ -88,6 +96,38 @@ class MockApp:
         if result.get("resultType") == "input_required":
             return NeedInput(result.get("inputRequests") or {}, {"transcript": index, "round": number})
         return result
+
+
+def unservable(transcript: Transcript) -> str | None:
+    """Why a valid transcript still cannot be played back, or None when it can."""
+    method, params = transcript.request["method"], transcript.request["params"]
+    subject = NAMED_METHODS[method]
+    if not isinstance(params.get(subject), str):
+        return f"its request has no {subject} (it failed before the request was sent)"
+    if not isinstance(params.get("arguments", {}), dict):
+        return "the arguments of its request are not an object"
+    tool = transcript.data.get("tool")
+    if tool and tool.get("name") != params[subject]:
+        return f"its tool definition is {tool.get('name')!r}, its request calls {params[subject]!r}"
+    if not transcript.rounds:
+        return "it records no round (the conversation ended before the request was sent)"
+    return next(filter(None, (_round_problem(method, entry) for entry in transcript.rounds)), None)
+
+
+def _round_problem(method: str, entry: dict[str, Any]) -> str | None:
+    """Why a recorded round cannot be played back, or None."""
+    received, where = entry["received"], f"round {entry['round']}"
+    if not isinstance(entry["sent"]["params"].get(INPUT_RESPONSES, {}), dict):
+        return f"{where} sent inputResponses that are not an object"
+    if "error" in received:
+        return None
+    if "result" not in received:
+        return f"{where} has no result or error (the server never answered)"
+    try:
+        read_result(method, received["result"])
+    except ProtocolError as problem:
+        return f"{where}: {problem.message}"
+    return None
 
 
 def _original(transcript: Transcript) -> tuple[Any, Any]:
