@@ -50,13 +50,13 @@ def test_flags_set_fields_typed_by_the_schema_and_defaults_fill_the_rest():
     response = flags.answer(question())
     assert response == Response({"action": "accept", "content": {
         "name": "Ada", "size": 4, "ok": True, "ratio": 0.5, "tags": ["a", "b"], "color": "red"}})
-    assert flags.unused() == []
+    assert flags.unused_flags() == []
 
 
 def test_flag_keys_may_hold_dots_and_colons():
     flags = FlagAnswerer(["__main__:ask.v1.name=Ada", "other.x=1"])
     assert flags.answer(question("__main__:ask.v1")).payload["content"]["name"] == "Ada"
-    assert flags.unused() == ["other.x=1"]
+    assert flags.unused_flags() == ["--answer other.x=1"]
 
 
 def test_flag_actions():
