@@ -2,8 +2,9 @@
 
 The elicitation spec limits forms to a flat object of strings (lengths, formats), numbers and
 integers (bounds), booleans, single-selects and multi-selects. For such a form this gives the
-verdict and the messages jsonschema gives (a test holds the two together), without importing
-jsonschema, which costs more than the rest of a short run. Any schema that uses anything
+verdict jsonschema gives, worded by `form_wording` as validation.py words jsonschema's errors (a
+test holds the two together), without importing jsonschema, which costs more than the rest of
+a short run. Any schema that uses anything
 else is left to jsonschema (`covers` says which).
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mrtr_cli.form_wording import Breach, problem_lines
 from mrtr_cli.formats import FORMATS
 
 ROOT_KEYWORDS = {"type", "properties", "required", "title", "description"}
@@ -46,32 +48,36 @@ def _choices_covered(choices: Any) -> bool:
 
 
 def problems(content: Any, schema: dict[str, Any]) -> list[str]:
-    """Every problem, as `field 'x': message (keyword)` lines, in field order."""
+    """Every problem, as `field 'x' is VALUE: what it wants` lines, in field order."""
+    return problem_lines(breaches(content, schema))
+
+
+def breaches(content: Any, schema: dict[str, Any]) -> list[Breach]:
+    """Every constraint `content` breaks: required fields first, then field by field."""
     if not isinstance(content, dict):
-        return [f"the answer: {content!r} is not of type 'object' (type)"]
-    found = [f"the answer: {name!r} is a required property (required)"
-             for name in schema.get("required", []) if name not in content]
+        return [Breach((), "type", schema, content)]
+    found = [Breach((name,), "required", schema, None) for name in schema.get("required", []) if name not in content]
     for name, field in schema.get("properties", {}).items():
         if name in content:
-            found += [f"field {path!r}: {message}" for path, message in _field(str(name), content[name], field)]
+            found += _field(str(name), content[name], field)
     return found
 
 
-def _field(name: str, value: Any, field: dict[str, Any]) -> list[tuple[str, str]]:
+def _field(name: str, value: Any, field: dict[str, Any]) -> list[Breach]:
     """As JSON Schema does: the type, then each keyword that applies to what the value is."""
-    found = [] if _is(value, field["type"]) else [f"{value!r} is not of type {field['type']!r} (type)"]
+    broken = [] if _is(value, field["type"]) else ["type"]
     if isinstance(value, str):
-        found += _string(value, field)
+        broken += _string(value, field)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        found += _number(value, field)
+        broken += _number(value, field)
     elif isinstance(value, list):
-        found += _array(value, field)
-    found += _choice(value, field)
-    located = [(name, message) for message in found]
+        broken += _array(value, field)
+    broken += _choice(value, field)
+    found = [Breach((name,), keyword, field, value) for keyword in broken]
     if isinstance(value, list) and "items" in field:
-        located += [(f"{name}.{index}", message) for index, item in enumerate(value)
-                    for message in _item(item, field["items"])]
-    return located
+        found += [Breach((name, index), keyword, field["items"], item) for index, item in enumerate(value)
+                  for keyword in _item(item, field["items"])]
+    return found
 
 
 def _is(value: Any, kind: str) -> bool:
@@ -84,51 +90,43 @@ def _is(value: Any, kind: str) -> bool:
 
 
 def _string(value: str, field: dict[str, Any]) -> list[str]:
-    found = []
+    broken = []
     if "minLength" in field and len(value) < field["minLength"]:
-        found.append(f"{value!r} {_too_short(field['minLength'])} (minLength)")
+        broken.append("minLength")
     if "maxLength" in field and len(value) > field["maxLength"]:
-        found.append(f"{value!r} {_too_long(field['maxLength'])} (maxLength)")
+        broken.append("maxLength")
     if "format" in field and not FORMATS[field["format"]](value):
-        found.append(f"{value!r} is not a {field['format']!r} (format)")
-    return found
-
-
-def _too_short(least: int) -> str:
-    return "should be non-empty" if least == 1 else "is too short"  # jsonschema's wording
-
-
-def _too_long(most: int) -> str:
-    return "is expected to be empty" if most == 0 else "is too long"
+        broken.append("format")
+    return broken
 
 
 def _number(value: float, field: dict[str, Any]) -> list[str]:
-    found = []
+    broken = []
     if "minimum" in field and value < field["minimum"]:
-        found.append(f"{value!r} is less than the minimum of {field['minimum']!r} (minimum)")
+        broken.append("minimum")
     if "maximum" in field and value > field["maximum"]:
-        found.append(f"{value!r} is greater than the maximum of {field['maximum']!r} (maximum)")
-    return found
+        broken.append("maximum")
+    return broken
 
 
 def _array(value: list[Any], field: dict[str, Any]) -> list[str]:
-    found = []
+    broken = []
     if "minItems" in field and len(value) < field["minItems"]:
-        found.append(f"{value!r} {_too_short(field['minItems'])} (minItems)")
+        broken.append("minItems")
     if "maxItems" in field and len(value) > field["maxItems"]:
-        found.append(f"{value!r} {_too_long(field['maxItems'])} (maxItems)")
+        broken.append("maxItems")
     if field.get("uniqueItems") and any(_equal(a, b) for i, a in enumerate(value) for b in value[i + 1:]):
-        found.append(f"{value!r} has non-unique elements (uniqueItems)")
-    return found
+        broken.append("uniqueItems")
+    return broken
 
 
 def _choice(value: Any, field: dict[str, Any]) -> list[str]:
-    found = []
+    broken = []
     if "enum" in field and not _among(value, field["enum"]):
-        found.append(f"{value!r} is not one of {field['enum']!r} (enum)")
+        broken.append("enum")
     if "oneOf" in field and sum(_equal(value, c.get("const")) for c in field["oneOf"]) != 1:
-        found.append(f"{value!r} is not valid under any of the given schemas (oneOf)")
-    return found
+        broken.append("oneOf")
+    return broken
 
 
 def _among(value: Any, options: list[Any]) -> bool:
@@ -149,11 +147,11 @@ def _numbers(*values: Any) -> bool:
 
 
 def _item(item: Any, items: dict[str, Any]) -> list[str]:
-    found = []
+    broken = []
     if "type" in items and not _is(item, items["type"]):
-        found.append(f"{item!r} is not of type {items['type']!r} (type)")
+        broken.append("type")
     if "enum" in items and not _among(item, items["enum"]):
-        found.append(f"{item!r} is not one of {items['enum']!r} (enum)")
+        broken.append("enum")
     if "anyOf" in items and not any(_equal(item, c.get("const")) for c in items["anyOf"]):
-        found.append(f"{item!r} is not valid under any of the given schemas (anyOf)")
-    return found
+        broken.append("anyOf")
+    return broken

@@ -9,7 +9,7 @@ import pytest
 from conftest import elicit
 from mrtr_cli import formats, validation
 from mrtr_cli.answering.answers_file import load_answers_file
-from mrtr_cli.answering.forms import Field, complete_form, form_fields
+from mrtr_cli.answering.forms import Field, check_value, complete_form, form_fields
 from mrtr_cli.answering.questions import Chain, Question, Response
 from mrtr_cli.answering.scripted import (
     AnswersFileAnswerer,
@@ -50,13 +50,13 @@ def test_flags_set_fields_typed_by_the_schema_and_defaults_fill_the_rest():
     response = flags.answer(question())
     assert response == Response({"action": "accept", "content": {
         "name": "Ada", "size": 4, "ok": True, "ratio": 0.5, "tags": ["a", "b"], "color": "red"}})
-    assert flags.unused() == []
+    assert flags.unused_flags() == []
 
 
 def test_flag_keys_may_hold_dots_and_colons():
     flags = FlagAnswerer(["__main__:ask.v1.name=Ada", "other.x=1"])
     assert flags.answer(question("__main__:ask.v1")).payload["content"]["name"] == "Ada"
-    assert flags.unused() == ["other.x=1"]
+    assert flags.unused_flags() == ["--answer other.x=1"]
 
 
 def test_flag_actions():
@@ -78,20 +78,71 @@ def test_null_leaves_a_field_out(tmp_path: Path):
     assert answer.payload["content"] == {"name": "Ada", "ok": False}
 
 
-@pytest.mark.parametrize("field,value,constraint", [
-    ("name", "A", "minLength"),
-    ("email", "not-an-email", "format"),
-    ("site", "no scheme here", "format"),
-    ("day", "2026-02-30", "format"),
-    ("when", "2026-01-01 25:00:00Z", "format"),
-    ("size", 13, "maximum"),
-    ("color", "blue", "enum"),
-    ("tags", ["a", "b", "a"], "maxItems"),
-])
-def test_invalid_answers_name_key_field_and_constraint(field, value, constraint):
+WORDED = {
+    "type string": ({"type": "string"}, 3, "field 'f' is 3: give text"),
+    "type number": ({"type": "number"}, "x", 'field \'f\' is "x": give a number'),
+    "type integer": ({"type": "integer"}, 1.5, "field 'f' is 1.5: give a whole number"),
+    "type boolean": ({"type": "boolean"}, "yes", 'field \'f\' is "yes": give true or false'),
+    "minLength": ({"type": "string", "minLength": 2}, "A", 'field \'f\' is "A": give text of at least 2 characters'),
+    "minLength 1": ({"type": "string", "minLength": 1}, "", 'field \'f\' is "": give text, not empty'),
+    "maxLength": ({"type": "string", "maxLength": 3}, "ABCD", 'field \'f\' is "ABCD": give text of at most 3 characters'),
+    "both lengths": ({"type": "string", "minLength": 2, "maxLength": 3}, "A",
+                     'field \'f\' is "A": give text of 2 to 3 characters'),
+    "format email": ({"type": "string", "format": "email"}, "not-an-email",
+                     'field \'f\' is "not-an-email": give an email address like name@example.com'),
+    "format uri": ({"type": "string", "format": "uri"}, "no scheme",
+                   'field \'f\' is "no scheme": give a URI like https://example.com/page'),
+    "format date": ({"type": "string", "format": "date"}, "2026-02-30",
+                    'field \'f\' is "2026-02-30": give a date like 2026-12-24 (year-month-day)'),
+    "format date-time": ({"type": "string", "format": "date-time"}, "2026-01-01 25:00:00Z",
+                         'field \'f\' is "2026-01-01 25:00:00Z": give a date and time like 2026-12-24T19:30:00Z'),
+    "minimum": ({"type": "integer", "minimum": 1}, 0, "field 'f' is 0: give a whole number of at least 1"),
+    "maximum": ({"type": "number", "maximum": 2.5}, 3, "field 'f' is 3: give a number of at most 2.5"),
+    "both bounds": ({"type": "integer", "minimum": 1, "maximum": 12}, 13,
+                    "field 'f' is 13: give a whole number from 1 to 12"),
+    "enum": ({"type": "string", "enum": ["S", "M"]}, "XL", 'field \'f\' is "XL": choose one of: S, M'),
+    "oneOf": ({"type": "string", "oneOf": [{"const": "#f00", "title": "Red"}, {"const": "#0f0", "title": "Green"}]},
+              "blue", 'field \'f\' is "blue": choose one of: #f00 (Red), #0f0 (Green)'),
+    "minItems": ({"type": "array", "minItems": 1, "items": {"type": "string", "enum": ["a", "b"]}}, [],
+                 "field 'f' is []: choose at least 1"),
+    "maxItems": ({"type": "array", "maxItems": 1, "items": {"type": "string", "enum": ["a", "b"]}}, ["a", "b"],
+                 'field \'f\' is ["a", "b"]: choose at most 1'),
+    "both counts": ({"type": "array", "minItems": 2, "maxItems": 3, "items": {"enum": ["a", "b", "c", "d"]}},
+                    ["a"], 'field \'f\' is ["a"]: choose 2 to 3'),
+    "items enum": ({"type": "array", "items": {"type": "string", "enum": ["a", "b"]}}, ["z"],
+                   'field \'f\' holds "z": choose only from: a, b'),
+    "items anyOf": ({"type": "array", "items": {"anyOf": [{"const": "1", "title": "One"}]}}, ["2"],
+                    'field \'f\' holds "2": choose only from: 1 (One)'),
+    "uniqueItems": ({"type": "array", "uniqueItems": True, "items": {"enum": ["a", "b"]}}, ["a", "a"],
+                    'field \'f\' is ["a", "a"]: choose each option at most once'),
+    "pattern": ({"type": "string", "pattern": "^[a-z]+$"}, "ABC",
+                'field \'f\' is "ABC": give text matching the pattern ^[a-z]+$'),
+}
+
+
+@pytest.mark.parametrize("constraint", list(WORDED))
+def test_each_constraint_is_worded_for_people(constraint):
+    field, value, line = WORDED[constraint]
     with pytest.raises(UsageError) as raised:
-        complete_form("k", SCHEMA, {"name": "Ada", field: value})
-    assert "'k'" in raised.value.message and field in raised.value.message and constraint in raised.value.message
+        complete_form("k", {"type": "object", "properties": {"f": field}}, {"f": value})
+    assert raised.value.message == f"the answer to 'k' is invalid: {line}"
+    prompt = Field("f", field, True)
+    with pytest.raises(ValueError) as typed:
+        check_value(prompt, value)
+    assert str(typed.value) == line.split(": ", 1)[1]  # the prompt says the same, the value being on screen
+
+
+def test_server_text_in_a_message_is_made_safe():
+    field = {"type": "string", "enum": ["\x1b[2J", "ok"]}
+    with pytest.raises(UsageError) as raised:
+        complete_form("k", {"type": "object", "properties": {"f\x1b]0;x": field}}, {"f\x1b]0;x": "no"})
+    assert "\x1b" not in raised.value.message and "choose one of: \\x1b[2J, ok" in raised.value.message
+
+
+def test_many_choices_are_counted_not_listed():
+    field = {"type": "string", "enum": [f"c{n}" for n in range(50)]}
+    with pytest.raises(UsageError, match=r"choose one of: c0, c1, .*c9, … \(50 in all\)"):
+        complete_form("k", {"type": "object", "properties": {"f": field}}, {"f": "no"})
 
 
 @pytest.mark.parametrize("value", ["2026-01-01T10:00:00Z", "2026-01-01t10:00:00.5+02:00", "2016-12-31T23:59:60Z"])
@@ -106,7 +157,7 @@ def test_network_refs_are_never_fetched():
 
 
 def test_missing_required_field():
-    with pytest.raises(UsageError, match="'name' is a required property"):
+    with pytest.raises(UsageError, match="field 'name' is required but missing"):
         complete_form("k", SCHEMA, {})
 
 

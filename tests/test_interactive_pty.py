@@ -21,15 +21,17 @@ def received(pty: Pty) -> dict:
 def test_every_field_type_by_hand(tmp_path: Path):
     pty = Pty(tmp_path, "call", "all_fields", "--demo", "--json")
     pty.expect(r"mrtr-demo \S+ asks \(round 1 · key profile")
-    pty.answer(prompt("Full name *"), "Ada Lovelace", ENTER)
+    pty.answer(prompt("Full name *"), "A", ENTER)
+    pty.expect("give text of 2 to 40 characters")
+    pty.press("\x7f", "Ada Lovelace", ENTER)
     pty.answer(prompt("Email *"), "not-an-email", ENTER)
-    pty.expect("is not a 'email'")
+    pty.expect("give an email address like name@example.com")
     pty.press("\x7f" * 12, "ada@example.com", ENTER)
     pty.answer(prompt("Website"), "https://example.com/ada", ENTER)
     pty.answer(prompt("Birthday"), "1815-12-10", ENTER)
     pty.answer(prompt("Meeting time"), ENTER)  # optional, left empty: left out
     pty.answer(prompt("Height (m)"), "3", ENTER)
-    pty.expect("greater than the maximum of 2.5")
+    pty.expect("give a number from 0.5 to 2.5")
     pty.press("\x7f", "1.65", ENTER)
     pty.answer(prompt("Guests"), ENTER)  # default 1 pre-filled
     pty.answer(prompt("Newsletter"), DOWN, ENTER)  # default false pre-selected; move to the leave-out choice
@@ -37,7 +39,7 @@ def test_every_field_type_by_hand(tmp_path: Path):
     pty.answer(prompt("Colour *"), DOWN, DOWN, ENTER)  # Red, Green, Blue
     pty.answer(prompt("Plan"), DOWN, ENTER)  # Free plan, Pro plan
     pty.answer(prompt("Toppings *"), ENTER)
-    pty.expect("should be non-empty")  # minItems 1, checked as typed
+    pty.expect("choose 1 to 2")  # minItems 1, maxItems 2, checked as typed
     pty.answer(prompt("Toppings *"), SPACE, DOWN, DOWN, SPACE, ENTER)
     pty.answer(prompt("Days"), DOWN, SPACE, ENTER)
     pty.answer(prompt("Send this answer"), ENTER)

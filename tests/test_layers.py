@@ -23,7 +23,7 @@ OWNERS = {
     "typer": {"cli.py"},
     "click": {"cli.py"},
 }
-STDLIB_ONLY = ("protocol/", "text.py", "formats.py", "flat_forms.py")
+STDLIB_ONLY = ("protocol/", "text.py", "formats.py", "flat_forms.py", "form_wording.py")
 
 
 def imports(path: Path) -> set[str]:

@@ -23,7 +23,7 @@ def test_show_renders_a_hostile_transcript_harmlessly(tmp_path: Path):
     assert run.code == 0
     for sequence in SEQUENCES:
         assert sequence not in run.stdout + run.stderr
-    assert "\\x1b[2J wipe\\rover [bold]markup[/bold]" in run.stderr and "[bold]markup[/bold]" in run.stdout
+    assert "\\x1b[2J wipe\\rover [bold]markup[/bold]" in run.stdout and run.stdout.count("[bold]markup[/bold]") >= 2
 
 
 def test_a_network_ref_is_never_fetched(scripted):

@@ -188,7 +188,7 @@ def test_a_dead_server_leaves_a_transcript_show_can_read(tmp_path: Path, scripte
     assert document["rounds"][1]["received"] == {}  # sent, never answered
     assert document["error"]["kind"] == "unreachable" and "exited with code 9" in document["error"]["message"]
     shown = mrtr("show", str(path))
-    assert shown.code == 0 and "? n · elicitation/create (form)" in shown.stderr and "exited with code 9" in shown.stderr
+    assert shown.code == 0 and "? n · elicitation/create (form)" in shown.stdout and "exited with code 9" in shown.stdout
 
 
 def test_a_call_refused_at_discover_keeps_its_request_and_replays_the_same(tmp_path: Path, scripted):
@@ -321,10 +321,10 @@ def test_strict_replay_compares_notifications(tmp_path: Path):
 def test_show_renders_the_recorded_timeline():
     run = mrtr("show", str(ROOT / "recordings" / "book_table.yaml"))
     assert run.code == 0
-    assert run.stdout.startswith("Booked a table for 4 (window, quiet) in Lisbon on 2026-12-24")
+    assert "\nBooked a table for 4 (window, quiet) in Lisbon on 2026-12-24" in run.stdout
     for expected in ("→ tools/call book_table", "? party · elicitation/create (form)", "from answers-file",
                      "↻ tools/call book_table", "✓ complete · 4 rounds"):
-        assert expected in run.stderr
+        assert expected in run.stdout
     document = mrtr("show", str(ROOT / "recordings" / "book_table.yaml"), "--json").json()
     jsonschema.validate(document, json.loads((ROOT / "docs" / "json" / "conversation.schema.json").read_text()))
     assert len(document["rounds"]) == 4 and document["rounds"][0]["questions"]["date"]["source"] == "answers-file"

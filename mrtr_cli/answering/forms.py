@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli import validation
+from mrtr_cli import form_wording, validation
 from mrtr_cli.coercion import coerce_text, json_or_text
 from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol import lint
@@ -108,14 +108,14 @@ def typed_input(field: Field, text: str) -> Any:
     try:
         value = coerce_text(text, {field.kind}) if field.kind in ("integer", "number") else text
     except ValueError:
-        raise ValueError(f"expected {'a whole number' if field.kind == 'integer' else 'a number'}") from None
+        raise ValueError(form_wording.number_wanted(field.schema)) from None
     check_value(field, value)
     return value
 
 
 def check_value(field: Field, value: Any) -> None:
-    """`ValueError` with the first constraint of the field's schema that `value` breaks."""
+    """`ValueError` saying what the field wants, when `value` breaks a constraint of its schema."""
     single = {"type": "object", "properties": {field.name: field.schema}}
-    problems = validation.problems({field.name: value}, single)
-    if problems:
-        raise ValueError(problems[0].split(": ", 1)[-1])
+    problem = validation.first_breach({field.name: value}, single)
+    if problem is not None:
+        raise ValueError(problem)

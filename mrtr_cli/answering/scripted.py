@@ -16,6 +16,7 @@ from urllib.parse import urlparse
 from mrtr_cli.answering.forms import coerce, complete_form, form_fields
 from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Question, Refusal, Response, Verdict
 from mrtr_cli.errors import UsageError
+from mrtr_cli.text import safe_line
 
 ACTIONS = ("accept", "decline", "cancel")
 
@@ -106,9 +107,9 @@ class FlagAnswerer:
         given.update(self._typed_fields(question, fields))
         return elicit_response(question, str(action), given)
 
-    def unused(self) -> list[str]:
-        """Flags that matched no question the server asked."""
-        return [f.raw for f in self.flags if f.raw not in self.used]
+    def unused_flags(self) -> list[str]:
+        """The `--answer` flags that matched no question the server asked, as typed."""
+        return [f"--answer {f.raw}" for f in self.flags if f.raw not in self.used]
 
     @staticmethod
     def _typed_fields(question: Question, flags: list[AnswerFlag]) -> dict[str, Any]:
@@ -132,9 +133,16 @@ class SamplingReplyAnswerer:
     def __init__(self, text: str, model: str) -> None:
         self.text = text
         self.model = model
+        self.used = False
 
     def answer(self, question: Question) -> Verdict:
-        return sampling_response(self.text, self.model) if question.method == SAMPLE else None
+        if question.method != SAMPLE:
+            return None
+        self.used = True
+        return sampling_response(self.text, self.model)
+
+    def unused_flags(self) -> list[str]:
+        return [] if self.used else [f"--sampling-reply {safe_line(self.text, 60)}"]
 
 
 class SamplerAnswerer:
@@ -148,10 +156,16 @@ class SamplerAnswerer:
             raise UsageError("--sampler is empty", "give a command, e.g. --sampler './my-llm.sh'")
         self.model = model
         self.timeout = timeout
+        self.command = command
+        self.used = False
+
+    def unused_flags(self) -> list[str]:
+        return [] if self.used else [f"--sampler {safe_line(self.command, 200)}"]
 
     def answer(self, question: Question) -> Verdict:
         if question.method != SAMPLE:
             return None
+        self.used = True
         feed = json.dumps({"method": question.method, "params": question.params})
         try:
             done = subprocess.run(self.argv, input=feed.encode(), capture_output=True, timeout=self.timeout)
@@ -180,10 +194,18 @@ class RootsAnswerer:
     name = "flag"
 
     def __init__(self, roots: list[str]) -> None:
+        self.given = list(roots)
         self.roots = [root_entry(r) for r in roots]
+        self.used = False
 
     def answer(self, question: Question) -> Verdict:
-        return Response({"roots": list(self.roots)}) if question.method == ROOTS else None
+        if question.method != ROOTS:
+            return None
+        self.used = True
+        return Response({"roots": list(self.roots)})
+
+    def unused_flags(self) -> list[str]:
+        return [] if self.used else [f"--root {safe_line(root, 200)}" for root in self.given]
 
 
 @dataclass(frozen=True)

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
-
 from mrtr_cli import events
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.client import Client
 from mrtr_cli.listing import tool_schema
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded, person_at_terminal
+from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_at_terminal,
+                                      warn_unused_flags)
 from mrtr_cli.commands.outcome import show_outcome
 from mrtr_cli.errors import Interrupted, MrtrError
 from mrtr_cli.exit_codes import ExitCode
@@ -46,8 +45,7 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
         failure = error if isinstance(error, MrtrError) else Interrupted()
         outcome.status, outcome.error = status_of(failure), failure
         context.emit(events.OutcomeReached(outcome))
-    for unused in flags.unused():
-        context.consoles.err.print(Text(f"! --answer {unused} matched no question the server asked", "mrtr.warn"))
+    warn_unused_flags(context, flags.unused())
     if answering.save_answers:
         from mrtr_cli.answering.save import save_answers
 

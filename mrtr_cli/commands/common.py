@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from rich.text import Text
+
 from mrtr_cli import __version__, report
 from mrtr_cli.client import Client, ClientSettings
 from mrtr_cli.errors import Interrupted, MrtrError
@@ -47,6 +49,14 @@ class Context:
         for piece in report.json_pieces(document):
             write_long(out, piece)
         out.write("\n")
+
+
+def warn_unused_flags(context: Context, flags: list[str]) -> None:
+    """A warning on stderr for each answer flag that no question used."""
+    from mrtr_cli.answering.chain import unused_warning  # answering loads only for commands that answer
+
+    for flag in flags:
+        context.consoles.err.print(Text(unused_warning(flag), "mrtr.warn"))
 
 
 def make_context(output: OutputOptions) -> Context:

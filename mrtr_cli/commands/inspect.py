@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.table import Table
 from rich.text import Text
 
 from mrtr_cli import report
@@ -15,6 +14,7 @@ from mrtr_cli.options import OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import split_tools
 from mrtr_cli.render import format as fmt
+from mrtr_cli.render.table import Column, print_table
 from mrtr_cli.target import HttpTarget, resolve_target
 from mrtr_cli.text import safe_line
 
@@ -67,7 +67,7 @@ def run_list(kind: str, target: TargetOptions, output: OutputOptions) -> int:
         if output.json:
             context.print_json(report.listing(merged, excluded if kind == "tools" else None))
         else:
-            context.consoles.out.print(_table(kind, merged[key]))
+            _print_table(context, kind, merged[key])
         return ExitCode.OK
 
     return guarded(output, body)
@@ -85,17 +85,17 @@ COLUMNS = {
     "resources": ("uri", "name", "mimeType"),
     "templates": ("uriTemplate", "name", "description"),
 }
+HOLDS = {"description": "text", "arguments": "names"}
+"""What a column holds, when not one name or URI (render/table.py: only text is ever cut)."""
 
 
-def _table(kind: str, items: list[Any]) -> Table | Text:
+def _print_table(context: Context, kind: str, items: list[Any]) -> None:
     if not items:
-        return Text(f"no {kind}", "mrtr.dim")
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="mrtr.dim")
-    for column in COLUMNS[kind]:
-        table.add_column(column, overflow="fold")
-    for item in items:
-        table.add_row(*(Text(_cell(item, column)) for column in COLUMNS[kind]))
-    return table
+        context.consoles.out.print(Text(f"no {kind}", "mrtr.dim"))
+        return
+    columns = [Column(name, HOLDS.get(name, "name")) for name in COLUMNS[kind]]
+    rows = [[_cell(item, name) for name in COLUMNS[kind]] for item in items]
+    print_table(context.consoles.out, columns, rows)
 
 
 def _cell(item: Any, column: str) -> str:

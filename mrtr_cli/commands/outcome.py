@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.console import Console
 from rich.text import Text
 
 from mrtr_cli import report
@@ -23,15 +24,16 @@ def show_outcome(context: Context, outcome: Outcome) -> ExitCode:
     return code
 
 
-def print_outcome(context: Context, outcome: Outcome, result: bool = True) -> None:
-    """The result on stdout; the status line and any error on stderr."""
+def print_outcome(context: Context, outcome: Outcome, result: bool = True, status: Console | None = None) -> None:
+    """The result on stdout; the status line and any error on `status` (default: stderr)."""
+    status = status or context.consoles.err
     if result and outcome.result is not None:
         for text in fmt.result_texts(outcome.result):
             _print_result(context, text)
-    context.consoles.err.print(_status_line(outcome))
+    status.print(_status_line(outcome))
     if outcome.error is not None:
         for line in fmt.error_lines(outcome.error):
-            context.consoles.err.print(line)
+            status.print(line)
 
 
 BIG = 1_000_000

@@ -18,8 +18,9 @@ from rich.table import Table
 from rich.text import Text
 
 from mrtr_cli import events, report, yaml_io
-from mrtr_cli.answering.chain import build_chain
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded, person_at_terminal
+from mrtr_cli.answering.chain import AnswerFlags, build_chain
+from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_at_terminal,
+                                      warn_unused_flags)
 from mrtr_cli.errors import Interrupted, MrtrError
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
@@ -61,6 +62,8 @@ class Verdict:
     differences: list[Difference] = field(default_factory=list)
     error: MrtrError | None = None
     rounds: int = 0
+    unused_flags: list[str] | None = None
+    """The answer flags no question of the live run used (None: the run did not get that far)."""
 
     @property
     def result(self) -> str:
@@ -73,6 +76,7 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
     def body(context: Context) -> ExitCode:
         ignore = [parse_path(path, "--ignore") for path in options.ignore]
         verdicts = [replay_file(context, path, options, ignore, target, answering) for path in options.files]
+        warn_unused_flags(context, _unused_everywhere(verdicts))
         if output.json:
             context.print_json({"version": report.VERSION, "transcripts": [_verdict_object(v) for v in verdicts]})
         else:
@@ -91,14 +95,14 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
     verdict = Verdict(path)
     try:
         transcript = model.load(path)
-        live, builder = _run_live(context, transcript, options, target, answering)
+        live, builder, flags = _run_live(context, transcript, options, target, answering)
     except MrtrError as error:
         verdict.code, verdict.error = error.exit_code, error
         return verdict
     except KeyboardInterrupt:
         verdict.code, verdict.error = ExitCode.INTERRUPTED, Interrupted()
         return verdict
-    verdict.rounds = len(live.rounds)
+    verdict.rounds, verdict.unused_flags = len(live.rounds), flags.unused()
     verdict.differences = compare(transcript.data, builder.document(), ignore, options.strict)
     failure = live.error.exit_code if live.error is not None else ExitCode.OK
     verdict.error = live.error if failure in LIVE_FAILURES else None
@@ -109,7 +113,7 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
 
 
 def _run_live(context: Context, transcript: model.Transcript, options: ReplayOptions, target: TargetOptions,
-              answering: AnsweringOptions) -> tuple[Outcome, TranscriptBuilder]:
+              answering: AnsweringOptions) -> tuple[Outcome, TranscriptBuilder, AnswerFlags]:
     terminal = person_at_terminal()
     person = options.interactive and terminal
     chosen = replay_target(transcript, target, options.trust_target, _confirm if terminal else None)
@@ -123,7 +127,8 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
                                 Redaction.from_transcript(transcript.data.get("redacted", [])))
     emit = Broadcast(([context.timeline] if context.output.verbose else []) + [builder])
     live_context = dataclasses.replace(context, emit=emit)
-    chain, _ = build_chain(answering, chosen.timeout, [RecordedAnswerer(transcript)] + _people(live_context, person))
+    recorded = RecordedAnswerer(transcript)
+    chain, flags = build_chain(answering, chosen.timeout, [recorded] + _people(live_context, person))
     outcome = Outcome(transcript.request["method"], params)
     try:
         with connect(live_context, resolved, chosen, settings) as client:
@@ -134,7 +139,13 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     except MrtrError as error:  # before the request was sent: compared like any other ending
         outcome.status, outcome.error = status_of(error), error
         emit(events.OutcomeReached(outcome))
-    return outcome, builder
+    return outcome, builder, flags
+
+
+def _unused_everywhere(verdicts: list[Verdict]) -> list[str]:
+    """The answer flags that no question of any live run used."""
+    runs = [v.unused_flags for v in verdicts if v.unused_flags is not None]
+    return [flag for flag in runs[0] if all(flag in unused for unused in runs)] if runs else []
 
 
 def _people(context: Context, person: bool) -> list[Any]:

@@ -1,4 +1,8 @@
-"""`mrtr show FILE`: a transcript's timeline and result, as `call` showed them; no server needed."""
+"""`mrtr show FILE`: a transcript's timeline and result, as `call` showed them; no server needed.
+
+The timeline is what `show` is for, so all of it goes to stdout (`mrtr show t.yaml | less`); only
+mrtr's own failures (an unreadable transcript) go to stderr.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,7 @@ from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.commands.outcome import print_outcome
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions
+from mrtr_cli.render.timeline import Timeline
 from mrtr_cli.transcript import model
 
 
@@ -17,9 +22,10 @@ def run(path: str, output: OutputOptions) -> int:
         if output.json:
             context.print_json(report.conversation(outcome))
             return ExitCode.OK
+        timeline = Timeline(context.consoles.out, verbose=output.verbose, live=False)
         for event in model.events_of(transcript):
-            context.timeline(event)
-        print_outcome(context, outcome)
+            timeline(event)
+        print_outcome(context, outcome, status=context.consoles.out)
         return ExitCode.OK
 
     return guarded(output, body)

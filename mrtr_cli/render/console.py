@@ -13,7 +13,7 @@ from rich.text import Text
 from rich.theme import Theme
 
 FALLBACK_WIDTH = 100
-"""Width when the stream is not a terminal."""
+"""Width when the stream is not a terminal and COLUMNS is not set."""
 
 THEME = Theme({
     "mrtr.request": "bold cyan",
@@ -44,7 +44,10 @@ def make_console(stream: IO[str], color: str = "auto") -> Console:
     look them up again on every print, which a long conversation pays for on every line.
     """
     terminal = _is_terminal(stream)
-    width, height = shutil.get_terminal_size((FALLBACK_WIDTH, 25)) if terminal else (FALLBACK_WIDTH, 25)
+    if terminal:
+        width, height = shutil.get_terminal_size((FALLBACK_WIDTH, 25))  # honours COLUMNS and LINES
+    else:
+        width, height = columns_from_environment() or FALLBACK_WIDTH, 25
     options: dict[str, Any] = {"file": stream, "theme": THEME, "highlight": False, "emoji": False,
                                "soft_wrap": True, "force_terminal": terminal, "width": width, "height": height}
     if color == "always":
@@ -76,6 +79,17 @@ def write_long(stream: IO[str], text: str) -> None:
 
 def make_consoles(color: str = "auto") -> Consoles:
     return Consoles(make_console(sys.stdout, color), make_console(sys.stderr, color))
+
+
+def columns_from_environment() -> int | None:
+    """COLUMNS, when it is set to a positive whole number."""
+    value = os.environ.get("COLUMNS", "")
+    return int(value) if value.isdigit() and int(value) > 0 else None
+
+
+def writes_to_terminal(console: Console) -> bool:
+    """Whether the console's stream really is a terminal (`--color always` makes rich think so)."""
+    return _is_terminal(console.file)
 
 
 def _is_terminal(stream: IO[str]) -> bool:

@@ -1,4 +1,4 @@
-"""The live timeline on stderr: an observer of the engine's events."""
+"""The timeline: an observer of the engine's events, live on stderr (or a recorded one, for `show`)."""
 
 from __future__ import annotations
 
@@ -16,9 +16,11 @@ from mrtr_cli.render.console import emit_text
 class Timeline:
     """Prints each event as it happens; `-v` adds the raw wire and the server's stderr."""
 
-    def __init__(self, console: Console, verbose: bool = False) -> None:
+    def __init__(self, console: Console, verbose: bool = False, live: bool = True) -> None:
         self.console = console
         self.verbose = verbose
+        self.live = live
+        """A recorded timeline shows progress as lines: a bar would only flash past."""
         self.progress = ProgressDisplay(console)
         self.prompts_show_questions = False
         """When a person is asked at the terminal, each prompt shows its question: the timeline
@@ -80,7 +82,7 @@ class Timeline:
         self.print(fmt.answer_line(event))
 
     def _notification(self, event: events.NotificationReceived) -> None:
-        if event.method == "notifications/progress" and self.progress.show(event.params):
+        if event.method == "notifications/progress" and self.live and self.progress.show(event.params):
             return
         self.print(fmt.notification_line(event))
 
