@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mrtr_cli.protocol import headers
-from mrtr_cli.transport.sse import Event, SseParser
+from mrtr_cli.errors import ProtocolError
+from mrtr_cli.transport.sse import RETRY_CAP_MS, Event, SseParser
 
 
 @pytest.mark.parametrize("value,header", [  # the spec's Value Encoding table, row by row
@@ -130,3 +131,31 @@ def test_sse_parser_is_linear_on_a_big_event():
         events += parser.feed((b"data: " if start == 0 else b"") + payload[start:start + 65536])
     events += parser.feed(b"\n\n")
     assert len(events) == 1 and len(events[0].data) == 5_000_000
+
+
+@pytest.mark.parametrize("value,retry", [
+    ("250", 250), ("0001", 1), ("1000", 1000), ("1001", RETRY_CAP_MS), ("9" * 5000, RETRY_CAP_MS),
+    ("²", None), ("٣", None), ("1.5", None), ("-1", None), ("", None),
+])
+def test_sse_retry_takes_ascii_digits_and_clamps(value: str, retry):
+    parser = SseParser()
+    assert parser.feed(f"retry: {value}\ndata: x\n\n".encode()) == [Event("x", retry=retry)]
+
+
+@pytest.mark.parametrize("stream,size", [
+    (b"data: abc\n\n", 9),  # one line of 9 bytes
+    (b"event: e\r\ndata: a\r\ndata: b\r\n\r\n", 22),  # every line of the event counts, not the line ends
+    (b"data: " + b"a" * 10, 16),  # a line not finished yet
+])
+def test_sse_event_size_limit(stream: bytes, size: int):
+    assert SseParser(max_event_size=size).feed(stream) == SseParser().feed(stream)
+    for cut in (1, len(stream) // 2, len(stream)):  # however the stream is split
+        parser = SseParser(max_event_size=size - 1)
+        with pytest.raises(ProtocolError, match=f"an SSE event larger than the limit of {size - 1} bytes"):
+            parser.feed(stream[:cut]) + parser.feed(stream[cut:])
+
+
+def test_sse_event_size_limit_is_per_event():
+    parser = SseParser(max_event_size=9)
+    events = [e for _ in range(1000) for e in parser.feed(b"data: abc\n\n: hi\n\n")]
+    assert len(events) == 1000
