@@ -103,10 +103,10 @@ class HttpExchange:
         self.close()
 
     def close(self) -> None:
+        """Stop reading. The response is closed by the exchange's own thread (httpx objects stay in
+        one thread): at once, or when a blocked read returns or times out."""
         if self._pump is not None:
             self._pump.stop()
-        if self.response is not None:
-            self.response.close()
 
     def _produce(self, deadline: Deadline) -> Iterator[Incoming]:
         """Runs in the pump's thread: the request, its redirects, the response and its body."""
@@ -115,26 +115,28 @@ class HttpExchange:
             kind = response.headers.get("content-type", "").split(";")[0].strip()
             yield WireInfo("in", self._describe_response(response),
                            {"status": response.status_code, "content_type": kind})
-            yield from self._body(response, kind.lower(), deadline)
+            yield from self._body(response, kind.lower())
         finally:
             if self.response is not None:
                 self.response.close()
 
     def _send_following(self, deadline: Deadline) -> Iterator[Incoming]:
         """Send the POST, again to each 307 or 308 redirect; returns the final response."""
-        url, headers = self.transport.url, self.headers
-        yield WireInfo("out", self._describe_request(url, headers), {"headers": dict(headers)})
-        for _ in range(redirects.MAX_REDIRECTS + 1):
+        url, hops = self.transport.url, 0
+        yield WireInfo("out", self._describe_request(url, self.headers), {"headers": dict(self.headers)})
+        while True:
             try:
-                self.response = self._send(url, headers, deadline)
+                self.response = self._send(url, self._headers_for(url), deadline)
                 return self.response
             except _Redirected as redirected:
                 yield WireInfo("in", self._describe_response(redirected.response))
                 url = _next_url(url, redirected.response)
+            hops += 1
+            if hops > redirects.MAX_REDIRECTS:
+                raise redirects.too_many(self.transport.url)
             headers = self._headers_for(url)
             note = "" if headers is self.headers else "\n(the -H headers are not sent to another origin)"
             yield WireInfo("out", self._describe_request(url, headers) + note)
-        raise redirects.too_many(self.transport.url)
 
     def _headers_for(self, url: str) -> dict[str, str]:
         """The user's -H headers go only to the origin of --url."""
@@ -152,7 +154,7 @@ class HttpExchange:
         except httpx.HTTPError as error:
             raise _unreachable(url, error) from None
 
-    def _body(self, response: httpx.Response, kind: str, deadline: Deadline) -> Iterator[Incoming]:
+    def _body(self, response: httpx.Response, kind: str) -> Iterator[Incoming]:
         if response.status_code in (401, 403):
             raise _auth_error(response)
         if kind == "text/event-stream" and response.status_code == 200:

@@ -125,8 +125,8 @@ class SseParser:
         elif field == "id" and "\0" not in value:
             self._id = value
         elif field == "retry" and value.isascii() and value.isdigit():  # not "²" or "٣": ASCII digits only
-            digits = value.lstrip("0") or "0"
-            self._retry = RETRY_CAP_MS if len(digits) > len(str(RETRY_CAP_MS)) else min(int(digits), RETRY_CAP_MS)
+            digits = value.lstrip("0")[:5] or "0"  # five digits are past the cap: no int() of 5 000 digits
+            self._retry = min(int(digits), RETRY_CAP_MS)
 
     def _dispatch(self) -> Event | None:
         data, event = self._data, self._event
