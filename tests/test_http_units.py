@@ -6,6 +6,7 @@ import pytest
 
 from mrtr_cli.protocol import headers
 from mrtr_cli.errors import ProtocolError
+from mrtr_cli.transport import redirects
 from mrtr_cli.transport.sse import RETRY_CAP_MS, Event, SseParser
 
 
@@ -159,3 +160,38 @@ def test_sse_event_size_limit_is_per_event():
     parser = SseParser(max_event_size=9)
     events = [e for _ in range(1000) for e in parser.feed(b"data: abc\n\n: hi\n\n")]
     assert len(events) == 1000
+
+
+@pytest.mark.parametrize("first,second,same", [
+    ("http://a.example/mcp", "http://A.example:80/other", True),
+    ("https://a.example/mcp", "https://a.example:443/mcp?x", True),
+    ("http://127.0.0.1:8080/mcp", "http://127.0.0.1:8081/mcp", False),
+    ("http://a.example/mcp", "https://a.example/mcp", False),
+    ("http://a.example/mcp", "http://b.a.example/mcp", False),
+])
+def test_same_origin(first: str, second: str, same: bool):
+    assert redirects.same_origin(first, second) is same
+
+
+@pytest.mark.parametrize("status,location,target", [
+    (307, "/v2/mcp", "http://a.example/v2/mcp"),
+    (308, "http://b.example:9/mcp", "http://b.example:9/mcp"),
+    (307, "", "http://a.example/mcp?q=1"),
+])
+def test_redirects_followed(status: int, location: str, target: str):
+    assert redirects.next_url("http://a.example/mcp?q=1", status, location) == target
+
+
+@pytest.mark.parametrize("status,location,said", [
+    (307, "javascript:alert(1)", "follows only http and https"),
+    (307, "file:///etc/passwd", "follows only http and https"),
+    (307, "http://:80/no-host", "follows only http and https"),
+    (307, "http://a.example:port/", "not a valid URL"),
+    (307, "https://a.example/mcp", "from http to https"),
+    (301, "/v2", "(HTTP 301), which would make it a GET"),
+    (307, "javascript:\x1b[2Jalert(1)", "javascript:\\x1b[2Jalert(1)"),
+])
+def test_redirects_refused(status: int, location: str, said: str):
+    with pytest.raises(ProtocolError) as refused:
+        redirects.next_url("http://a.example/mcp", status, location)
+    assert said in refused.value.message and "\x1b" not in refused.value.message

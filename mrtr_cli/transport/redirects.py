@@ -29,8 +29,9 @@ def next_url(url: str, status: int, location: str) -> str:
                             "only http and https URLs", _CHECK_URL)
     scheme = urlsplit(url).scheme
     if parts.scheme != scheme:
-        raise ProtocolError(f"the server redirected from {scheme} to {parts.scheme}: to {safe_line(target, 200)} "
-                            f"(HTTP {status})", "if that is the MCP endpoint, pass it as --url")
+        raise ProtocolError(f"the server redirected to {safe_line(target, 200)} (HTTP {status}), from {scheme} to "
+                            f"{parts.scheme}: mrtr does not follow a change of scheme",
+                            "if that is the MCP endpoint, pass it as --url")
     if status not in FOLLOWED:
         raise ProtocolError(f"the server redirected the POST to {safe_line(target, 200)} (HTTP {status}), which "
                             "would make it a GET; mrtr follows only 307 and 308",
