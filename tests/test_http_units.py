@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from mrtr_cli.protocol import headers
-from mrtr_cli.transport.sse import Event, SseParser
+from mrtr_cli.errors import ProtocolError
+from mrtr_cli.transport import redirects
+from mrtr_cli.transport.sse import RETRY_CAP_MS, Event, SseParser
 
 
 @pytest.mark.parametrize("value,header", [  # the spec's Value Encoding table, row by row
@@ -130,3 +132,66 @@ def test_sse_parser_is_linear_on_a_big_event():
         events += parser.feed((b"data: " if start == 0 else b"") + payload[start:start + 65536])
     events += parser.feed(b"\n\n")
     assert len(events) == 1 and len(events[0].data) == 5_000_000
+
+
+@pytest.mark.parametrize("value,retry", [
+    ("250", 250), ("0001", 1), ("1000", 1000), ("1001", RETRY_CAP_MS), ("9" * 5000, RETRY_CAP_MS),
+    ("²", None), ("٣", None), ("1.5", None), ("-1", None), ("", None),
+])
+def test_sse_retry_takes_ascii_digits_and_clamps(value: str, retry):
+    parser = SseParser()
+    assert parser.feed(f"retry: {value}\ndata: x\n\n".encode()) == [Event("x", retry=retry)]
+
+
+@pytest.mark.parametrize("stream,size", [
+    (b"data: abc\n\n", 9),  # one line of 9 bytes
+    (b"event: e\r\ndata: a\r\ndata: b\r\n\r\n", 22),  # every line of the event counts, not the line ends
+    (b"data: " + b"a" * 10, 16),  # a line not finished yet
+])
+def test_sse_event_size_limit(stream: bytes, size: int):
+    assert SseParser(max_event_size=size).feed(stream) == SseParser().feed(stream)
+    for cut in (1, len(stream) // 2, len(stream)):  # however the stream is split
+        parser = SseParser(max_event_size=size - 1)
+        with pytest.raises(ProtocolError, match=f"an SSE event larger than the limit of {size - 1} bytes"):
+            parser.feed(stream[:cut]) + parser.feed(stream[cut:])
+
+
+def test_sse_event_size_limit_is_per_event():
+    parser = SseParser(max_event_size=9)
+    events = [e for _ in range(1000) for e in parser.feed(b"data: abc\n\n: hi\n\n")]
+    assert len(events) == 1000
+
+
+@pytest.mark.parametrize("first,second,same", [
+    ("http://a.example/mcp", "http://A.example:80/other", True),
+    ("https://a.example/mcp", "https://a.example:443/mcp?x", True),
+    ("http://127.0.0.1:8080/mcp", "http://127.0.0.1:8081/mcp", False),
+    ("http://a.example/mcp", "https://a.example/mcp", False),
+    ("http://a.example/mcp", "http://b.a.example/mcp", False),
+])
+def test_same_origin(first: str, second: str, same: bool):
+    assert redirects.same_origin(first, second) is same
+
+
+@pytest.mark.parametrize("status,location,target", [
+    (307, "/v2/mcp", "http://a.example/v2/mcp"),
+    (308, "http://b.example:9/mcp", "http://b.example:9/mcp"),
+    (307, "", "http://a.example/mcp?q=1"),
+])
+def test_redirects_followed(status: int, location: str, target: str):
+    assert redirects.next_url("http://a.example/mcp?q=1", status, location) == target
+
+
+@pytest.mark.parametrize("status,location,said", [
+    (307, "javascript:alert(1)", "follows only http and https"),
+    (307, "file:///etc/passwd", "follows only http and https"),
+    (307, "http://:80/no-host", "follows only http and https"),
+    (307, "http://a.example:port/", "not a valid URL"),
+    (307, "https://a.example/mcp", "from http to https"),
+    (301, "/v2", "(HTTP 301), which would make it a GET"),
+    (307, "javascript:\x1b[2Jalert(1)", "javascript:\\x1b[2Jalert(1)"),
+])
+def test_redirects_refused(status: int, location: str, said: str):
+    with pytest.raises(ProtocolError) as refused:
+        redirects.next_url("http://a.example/mcp", status, location)
+    assert said in refused.value.message and "\x1b" not in refused.value.message

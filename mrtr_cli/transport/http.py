@@ -3,7 +3,9 @@
 The only module that imports httpx (lazily imported by target.py). Headers mirror the body
 (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` for tools whose
 `x-mcp-header` annotations were learned from tools/list). Proxies come from the usual
-environment variables. Closing the response stream is how a request is cancelled.
+environment variables. The exchange runs in a thread of its own (pump.py), so --timeout bounds
+the whole response however slowly it arrives; a body or an SSE event past --max-message-size
+ends it. Redirects follow redirects.py. Closing the response stream is how a request is cancelled.
 """
 
 from __future__ import annotations
@@ -18,7 +20,10 @@ from mrtr_cli.errors import AuthError, LegacyServerError, ProtocolError, Unreach
 from mrtr_cli.protocol import headers as mcp_headers
 from mrtr_cli.protocol import meta
 from mrtr_cli.text import safe_line
-from mrtr_cli.transport.base import Deadline, Frame, Incoming, TransportTimeout, WireInfo
+from mrtr_cli.transport import redirects
+from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Frame, Incoming, TransportTimeout,
+                                     WireInfo, message_too_large)
+from mrtr_cli.transport.pump import Pump
 from mrtr_cli.transport.sse import SseParser
 
 ACCEPT = "application/json, text/event-stream"
@@ -30,16 +35,18 @@ BODY_SUMMARY = 200
 class HttpTransport:
     """A Streamable HTTP endpoint."""
 
-    def __init__(self, url: str, headers: dict[str, str], cacert: str | None = None,
-                 insecure: bool = False, show_secrets: bool = False) -> None:
+    def __init__(self, url: str, headers: dict[str, str], cacert: str | None = None, insecure: bool = False,
+                 show_secrets: bool = False, *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
         self.url = url
         self.extra_headers = headers
         self.show_secrets = show_secrets
+        self.max_message_size = max_message_size
         self.tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
-        plain = url.lower().startswith("http://")  # no TLS: skip loading a CA bundle (redirects are not followed)
+        plain = url.lower().startswith("http://")  # no TLS: skip loading a CA bundle (redirects keep the scheme)
         verify: Any = False if insecure or plain else (cacert or True)
         try:
-            self.client = httpx.Client(verify=verify, trust_env=True, follow_redirects=False)
+            self.client = httpx.Client(verify=verify, trust_env=True, follow_redirects=False,
+                                       event_hooks={"response": [_stop_at_redirects]})
         except OSError as error:
             raise UsageError(f"cannot use --cacert {cacert!r}: {error.strerror or error}", "check the file") from None
 
@@ -55,9 +62,10 @@ class HttpTransport:
         return HttpExchange(self, text, self._headers(message))
 
     def _headers(self, message: dict[str, Any]) -> dict[str, str]:
+        """mrtr's own headers for `message` (the user's -H headers are added per origin)."""
         params = message.get("params") or {}
         version = (params.get("_meta") or {}).get(meta.PROTOCOL_VERSION, meta.LATEST_VERSION)
-        headers = {**self.extra_headers, "Content-Type": "application/json", "Accept": ACCEPT}
+        headers = {"Content-Type": "application/json", "Accept": ACCEPT}
         headers.update(mcp_headers.standard_headers(message, version))
         annotated = self.tool_headers.get(str(params.get("name"))) if message["method"] == "tools/call" else None
         if annotated:
@@ -76,47 +84,81 @@ class HttpTransport:
 
 
 class HttpExchange:
-    """One POST and the stream that answers it."""
+    """One POST (sent again for each redirect followed) and the stream that answers it."""
 
-    def __init__(self, transport: HttpTransport, text: str, headers: dict[str, str]) -> None:
+    def __init__(self, transport: HttpTransport, text: str, own_headers: dict[str, str]) -> None:
         self.transport = transport
         self.text = text
-        self.headers = headers
+        self.own_headers = own_headers
+        self.headers = {**transport.extra_headers, **own_headers}
         self.response: httpx.Response | None = None
+        self._pump: Pump | None = None
 
     def frames(self, deadline: Deadline) -> Iterator[Incoming]:
-        yield WireInfo("out", self._describe_request(), {"headers": dict(self.headers)})
-        self.response = self._send(deadline)
-        kind = self.response.headers.get("content-type", "").split(";")[0].strip()
-        yield WireInfo("in", self._describe_response(self.response),
-                       {"status": self.response.status_code, "content_type": kind})
-        yield from self._body(self.response, kind.lower(), deadline)
+        self._pump = Pump(lambda: self._produce(deadline), "mrtr-http")
+        yield from self._pump.items(deadline)
 
     def cancel(self, notification: str) -> None:
         """Over HTTP, closing the response stream is the cancellation (no notification is sent)."""
         self.close()
 
     def close(self) -> None:
-        if self.response is not None:
-            self.response.close()
+        """Stop reading. The response is closed by the exchange's own thread (httpx objects stay in
+        one thread): at once, or when a blocked read returns or times out."""
+        if self._pump is not None:
+            self._pump.stop()
 
-    def _send(self, deadline: Deadline) -> httpx.Response:
+    def _produce(self, deadline: Deadline) -> Iterator[Incoming]:
+        """Runs in the pump's thread: the request, its redirects, the response and its body."""
+        try:
+            response = yield from self._send_following(deadline)
+            kind = response.headers.get("content-type", "").split(";")[0].strip()
+            yield WireInfo("in", self._describe_response(response),
+                           {"status": response.status_code, "content_type": kind})
+            yield from self._body(response, kind.lower())
+        finally:
+            if self.response is not None:
+                self.response.close()
+
+    def _send_following(self, deadline: Deadline) -> Iterator[Incoming]:
+        """Send the POST, again to each 307 or 308 redirect; returns the final response."""
+        url, hops = self.transport.url, 0
+        yield WireInfo("out", self._describe_request(url, self.headers), {"headers": dict(self.headers)})
+        while True:
+            try:
+                self.response = self._send(url, self._headers_for(url), deadline)
+                return self.response
+            except _Redirected as redirected:
+                yield WireInfo("in", self._describe_response(redirected.response))
+                url = _next_url(url, redirected.response)
+            hops += 1
+            if hops > redirects.MAX_REDIRECTS:
+                raise redirects.too_many(self.transport.url)
+            headers = self._headers_for(url)
+            note = "" if headers is self.headers else "\n(the -H headers are not sent to another origin)"
+            yield WireInfo("out", self._describe_request(url, headers) + note)
+
+    def _headers_for(self, url: str) -> dict[str, str]:
+        """The user's -H headers go only to the origin of --url."""
+        return self.headers if redirects.same_origin(url, self.transport.url) else self.own_headers
+
+    def _send(self, url: str, headers: dict[str, str], deadline: Deadline) -> httpx.Response:
         client = self.transport.client
         timeout = httpx.Timeout(deadline.seconds, connect=min(CONNECT_SECONDS, deadline.remaining() or 0.001))
-        request = client.build_request("POST", self.transport.url, content=self.text.encode("utf-8"),
-                                       headers=self.headers, timeout=timeout)
+        request = client.build_request("POST", url, content=self.text.encode("utf-8"), headers=headers,
+                                       timeout=timeout)
         try:
             return client.send(request, stream=True)
         except httpx.TimeoutException:
             raise TransportTimeout() from None
         except httpx.HTTPError as error:
-            raise _unreachable(self.transport.url, error) from None
+            raise _unreachable(url, error) from None
 
-    def _body(self, response: httpx.Response, kind: str, deadline: Deadline) -> Iterator[Incoming]:
+    def _body(self, response: httpx.Response, kind: str) -> Iterator[Incoming]:
         if response.status_code in (401, 403):
             raise _auth_error(response)
         if kind == "text/event-stream" and response.status_code == 200:
-            yield from self._events(response, deadline)
+            yield from self._events(response)
             return
         body = self._read(response)
         if kind == "application/json" and _is_jsonrpc(body):
@@ -124,8 +166,8 @@ class HttpExchange:
             return
         raise _status_error(response, body, kind)
 
-    def _events(self, response: httpx.Response, deadline: Deadline) -> Iterator[Incoming]:
-        parser = SseParser()
+    def _events(self, response: httpx.Response) -> Iterator[Incoming]:
+        parser = SseParser(max_event_size=self.transport.max_message_size)
         try:
             for chunk in response.iter_bytes():
                 for event in parser.feed(chunk):
@@ -133,30 +175,60 @@ class HttpExchange:
                                          f"{' id ' + safe_line(event.id, 40) if event.id else ''}")
                     if event.event == "message":
                         yield Frame(event.data)
-                if deadline.remaining() <= 0:
-                    raise TransportTimeout()
         except httpx.TimeoutException:
             raise TransportTimeout() from None
         except httpx.HTTPError as error:
             yield WireInfo("in", f"the stream broke: {safe_line(error, 200)}")
 
     def _read(self, response: httpx.Response) -> bytes:
+        """The body, decoded, up to --max-message-size (a gzip bomb stops there too)."""
+        limit = self.transport.max_message_size
+        body = bytearray()
         try:
-            return response.read()
+            for chunk in response.iter_bytes():
+                if len(body) + len(chunk) > limit:
+                    raise message_too_large(limit, "a response body")
+                body += chunk
         except httpx.TimeoutException:
             raise TransportTimeout() from None
         except httpx.HTTPError as error:
-            raise _unreachable(self.transport.url, error) from None
+            raise _unreachable(str(response.url), error) from None
+        return bytes(body)
 
-    def _describe_request(self) -> str:
-        lines = [f"POST {self.transport.url}"]
-        lines += [f"{name}: {self.transport.shown(name, value)}" for name, value in self.headers.items()]
+    def _describe_request(self, url: str, headers: dict[str, str]) -> str:
+        lines = [f"POST {safe_line(url, 500)}"]
+        lines += [f"{name}: {self.transport.shown(name, value)}" for name, value in headers.items()]
         return "\n".join(lines)
 
     def _describe_response(self, response: httpx.Response) -> str:
         lines = [f"HTTP {response.status_code} {safe_line(response.reason_phrase, 80)}"]
         lines += [f"{name}: {self.transport.shown(name, value)}" for name, value in response.headers.items()]
         return "\n".join(lines)
+
+
+class _Redirected(Exception):
+    """A redirect, stopped before httpx builds a request from its Location (mrtr decides)."""
+
+    def __init__(self, response: httpx.Response) -> None:
+        super().__init__(response.status_code)
+        self.response = response
+
+
+def _stop_at_redirects(response: httpx.Response) -> None:
+    """A response hook: hand every redirect to the exchange."""
+    if response.has_redirect_location:
+        raise _Redirected(response)
+
+
+def _next_url(url: str, response: httpx.Response) -> str:
+    """Where a redirect leads, checked by redirects.py and by httpx."""
+    location = response.headers["location"]
+    target = redirects.next_url(url, response.status_code, location)
+    try:
+        httpx.URL(target)
+    except httpx.InvalidURL:
+        raise redirects.invalid_location(location, response.status_code) from None
+    return target
 
 
 def _is_jsonrpc(body: bytes) -> bool:
@@ -202,6 +274,7 @@ def _auth_error(response: httpx.Response) -> AuthError:
 
 def _unreachable(url: str, error: httpx.HTTPError) -> UnreachableError:
     text = safe_line(str(error) or type(error).__name__, 300)
+    url = safe_line(url, 300)
     if "SSL" in text or "certificate" in text.lower():
         return UnreachableError(f"TLS failed for {url}: {text}", "pass --cacert FILE, or --insecure to skip checks")
     return UnreachableError(f"cannot reach {url}: {text}", "is the server running? check --url")

@@ -3,14 +3,20 @@
 Feed it bytes as they arrive, split anywhere (inside a line, between CR and LF, inside a
 UTF-8 character); it returns each complete event once its blank line arrives. Lines end with
 CRLF, LF or CR; lines starting with `:` are comments (keep-alives); `data` lines of one event
-join with newlines. Cost is linear in the stream: each byte is scanned once.
+join with newlines. Cost is linear in the stream: each byte is scanned once. With a limit,
+an event whose lines (the unfinished one included) pass it raises `message_too_large`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mrtr_cli.transport.base import message_too_large
+
 _BOM = b"\xef\xbb\xbf"
+RETRY_CAP_MS = 1000
+"""The longest `retry:` delay kept (milliseconds): bigger values are clamped to it, the cap of
+mrtr's own backoff (session.BACKOFF_CAP)."""
 
 
 @dataclass(frozen=True)
@@ -26,7 +32,10 @@ class Event:
 class SseParser:
     """Turns a byte stream into events."""
 
-    def __init__(self) -> None:
+    def __init__(self, max_event_size: int | None = None) -> None:
+        self.max_event_size = max_event_size
+        self._event_size = 0
+        """Bytes of the lines of the event being read (its `data`, `event`, `id` ... lines)."""
         self._buffer = bytearray()
         self._scanned = 0
         self._started = False
@@ -46,7 +55,13 @@ class SseParser:
             event = self._line(line)
             if event is not None:
                 events.append(event)
+        self._check_size(len(self._buffer))
         return events
+
+    def _check_size(self, pending: int) -> None:
+        """Raise when the event being read, with `pending` bytes not yet a line, passes the limit."""
+        if self.max_event_size is not None and self._event_size + pending > self.max_event_size:
+            raise message_too_large(self.max_event_size, "an SSE event")
 
     def _strip_bom(self) -> bool:
         if len(self._buffer) < len(_BOM) and _BOM.startswith(bytes(self._buffer)):
@@ -63,6 +78,8 @@ class SseParser:
             end = self._line_end(max(self._scanned, start))
             if end is None:
                 break
+            self._event_size = 0 if end == start else self._event_size + end - start  # a blank line ends the event
+            self._check_size(0)
             with memoryview(self._buffer) as view:  # decoded straight from the buffer: no copy of a big line
                 lines.append(str(view[start:end], "utf-8", "replace"))
             start = end + (2 if self._buffer[end:end + 2] == b"\r\n" else 1)
@@ -107,8 +124,9 @@ class SseParser:
             self._event = value
         elif field == "id" and "\0" not in value:
             self._id = value
-        elif field == "retry" and value.isdigit():
-            self._retry = int(value)
+        elif field == "retry" and value.isascii() and value.isdigit():  # not "²" or "٣": ASCII digits only
+            digits = value.lstrip("0")[:5] or "0"  # five digits are past the cap: no int() of 5 000 digits
+            self._retry = min(int(digits), RETRY_CAP_MS)
 
     def _dispatch(self) -> Event | None:
         data, event = self._data, self._event

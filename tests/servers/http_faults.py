@@ -8,12 +8,22 @@ from __future__ import annotations
 
 import json
 import threading
+import time
+import zlib
+from functools import lru_cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 SERVER_INFO = {"io.modelcontextprotocol/serverInfo": {"name": "faults", "version": "1"}}
 HOSTILE_HTML = (b"<!doctype html><html><head><title>Internal \x1b[2J Server Error</title></head>"
                 b"<body><script>alert(1)</script></body></html>")
+ENDLESS = 80 * 1024 * 1024
+"""How far the endless bodies go: past the default --max-message-size (64M), yet bounded, so
+that a client without a limit fails its test instead of eating the machine."""
+TRICKLE_INTERVAL = 0.2
+TRICKLE_SECONDS = 45.0
+"""A trickle sends one byte each interval, for this long at most (or until the client goes)."""
 
 
 class FaultServer:
@@ -22,6 +32,8 @@ class FaultServer:
     def __init__(self) -> None:
         self.received: list[dict[str, Any]] = []
         self.attempts: dict[str, int] = {}
+        self.hung_up: list[str] = []
+        """Paths whose client closed the connection while the server was still writing."""
         self.release = threading.Event()
         handler = type("Handler", (FaultHandler,), {"owner": self})
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -59,10 +71,14 @@ class FaultHandler(BaseHTTPRequestHandler):
         path = self.path
         self.owner.received.append({"path": path, "headers": dict(self.headers), "body": body})
         self.owner.attempts[path] = self.owner.attempts.get(path, 0) + 1
-        fault = FAULTS.get(path.rsplit("/", 1)[-1], normal)
-        if body.get("method") == "tools/list" and path.rsplit("/", 1)[-1] not in LIST_FAULTS:
+        name = urlsplit(path).path.rsplit("/", 1)[-1]
+        if body.get("method") == "tools/list" and name not in LIST_FAULTS:
             return normal(self, body)
-        fault(self, body)
+        try:
+            FAULTS.get(name, normal)(self, body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.owner.hung_up.append(path)
+            self.close_connection = True
 
     def send(self, status: int, body: bytes, kind: str = "application/json", **headers: str) -> None:
         self.send_response(status)
@@ -88,6 +104,28 @@ class FaultHandler(BaseHTTPRequestHandler):
             self.wfile.write(b"event: message\r\ndata: " + json.dumps(event).encode() + b"\r\n\r\n")
             self.wfile.flush()
         self.close_connection = True
+
+    def head(self, status: int = 200, kind: str = "application/json", **headers: str) -> None:
+        """The status line and headers only; the fault writes the body (and the connection closes after)."""
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        for name, value in headers.items():
+            self.send_header(name.replace("_", "-"), value)
+        self.end_headers()
+        self.close_connection = True
+
+    def trickle(self, byte: bytes) -> None:
+        """One byte each TRICKLE_INTERVAL until the client goes, the server stops, or TRICKLE_SECONDS pass."""
+        stop = time.monotonic() + TRICKLE_SECONDS
+        while time.monotonic() < stop and not self.owner.release.wait(TRICKLE_INTERVAL):
+            self.wfile.write(byte)
+            self.wfile.flush()
+
+    def stream(self, start: bytes, filler: bytes, size: int = ENDLESS, chunked: bool = False) -> None:
+        """`start`, then `filler` over and over, `size` bytes in all (chunked transfer coding if asked)."""
+        self.wfile.write(_chunk(start) if chunked else start)
+        for _ in range(size // len(filler)):
+            self.wfile.write(_chunk(filler) if chunked else filler)
 
 
 TOOLS = [{"name": "t", "inputSchema": {"type": "object", "properties": {
@@ -150,8 +188,88 @@ def slow(handler: FaultHandler, body: dict[str, Any]) -> None:
     handler.owner.release.wait(30)
 
 
+def slow_progress(handler: FaultHandler, body: dict[str, Any]) -> None:
+    """Progress every 0.3 s for 2.4 s, then the response: more than a --timeout of 1 s in all."""
+    handler.head(kind="text/event-stream")
+    for _ in range(8):
+        handler.owner.release.wait(0.3)
+        handler.wfile.write(b"data: " + json.dumps(progress_event(body)).encode() + b"\r\n\r\n")
+    handler.wfile.write(b"data: " + json.dumps(complete(body, "slow but steady")).encode() + b"\r\n\r\n")
+
+
+def trickled_headers(handler: FaultHandler, body: dict[str, Any]) -> None:
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: ")
+    handler.close_connection = True
+    handler.trickle(b"a")
+
+
+def trickled_body(handler: FaultHandler, body: dict[str, Any]) -> None:
+    handler.head(Content_Length="1000000")
+    handler.wfile.write(b'{"jsonrpc": "2.0", "id": %d, "result": {"x": "' % body["id"])
+    handler.trickle(b"a")
+
+
+def trickled_sse(handler: FaultHandler, body: dict[str, Any]) -> None:
+    handler.head(kind="text/event-stream")
+    handler.wfile.write(b"data: ")
+    handler.trickle(b"a")
+
+
+def endless_json(handler: FaultHandler, body: dict[str, Any]) -> None:
+    handler.head(Content_Length=str(ENDLESS + 100))
+    handler.stream(b'{"jsonrpc": "2.0", "id": %d, "result": {"x": "' % body["id"], b"a" * 65536)
+
+
+def endless_chunked(handler: FaultHandler, body: dict[str, Any]) -> None:
+    handler.head(Transfer_Encoding="chunked")
+    handler.stream(b'{"jsonrpc": "2.0", "id": %d, "result": {"x": "' % body["id"], b"a" * 65536, chunked=True)
+
+
+def endless_sse_event(handler: FaultHandler, body: dict[str, Any]) -> None:
+    handler.head(kind="text/event-stream")
+    handler.stream(b": keep-alive\r\n\r\ndata: ", b"a" * 65536)
+
+
+def gzip_bomb(handler: FaultHandler, body: dict[str, Any]) -> None:
+    bomb = zeros_gzip()
+    handler.head(Content_Encoding="gzip", Content_Length=str(len(bomb)))
+    handler.wfile.write(bomb)
+
+
+@lru_cache(maxsize=1)
+def zeros_gzip() -> bytes:
+    """ENDLESS zero bytes, gzipped (about 360 KB), built a megabyte at a time."""
+    packer = zlib.compressobj(1, zlib.DEFLATED, 31)
+    block = bytes(1024 * 1024)
+    return b"".join(packer.compress(block) for _ in range(ENDLESS // len(block))) + packer.flush()
+
+
+def _chunk(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+def bad_retry(handler: FaultHandler, body: dict[str, Any]) -> None:
+    """SSE `retry:` fields a parser must ignore or clamp, then the response."""
+    handler.head(kind="text/event-stream")
+    handler.wfile.write("retry: ²\r\n\r\nretry: ٣\r\n\r\nretry: {}\r\n\r\n".format("9" * 5000).encode())
+    handler.wfile.write(b"data: " + json.dumps(complete(body, "retries read")).encode() + b"\r\n\r\n")
+
+
+def complete(body: dict[str, Any], text: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": body["id"], "result": {"resultType": "complete", "_meta": SERVER_INFO,
+                                                           "content": [{"type": "text", "text": text}]}}
+
+
+def redirect(handler: FaultHandler, body: dict[str, Any]) -> None:
+    """`?status=307&to=URL`: a redirect to `to` (the query as given)."""
+    query = parse_qs(urlsplit(handler.path).query, keep_blank_values=True)
+    handler.send(int(query["status"][0]), b"", "text/plain", Location=query["to"][0])
+
+
 FAULTS = {"headers": echo_headers, "401": unauthorized, "403": forbidden, "html500": html_500,
           "jsonrpc500": jsonrpc_500, "legacy405": legacy_405, "accepted": accepted, "cut": cut_once,
-          "cutalways": cut_always, "slow": slow}
+          "cutalways": cut_always, "slow": slow, "slowprogress": slow_progress, "trickleheaders": trickled_headers, "tricklebody": trickled_body,
+          "tricklesse": trickled_sse, "endlessjson": endless_json, "endlesschunked": endless_chunked,
+          "endlesssse": endless_sse_event, "gzipbomb": gzip_bomb, "badretry": bad_retry, "redirect": redirect}
 LIST_FAULTS = {"401", "403", "html500", "legacy405"}
 """Paths that misbehave on tools/list too (the first request mrtr sends for a call over HTTP)."""

@@ -1,0 +1,71 @@
+"""A blocking producer in a thread of its own, read by the caller within a deadline.
+
+A read from a socket cannot be bounded in total time: a server that trickles one byte a second
+satisfies every per-read timeout. So the HTTP exchange runs in a daemon thread and hands over
+what it yields through a small queue; the caller waits on the queue no longer than the deadline
+allows, as it waits on the stdio inbox. A thread left behind is a daemon and cannot hold mrtr
+up: it ends when its connection is closed or its own read times out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from mrtr_cli.transport.base import Deadline, TransportTimeout
+
+AHEAD = 4
+"""How many items the producer may read ahead of the caller (each is at most one message)."""
+POLL_SECONDS = 0.1
+"""How often a producer that waits for room checks whether the caller went away."""
+
+
+class Pump:
+    """Runs `produce()` in a daemon thread; `items(deadline)` yields what it yields."""
+
+    def __init__(self, produce: Callable[[], Iterator[Any]], name: str) -> None:
+        self._queue: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=AHEAD)
+        self._stopped = threading.Event()
+        threading.Thread(target=self._run, args=(produce,), name=name, daemon=True).start()
+
+    def items(self, deadline: Deadline) -> Iterator[Any]:
+        """The producer's items, its exception re-raised here; `TransportTimeout` when the deadline passes."""
+        while True:
+            if deadline.remaining() <= 0:
+                raise TransportTimeout()
+            try:
+                kind, value = self._queue.get(timeout=deadline.remaining())
+            except queue.Empty:
+                raise TransportTimeout() from None
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+
+    def stop(self) -> None:
+        """The caller reads no more: the producer stops at its next item."""
+        self._stopped.set()
+
+    def _run(self, produce: Callable[[], Iterator[Any]]) -> None:
+        try:
+            with contextlib.closing(produce()) as items:
+                for item in items:
+                    if not self._put("item", item):
+                        return
+        except Exception as error:  # handed to the caller, who raises it
+            self._put("error", error)
+            return
+        self._put("end", None)
+
+    def _put(self, kind: str, value: Any) -> bool:
+        while not self._stopped.is_set():
+            try:
+                self._queue.put((kind, value), timeout=POLL_SECONDS)
+                return True
+            except queue.Full:
+                continue
+        return False

@@ -1,0 +1,150 @@
+"""Hostile HTTP servers, round two: slow answers, endless bodies, odd SSE fields, redirects."""
+
+from __future__ import annotations
+
+import json
+import time
+from urllib.parse import urlencode
+
+import pytest
+
+from conftest import mrtr
+from mrtr_cli.errors import ProtocolError
+from mrtr_cli.transport.base import Deadline, Frame
+from mrtr_cli.transport.http import HttpTransport
+from servers.http_faults import FaultServer
+
+
+@pytest.fixture(scope="module")
+def faults():
+    server = FaultServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def elsewhere():
+    """A second server on another port: another origin."""
+    server = FaultServer().start()
+    yield server
+    server.stop()
+
+
+def timed(*args: str) -> tuple:
+    started = time.monotonic()
+    run = mrtr(*args, timeout=40)
+    return run, time.monotonic() - started
+
+
+def hung_up(server: FaultServer, path: str, before: int, seconds: float = 10) -> bool:
+    """Whether the server saw the client close `path` while it was still writing, once more than
+    `before` times (a bounded wait)."""
+    stop = time.monotonic() + seconds
+    while server.hung_up.count(path) <= before and time.monotonic() < stop:
+        time.sleep(0.05)
+    return server.hung_up.count(path) > before
+
+
+@pytest.mark.parametrize("fault", ["trickleheaders", "tricklebody", "tricklesse"])
+def test_a_trickling_server_times_out_within_the_timeout(faults, fault):
+    run, seconds = timed("call", "t", "--url", f"{faults.url}/mcp/{fault}", "--timeout", "2")
+    assert run.code == 4 and "within 2 s" in run.stderr, run.stderr
+    assert seconds < 15  # start-up and tools/list included; the trickle itself goes on for 45 s
+
+
+def test_progress_over_sse_extends_the_timeout(faults):
+    run, seconds = timed("call", "t", "--url", f"{faults.url}/mcp/slowprogress", "--timeout", "1")
+    assert run.code == 0, run.stderr
+    assert "slow but steady" in run.stdout and seconds > 2
+
+
+@pytest.mark.parametrize("fault,what", [("endlessjson", "a response body"), ("endlesschunked", "a response body"),
+                                        ("gzipbomb", "a response body"), ("endlesssse", "an SSE event")])
+def test_a_body_or_event_past_the_size_limit_is_exit_2(faults, fault, what):
+    before = faults.hung_up.count(f"/mcp/{fault}")
+    run = mrtr("call", "t", "--url", f"{faults.url}/mcp/{fault}", "--json")
+    assert run.code == 2, run.stderr
+    message = run.error_line()["error"]["message"]
+    assert f"the server sent {what} larger than the limit of 64M" in message
+    assert "--max-message-size" in message
+    if fault != "gzipbomb":  # the bomb is small: it is all sent before mrtr stops decoding it
+        assert hung_up(faults, f"/mcp/{fault}", before)
+
+
+def frames(url: str, limit: int) -> list:
+    """What HttpTransport yields for one tools/call, in this process, with a size limit of `limit` bytes."""
+    message = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
+    transport = HttpTransport(url, {}, max_message_size=limit)
+    exchange = transport.start(json.dumps(message), message)
+    try:
+        return [item for item in exchange.frames(Deadline(20)) if isinstance(item, Frame)]
+    finally:
+        exchange.close()
+        transport.close()
+
+
+def test_a_body_of_exactly_the_limit_passes_one_byte_more_does_not(faults):
+    size = len(frames(f"{faults.url}/mcp/normal", 1 << 20)[0].data)
+    assert frames(f"{faults.url}/mcp/normal", size)
+    with pytest.raises(ProtocolError, match=f"a response body larger than the limit of {size - 1} bytes"):
+        frames(f"{faults.url}/mcp/normal", size - 1)
+
+
+@pytest.mark.parametrize("fault", ["endlessjson", "endlesschunked", "gzipbomb", "endlesssse"])
+def test_a_small_limit_stops_an_endless_body_early(faults, fault):
+    before = faults.hung_up.count(f"/mcp/{fault}")
+    with pytest.raises(ProtocolError, match="larger than the limit of 1M"):
+        frames(f"{faults.url}/mcp/{fault}", 1 << 20)
+    if fault != "gzipbomb":
+        assert hung_up(faults, f"/mcp/{fault}", before)
+
+
+def test_bad_sse_retry_values_are_ignored_or_clamped(faults):
+    run = mrtr("call", "t", "--url", f"{faults.url}/mcp/badretry")
+    assert run.code == 0, run.stderr
+    assert "retries read" in run.stdout
+
+
+def redirect(server: FaultServer, status: int, to: str) -> str:
+    return f"{server.url}/mcp/redirect?" + urlencode({"status": status, "to": to})
+
+
+def lower_keys(headers: dict) -> set:
+    return {name.lower() for name in headers}
+
+
+def test_a_307_to_another_origin_drops_the_users_headers(faults, elsewhere):
+    run = mrtr("call", "t", "--url", redirect(faults, 307, elsewhere.url + "/mcp/headers"), "-v", "--json",
+               "-H", "Authorization: Bearer s3cr3t-token", "-H", "X-Trace: 42")
+    assert run.code == 0, run.stderr
+    received = lower_keys(run.json()["result"]["structuredContent"]["headers"])
+    assert "mcp-method" in received and "authorization" not in received and "x-trace" not in received
+    assert elsewhere.calls("/mcp/headers") and not any(
+        {"authorization", "x-trace"} & lower_keys(r["headers"]) for r in elsewhere.received)
+    assert "HTTP 307" in run.stderr and "another origin" in run.stderr and "s3cr3t" not in run.stderr
+
+
+def test_a_308_within_the_origin_keeps_them(faults):
+    run = mrtr("call", "t", "--url", redirect(faults, 308, faults.url + "/mcp/headers"), "--json",
+               "-H", "Authorization: Bearer s3cr3t-token")
+    assert run.code == 0, run.stderr
+    assert run.json()["result"]["structuredContent"]["headers"]["Authorization"] == "Bearer s3cr3t-token"
+
+
+@pytest.mark.parametrize("status,to,said", [
+    (307, "javascript:alert(1)", "to javascript:alert(1) (HTTP 307): mrtr follows only http and https"),
+    (307, "https://127.0.0.1:1/mcp", "from http to https"),
+    (307, "http://[::1/mcp", "to http://[::1/mcp (HTTP 307), which is not a valid URL"),
+    (302, "/mcp/headers", "(HTTP 302)"),
+    (303, "/mcp/headers", "(HTTP 303)"),
+])
+def test_a_bad_redirect_is_exit_2_with_the_location_shown(faults, status, to, said):
+    run = mrtr("call", "t", "--url", redirect(faults, status, to), "--json")
+    assert run.code == 2, run.stderr
+    assert said in run.error_line()["error"]["message"]
+
+
+def test_a_redirect_loop_ends(faults):
+    url = redirect(faults, 307, "")  # an empty Location: the same URL again
+    run = mrtr("call", "t", "--url", redirect(faults, 307, url))
+    assert run.code == 2 and "more than 5 redirects" in run.stderr, run.stderr
