@@ -14,7 +14,7 @@ from mrtr_cli.client import Client
 from mrtr_cli.listing import tool_schema
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded, person_at_terminal
 from mrtr_cli.commands.outcome import show_outcome
-from mrtr_cli.errors import Interrupted, MrtrError
+from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.session import Outcome, Session, status_of
@@ -41,7 +41,7 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
             session = Session(client, chain, max_rounds=answering.max_rounds)
             outcome = session.run(call.method, _params(call, client, isinstance(target, HttpTarget)))
     except (MrtrError, KeyboardInterrupt) as error:
-        failure = error if isinstance(error, MrtrError) else Interrupted()
+        failure = error if isinstance(error, MrtrError) else interruption(error)
         outcome.status, outcome.error = status_of(failure), failure
         context.emit(events.OutcomeReached(outcome))
     for unused in flags.unused():
