@@ -33,6 +33,16 @@ _server_command: List[str] = []
 """What followed `--` on the command line: the stdio server to spawn (set by `main`)."""
 
 
+def _size(text: str) -> int:
+    """`--max-message-size SIZE` in bytes; a bad value is a usage error naming the flag."""
+    from mrtr_cli.transport.base import parse_size
+
+    try:
+        return parse_size(str(text))
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+
+
 def target_options(
     url: Annotated[Optional[str], typer.Option("--url", help="A Streamable HTTP endpoint.",
                                                rich_help_panel=SERVER)] = None,
@@ -58,7 +68,8 @@ def target_options(
                                                help="Working directory of a stdio server.")] = None,
     timeout: Annotated[float, typer.Option("--timeout", metavar="SECONDS", min=0.001, rich_help_panel=SERVER,
                                            help="Per request, send to response, answering excluded; progress "
-                                           "resets it (up to 10x in all).")] = 60.0,
+                                           "resets the timeout at most 10 times, so one request waits at most "
+                                           "11 x --timeout.")] = 60.0,
     protocol_version: Annotated[Optional[str], typer.Option("--protocol-version", metavar="V",
                                                             rich_help_panel=SERVER,
                                                             help="Send this version as given, not renegotiated "
@@ -69,11 +80,16 @@ def target_options(
                                            help="Do not verify TLS certificates.")] = False,
     no_discover: Annotated[bool, typer.Option("--no-discover", rich_help_panel=SERVER,
                                               help="On stdio, skip the server/discover probe.")] = False,
+    max_message_size: Annotated[int, typer.Option("--max-message-size", metavar="SIZE", parser=_size,
+                                                  rich_help_panel=SERVER,
+                                                  help="The largest message mrtr accepts (a stdio line, an HTTP "
+                                                  "body, an SSE event): bytes, or with K, M or G (powers of "
+                                                  "1024); past it the message is refused, exit 2.")] = "64M",
 ) -> TargetOptions:
     return TargetOptions(url=url, stdio=stdio, command=tuple(_server_command), config=config, server=server,
                          demo=demo, headers=tuple(header or ()), env=tuple(env or ()), env_file=env_file,
                          cwd=cwd, timeout=timeout, protocol_version=protocol_version, cacert=cacert,
-                         insecure=insecure, no_discover=no_discover)
+                         insecure=insecure, no_discover=no_discover, max_message_size=max_message_size)
 
 
 class LogLevel(str, enum.Enum):
@@ -342,8 +358,10 @@ def run(args: List[str]) -> int:
         return int(command.main(args=args, prog_name="mrtr", standalone_mode=False) or 0)
     except click.exceptions.ClickException as error:
         return _usage_error(error.format_message(), "--json" in args)
-    except typer.Abort:
-        return 130
+    except typer.Abort as abort:  # click turns a KeyboardInterrupt it sees into Abort
+        from mrtr_cli.errors import interruption
+
+        return int(interruption(abort.__context__).exit_code)
 
 
 def _click_module() -> Any:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli import events
-from mrtr_cli.errors import Interrupted, LegacyServerError, ProtocolError, RequestTimeout, UnreachableError
+from mrtr_cli.errors import LegacyServerError, ProtocolError, RequestTimeout, UnreachableError, interruption
 from mrtr_cli.events import Observer
 from mrtr_cli.hints import explain, listing, supported_versions
 from mrtr_cli.protocol import jsonrpc, meta
@@ -156,7 +156,7 @@ class Client:
 
     def _await(self, exchange: Exchange, request_id: int, method: str) -> tuple[Response, _Waiting]:
         deadline = Deadline(self.settings.timeout)
-        waiting = _Waiting(request_id, deadline, self.emit)
+        waiting = _Waiting(request_id, method, deadline, self.emit)
         try:
             for incoming in exchange.frames(deadline):
                 response = waiting.take(incoming)
@@ -164,12 +164,11 @@ class Client:
                     return response, waiting
         except TransportTimeout:
             self._cancel(exchange, request_id, "timed out")
-            raise RequestTimeout(f"no response to {method} (id {request_id}) within "
-                                 f"{self.settings.timeout:g} s", "mrtr cancelled it; raise --timeout "
-                                 "if the server is just slow") from None
-        except KeyboardInterrupt:
-            self._cancel(exchange, request_id, "interrupted by the user")
-            raise Interrupted(f"interrupted while waiting for {method} (id {request_id})") from None
+            raise _timed_out(f"{method} (id {request_id})", deadline) from None
+        except KeyboardInterrupt as raised:
+            stopped = interruption(raised, f"while waiting for {method} (id {request_id})")
+            self._cancel(exchange, request_id, interruption(raised).message)
+            raise stopped from None
         except UnreachableError as error:
             raise UnreachableError(f"{error.message} while mrtr waited for {method} (id {request_id})",
                                    error.hint, error.details) from None
@@ -199,8 +198,9 @@ class _StreamEnded(Exception):
 class _Waiting:
     """Sorts what arrives while one request waits for its response."""
 
-    def __init__(self, request_id: int, deadline: Deadline, emit: Observer) -> None:
+    def __init__(self, request_id: int, method: str, deadline: Deadline, emit: Observer) -> None:
         self.request_id = request_id
+        self.method = method
         self.token = progress_token(request_id)
         self.deadline = deadline
         self.emit = emit
@@ -229,6 +229,9 @@ class _Waiting:
                                           "since 2026-07-28 servers ask through input_required"))
         elif isinstance(message, Malformed):
             self.emit(events.FrameIgnored(message.raw, message.reason))
+            if message.id is not None and jsonrpc.same_id(message.id, self.request_id):
+                raise ProtocolError(f"the response to {self.method} (id {self.request_id}) has {message.reason}",
+                                    "a server must send such a number as a string; -v shows the frame")
         return None
 
     def _response(self, message: Response) -> Response | None:
@@ -247,6 +250,17 @@ class _Waiting:
             self.deadline.extend()
         self.emit(events.NotificationReceived(message.method, message.params,
                                               self.request_id if ours else None))
+
+
+def _timed_out(request: str, deadline: Deadline) -> RequestTimeout:
+    """No response in time: the time waited and, when progress reset the timeout, the rule."""
+    hint = "mrtr cancelled it; raise --timeout if the server is just slow"
+    if not deadline.resets:
+        return RequestTimeout(f"no response to {request} within {deadline.seconds:g} s", hint)
+    times = f"{deadline.resets} time{'s' if deadline.resets != 1 else ''}"
+    return RequestTimeout(f"no response to {request} after {deadline.elapsed():.1f} s: progress reset the "
+                          f"{deadline.seconds:g} s timeout {times} (at most {Deadline.MAX_RESETS}, so one request "
+                          f"waits at most {Deadline.CEILING} x --timeout, {deadline.ceiling_seconds:g} s)", hint)
 
 
 def _discover_error(error: dict[str, Any]) -> ProtocolError:

@@ -13,6 +13,8 @@ def main(argv: list[str] | None = None) -> int:
     if args == ["--version"]:
         print(f"mrtr {__version__}")  # the fast path: no typer, no rich
         return 0
+    from mrtr_cli import signals
     from mrtr_cli.cli import run
 
+    signals.install()
     return run(args)

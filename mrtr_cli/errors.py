@@ -10,6 +10,8 @@
     │   └── RequestTimeout     4  no response within --timeout
     ├── IncompleteError        7  a question nothing answered, a refusal, the round limit
     └── Interrupted          130  Ctrl-C
+        ├── Terminated       143  SIGTERM
+        └── HungUp           129  SIGHUP
 
 Messages may quote what a server sent; renderers pass every message through `text.safe`.
 """
@@ -92,14 +94,55 @@ class Interrupted(MrtrError):
     """The user pressed Ctrl-C."""
 
     exit_code = ExitCode.INTERRUPTED
+    what = "interrupted"
+    """How the message says what stopped mrtr: "interrupted while waiting for ..."."""
 
     def __init__(self, message: str = "interrupted by the user", hint: str = "") -> None:
         super().__init__(message, hint)
 
 
+class Terminated(Interrupted):
+    """mrtr was sent SIGTERM."""
+
+    exit_code = ExitCode.TERMINATED
+    what = "terminated (SIGTERM)"
+
+    def __init__(self, message: str = "terminated by SIGTERM", hint: str = "") -> None:
+        super().__init__(message, hint)
+
+
+class HungUp(Interrupted):
+    """mrtr was sent SIGHUP: its terminal went away."""
+
+    exit_code = ExitCode.HANGUP
+    what = "hung up (SIGHUP)"
+
+    def __init__(self, message: str = "hung up: SIGHUP, the terminal went away", hint: str = "") -> None:
+        super().__init__(message, hint)
+
+
+class Signalled(KeyboardInterrupt):
+    """Raised in the main thread when SIGTERM or SIGHUP arrives (mrtr_cli/signals.py).
+
+    A KeyboardInterrupt, so that it unwinds exactly as Ctrl-C does: the request is cancelled,
+    the transcript finished, the server shut down. `interruption` turns it into its error.
+    """
+
+    def __init__(self, error: type[Interrupted]) -> None:
+        super().__init__(error.what)
+        self.error = error
+
+
+def interruption(raised: BaseException | None = None, during: str = "") -> Interrupted:
+    """The error for a KeyboardInterrupt: Ctrl-C, or a `Signalled` SIGTERM or SIGHUP.
+    `during` says what mrtr was doing ("while waiting for tools/call (id 2)")."""
+    kind = raised.error if isinstance(raised, Signalled) else Interrupted
+    return kind(f"{kind.what} {during}") if during else kind()
+
+
 _BY_LABEL: dict[str, type[MrtrError]] = {
     "usage": UsageError, "protocol": ProtocolError, "auth": AuthError, "unreachable": UnreachableError,
-    "incomplete": IncompleteError, "interrupted": Interrupted,
+    "incomplete": IncompleteError, "interrupted": Interrupted, "terminated": Terminated, "hangup": HungUp,
 }
 
 

@@ -17,7 +17,9 @@ class ExitCode(enum.IntEnum):
     TOOL_ERROR = 5
     DIVERGED = 6
     INCOMPLETE = 7
+    HANGUP = 129
     INTERRUPTED = 130
+    TERMINATED = 143
 
     @property
     def label(self) -> str:
@@ -27,6 +29,8 @@ class ExitCode(enum.IntEnum):
 
 PRECEDENCE = (
     ExitCode.INTERRUPTED,
+    ExitCode.TERMINATED,
+    ExitCode.HANGUP,
     ExitCode.USAGE,
     ExitCode.UNREACHABLE,
     ExitCode.AUTH,

@@ -19,7 +19,7 @@ from mrtr_cli import events
 from mrtr_cli.answering.questions import Answer, Chain, Question
 from mrtr_cli.client import Client, Reply
 from mrtr_cli.hints import explain
-from mrtr_cli.errors import IncompleteError, Interrupted, MrtrError, UnreachableError, UsageError
+from mrtr_cli.errors import IncompleteError, Interrupted, MrtrError, UnreachableError, UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.mrtr import Complete, read_result, retry_params
@@ -92,8 +92,8 @@ class Session:
             outcome.status = "complete"
         except MrtrError as error:
             outcome.status, outcome.error = status_of(error), error
-        except KeyboardInterrupt:
-            outcome.status, outcome.error = "aborted", Interrupted()
+        except KeyboardInterrupt as raised:
+            outcome.status, outcome.error = "aborted", interruption(raised)
         outcome.server = self.client.server_info
         self.emit(events.OutcomeReached(outcome))
         return outcome

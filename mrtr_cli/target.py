@@ -221,8 +221,9 @@ def open_transport(target: Target, options: TargetOptions, verbose: bool = False
     if isinstance(target, HttpTarget):
         from mrtr_cli.transport.http import HttpTransport
 
-        return HttpTransport(target.url, target.headers, options.cacert, options.insecure, show_secrets)
+        return HttpTransport(target.url, target.headers, options.cacert, options.insecure, show_secrets,
+                             max_message_size=options.max_message_size)
     from mrtr_cli.transport.stdio import StdioTransport
 
     env = {**os.environ, **target.env}
-    return StdioTransport(list(target.command), env, target.cwd, verbose)
+    return StdioTransport(list(target.command), env, target.cwd, verbose, max_message_size=options.max_message_size)

@@ -22,7 +22,7 @@ from mrtr_cli.answering.forms import Field, check_value, form_fields, outside_su
 from mrtr_cli.answering.questions import ELICIT, SAMPLE, Question, Refusal, Response, Verdict
 from mrtr_cli.answering.scripted import root_entry, sampling_response
 from mrtr_cli.answering.url_policy import judge
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import Signalled, UsageError
 from mrtr_cli.text import safe_line
 
 LEAVE_OUT = "(leave it out)"
@@ -270,7 +270,9 @@ def confirm(message: str) -> bool:
     prompt = questionary.confirm(safe_line(message, 500), default=False, **terminal_io())
     try:
         return bool(prompt.unsafe_ask())
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as raised:
+        if isinstance(raised, Signalled):
+            raise  # SIGTERM or SIGHUP: mrtr stops, it does not answer no
         return False
 
 

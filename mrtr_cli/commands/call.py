@@ -13,7 +13,7 @@ from mrtr_cli.listing import tool_schema
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_at_terminal,
                                       warn_unused_flags)
 from mrtr_cli.commands.outcome import show_outcome
-from mrtr_cli.errors import Interrupted, MrtrError
+from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.protocol.headers import NAMED_METHODS
@@ -42,7 +42,7 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
             session = Session(client, chain, max_rounds=answering.max_rounds)
             outcome = session.run(call.method, _params(call, client, isinstance(target, HttpTarget)))
     except (MrtrError, KeyboardInterrupt) as error:
-        failure = error if isinstance(error, MrtrError) else Interrupted()
+        failure = error if isinstance(error, MrtrError) else interruption(error)
         outcome.status, outcome.error = status_of(failure), failure
         context.emit(events.OutcomeReached(outcome))
     warn_unused_flags(context, flags.unused())

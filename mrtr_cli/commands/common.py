@@ -12,7 +12,7 @@ from rich.text import Text
 
 from mrtr_cli import __version__, report
 from mrtr_cli.client import Client, ClientSettings
-from mrtr_cli.errors import Interrupted, MrtrError
+from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.linting import Linter
@@ -73,8 +73,8 @@ def guarded(output: OutputOptions, body: Callable[[Context], ExitCode]) -> int:
         return int(body(context))
     except MrtrError as error:
         return int(context.fail(error))
-    except KeyboardInterrupt:
-        return int(context.fail(Interrupted()))
+    except KeyboardInterrupt as raised:
+        return int(context.fail(interruption(raised)))
     except Exception as error:  # noqa: BLE001 - the last line of defence: a message, not a traceback
         if output.debug:
             traceback.print_exc()

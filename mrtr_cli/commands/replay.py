@@ -1,7 +1,7 @@
 """`mrtr replay FILE...`: run each transcript again against a live server and report divergence.
 
-Judged on the comparison alone (CLI.md): 130, 1, 4 and 7 as for a call, then 6 on any
-difference, else 0.
+Judged on the comparison alone (CLI.md): 130, 143, 129, 1, 4 and 7 as for a call, then 6 on
+any difference, else 0.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from mrtr_cli import events, report, yaml_io
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_at_terminal,
                                       warn_unused_flags)
-from mrtr_cli.errors import Interrupted, MrtrError
+from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
@@ -38,7 +38,9 @@ from mrtr_cli.transcript.recording import target_entry
 from mrtr_cli.transcript.redact import Redaction
 from mrtr_cli.transcript.replay import recorded_capabilities, replay_params, replay_target
 
-LIVE_FAILURES = {ExitCode.INTERRUPTED, ExitCode.USAGE, ExitCode.UNREACHABLE, ExitCode.INCOMPLETE}
+STOPPED = {ExitCode.INTERRUPTED, ExitCode.TERMINATED, ExitCode.HANGUP}
+"""Ctrl-C, SIGTERM, SIGHUP: replay stops there, and runs no further transcript."""
+LIVE_FAILURES = STOPPED | {ExitCode.USAGE, ExitCode.UNREACHABLE, ExitCode.INCOMPLETE}
 """Live failures that decide replay's exit code; any other difference is a divergence (6)."""
 
 
@@ -75,7 +77,7 @@ class Verdict:
 def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
         ignore = [parse_path(path, "--ignore") for path in options.ignore]
-        verdicts = [replay_file(context, path, options, ignore, target, answering) for path in options.files]
+        verdicts = _replay_all(context, options, ignore, target, answering)
         warn_unused_flags(context, _unused_everywhere(verdicts))
         if output.json:
             context.print_json({"version": report.VERSION, "transcripts": [_verdict_object(v) for v in verdicts]})
@@ -90,6 +92,17 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
     return guarded(output, body)
 
 
+def _replay_all(context: Context, options: ReplayOptions, ignore: list[JsonPath], target: TargetOptions,
+                answering: AnsweringOptions) -> list[Verdict]:
+    """Each transcript in turn, until one is stopped by Ctrl-C, SIGTERM or SIGHUP."""
+    verdicts = []
+    for path in options.files:
+        verdicts.append(replay_file(context, path, options, ignore, target, answering))
+        if verdicts[-1].code in STOPPED:
+            break
+    return verdicts
+
+
 def replay_file(context: Context, path: str, options: ReplayOptions, ignore: list[JsonPath],
                 target: TargetOptions, answering: AnsweringOptions) -> Verdict:
     verdict = Verdict(path)
@@ -99,8 +112,9 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
     except MrtrError as error:
         verdict.code, verdict.error = error.exit_code, error
         return verdict
-    except KeyboardInterrupt:
-        verdict.code, verdict.error = ExitCode.INTERRUPTED, Interrupted()
+    except KeyboardInterrupt as raised:
+        verdict.error = interruption(raised)
+        verdict.code = verdict.error.exit_code
         return verdict
     verdict.rounds, verdict.unused_flags = len(live.rounds), flags.unused()
     verdict.differences = compare(transcript.data, builder.document(), ignore, options.strict)

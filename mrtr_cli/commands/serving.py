@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.server.app import App
 from mrtr_cli.server.dispatcher import Dispatcher
@@ -39,8 +39,8 @@ def serve(app: App, http: str | None) -> int:
         print(f"mrtr: cannot listen on {host}:{port}: {error.strerror}; pick another port (0 picks a free one)",
               file=sys.stderr)
         return ExitCode.UNREACHABLE
-    except KeyboardInterrupt:
-        return ExitCode.INTERRUPTED
+    except KeyboardInterrupt as raised:
+        return interruption(raised).exit_code
     return ExitCode.OK
 
 

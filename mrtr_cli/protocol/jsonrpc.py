@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 from typing import Any, NamedTuple, Union
 
 from mrtr_cli.text import json_escaped
@@ -58,10 +59,15 @@ class Request(NamedTuple):
 
 
 class Malformed(NamedTuple):
-    """A frame that is not usable JSON-RPC, with the reason and the raw text."""
+    """A frame that is not usable JSON-RPC, with the reason and the raw text.
+
+    `id` is set only for a response mrtr could read the id of but not the rest (a JSON integer
+    too long for Python): it was meant for the request with that id, which cannot go on.
+    """
 
     raw: str
     reason: str
+    id: Any = None
 
 
 Message = Union[Response, Notification, Request, Malformed]
@@ -91,7 +97,37 @@ def decode(frame: str | bytes) -> Message:
         data = json.loads(frame)
     except (json.JSONDecodeError, RecursionError) as error:
         return Malformed(frame.rstrip("\r\n"), _json_problem(error))
+    except ValueError:  # valid JSON, but an integer longer than Python reads (4300 digits)
+        return _unreadable_integer(frame)
     return _classify(data, frame)
+
+
+def integer_digit_limit() -> int:
+    """How many digits Python reads in one integer (`sys.get_int_max_str_digits`, 4300 by default)."""
+    return getattr(sys, "get_int_max_str_digits", lambda: 4300)()
+
+
+class _TooLong:
+    """Stands for an integer too long to read, so that the rest of the frame can be read."""
+
+
+def _unreadable_integer(frame: str) -> Malformed:
+    """A frame with an integer past the digit limit; the id is kept when it is a response's."""
+    reason = f"a JSON integer of more than {integer_digit_limit()} digits, which mrtr cannot read"
+    try:
+        data = json.loads(frame, parse_int=_int_or_too_long)
+    except (ValueError, RecursionError):
+        data = None
+    is_response = isinstance(data, dict) and ("result" in data or "error" in data) and "method" not in data
+    response_id = data.get("id") if is_response else None  # type: ignore[union-attr]
+    return Malformed(frame.rstrip("\r\n"), reason, None if isinstance(response_id, _TooLong) else response_id)
+
+
+def _int_or_too_long(digits: str) -> Any:
+    try:
+        return int(digits)
+    except ValueError:
+        return _TooLong()
 
 
 def _json_problem(error: Exception) -> str:

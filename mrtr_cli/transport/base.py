@@ -22,6 +22,23 @@ def message_too_large(limit: int, what: str = "a message") -> ProtocolError:
                          "raise it with --max-message-size SIZE (bytes, or with K, M or G) if the server is right")
 
 
+SIZE_UNITS = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
+"""The suffixes of `--max-message-size`: powers of 1024."""
+
+
+def parse_size(text: str) -> int:
+    """`--max-message-size`'s value in bytes: 1000, 512K, 64M, 1G (powers of 1024; a trailing B is
+    allowed). A bad value raises ValueError with the reason."""
+    cleaned = text.strip().upper().removesuffix("B")
+    number, suffix = (cleaned[:-1], cleaned[-1]) if cleaned[-1:] in ("K", "M", "G") else (cleaned, "")
+    if not number.isdigit() or not number.isascii():
+        raise ValueError(f"{text!r} is not a size: give bytes, or a whole number with K, M or G (e.g. 64M)")
+    size = int(number) * SIZE_UNITS[suffix]
+    if size < 1:
+        raise ValueError(f"{text!r} is too small: a message needs at least 1 byte")
+    return size
+
+
 def format_size(size: int) -> str:
     """`size` in bytes as the flag writes it: 64M, 512K, 1G, or bytes."""
     for suffix, unit in (("G", 1024 ** 3), ("M", 1024 ** 2), ("K", 1024)):
@@ -55,23 +72,38 @@ Incoming = Union[Frame, StderrLine, WireInfo]
 
 
 class Deadline:
-    """A per-request timeout that progress can extend, up to ten times the timeout in all."""
+    """A per-request timeout that progress resets, at most `MAX_RESETS` (10) times: so one
+    request waits at most 11 x the timeout (`ceiling_seconds`)."""
 
-    CEILING = 10
+    MAX_RESETS = 10
+    CEILING = MAX_RESETS + 1
+    """The longest wait, in timeouts."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        now = time.monotonic()
-        self._expires = now + seconds
-        self._ceiling = now + seconds * self.CEILING
+        self.resets = 0
+        """How many times progress has reset the timeout."""
+        self._started = time.monotonic()
+        self._expires = self._started + seconds
+
+    @property
+    def ceiling_seconds(self) -> float:
+        """The longest one request may wait: the timeout, and every reset used to the full."""
+        return self.seconds * self.CEILING
 
     def remaining(self) -> float:
         """Seconds left before the request times out (never negative)."""
-        return max(0.0, min(self._expires, self._ceiling) - time.monotonic())
+        return max(0.0, self._expires - time.monotonic())
+
+    def elapsed(self) -> float:
+        """Seconds since the request was sent."""
+        return time.monotonic() - self._started
 
     def extend(self) -> None:
-        """Progress was reported: start the timeout again, within the ceiling."""
-        self._expires = time.monotonic() + self.seconds
+        """Progress was reported: start the timeout again, unless it was reset 10 times already."""
+        if self.resets < self.MAX_RESETS:
+            self.resets += 1
+            self._expires = time.monotonic() + self.seconds
 
 
 class TransportTimeout(Exception):

@@ -18,12 +18,15 @@ from collections.abc import Iterator
 from typing import Any
 
 from mrtr_cli.errors import UnreachableError
-from mrtr_cli.transport.base import Deadline, Frame, Incoming, StderrLine, TransportTimeout
+from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Frame, Incoming, StderrLine,
+                                     TransportTimeout, message_too_large)
 
 STDERR_TAIL = 20
 """How many of the server's last stderr lines an error message may show."""
 GRACE_SECONDS = 2.0
 """How long the server gets at each shutdown step: stdin closed, then SIGTERM, then SIGKILL."""
+STDERR_LINE_LIMIT = 64 * 1024
+"""A longer stderr line is shown by its first part; the rest, to its newline, is skipped."""
 
 _EOF = ("eof", b"")
 
@@ -37,8 +40,10 @@ class StdioTransport:
         env: dict[str, str] | None = None,
         cwd: str | None = None,
         forward_stderr: bool = False,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
     ) -> None:
         self.command = command
+        self.max_message_size = max_message_size
         self._inbox: queue.Queue[tuple[str, Any]] = queue.Queue()
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         self._forward_stderr = forward_stderr
@@ -74,10 +79,19 @@ class StdioTransport:
             kind, data = self._inbox.get(timeout=deadline.remaining())
         except queue.Empty:
             raise TransportTimeout() from None
-        if kind == "eof":
-            self._inbox.put(_EOF)  # later readers see it too
-            raise self.gone()
+        if kind in ("eof", "too-large", "broken"):
+            self._inbox.put((kind, data))  # later readers see it too
+            raise self._ended(kind, data)
         return Frame(data) if kind == "out" else StderrLine(data)
+
+    def _ended(self, kind: str, data: Any) -> Exception:
+        """Why the server's stdout can be read no further; past the size limit, the server is stopped."""
+        if kind == "eof":
+            return self.gone()
+        if kind == "broken":
+            return UnreachableError(f"mrtr could not read the server's stdout ({data})", "run again with -v")
+        self.close()
+        return message_too_large(self.max_message_size, "a message on stdout")
 
     def gone(self) -> UnreachableError:
         """The error that says the process ended, with its last stderr lines."""
@@ -88,7 +102,18 @@ class StdioTransport:
         return UnreachableError(f"the server process {status}", hint, details=self._stderr_tail)
 
     def close(self) -> None:
-        """Close stdin, wait; then SIGTERM, wait; then SIGKILL (the spec's shutdown order)."""
+        """Close stdin, wait; then SIGTERM, wait; then SIGKILL (the spec's shutdown order).
+
+        Ctrl-C, SIGTERM or SIGHUP during the waits cuts them short: SIGKILL at once, then on."""
+        try:
+            self._stop_process()
+        except KeyboardInterrupt:
+            _signal_group(self._process, signal.SIGKILL)
+            raise
+        finally:
+            self._release()
+
+    def _stop_process(self) -> None:
         process = self._process
         if process.stdin and not process.stdin.closed:
             try:
@@ -103,9 +128,11 @@ class StdioTransport:
                 break
             except subprocess.TimeoutExpired:
                 continue
+
+    def _release(self) -> None:
         for thread in self._threads:
             thread.join(timeout=1.0)
-        for stream in (process.stdout, process.stderr):
+        for stream in (self._process.stdout, self._process.stderr):
             if stream is not None:
                 stream.close()
 
@@ -116,21 +143,48 @@ class StdioTransport:
             return None
 
     def _read_stdout(self) -> None:
+        """Move stdout's lines to the inbox, each read in one bounded piece; never raises."""
+        try:
+            self._inbox.put(self._pump_stdout())
+        except (OSError, ValueError):  # the pipe was closed under the thread, at shutdown
+            self._inbox.put(_EOF)
+        except Exception as error:  # noqa: BLE001 - a reader thread must not die with a traceback
+            self._inbox.put(("broken", f"{type(error).__name__}: {error}"))
+
+    def _pump_stdout(self) -> tuple[str, Any]:
+        """Read lines until the end of stdout, or one past the limit; return how reading ended."""
         stdout = self._process.stdout
         assert stdout is not None
-        for line in stdout:
+        limit = self.max_message_size
+        while True:
+            line = stdout.readline(limit + 2)  # room for the line ending, \n or \r\n
+            if not line:
+                return _EOF
+            if len(line.rstrip(b"\r\n")) > limit:
+                return ("too-large", limit)
             self._inbox.put(("out", _text(line)))
             del line  # not kept alive while the next line is awaited: it may be a big frame
-        self._inbox.put(_EOF)
 
     def _read_stderr(self) -> None:
+        """Keep the stderr tail (and forward lines for -v); never raises."""
+        try:
+            self._pump_stderr()
+        except Exception:  # noqa: BLE001 - stderr is only shown: losing its end loses nothing else
+            pass
+
+    def _pump_stderr(self) -> None:
         stderr = self._process.stderr
         assert stderr is not None
-        for raw in stderr:
-            line = raw.decode("utf-8", "replace").rstrip("\r\n")
-            self._stderr_tail.append(line)
-            if self._forward_stderr:
-                self._inbox.put(("err", line))
+        skipping = False
+        for raw in iter(lambda: stderr.readline(STDERR_LINE_LIMIT), b""):
+            if not skipping:
+                self._stderr_line(raw.decode("utf-8", "replace").rstrip("\r\n"))
+            skipping = not raw.endswith(b"\n")
+
+    def _stderr_line(self, line: str) -> None:
+        self._stderr_tail.append(line)
+        if self._forward_stderr:
+            self._inbox.put(("err", line))
 
 
 def _text(line: bytes) -> str | bytes:

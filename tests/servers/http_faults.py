@@ -273,3 +273,20 @@ FAULTS = {"headers": echo_headers, "401": unauthorized, "403": forbidden, "html5
           "endlesssse": endless_sse_event, "gzipbomb": gzip_bomb, "badretry": bad_retry, "redirect": redirect}
 LIST_FAULTS = {"401", "403", "html500", "legacy405"}
 """Paths that misbehave on tools/list too (the first request mrtr sends for a call over HTTP)."""
+
+
+HUGE_INTEGER = "1" * 5000
+"""Valid JSON that Python will not read: more than 4300 digits in one integer."""
+
+
+def huge_integer_json(handler: FaultHandler, body: dict[str, Any]) -> None:
+    frame = f'{{"jsonrpc":"2.0","id":{body["id"]},"result":{{"resultType":"complete","n":{HUGE_INTEGER}}}}}'
+    handler.send(200, frame.encode())
+
+
+def huge_integer_sse(handler: FaultHandler, body: dict[str, Any]) -> None:
+    frame = f'{{"jsonrpc":"2.0","id":{body["id"]},"result":{{"resultType":"complete","n":{HUGE_INTEGER}}}}}'
+    handler.send(200, b"event: message\r\ndata: " + frame.encode() + b"\r\n\r\n", "text/event-stream")
+
+
+FAULTS.update({"hugeint": huge_integer_json, "hugeintsse": huge_integer_sse})

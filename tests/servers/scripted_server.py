@@ -4,6 +4,7 @@
 
 The script is a JSON object:
   "log":       a file; every line the server reads is appended to it, as read
+  "pidfile":   a file the server writes its process id to, at start
   "discover":  the result of server/discover; or {"error": {...}}; or "silent" (never answer);
                or a list of steps (below; "default" for the usual answer), one for each
                server/discover in turn, then the usual answer
@@ -14,15 +15,19 @@ The script is a JSON object:
                {"raw": ["line", ...]} (written verbatim, nothing else),
                {"silent": true} (no answer), {"exit": CODE, "stderr": "..."} (die),
                {"big": N} (a complete result whose text is N characters),
+               {"unterminated": N} (N bytes on stdout with no newline, then a minute of silence),
+               {"hang": SECONDS} (no answer, and stdin no longer read: closing it stops nothing),
                plus optional "before": ["line", ...] written first, "id": an id to answer with
-               instead of the request's, "sleep": seconds to wait before answering, and
-               "flood": N (N bytes of stderr before answering).
+               instead of the request's, "sleep": seconds to wait before answering,
+               "flood": N (N bytes of stderr before answering), and "progress": N (N progress
+               notifications for the request, one every "every" seconds, default 0.1).
 Standard library only, so it starts fast.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from typing import Any
@@ -33,6 +38,9 @@ CACHE = {"ttlMs": 0, "cacheScope": "private"}
 
 def main(script_path: str) -> None:
     script = json.loads(open(script_path, encoding="utf-8").read())
+    if script.get("pidfile"):
+        with open(script["pidfile"], "w", encoding="utf-8") as pidfile:
+            pidfile.write(str(os.getpid()))
     steps = iter(script.get("steps", []))
     if isinstance(script.get("discover"), list):
         script["discover_steps"] = iter(script.pop("discover"))
@@ -79,6 +87,7 @@ def complete(result: dict[str, Any]) -> dict[str, Any]:
 def play(step: dict[str, Any], message: dict[str, Any]) -> None:
     time.sleep(step.get("sleep", 0))
     flood(step.get("flood", 0))
+    report_progress(message, step.get("progress", 0), step.get("every", 0.1))
     for line in step.get("before", []):
         write(line)
     if "exit" in step:
@@ -86,6 +95,14 @@ def play(step: dict[str, Any], message: dict[str, Any]) -> None:
         sys.stderr.flush()
         sys.exit(step["exit"])
     if step.get("silent"):
+        return
+    if "unterminated" in step:
+        sys.stdout.write("x" * step["unterminated"])
+        sys.stdout.flush()
+        time.sleep(60)
+        return
+    if "hang" in step:
+        time.sleep(step["hang"])
         return
     if "raw" in step:
         for line in step["raw"]:
@@ -100,6 +117,14 @@ def play(step: dict[str, Any], message: dict[str, Any]) -> None:
         return send({"jsonrpc": "2.0", "id": answer_id, "result": result})
     body = {"error": step["error"]} if "error" in step else {"result": step["result"]}
     send({"jsonrpc": "2.0", "id": answer_id, **body})
+
+
+def report_progress(message: dict[str, Any], count: int, every: float) -> None:
+    token = message["params"]["_meta"]["progressToken"]
+    for done in range(count):
+        time.sleep(every)
+        write(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                          "params": {"progressToken": token, "progress": done + 1}}))
 
 
 def flood(size: int) -> None:
