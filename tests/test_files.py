@@ -157,6 +157,13 @@ def transcript_with(tmp_path: Path, change) -> Path:
     return path
 
 
+def test_a_request_without_its_name_is_refused_before_serving(tmp_path: Path):
+    path = transcript_with(tmp_path, lambda d: d["request"]["params"].pop("name"))
+    line = path.read_text().splitlines().index("  params:") + 2
+    for command in ("show", "serve"):
+        one_line_exit_1(mrtr(command, str(path)), f"{path}:{line}:5: request.params: lacks 'name', which is required")
+
+
 def test_a_transcript_of_the_wrong_shape_is_refused_by_show_serve_and_replay(tmp_path: Path):
     path = transcript_with(tmp_path, lambda d: d["rounds"][1]["sent"]["params"].update(inputResponses=[1, 2]))
     line = path.read_text().splitlines().index("      inputResponses:") + 2  # the list starts below its key
