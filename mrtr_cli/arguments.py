@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
+from mrtr_cli import files
 from mrtr_cli.coercion import coerce_text, declared_types
 from mrtr_cli.errors import UsageError
 
@@ -21,21 +21,13 @@ def args_object(value: str | None) -> dict[str, Any]:
     """`--args`: a JSON object given inline or, with `@`, read from a file."""
     if value is None:
         return {}
-    text = _read_args_file(value[1:]) if value.startswith("@") else value
-    try:
-        parsed = json.loads(text)
-    except ValueError as error:
-        raise UsageError(f"--args is not valid JSON: {error}", "pass a JSON object, e.g. '{\"zip\":\"01234\"}'") from None
+    if value.startswith("@"):
+        parsed = files.load_json(value[1:], "--args file")
+    else:
+        parsed = files.parse_json(value, "--args", "--args value")
     if not isinstance(parsed, dict):
         raise UsageError("--args is not a JSON object", "pass an object, e.g. '{\"zip\":\"01234\"}'")
     return parsed
-
-
-def _read_args_file(path: str) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except OSError as error:
-        raise UsageError(f"cannot read --args @{path}: {error.strerror}", "check the path") from None
 
 
 def tool_arguments(pairs: tuple[str, ...], args_json: str | None, input_schema: Any) -> dict[str, Any]:

@@ -5,7 +5,6 @@ A target is a description; `open_transport` turns it into a live transport.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
@@ -15,6 +14,7 @@ from pathlib import Path
 from typing import Any, Union
 from urllib.parse import urlsplit
 
+from mrtr_cli import files
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol.headers import TOKEN
@@ -22,6 +22,8 @@ from mrtr_cli.transport.base import Transport
 
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 _RESERVED_HEADERS = re.compile(r"(?i)mcp-.*")
+CONFIG_SCHEMA = Path(__file__).with_name("mcp_config.schema.json")
+"""What mrtr expects of the chosen entry of an mcpServers file."""
 
 
 @dataclass(frozen=True)
@@ -160,41 +162,43 @@ def parse_headers(headers: tuple[str, ...]) -> dict[str, str]:
 
 
 def _from_config(options: TargetOptions) -> Target:
-    servers = _config_servers(str(options.config))
+    path = str(options.config)
+    text = files.read_text(path, "--config file")
+    document = files.parse_json(text, path, "--config file")
+    servers = document.get("mcpServers", document.get("servers")) if isinstance(document, dict) else None
+    if not isinstance(servers, dict):
+        raise UsageError(f"{path}: the --config file has no mcpServers object", "use an mcp.json-style file")
     if not options.server:
         raise UsageError("--config needs --server NAME", f"servers in the file: {', '.join(servers) or 'none'}")
-    entry = servers.get(options.server)
-    if not isinstance(entry, dict):
+    if options.server not in servers:
         raise UsageError(f"no server {options.server!r} in {options.config}",
                          f"servers in the file: {', '.join(servers) or 'none'}")
-    entry = expand(entry)
+    _check_entry(text, path, document, options.server)
+    entry = expand(servers[options.server])
     if "url" in entry:
         headers = tuple(f"{k}: {v}" for k, v in (entry.get("headers") or {}).items()) + options.headers
         return HttpTarget(check_url(str(entry["url"])), parse_headers(headers))
     return _config_stdio(entry, options)
 
 
+def _check_entry(text: str, path: str, document: dict[str, Any], name: str) -> None:
+    """The chosen server's entry against the mcpServers schema (other entries are not mrtr's business)."""
+    from mrtr_cli import validation
+
+    key = "mcpServers" if "mcpServers" in document else "servers"
+    validation.check_document({key: {name: document[key][name]}}, validation.packaged_schema(CONFIG_SCHEMA),
+                              lambda where: files.place(path, text, files.json_offset(text, where)),
+                              "fix the mcpServers entry")
+
+
 def _config_stdio(entry: dict[str, Any], options: TargetOptions) -> StdioTarget:
     command = entry.get("command")
-    args = entry.get("args") or []
-    if not isinstance(command, str) or not isinstance(args, list):
+    if not isinstance(command, str):
         raise UsageError(f"server {options.server!r} has no command (or url)", "fix the mcpServers entry")
+    args = entry.get("args") or []
     env = {str(k): str(v) for k, v in (entry.get("env") or {}).items()}
     cwd = options.cwd or entry.get("cwd")
     return StdioTarget((command, *map(str, args)), _environment(options, env), _cwd(cwd))
-
-
-def _config_servers(path: str) -> dict[str, Any]:
-    try:
-        document = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageError(f"cannot read --config {path!r}: {error.strerror}", "check the path") from None
-    except ValueError as error:
-        raise UsageError(f"--config {path!r} is not valid JSON: {error}", "fix the file") from None
-    servers = document.get("mcpServers", document.get("servers")) if isinstance(document, dict) else None
-    if not isinstance(servers, dict):
-        raise UsageError(f"--config {path!r} has no mcpServers object", "use an mcp.json-style file")
-    return servers
 
 
 def expand(value: Any) -> Any:

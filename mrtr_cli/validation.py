@@ -4,15 +4,20 @@ The only module that imports jsonschema (lazily: most runs never validate). Refe
 resolved only inside the schema itself: a `$ref` to any other URI is never fetched (spec,
 `basic/index`: "MUST NOT automatically dereference $ref values that resolve to a network URI").
 Formats `email`, `uri`, `date` and `date-time` are checked by `formats` (the standard library).
+It also checks the files mrtr reads (transcripts, answers files, `--config`) against the schemas
+mrtr ships, and says what was expected where.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
-from mrtr_cli import flat_forms
+from mrtr_cli import files, flat_forms
+from mrtr_cli.errors import UsageError
 from mrtr_cli.form_wording import Breach, breach_wanted, problem_line, wanted
 from mrtr_cli.formats import FORMATS
 from mrtr_cli.protocol import lint
@@ -80,14 +85,6 @@ def _breaches(error: Any) -> list[Breach]:
     return [Breach(path, error.validator, error.schema, error.instance)]
 
 
-def first_problem(instance: Any, schema: dict[str, Any]) -> tuple[list[Any], str] | None:
-    """The first problem of `instance` against `schema`: the path to the value and the message."""
-    from jsonschema.exceptions import best_match
-
-    error = best_match(_validator(schema).iter_errors(instance))
-    return (list(error.path), f"{error.message} ({error.validator})") if error else None
-
-
 def _validator(schema: dict[str, Any]) -> Any:
     """A validator for `schema`, made once per distinct schema (a long conversation asks the same form)."""
     return _validator_for(json.dumps(schema, sort_keys=True))
@@ -119,3 +116,66 @@ def _describe(error: Any) -> str:
     field = ".".join(str(part) for part in error.path)
     where = f"field {field!r}" if field else "the answer"
     return f"{where}: {error.message} ({error.validator})"
+
+
+@lru_cache(maxsize=8)
+def packaged_schema(path: Path) -> dict[str, Any]:
+    """A JSON Schema mrtr ships (package data), read once."""
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def check_document(document: Any, schema: dict[str, Any], locate: Callable[[Sequence[str | int]], str],
+                   hint: str) -> None:
+    """Raise a one-line UsageError for the first way `document` breaks `schema`:
+    `FILE:LINE:COLUMN: answers.workspace.roots: expected a list of roots, found true`.
+    `locate` turns a path inside the document into `FILE:LINE:COLUMN`."""
+    problem = document_problem(document, schema)
+    if problem is not None:
+        where, message = problem
+        raise UsageError(f"{locate(where)}: {files.spot(where)}: {message}", hint)
+
+
+def document_problem(document: Any, schema: dict[str, Any]) -> tuple[list[str | int], str] | None:
+    """The first way `document` breaks `schema`: the path to the value, and what was expected there."""
+    from jsonschema.exceptions import best_match
+
+    error = best_match(_validator(schema).iter_errors(document))
+    if error is None:
+        return None
+    path, value, part = list(error.absolute_path), error.instance, error.schema
+    if error.validator == "required":
+        missing = next(key for key in error.validator_value if key not in value)
+        return path, f"lacks {missing!r}, which is required"
+    if error.validator == "additionalProperties" and isinstance(part, dict):
+        known = list(part.get("properties", {}))
+        extra = next(key for key in value if key not in known)
+        return [*path, extra], "is not a key mrtr knows here" + (f" (use {', '.join(known)})" if known else "")
+    expected = part.get("description") if isinstance(part, dict) else None
+    return path, f"expected {expected or _expectation(error)}, found {_shown(value)}"
+
+
+_TYPES = {"object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",
+          "number": "a number", "boolean": "true or false", "null": "null"}
+
+
+def _expectation(error: Any) -> str:
+    wanted = error.validator_value
+    if error.validator == "type":
+        return " or ".join(_TYPES.get(name, name) for name in ([wanted] if isinstance(wanted, str) else wanted))
+    if error.validator == "enum":
+        return "one of " + ", ".join(json.dumps(choice) for choice in wanted)
+    if error.validator == "const":
+        return json.dumps(wanted)
+    if error.validator in ("minimum", "minItems"):
+        return f"{error.validator} {wanted}"
+    return "another shape"
+
+
+def _shown(value: Any) -> str:
+    """A short, plain account of a value, for an error line."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -192,19 +192,22 @@ def test_answers_file_by_key_then_by_match(tmp_path: Path):
 
 
 @pytest.mark.parametrize("content,message", [
-    ("- a list\n", "is not a mapping"),
-    ("answer: {}\n", "unknown section 'answer'"),
-    ("match:\n  - method: ping\n    response: {}\n", "method 'ping'"),
-    ("match:\n  - method: roots/list\n    message: '('\n    response: {}\n", "invalid message pattern"),
-    ("answers:\n  k: [1]\n", "is not a mapping"),
-    ("answers: {\n", "line 2"),
-    ("!!python/object/apply:os.system ['echo hi']\n", "line 1"),
+    ("- a list\n", "a.yaml:1:1: the document: expected a mapping with answers: and match:, found a list"),
+    ("answer: {}\n", "a.yaml:1:9: answer: is not a key mrtr knows here (use answers, match)"),
+    ("match:\n  - method: ping\n    response: {}\n", "a.yaml:2:13: match[0].method: expected one of"),
+    ("match:\n  - method: roots/list\n    message: '('\n    response: {}\n",
+     "a.yaml:3:14: match[0].message is not a valid regular expression"),
+    ("answers:\n  k: [1]\n", "a.yaml:2:6: answers.k: expected an answer: a mapping"),
+    ("answers: {\n", "a.yaml:2:1: the answers file is not valid YAML"),
+    ("!!python/object/apply:os.system ['echo hi']\n", "a.yaml:1:1: the answers file is not valid YAML: could not "
+     "determine a constructor for the tag 'tag:yaml.org,2002:python/object/apply:os.system'; remove the tag"),
 ])
 def test_answers_file_errors(tmp_path: Path, content: str, message: str):
     path = tmp_path / "a.yaml"
     path.write_text(content)
-    with pytest.raises(UsageError, match=message.replace("(", r"\(")):
+    with pytest.raises(UsageError) as caught:
         load_answers_file(str(path))
+    assert message in caught.value.one_line()
 
 
 def test_roots_and_sampling_reply():

@@ -248,7 +248,11 @@ class AnswersFileAnswerer:
         if entry is None:
             return None
         if question.method == ELICIT:
-            return elicit_response(question, str(entry.get("action", "accept")), entry.get("content") or {})
+            content = entry.get("content") or {}
+            if not isinstance(content, dict):
+                raise UsageError(f"the answers file gives {question.key!r} a list as content",
+                                 "a form answer's content: is a mapping of fields, e.g. content: {name: Ada}")
+            return elicit_response(question, str(entry.get("action", "accept")), content)
         if question.method == SAMPLE:
             return self._sampling(entry)
         return Response({"roots": [_file_root(r) for r in entry.get("roots") or []]})

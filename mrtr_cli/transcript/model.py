@@ -6,14 +6,12 @@ Document shape: docs/transcript-format.md; JSON Schema: schema.json beside this 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import events, validation, yaml_io
+from mrtr_cli import events, files, validation, yaml_io
 from mrtr_cli.answering.questions import Answer
 from mrtr_cli.client import Reply
 from mrtr_cli.errors import MrtrError, ServerError, UsageError, error_for
@@ -24,9 +22,8 @@ FORMAT = 1
 SCHEMA = Path(__file__).with_name("schema.json")
 
 
-@lru_cache(maxsize=1)
 def schema() -> dict[str, Any]:
-    return json.loads(SCHEMA.read_text(encoding="utf-8"))
+    return validation.packaged_schema(SCHEMA)
 
 
 @dataclass(frozen=True)
@@ -51,16 +48,16 @@ class Transcript:
 
 
 def load(path: str) -> Transcript:
-    """A transcript from `path`: plain YAML only; a malformed one is a one-line error with its line."""
-    located = yaml_io.load_located(path, "transcript")
-    problem = validation.first_problem(located.data, schema())
-    if problem is not None:
-        where, message = problem
-        line = located.line_of(where)
-        at = f" line {line}" if line else ""
-        spot = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in where).lstrip(".") or "the document"
-        raise UsageError(f"the transcript {path!r}{at}: {spot}: {message}",
-                         "fix the file, or record it again with --record")
+    """A transcript from `path`: plain YAML only; a malformed one is a one-line error with its place."""
+    located = yaml_io.load_located(path, "transcript", files.MAX_TRANSCRIPT_SIZE)
+    if located.node is None:
+        raise UsageError(f"{path}: the transcript is empty", "record it again with --record")
+
+    def locate(where: Any) -> str:
+        line, column = located.place_of(where) or (1, 1)
+        return f"{path}:{line}:{column}"
+
+    validation.check_document(located.data, schema(), locate, "fix the file, or record it again with --record")
     return Transcript(path, located.data)
 
 
@@ -117,7 +114,8 @@ def result_of(entry: dict[str, Any]) -> dict[str, Any]:
 
 def asked_in(entry: dict[str, Any]) -> dict[str, Any]:
     """The `inputRequests` of a recorded round's result (none: {})."""
-    return result_of(entry).get("inputRequests") or {}
+    asked = result_of(entry).get("inputRequests")
+    return asked if isinstance(asked, dict) else {}
 
 
 def outcome_of(transcript: Transcript) -> Outcome:
