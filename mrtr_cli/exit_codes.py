@@ -27,6 +27,10 @@ class ExitCode(enum.IntEnum):
         return self.name.lower()
 
 
+PIPE_CLOSED = 141
+"""The exit code when stdout's reader went away (`mrtr ... | head`): 128 + SIGPIPE, as a shell
+reports a program that SIGPIPE ended. Nothing more is written, not even the JSON error line."""
+
 PRECEDENCE = (
     ExitCode.INTERRUPTED,
     ExitCode.TERMINATED,

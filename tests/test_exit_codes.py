@@ -194,3 +194,15 @@ def test_7_without_a_terminal_never_waits_for_a_person(scripted):
     run = mrtr(*server.args("call", "t"))
     assert run.code == 7 and "nothing answered question 'who'" in run.stderr
     assert time.monotonic() - started < 15
+
+
+def test_141_a_reader_that_goes_away_ends_mrtr_quietly(scripted):
+    server = scripted(steps=[{"big": 2_000_000}])
+    command = [PYTHON, "-m", "mrtr_cli", *server.args("call", "t", "--json")]
+    environment = {**os.environ, "NO_COLOR": "1"}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=environment)
+    assert process.stdout is not None and process.stdout.read(1) == b"{"
+    process.stdout.close()  # as `| head -c 1` does
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 141, stderr
+    assert b"unexpected failure" not in stderr and b"Traceback" not in stderr and b"Exception" not in stderr

@@ -440,7 +440,6 @@ def test_serve_answers_every_odd_request_with_an_error_over_http():
 
 
 UNSERVABLE = {
-    "nameless request": (lambda d: d["request"].update(params={}), "its request has no name"),
     "no round": (lambda d: d.update(rounds=[]), "it records no round"),
     "a round never answered": (lambda d: d["rounds"][3].update(received={}), "round 4 has no result or error"),
     "questions in a list": (lambda d: d["rounds"][0]["received"]["result"].update(inputRequests=["date"]),
@@ -448,9 +447,25 @@ UNSERVABLE = {
     "resultType 5": (lambda d: d["rounds"][1]["received"]["result"].update(resultType=5),
                      "round 2: the result of tools/call has an unknown resultType 5"),
     "another tool": (lambda d: d.update(tool={"name": "other"}), "its tool definition is 'other'"),
-    "answers in a list": (lambda d: d["rounds"][1]["sent"]["params"].update(inputResponses=[1]),
-                          "round 2 sent inputResponses that are not an object"),
 }
+MALFORMED = {
+    "nameless request": (lambda d: d["request"].update(params={}), "request.params: lacks 'name'"),
+    "answers in a list": (lambda d: d["rounds"][1]["sent"]["params"].update(inputResponses=[1]),
+                          "rounds[1].sent.params.inputResponses: expected a mapping"),
+}
+
+
+@pytest.mark.parametrize("name", MALFORMED)
+def test_serve_refuses_a_transcript_outside_the_schema_with_the_place(tmp_path: Path, name: str):
+    change, reason = MALFORMED[name]
+    document = yaml.safe_load((ROOT / "recordings" / "book_table.yaml").read_text())
+    change(document)
+    path = tmp_path / "odd.yaml"
+    path.write_text(yaml.safe_dump(document))
+    done = subprocess.run([*SERVE[:-1], str(path)], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=30, cwd=ROOT)
+    assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.stderr.startswith(f"mrtr: {path}:") and reason in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("name", UNSERVABLE)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -14,7 +15,7 @@ from mrtr_cli import __version__, report
 from mrtr_cli.client import Client, ClientSettings
 from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.events import Broadcast
-from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.exit_codes import PIPE_CLOSED, ExitCode
 from mrtr_cli.linting import Linter
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
@@ -75,11 +76,21 @@ def guarded(output: OutputOptions, body: Callable[[Context], ExitCode]) -> int:
         return int(context.fail(error))
     except KeyboardInterrupt as raised:
         return int(context.fail(interruption(raised)))
+    except BrokenPipeError:  # stdout's reader went away (`| head`): nothing more to say, and nowhere
+        _silence_stdout()
+        return PIPE_CLOSED
     except Exception as error:  # noqa: BLE001 - the last line of defence: a message, not a traceback
         if output.debug:
             traceback.print_exc()
         return int(context.fail(MrtrError(f"unexpected failure: {type(error).__name__}: {error}",
                                           "run again with --debug for the traceback, and report it")))
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def client_settings(target: TargetOptions, answering: AnsweringOptions | None = None) -> ClientSettings:

@@ -16,7 +16,7 @@ from mrtr_cli import __version__
 from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.headers import NAMED_METHODS
-from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, read_result
+from mrtr_cli.protocol.mrtr import read_result
 from mrtr_cli.server.app import Call, NeedInput, RpcError
 from mrtr_cli.transcript.model import VOLATILE, Transcript, asked_in, result_of
 
@@ -117,8 +117,6 @@ def unservable(transcript: Transcript) -> str | None:
 def _round_problem(method: str, entry: dict[str, Any]) -> str | None:
     """Why a recorded round cannot be played back, or None."""
     received, where = entry["received"], f"round {entry['round']}"
-    if not isinstance(entry["sent"]["params"].get(INPUT_RESPONSES, {}), dict):
-        return f"{where} sent inputResponses that are not an object"
     if "error" in received:
         return None
     if "result" not in received:

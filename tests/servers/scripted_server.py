@@ -120,6 +120,8 @@ def play(step: dict[str, Any], message: dict[str, Any]) -> None:
 
 
 def report_progress(message: dict[str, Any], count: int, every: float) -> None:
+    if not count:
+        return
     token = message["params"]["_meta"]["progressToken"]
     for done in range(count):
         time.sleep(every)
