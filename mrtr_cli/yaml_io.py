@@ -167,7 +167,16 @@ _JSON_TAGS = ("null", "bool", "int", "float", "str", "seq", "map", "timestamp")
 def _loaders() -> dict[bool, Any]:
     """The loader classes: {True: libyaml's (when usable), False: pure Python}."""
     import yaml
-    from yaml import composer, constructor, events, parser, reader, resolver, scanner
+    from yaml import resolver
+
+    constructor = _constructor_class()
+    pure = _pure_loader_class(constructor)
+    return {False: pure, True: _libyaml_loader(yaml, constructor, resolver.Resolver) or pure}
+
+
+def _constructor_class() -> Any:
+    """SafeConstructor for JSON's values: keys as text, dates as text, errors with a place."""
+    from yaml import constructor
 
     class Constructor(constructor.SafeConstructor):
         """SafeConstructor for JSON's values: keys as text, dates as text, errors with a place."""
@@ -195,10 +204,14 @@ def _loaders() -> dict[bool, Any]:
             return str(node.value)
 
     Constructor.yaml_constructors["tag:yaml.org,2002:timestamp"] = Constructor.construct_yaml_timestamp
+    return Constructor
+
+
+def _pure_loader_class(constructor: Any) -> Any:
+    """The pure-Python loader, whose composer refuses deep nesting before Python's recursion limit does."""
+    from yaml import composer, events, parser, reader, resolver, scanner
 
     class Composer(composer.Composer):
-        """The pure composer, refusing deep nesting before Python's recursion limit does."""
-
         depth = 0
 
         def compose_node(self, parent: Any, index: Any) -> Any:
@@ -211,12 +224,13 @@ def _loaders() -> dict[bool, Any]:
             finally:
                 self.depth -= nesting
 
-    class PureLoader(reader.Reader, scanner.Scanner, parser.Parser, Composer, Constructor, resolver.Resolver):
+    class PureLoader(reader.Reader, scanner.Scanner, parser.Parser, Composer, constructor, resolver.Resolver):
         def __init__(self, stream: str) -> None:
-            for part in (reader.Reader, scanner.Scanner, parser.Parser, Composer, Constructor, resolver.Resolver):
-                part.__init__(self, *((stream,) if part is reader.Reader else ()))
+            reader.Reader.__init__(self, stream)
+            for part in (scanner.Scanner, parser.Parser, Composer, constructor, resolver.Resolver):
+                part.__init__(self)
 
-    return {False: PureLoader, True: _libyaml_loader(yaml, Constructor, resolver.Resolver) or PureLoader}
+    return PureLoader
 
 
 def _libyaml_loader(yaml: Any, constructor: Any, resolver: Any) -> Any:
