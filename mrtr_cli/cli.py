@@ -375,11 +375,11 @@ def _click_module() -> Any:
 
 
 def _usage_error(message: str, as_json: bool) -> int:
-    from mrtr_cli import report
+    from mrtr_cli.render import json_report
     from mrtr_cli.exit_codes import ExitCode
 
     line = f"mrtr: {message.strip()} (see mrtr --help)"
     print(line, file=sys.stderr)
     if as_json:
-        print(report.error_line(ExitCode.USAGE, line), file=sys.stderr)
+        print(json_report.error_line(ExitCode.USAGE, line), file=sys.stderr)
     return int(ExitCode.USAGE)

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from mrtr_cli.protocol import lint
+from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.jsonrpc import Message
 
-Finding = lint.Finding
+Finding = lint_rules.Finding
 """Something the server did against the spec: an event too, which the linter emits."""
 
 

@@ -16,11 +16,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import files, flat_forms
+from mrtr_cli import files
+from mrtr_cli.forms import flat_forms
 from mrtr_cli.errors import UsageError
-from mrtr_cli.form_wording import Breach, breach_wanted, problem_line, wanted
-from mrtr_cli.formats import FORMATS
-from mrtr_cli.protocol import lint
+from mrtr_cli.forms.wording import Breach, breach_wanted, problem_line, wanted
+from mrtr_cli.forms.formats import FORMATS
+from mrtr_cli.protocol import lint_rules
 
 
 def problems(instance: Any, schema: dict[str, Any]) -> list[str]:
@@ -30,7 +31,7 @@ def problems(instance: Any, schema: dict[str, Any]) -> list[str]:
     messages); any other schema by jsonschema, whose import is the larger part of a short run.
     Both word what a field wants with `form_wording`.
     """
-    bound = lint.beyond_bounds(schema)
+    bound = lint_rules.beyond_bounds(schema)
     if bound is not None:
         return [f"the schema {bound[1]}, beyond what mrtr validates (a hostile schema must stay cheap)"]
     if flat_forms.covers(schema):
@@ -41,11 +42,11 @@ def problems(instance: Any, schema: dict[str, Any]) -> list[str]:
 def first_breach(instance: Any, schema: dict[str, Any]) -> str | None:
     """What the first broken constraint wants, in words alone (`give a whole number from 1 to 12`),
     for a prompt that shows the value already; None when `instance` is valid."""
-    if flat_forms.covers(schema) and lint.beyond_bounds(schema) is None:
+    if flat_forms.covers(schema) and lint_rules.beyond_bounds(schema) is None:
         breach = next(iter(flat_forms.breaches(instance, schema)), None)
         return breach_wanted(breach) if breach is not None else None
     found = problems(instance, schema)
-    if not found or lint.beyond_bounds(schema) is not None or "$ref" in json.dumps(schema):
+    if not found or lint_rules.beyond_bounds(schema) is not None or "$ref" in json.dumps(schema):
         return next(iter(found), None)  # a reference may be unresolvable: the line says so
     errors = sorted(_validator(schema).iter_errors(instance), key=lambda e: list(e.path))
     breaches = _breaches(errors[0]) if errors else []

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from conftest import elicit
-from mrtr_cli import formats, validation
+from mrtr_cli import validation
+from mrtr_cli.forms import formats
 from mrtr_cli.answering.answers_file import load_answers_file
-from mrtr_cli.answering.forms import Field, check_value, complete_form, form_fields
+from mrtr_cli.forms.fields import Field, check_value, complete_form, form_fields
 from mrtr_cli.answering.questions import Chain, Question, Response
 from mrtr_cli.answering.scripted import (
     AnswersFileAnswerer,
@@ -18,8 +19,8 @@ from mrtr_cli.answering.scripted import (
     SamplingReplyAnswerer,
     root_entry,
 )
-from mrtr_cli.arguments import prompt_arguments, tool_arguments
-from mrtr_cli.coercion import coerce_text, declared_types
+from mrtr_cli.conversation.arguments import prompt_arguments, tool_arguments
+from mrtr_cli.forms.coercion import coerce_text, declared_types
 from mrtr_cli.errors import IncompleteError, UsageError
 
 SCHEMA = {

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, mrtr
-from mrtr_cli.probing import tampered
+from mrtr_cli.check.probes import tampered
 from mrtr_cli.server.state import Sealer, StateRejected
 from peers import demo_http, http_server
 

@@ -11,14 +11,14 @@ import pytest
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from conftest import elicit
-from mrtr_cli.answering.forms import Field, form_fields, outside_subset, typed_input
+from mrtr_cli.forms.fields import Field, form_fields, outside_subset, typed_input
 from mrtr_cli.answering.interactive import InteractiveAnswerer
 from mrtr_cli.answering.questions import Question, Refusal, Response
 from mrtr_cli.answering.save import answers_document
 from mrtr_cli.answering.url_policy import judge
 from mrtr_cli.render.console import make_console
 from mrtr_cli.render.prompts import Presenter
-from mrtr_cli.session import Round
+from mrtr_cli.conversation.session import Round
 
 ENTER, DOWN, SPACE, ESC = "\r", "\x1b[B", " ", "\x1b"
 pytestmark = pytest.mark.timeout(20)
@@ -185,7 +185,7 @@ def test_forms_helpers():
 def test_saved_answers_write_cleared_fields_as_null():
     request = elicit("x", {"name": {"type": "string"}, "n": {"type": "integer", "default": 3}})
     from mrtr_cli.answering.questions import Answer
-    from mrtr_cli.client import Reply
+    from mrtr_cli.conversation.client import Reply
 
     current = Round(1, Reply(1, "tools/call", {}, None, 1.0), {}, "input_required", {"k": request, "s": {
         "method": "sampling/createMessage"}}, None, {

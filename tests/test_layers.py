@@ -23,7 +23,7 @@ OWNERS = {
     "typer": {"cli.py"},
     "click": {"cli.py"},
 }
-STDLIB_ONLY = ("protocol/", "text.py", "formats.py", "flat_forms.py", "form_wording.py")
+STDLIB_ONLY = ("protocol/", "text.py", "forms/formats.py", "forms/flat_forms.py", "forms/wording.py")
 
 
 def imports(path: Path) -> set[str]:

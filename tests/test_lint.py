@@ -9,14 +9,15 @@ import pytest
 
 from conftest import SPEC, elicit
 from helpers import spec_validator
-from mrtr_cli.protocol import jsonrpc, lint
+from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.meta import Capabilities
 
 ALL = Capabilities()
 SAMPLING = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}
 
 
-def rules(findings: list[lint.Finding]) -> list[str]:
+def rules(findings: list[lint_rules.Finding]) -> list[str]:
     return [f.rule for f in findings]
 
 
@@ -51,10 +52,10 @@ def input_required(**fields):
         range(1200))}})}), ALL, "enum-too-long"),
 ])
 def test_a_fixture_per_result_rule(method, result, capabilities, rule):
-    found = lint.check_result(method, result, capabilities)
+    found = lint_rules.check_result(method, result, capabilities)
     assert rule in rules(found)
-    severity, page = lint.RULES[rule]
-    assert all(f.page.startswith(lint.SPEC) for f in found)
+    severity, page = lint_rules.RULES[rule]
+    assert all(f.page.startswith(lint_rules.SPEC) for f in found)
     assert next(f for f in found if f.rule == rule).severity == severity
 
 
@@ -66,10 +67,10 @@ def deep(levels: int) -> dict:
 
 
 def test_schema_bounds():
-    assert rules(lint.check_schema("k", deep(20))) == ["schema-too-deep"]
+    assert rules(lint_rules.check_schema("k", deep(20))) == ["schema-too-deep"]
     wide = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(11_000)}}
-    assert rules(lint.check_schema("k", wide)) == ["schema-too-large"]
-    assert lint.check_schema("k", {"type": "object", "properties": {"a": {"type": "string"}}}) == []
+    assert rules(lint_rules.check_schema("k", wide)) == ["schema-too-large"]
+    assert lint_rules.check_schema("k", {"type": "object", "properties": {"a": {"type": "string"}}}) == []
 
 
 @pytest.mark.parametrize("frame,in_flight,rule", [
@@ -80,15 +81,15 @@ def test_schema_bounds():
     ('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}', 1, "error-without-id"),
 ])
 def test_a_fixture_per_frame_rule(frame, in_flight, rule):
-    assert rules(lint.check_frame(jsonrpc.decode(frame), in_flight)) == [rule]
+    assert rules(lint_rules.check_frame(jsonrpc.decode(frame), in_flight)) == [rule]
 
 
 def test_well_formed_results_have_no_findings():
     good = {"resultType": "complete", "tools": [], "ttlMs": 0, "cacheScope": "public"}
-    assert lint.check_result("tools/list", good, ALL) == []
+    assert lint_rules.check_result("tools/list", good, ALL) == []
     asked = input_required(inputRequests={"k": elicit("m", {"a": {"type": "string"}})}, requestState="s")
-    assert lint.check_result("tools/call", asked, ALL) == []
-    assert lint.check_frame(jsonrpc.decode('{"jsonrpc":"2.0","id":1,"result":{}}'), 1) == []
+    assert lint_rules.check_result("tools/call", asked, ALL) == []
+    assert lint_rules.check_frame(jsonrpc.decode('{"jsonrpc":"2.0","id":1,"result":{}}'), 1) == []
 
 
 RESULTS = {"CallToolResult": "tools/call", "DiscoverResult": "server/discover", "GetPromptResult": "prompts/get",
@@ -114,7 +115,7 @@ def test_no_finding_on_the_specs_examples():
         results = [(p, json.loads(p.read_text())) for p in examples(kind)]
         results += [(p, json.loads(p.read_text())["result"]) for p in examples(f"{kind}Response")]
         for path, example in results:
-            found = lint.check_result(method, example, ALL)
+            found = lint_rules.check_result(method, example, ALL)
             if found:
                 assert rules(found) == ["caching-hints"], (path, found)
                 assert not spec_validator(kind).is_valid(example), f"{path} is schema-valid but linted"
@@ -123,6 +124,6 @@ def test_no_finding_on_the_specs_examples():
         for path in examples(kind):
             message = jsonrpc.decode(path.read_text())
             in_flight = getattr(message, "id", None)
-            assert lint.check_frame(message, in_flight) == [], path
+            assert lint_rules.check_frame(message, in_flight) == [], path
             checked += 1
     assert checked > 30

@@ -15,10 +15,10 @@ from hypothesis import strategies as st
 
 from conftest import Scripted, elicit, input_required
 from mrtr_cli.answering.chain import build_chain
-from mrtr_cli.client import Client, ClientSettings
+from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.options import AnsweringOptions
 from mrtr_cli.protocol.meta import ClientIdentity
-from mrtr_cli.session import Outcome, Session
+from mrtr_cli.conversation.session import Outcome, Session
 from mrtr_cli.transport.stdio import StdioTransport
 
 FORM = elicit("Go on?", {"ok": {"type": "boolean"}})

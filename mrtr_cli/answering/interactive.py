@@ -18,8 +18,8 @@ import questionary
 from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 
 from mrtr_cli import validation
-from mrtr_cli.answering.forms import Field, check_value, form_fields, outside_subset, typed_input
-from mrtr_cli.answering.questions import ELICIT, SAMPLE, Question, Refusal, Response, Verdict
+from mrtr_cli.forms.fields import Field, check_value, form_fields, outside_subset, typed_input
+from mrtr_cli.answering.questions import ELICIT, SAMPLE, Question, Refusal, Response, Decision
 from mrtr_cli.answering.scripted import root_entry, sampling_response
 from mrtr_cli.answering.url_policy import judge
 from mrtr_cli.errors import Signalled, UsageError
@@ -48,7 +48,7 @@ class InteractiveAnswerer:
         self.cwd = cwd or Path.cwd()
         self._urls_asked: set[str] = set()
 
-    def answer(self, question: Question) -> Verdict:
+    def answer(self, question: Question) -> Decision:
         self.presenter.question(question)
         if question.method == ELICIT and question.mode == "url":
             return self._url(question)
@@ -82,7 +82,7 @@ class InteractiveAnswerer:
 
     # -- forms --------------------------------------------------------------------------------
 
-    def _form(self, question: Question) -> Verdict:
+    def _form(self, question: Question) -> Decision:
         try:
             problem = outside_subset(question.schema)
             if problem:
@@ -138,7 +138,7 @@ class InteractiveAnswerer:
                 continue
             return values
 
-    def _review(self, question: Question, fields: list[Field], content: dict[str, Any]) -> Verdict:
+    def _review(self, question: Question, fields: list[Field], content: dict[str, Any]) -> Decision:
         while True:
             problems = validation.problems(content, question.schema)
             self.presenter.review(fields, content, problems)
@@ -152,7 +152,7 @@ class InteractiveAnswerer:
             field = self._select("Which field?", [(safe_line(f.title, 60), f) for f in fields])
             self._fill(field, content)
 
-    def _raw_form(self, question: Question, problem: str) -> Verdict:
+    def _raw_form(self, question: Question, problem: str) -> Decision:
         self.presenter.outside_subset(problem, question.schema)
         choice = self._select("How do you answer?", [("Type the answer as JSON", "json"), ("Decline", "decline"),
                                                      ("Cancel", "cancel")])
@@ -171,7 +171,7 @@ class InteractiveAnswerer:
 
     # -- URL mode -----------------------------------------------------------------------------
 
-    def _url(self, question: Question) -> Verdict:
+    def _url(self, question: Question) -> Decision:
         verdict = judge(str(question.params.get("url", "")))
         again = question.key in self._urls_asked
         self._urls_asked.add(question.key)
@@ -188,7 +188,7 @@ class InteractiveAnswerer:
 
     # -- sampling and roots ---------------------------------------------------------------------
 
-    def _sampling(self, question: Question) -> Verdict:
+    def _sampling(self, question: Question) -> Decision:
         self.presenter.sampling(question.params)
         try:
             choice = self._select("Answer this sampling request?", [("Write the reply", "write"),
@@ -200,7 +200,7 @@ class InteractiveAnswerer:
         reply = self._text("Reply (Alt+Enter, or Esc then Enter, sends it)", multiline=True)
         return sampling_response(reply, self.sampling_model)
 
-    def _roots(self, question: Question) -> Verdict:
+    def _roots(self, question: Question) -> Decision:
         roots = [root_entry(str(self.cwd))]
         try:
             while True:

@@ -97,7 +97,7 @@ class Refusal:
     reason: str
 
 
-Verdict = Union[Response, Refusal, None]
+Decision = Union[Response, Refusal, None]
 
 
 class Answerer(Protocol):
@@ -105,7 +105,7 @@ class Answerer(Protocol):
 
     name: str
 
-    def answer(self, question: Question) -> Verdict: ...
+    def answer(self, question: Question) -> Decision: ...
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from mrtr_cli import yaml_io
-from mrtr_cli.answering.forms import form_fields
+from mrtr_cli.forms.fields import form_fields
 from mrtr_cli.errors import UsageError
 
 

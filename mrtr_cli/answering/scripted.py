@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
-from mrtr_cli.answering.forms import coerce, complete_form, form_fields
-from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Question, Refusal, Response, Verdict
+from mrtr_cli.forms.fields import coerce, complete_form, form_fields
+from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Question, Refusal, Response, Decision
 from mrtr_cli.errors import UsageError
 from mrtr_cli.text import safe_line
 
@@ -93,7 +93,7 @@ class FlagAnswerer:
         self.base = base
         self.used: set[str] = set()
 
-    def answer(self, question: Question) -> Verdict:
+    def answer(self, question: Question) -> Decision:
         if question.method != ELICIT:
             return None
         actions = [f for f in self.flags if f.action_for(question.key)]
@@ -135,7 +135,7 @@ class SamplingReplyAnswerer:
         self.model = model
         self.used = False
 
-    def answer(self, question: Question) -> Verdict:
+    def answer(self, question: Question) -> Decision:
         if question.method != SAMPLE:
             return None
         self.used = True
@@ -162,7 +162,7 @@ class SamplerAnswerer:
     def unused_flags(self) -> list[str]:
         return [] if self.used else [f"--sampler {safe_line(self.command, 200)}"]
 
-    def answer(self, question: Question) -> Verdict:
+    def answer(self, question: Question) -> Decision:
         if question.method != SAMPLE:
             return None
         self.used = True
@@ -198,7 +198,7 @@ class RootsAnswerer:
         self.roots = [root_entry(r) for r in roots]
         self.used = False
 
-    def answer(self, question: Question) -> Verdict:
+    def answer(self, question: Question) -> Decision:
         if question.method != ROOTS:
             return None
         self.used = True
@@ -243,7 +243,7 @@ class AnswersFileAnswerer:
         self.document = document
         self.sampling_model = sampling_model
 
-    def answer(self, question: Question) -> Verdict:
+    def answer(self, question: Question) -> Decision:
         entry = self.document.entry_for(question)
         if entry is None:
             return None

@@ -7,9 +7,9 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Answerer
-from mrtr_cli.arguments import prompt_arguments, tool_arguments
-from mrtr_cli.client import Client
-from mrtr_cli.listing import tool_schema
+from mrtr_cli.conversation.arguments import prompt_arguments, tool_arguments
+from mrtr_cli.conversation.client import Client
+from mrtr_cli.conversation.lists import tool_schema
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_at_terminal,
                                       warn_unused_flags)
 from mrtr_cli.commands.outcome import show_outcome
@@ -17,7 +17,7 @@ from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.protocol.headers import NAMED_METHODS
-from mrtr_cli.session import Outcome, Session, status_of
+from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.target import HttpTarget, resolve_target
 
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from mrtr_cli import report
+from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import build_chain
-from mrtr_cli.arguments import tool_arguments
+from mrtr_cli.conversation.arguments import tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.listing import tool_schema
+from mrtr_cli.conversation.lists import tool_schema
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
-from mrtr_cli.probing import SPEC, Check, Prober, ToolProber
+from mrtr_cli.check.probes import SPEC, Check, Prober, ToolProber
 from mrtr_cli.target import HttpTarget, resolve_target
 from mrtr_cli.text import safe_line
 
@@ -23,7 +23,7 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
     def body(context: Context) -> ExitCode:
         checks, server = _probe(context, tool, target, answering)
         if output.json:
-            context.print_json({"version": report.VERSION, "server": server, "checks": [c.as_dict() for c in checks],
+            context.print_json({"version": json_report.VERSION, "server": server, "checks": [c.as_dict() for c in checks],
                                 "summary": _counts(checks)})
         else:
             for line in _lines(checks):

@@ -11,15 +11,16 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from mrtr_cli import __version__, report
-from mrtr_cli.client import Client, ClientSettings
+from mrtr_cli import __version__
+from mrtr_cli.render import json_report
+from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import PIPE_CLOSED, ExitCode
-from mrtr_cli.linting import Linter
+from mrtr_cli.conversation.linter import Linter
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
-from mrtr_cli.render import format as fmt
+from mrtr_cli.render import formatters as fmt
 from mrtr_cli.render.console import Consoles, make_consoles, write_long
 from mrtr_cli.render.timeline import Timeline
 from mrtr_cli.target import StdioTarget, Target, open_transport
@@ -43,11 +44,11 @@ class Context:
         return error.exit_code
 
     def error_line(self, code: ExitCode, message: str) -> None:
-        self.consoles.err.file.write(report.error_line(code, message) + "\n")
+        self.consoles.err.file.write(json_report.error_line(code, message) + "\n")
 
     def print_json(self, document: dict) -> None:
         out = self.consoles.out.file
-        for piece in report.json_pieces(document):
+        for piece in json_report.json_pieces(document):
             write_long(out, piece)
         out.write("\n")
 

@@ -6,14 +6,14 @@ from typing import Any
 
 from rich.text import Text
 
-from mrtr_cli import report
-from mrtr_cli.listing import list_all
+from mrtr_cli.render import json_report
+from mrtr_cli.conversation.lists import list_all
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import split_tools
-from mrtr_cli.render import format as fmt
+from mrtr_cli.render import formatters as fmt
 from mrtr_cli.render.table import Column, print_table
 from mrtr_cli.target import HttpTarget, resolve_target
 from mrtr_cli.text import safe_line
@@ -32,7 +32,7 @@ def run_discover(target: TargetOptions, output: OutputOptions) -> int:
         with connect(context, resolve_target(target), target, client_settings(target), probe=False) as client:
             result = client.discover()
         if output.json:
-            context.print_json(report.listing(result))
+            context.print_json(json_report.listing_document(result))
         else:
             _print_discovery(context, result)
         return ExitCode.OK
@@ -65,7 +65,7 @@ def run_list(kind: str, target: TargetOptions, output: OutputOptions) -> int:
             context.consoles.err.print(Text(f"! excluded the tool {safe_line(tool['name'], 80)}: "
                                             f"{safe_line(tool['reason'], 200)}", "mrtr.warn"))
         if output.json:
-            context.print_json(report.listing(merged, excluded if kind == "tools" else None))
+            context.print_json(json_report.listing_document(merged, excluded if kind == "tools" else None))
         else:
             _print_table(context, kind, merged[key])
         return ExitCode.OK

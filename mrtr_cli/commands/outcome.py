@@ -5,19 +5,19 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from mrtr_cli import report
+from mrtr_cli.render import json_report
 from mrtr_cli.commands.common import Context
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.render import format as fmt
+from mrtr_cli.render import formatters as fmt
 from mrtr_cli.render.console import write_long
-from mrtr_cli.session import Outcome
+from mrtr_cli.conversation.session import Outcome
 
 
 def show_outcome(context: Context, outcome: Outcome) -> ExitCode:
     """The result (with --json: the document), the status, and the exit code it makes."""
     code = outcome.exit_code(context.output.strict)
     if context.output.json:
-        context.print_json(report.conversation(outcome))
+        context.print_json(json_report.conversation(outcome))
     print_outcome(context, outcome, result=not context.output.json)
     if code != ExitCode.OK and context.output.json:
         context.error_line(code, outcome.error.one_line() if outcome.error else _why(code))

@@ -17,7 +17,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from mrtr_cli import events, report, yaml_io
+from mrtr_cli import events, yaml_io
+from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_at_terminal,
                                       warn_unused_flags)
@@ -25,18 +26,19 @@ from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
-from mrtr_cli.render import format as fmt
-from mrtr_cli.session import Outcome, Session, status_of
-from mrtr_cli.listing import tool_schema
+from mrtr_cli.render import formatters as fmt
+from mrtr_cli.conversation.session import Outcome, Session, status_of
+from mrtr_cli.conversation.lists import tool_schema
 from mrtr_cli.target import HttpTarget, resolve_target
 from mrtr_cli.text import safe_line
 from mrtr_cli.transcript import model
-from mrtr_cli.transcript.match import Difference, RecordedAnswerer, compare
+from mrtr_cli.answering.recorded import RecordedAnswerer
+from mrtr_cli.transcript.compare import Difference, compare
 from mrtr_cli.transcript.paths import JsonPath, parse_path
 from mrtr_cli.transcript.recorder import TranscriptBuilder
 from mrtr_cli.transcript.recording import target_entry
 from mrtr_cli.transcript.redact import Redaction
-from mrtr_cli.transcript.replay import recorded_capabilities, replay_params, replay_target
+from mrtr_cli.transcript.replay_setup import recorded_capabilities, replay_params, replay_target
 
 STOPPED = {ExitCode.INTERRUPTED, ExitCode.TERMINATED, ExitCode.HANGUP}
 """Ctrl-C, SIGTERM, SIGHUP: replay stops there, and runs no further transcript."""
@@ -56,7 +58,7 @@ class ReplayOptions:
 
 
 @dataclass
-class Verdict:
+class ReplayVerdict:
     """How one transcript replayed."""
 
     file: str
@@ -80,7 +82,7 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
         verdicts = _replay_all(context, options, ignore, target, answering)
         warn_unused_flags(context, _unused_everywhere(verdicts))
         if output.json:
-            context.print_json({"version": report.VERSION, "transcripts": [_verdict_object(v) for v in verdicts]})
+            context.print_json({"version": json_report.VERSION, "transcripts": [_verdict_object(v) for v in verdicts]})
         else:
             _print(context, verdicts)
         code = decide(v.code for v in verdicts)
@@ -93,7 +95,7 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
 
 
 def _replay_all(context: Context, options: ReplayOptions, ignore: list[JsonPath], target: TargetOptions,
-                answering: AnsweringOptions) -> list[Verdict]:
+                answering: AnsweringOptions) -> list[ReplayVerdict]:
     """Each transcript in turn, until one is stopped by Ctrl-C, SIGTERM or SIGHUP."""
     verdicts = []
     for path in options.files:
@@ -104,8 +106,8 @@ def _replay_all(context: Context, options: ReplayOptions, ignore: list[JsonPath]
 
 
 def replay_file(context: Context, path: str, options: ReplayOptions, ignore: list[JsonPath],
-                target: TargetOptions, answering: AnsweringOptions) -> Verdict:
-    verdict = Verdict(path)
+                target: TargetOptions, answering: AnsweringOptions) -> ReplayVerdict:
+    verdict = ReplayVerdict(path)
     try:
         transcript = model.load(path)
         live, builder, flags = _run_live(context, transcript, options, target, answering)
@@ -156,7 +158,7 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     return outcome, builder, flags
 
 
-def _unused_everywhere(verdicts: list[Verdict]) -> list[str]:
+def _unused_everywhere(verdicts: list[ReplayVerdict]) -> list[str]:
     """The answer flags that no question of any live run used."""
     runs = [v.unused_flags for v in verdicts if v.unused_flags is not None]
     return [flag for flag in runs[0] if all(flag in unused for unused in runs)] if runs else []
@@ -193,13 +195,13 @@ def _rewrite(path: str, document: dict[str, Any]) -> None:
     os.replace(temporary, path)
 
 
-def _verdict_object(verdict: Verdict) -> dict[str, Any]:
+def _verdict_object(verdict: ReplayVerdict) -> dict[str, Any]:
     return {"file": verdict.file, "result": verdict.result, "exit_code": int(verdict.code),
             "rounds": verdict.rounds, "differences": [d.as_dict() for d in verdict.differences],
             "error": verdict.error.one_line() if verdict.error else None}
 
 
-def _print(context: Context, verdicts: list[Verdict]) -> None:
+def _print(context: Context, verdicts: list[ReplayVerdict]) -> None:
     for verdict in verdicts:
         for line in _verdict_lines(verdict):
             context.consoles.err.print(line)
@@ -207,7 +209,7 @@ def _print(context: Context, verdicts: list[Verdict]) -> None:
         context.consoles.out.print(_summary(verdicts))
 
 
-def _verdict_lines(verdict: Verdict) -> list[Text]:
+def _verdict_lines(verdict: ReplayVerdict) -> list[Text]:
     name = safe_line(verdict.file, 200)
     if verdict.result == "same":
         return [Text(f"✓ {name}: same as recorded ({verdict.rounds} round{'s' if verdict.rounds != 1 else ''})",
@@ -233,7 +235,7 @@ def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def _summary(verdicts: list[Verdict]) -> Table:
+def _summary(verdicts: list[ReplayVerdict]) -> Table:
     table = Table(box=None, pad_edge=False, header_style="mrtr.dim")
     for column in ("transcript", "result", "rounds", "differences", "exit"):
         table.add_column(column)

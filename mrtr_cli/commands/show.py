@@ -6,7 +6,7 @@ mrtr's own failures (an unreadable transcript) go to stderr.
 
 from __future__ import annotations
 
-from mrtr_cli import report
+from mrtr_cli.render import json_report
 from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.commands.outcome import print_outcome
 from mrtr_cli.exit_codes import ExitCode
@@ -20,7 +20,7 @@ def run(path: str, output: OutputOptions) -> int:
         transcript = model.load(path)
         outcome = model.outcome_of(transcript)
         if output.json:
-            context.print_json(report.conversation(outcome))
+            context.print_json(json_report.conversation(outcome))
             return ExitCode.OK
         timeline = Timeline(context.consoles.out, verbose=output.verbose, live=False)
         for event in model.events_of(transcript):

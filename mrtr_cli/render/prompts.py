@@ -14,10 +14,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from mrtr_cli.answering.forms import Field
+from mrtr_cli.forms.fields import Field
 from mrtr_cli.answering.questions import Question
 from mrtr_cli.answering.url_policy import UrlVerdict
-from mrtr_cli.render import format as fmt
+from mrtr_cli.render import formatters as fmt
 from mrtr_cli.text import safe_line
 
 

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Question
-from mrtr_cli.render import format as fmt
+from mrtr_cli.render import formatters as fmt
 from mrtr_cli.render.console import emit_text
 
 

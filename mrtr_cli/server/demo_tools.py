@@ -10,7 +10,7 @@ import hashlib
 from typing import Any
 
 from mrtr_cli.server.app import Call, NeedInput
-from mrtr_cli.server.forms import ROOTS, form, sampling, text_result, url_request, walk
+from mrtr_cli.server.asking import ROOTS, form, sampling, text_result, url_request, walk
 
 SEATING = ["window", "terrace", "quiet", "accessible"]
 POLLS_NEEDED = 3

@@ -32,7 +32,7 @@ Notify = Callable[[str, dict[str, Any]], None]
 
 
 @dataclass(frozen=True)
-class Reply:
+class DispatchReply:
     """The response to send (None for a notification) and the HTTP status it goes with."""
 
     message: dict[str, Any] | None
@@ -47,27 +47,27 @@ class Dispatcher:
         self.sealer = sealer or Sealer()
         self.page_size = page_size
 
-    def handle(self, message: Any, notify: Notify = lambda method, params: None) -> Reply:
+    def handle(self, message: Any, notify: Notify = lambda method, params: None) -> DispatchReply:
         """The reply to one decoded JSON-RPC message."""
         request_id = message.get("id") if isinstance(message, dict) else None
         try:
             request = _check_envelope(message)
             if request is None:
-                return Reply(None, 202)
-            return Reply(_result_response(request_id, self._dispatch(request, notify)))
+                return DispatchReply(None, 202)
+            return DispatchReply(_result_response(request_id, self._dispatch(request, notify)))
         except RpcError as error:
-            return Reply({"jsonrpc": "2.0", "id": request_id, "error": error.error_object()}, error.status)
+            return DispatchReply({"jsonrpc": "2.0", "id": request_id, "error": error.error_object()}, error.status)
         except Exception as error:  # noqa: BLE001 - a request nobody foresaw gets an error, never a traceback
             failure = {"code": jsonrpc.INTERNAL_ERROR, "message": f"Internal error: {type(error).__name__}: {error}"}
-            return Reply({"jsonrpc": "2.0", "id": request_id, "error": failure}, 500)
+            return DispatchReply({"jsonrpc": "2.0", "id": request_id, "error": failure}, 500)
 
-    def handle_text(self, text: str | bytes, notify: Notify = lambda method, params: None) -> Reply:
+    def handle_text(self, text: str | bytes, notify: Notify = lambda method, params: None) -> DispatchReply:
         """The reply to one frame as text; unparseable text gets -32700."""
         try:
             message = json.loads(text)
         except (ValueError, RecursionError) as error:
             parse_error = {"code": jsonrpc.PARSE_ERROR, "message": f"Parse error: {error}"}
-            return Reply({"jsonrpc": "2.0", "id": None, "error": parse_error}, 400)
+            return DispatchReply({"jsonrpc": "2.0", "id": None, "error": parse_error}, 400)
         return self.handle(message, notify)
 
     def _dispatch(self, request: dict[str, Any], notify: Notify) -> dict[str, Any]:

@@ -13,10 +13,10 @@ from typing import Any
 
 from mrtr_cli import events, files, validation, yaml_io
 from mrtr_cli.answering.questions import Answer
-from mrtr_cli.client import Reply
+from mrtr_cli.conversation.client import Reply
 from mrtr_cli.errors import MrtrError, ServerError, UsageError, error_for
 from mrtr_cli.protocol import jsonrpc
-from mrtr_cli.session import Outcome, Round
+from mrtr_cli.conversation.session import Outcome, Round
 
 FORMAT = 1
 SCHEMA = Path(__file__).with_name("schema.json")

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli.client import ClientSettings
+from mrtr_cli.conversation.client import ClientSettings
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import RecordingOptions, TargetOptions
 from mrtr_cli.target import HttpTarget, Target

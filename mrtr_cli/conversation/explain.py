@@ -15,7 +15,8 @@ def supported_versions(error: dict[str, Any] | None) -> list[str]:
     return [v for v in supported if isinstance(v, str)] if isinstance(supported, list) else []
 
 
-def listing(versions: list[Any]) -> str:
+def versions_text(versions: list[Any]) -> str:
+    """Versions as one comma-separated line, for messages."""
     return ", ".join(str(v) for v in versions) or "no versions"
 
 
@@ -27,8 +28,8 @@ def explain(method: str, error: dict[str, Any]) -> ServerError:
 def _hint(error: dict[str, Any]) -> str:
     code = error.get("code")
     if code == jsonrpc.UNSUPPORTED_PROTOCOL_VERSION:
-        return (f"the server speaks {listing(supported_versions(error))}; mrtr speaks "
-                f"{listing(list(meta.SPOKEN_VERSIONS))} (--protocol-version)")
+        return (f"the server speaks {versions_text(supported_versions(error))}; mrtr speaks "
+                f"{versions_text(list(meta.SPOKEN_VERSIONS))} (--protocol-version)")
     if code == jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY:
         return _missing_capability_hint(error)
     if code == jsonrpc.METHOD_NOT_FOUND:

@@ -15,10 +15,11 @@ from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain, Question
-from mrtr_cli.client import Client, Reply
+from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.errors import IncompleteError, ProtocolError, RequestTimeout, UsageError
-from mrtr_cli.probe_verdicts import SPEC, Check, Probe, ProbeFailed, judged, seen, shape_problem, short, verdict
-from mrtr_cli.protocol import jsonrpc, lint, meta
+from mrtr_cli.check.verdicts import SPEC, Check, Probe, ProbeFailed, judged, seen, shape_problem, short, verdict
+from mrtr_cli.protocol import jsonrpc, meta
+from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, questions, required_capability
 
 __all__ = ["SPEC", "Check", "Prober", "ToolProber", "tampered"]
@@ -81,7 +82,7 @@ class Prober:
         result = reply.result if usable else {}
         versions = result.get("supportedVersions")
         answers = usable and isinstance(versions, list) and meta.LATEST_VERSION in versions
-        found = lint.check_result("server/discover", result, self.client.settings.capabilities) if answers else []
+        found = lint_rules.check_result("server/discover", result, self.client.settings.capabilities) if answers else []
         hints = [f.message for f in found if f.rule == "caching-hints"]
         info = meta.server_info(result)
         detail = f"supportedVersions {versions}" if answers else seen(reply)

@@ -1,7 +1,7 @@
 """The linter: an observer that checks everything a server sends during a conversation and
 emits each finding as an event (the timeline shows it, the transcript keeps it).
 
-Per-message rules come from protocol/lint.py. Rules about the whole conversation are here:
+Per-message rules come from protocol/lint_rules.py. Rules about the whole conversation are here:
 deprecated features in use (once each), and a server that has not said who it is by the time
 a final result arrives.
 """
@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli import events
-from mrtr_cli.protocol import lint, meta
+from mrtr_cli.protocol import meta
+from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.jsonrpc import Notification
 from mrtr_cli.protocol.mrtr import questions
 
@@ -22,7 +23,7 @@ class Linter:
     def __init__(self, capabilities: meta.Capabilities, emit: events.Observer) -> None:
         self.capabilities = capabilities
         self.emit = emit
-        self.findings: list[lint.Finding] = []
+        self.findings: list[lint_rules.Finding] = []
         self.in_flight: Any = None
         self.round: int | None = None
         self.identified = False
@@ -39,7 +40,7 @@ class Linter:
         self.in_flight, self.round = event.id, event.round
 
     def _frame(self, event: events.FrameReceived) -> None:
-        self._report(lint.check_frame(event.message, self.in_flight))
+        self._report(lint_rules.check_frame(event.message, self.in_flight))
         if isinstance(event.message, Notification) and event.message.method == "notifications/message":
             self._once("deprecated-logging", "the server sends log messages (notifications/message)")
 
@@ -47,7 +48,7 @@ class Linter:
         if event.error is not None:
             return
         self.identified = self.identified or meta.server_info(event.result) is not None
-        self._report(lint.check_result(event.method, event.result, self.capabilities))
+        self._report(lint_rules.check_result(event.method, event.result, self.capabilities))
         if _final(event.result) and not self.identified:
             self._once("server-info-missing", "no result so far carried serverInfo in its _meta")
         for request in questions(event.result):
@@ -62,10 +63,10 @@ class Linter:
     def _once(self, rule: str, message: str) -> None:
         if rule not in self._noted:
             self._noted.add(rule)
-            self._report([lint.finding(rule, message)])
+            self._report([lint_rules.finding(rule, message)])
 
-    def _report(self, findings: list[lint.Finding]) -> None:
-        for found in lint.at_round(findings, self.round):
+    def _report(self, findings: list[lint_rules.Finding]) -> None:
+        for found in lint_rules.at_round(findings, self.round):
             self.findings.append(found)
             self.emit(found)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from mrtr_cli.errors import MrtrError, ServerError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.session import Outcome, Round
+from mrtr_cli.conversation.session import Outcome, Round
 from mrtr_cli.text import json_escaped
 
 VERSION = 1
@@ -57,7 +57,7 @@ def error_object(error: MrtrError) -> dict[str, Any]:
     return {"type": "local", "name": error.exit_code.label, "message": error.one_line()}
 
 
-def listing(result: dict[str, Any], excluded: list[dict[str, str]] | None = None) -> dict[str, Any]:
+def listing_document(result: dict[str, Any], excluded: list[dict[str, str]] | None = None) -> dict[str, Any]:
     """The document of `list` and `discover`: the result as received, pages merged."""
     document = {"version": VERSION, **result}
     if excluded is not None:

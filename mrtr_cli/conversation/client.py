@@ -13,7 +13,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.errors import LegacyServerError, ProtocolError, RequestTimeout, UnreachableError, interruption
 from mrtr_cli.events import Observer
-from mrtr_cli.hints import explain, listing, supported_versions
+from mrtr_cli.conversation.explain import explain, supported_versions, versions_text
 from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
 from mrtr_cli.transport.base import Deadline, Exchange, StderrLine, Transport, TransportTimeout, WireInfo
@@ -113,8 +113,8 @@ class Client:
             return result
         spoken = meta.choose_version(versions)
         if spoken is None or self.settings.version_fixed:
-            raise ProtocolError(f"the server speaks {listing(versions)}, not {self.settings.version}",
-                                f"mrtr speaks {listing(list(meta.SPOKEN_VERSIONS))}")
+            raise ProtocolError(f"the server speaks {versions_text(versions)}, not {self.settings.version}",
+                                f"mrtr speaks {versions_text(list(meta.SPOKEN_VERSIONS))}")
         self._switch_version(spoken, versions)
         return result
 

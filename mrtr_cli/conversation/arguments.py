@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from mrtr_cli import files
-from mrtr_cli.coercion import coerce_text, declared_types
+from mrtr_cli.forms.coercion import coerce_text, declared_types
 from mrtr_cli.errors import UsageError
 
 

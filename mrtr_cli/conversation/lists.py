@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.client import Client
+from mrtr_cli.conversation.client import Client
 from mrtr_cli.errors import ProtocolError, ServerError
 from mrtr_cli.protocol.headers import split_tools
 from mrtr_cli.protocol.mrtr import read_result

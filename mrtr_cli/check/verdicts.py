@@ -11,12 +11,12 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli.client import Reply
+from mrtr_cli.conversation.client import Reply
 from mrtr_cli.errors import ProtocolError
-from mrtr_cli.protocol import lint
+from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.mrtr import COMPLETE, read_result
 
-SPEC = lint.SPEC
+SPEC = lint_rules.SPEC
 Probe = tuple[str, str, str, str]
 """A probe's id, title, level and spec page."""
 

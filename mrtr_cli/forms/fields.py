@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli import form_wording, validation
-from mrtr_cli.coercion import coerce_text, json_or_text
+from mrtr_cli import validation
+from mrtr_cli.forms import wording
+from mrtr_cli.forms.coercion import coerce_text, json_or_text
 from mrtr_cli.errors import UsageError
-from mrtr_cli.protocol import lint
+from mrtr_cli.protocol import lint_rules
 
 
 @dataclass(frozen=True)
@@ -92,8 +93,8 @@ def complete_form(key: str, schema: dict[str, Any], given: dict[str, Any]) -> di
 
 def outside_subset(schema: dict[str, Any]) -> str | None:
     """Why a requested schema is outside the spec's flat form subset (None: inside), bounds included."""
-    problem = next((f.message for f in lint.check_schema("", schema) if f.rule != "form-schema-subset"), None)
-    return problem or lint.outside_subset(schema)
+    problem = next((f.message for f in lint_rules.check_schema("", schema) if f.rule != "form-schema-subset"), None)
+    return problem or lint_rules.outside_subset(schema)
 
 
 def typed_input(field: Field, text: str) -> Any:
@@ -108,7 +109,7 @@ def typed_input(field: Field, text: str) -> Any:
     try:
         value = coerce_text(text, {field.kind}) if field.kind in ("integer", "number") else text
     except ValueError:
-        raise ValueError(form_wording.number_wanted(field.schema)) from None
+        raise ValueError(wording.number_wanted(field.schema)) from None
     check_value(field, value)
     return value
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.form_wording import Breach, problem_lines
-from mrtr_cli.formats import FORMATS
+from mrtr_cli.forms.wording import Breach, problem_lines
+from mrtr_cli.forms.formats import FORMATS
 
 ROOT_KEYWORDS = {"type", "properties", "required", "title", "description"}
 FIELD_KEYWORDS = {"type", "title", "description", "default", "minLength", "maxLength", "format", "minimum",

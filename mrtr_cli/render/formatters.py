@@ -13,7 +13,7 @@ from typing import Any
 from rich.text import Text
 
 from mrtr_cli import events
-from mrtr_cli.answering.forms import Field, form_fields
+from mrtr_cli.forms.fields import Field, form_fields
 from mrtr_cli.answering.questions import Question
 from mrtr_cli.errors import MrtrError
 from mrtr_cli.protocol import meta

@@ -17,8 +17,8 @@ from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Answer, Chain, Question
-from mrtr_cli.client import Client, Reply
-from mrtr_cli.hints import explain
+from mrtr_cli.conversation.client import Client, Reply
+from mrtr_cli.conversation.explain import explain
 from mrtr_cli.errors import IncompleteError, Interrupted, MrtrError, UnreachableError, UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.protocol import meta

@@ -1,0 +1,48 @@
+"""The recorded answerer: answers live questions with the answers a transcript kept (replay)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+
+from mrtr_cli.answering.questions import Decision, Question, Response
+from mrtr_cli.transcript.model import Transcript, asked_in
+
+
+@dataclass
+class RecordedAnswer:
+    round: int
+    key: str
+    method: str
+    message: str
+    response: dict[str, Any]
+    used: bool = False
+
+
+class RecordedAnswerer:
+    """Answers live questions from a transcript: the first unused answer with the same key and
+    method (the same round first), else one with the same method and message."""
+
+    name = "recorded"
+
+    def __init__(self, transcript: Transcript) -> None:
+        self.pool = [_recorded(entry, key, answer) for entry in transcript.rounds
+                     for key, answer in (entry.get("answers") or {}).items()]
+
+    def answer(self, question: Question) -> Decision:
+        same_key = [r for r in self.pool if not r.used and r.key == question.key and r.method == question.method]
+        pick = next((r for r in same_key if r.round == question.round), same_key[0] if same_key else None)
+        if pick is None:
+            pick = next((r for r in self.pool if not r.used and r.method == question.method
+                         and r.message == question.message), None)
+        if pick is None:
+            return None
+        pick.used = True
+        return Response(copy.deepcopy(pick.response))
+
+
+def _recorded(entry: dict[str, Any], key: str, answer: dict[str, Any]) -> RecordedAnswer:
+    asked = asked_in(entry).get(key, {})
+    message = Question(entry["round"], key, asked, "").message if asked else ""
+    return RecordedAnswer(entry["round"], key, answer["method"], message, answer["response"])
