@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.answering.questions import Decision, Question, Response
-from mrtr_cli.transcript.model import Transcript, asked_in
+from mrtr_cli.transcript.model import Transcript
+from mrtr_cli.transcript.rounds import asked_in
 
 
 @dataclass

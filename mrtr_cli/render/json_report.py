@@ -12,8 +12,9 @@ from typing import Any
 
 from mrtr_cli.errors import MrtrError, ServerError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.conversation.session import Outcome, Round
+from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.text import json_escaped
+from mrtr_cli.transcript.rounds import report_view
 
 VERSION = 1
 
@@ -25,28 +26,9 @@ def conversation(outcome: Outcome) -> dict[str, Any]:
         document["result"] = outcome.result
     if outcome.error is not None:
         document["error"] = error_object(outcome.error)
-    document["rounds"] = [round_object(r) for r in outcome.rounds]
+    document["rounds"] = [report_view(r) for r in outcome.rounds]
     document["server"] = outcome.server
     document["findings"] = [asdict(f) for f in outcome.findings]
-    return document
-
-
-def round_object(current: Round) -> dict[str, Any]:
-    questions = {}
-    for key, request in current.requests.items():
-        params = request.get("params") if isinstance(request.get("params"), dict) else {}
-        answer = current.answers.get(key)
-        questions[key] = {
-            "method": request.get("method"),
-            "message": params.get("message"),
-            "response": answer.response if answer else None,
-            "source": answer.source if answer else None,
-        }
-    document: dict[str, Any] = {"round": current.number, "id": current.reply.id,
-                                "resultType": current.result_type, "questions": questions,
-                                "elapsed_ms": round(current.reply.elapsed_ms, 3)}
-    if current.reply.error is not None:
-        document["error"] = current.reply.error
     return document
 
 

@@ -18,7 +18,8 @@ from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.protocol.mrtr import read_result
 from mrtr_cli.server.app import Call, NeedInput, RpcError
-from mrtr_cli.transcript.model import VOLATILE, Transcript, asked_in, result_of
+from mrtr_cli.transcript.model import Transcript
+from mrtr_cli.transcript.rounds import asked_in, result_of, without_volatile
 
 
 class MockApp:
@@ -92,7 +93,7 @@ class MockApp:
         if "error" in received:
             error = received["error"]
             raise RpcError(error["code"], error["message"], error.get("data"))
-        result = {k: v for k, v in result_of(transcript.rounds[number]).items() if k not in VOLATILE}
+        result = without_volatile(result_of(transcript.rounds[number]))
         if result.get("resultType") == "input_required":
             return NeedInput(result.get("inputRequests") or {}, {"transcript": index, "round": number})
         return result

@@ -3,13 +3,12 @@ comparers, each explaining itself."""
 
 from __future__ import annotations
 
-import copy
 import json
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli.transcript.model import VOLATILE, asked_in
 from mrtr_cli.transcript.paths import JsonPath, inside, replace
+from mrtr_cli.transcript.rounds import asked_in, comparable
 
 IGNORED = "<ignored>"
 
@@ -97,8 +96,7 @@ def _comparable(document: dict[str, Any], ignore: list[JsonPath]) -> dict[str, A
     """Rounds without what legitimately changes between runs (ids, requestState, _meta, timings)."""
     rounds = []
     for index, entry in enumerate(document.get("rounds", [])):
-        view = {"round": entry["round"], "received": _strip(copy.deepcopy(entry["received"])),
-                "findings": entry.get("findings", [])}
+        view = comparable(entry)
         for path in ignore:
             reached = inside(path, index)
             if reached is not None:
@@ -107,14 +105,6 @@ def _comparable(document: dict[str, Any], ignore: list[JsonPath]) -> dict[str, A
     error = document.get("error")
     return {"outcome": document.get("outcome", "aborted"), "rounds": rounds,
             "error": error.get("kind") if isinstance(error, dict) else None}
-
-
-def _strip(received: dict[str, Any]) -> dict[str, Any]:
-    result = received.get("result")
-    if isinstance(result, dict):
-        for name in VOLATILE:
-            result.pop(name, None)
-    return received
 
 
 def _kind(entry: dict[str, Any]) -> str:

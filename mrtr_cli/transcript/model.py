@@ -12,11 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from mrtr_cli import events, files, validation, yaml_io
-from mrtr_cli.answering.questions import Answer
-from mrtr_cli.conversation.client import Reply
+from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import MrtrError, ServerError, UsageError, error_for
-from mrtr_cli.protocol import jsonrpc
-from mrtr_cli.conversation.session import Outcome, Round
+from mrtr_cli.transcript.rounds import finding_from_data, round_events, round_from_data
 
 FORMAT = 1
 SCHEMA = Path(__file__).with_name("schema.json")
@@ -80,68 +78,21 @@ def events_of(transcript: Transcript) -> Iterator[Any]:
         yield events.ServerIdentified(transcript.data["server"])
     method = transcript.request["method"]
     for entry in transcript.rounds:
-        yield from _round_events(method, entry)
-
-
-def _round_events(method: str, entry: dict[str, Any]) -> Iterator[Any]:
-    number, params = entry["round"], entry["sent"]["params"]
-    text = jsonrpc.encode(jsonrpc.request(entry["id"], method, params))
-    yield events.RequestSent(entry["id"], method, params, text, number, "request" if number == 1 else "retry")
-    received = entry["received"]
-    for note in received.get("notifications", []):
-        yield events.NotificationReceived(note["method"], note.get("params", {}), entry["id"])
-    if "result" in received or "error" in received:
-        yield events.ResponseReceived(entry["id"], method, received.get("result"), received.get("error"),
-                                      float(entry.get("elapsed_ms", 0)), number)
-    result = result_of(entry)
-    if result.get("resultType") == "input_required":
-        yield events.InputRequested(number, entry["id"], asked_in(entry), result.get("requestState"))
-    for key, answer in (entry.get("answers") or {}).items():
-        yield events.AnswerChosen(number, key, answer["method"], answer["response"], answer["source"])
-    for finding in entry.get("findings", []):
-        yield events.Finding(finding["severity"], finding["rule"], finding["message"], finding.get("page", ""), number)
-
-
-VOLATILE = ("_meta", "requestState")
-"""Result fields that differ on every run, whatever the server does: never compared or replayed."""
-
-
-def result_of(entry: dict[str, Any]) -> dict[str, Any]:
-    """A recorded round's result; {} when it ended in an error or with nothing."""
-    result = entry["received"].get("result")
-    return result if isinstance(result, dict) else {}
-
-
-def asked_in(entry: dict[str, Any]) -> dict[str, Any]:
-    """The `inputRequests` of a recorded round's result (none: {})."""
-    asked = result_of(entry).get("inputRequests")
-    return asked if isinstance(asked, dict) else {}
+        yield from round_events(method, entry)
 
 
 def outcome_of(transcript: Transcript) -> Outcome:
     """The recorded conversation as an Outcome, for `show` and for comparing with a live run."""
     outcome = Outcome(transcript.request["method"], transcript.request["params"], transcript.outcome)
-    outcome.rounds = [_round(transcript.request["method"], entry) for entry in transcript.rounds]
+    outcome.rounds = [round_from_data(transcript.request["method"], entry) for entry in transcript.rounds]
     outcome.server = transcript.data.get("server")
-    outcome.findings = [events.Finding(f["severity"], f["rule"], f["message"], f.get("page", ""), e["round"])
-                        for e in transcript.rounds for f in e.get("findings", [])]
+    outcome.findings = [finding_from_data(f, e["round"]) for e in transcript.rounds for f in e.get("findings", [])]
     last = transcript.rounds[-1]["received"] if transcript.rounds else {}
     if outcome.status == "complete":
         outcome.result = last.get("result")
     else:
         outcome.error = _error(transcript, last)
     return outcome
-
-
-def _round(method: str, entry: dict[str, Any]) -> Round:
-    received = entry["received"]
-    reply = Reply(entry["id"], method, received.get("result"), received.get("error"), float(entry.get("elapsed_ms", 0)))
-    result = result_of(entry)
-    asked = asked_in(entry) if result.get("resultType") == "input_required" else {}
-    answers = {key: Answer(a["response"], a["source"]) for key, a in (entry.get("answers") or {}).items()}
-    result_type = result.get("resultType", "complete") if received.get("result") is not None else None
-    return Round(entry["round"], reply, entry["sent"]["params"], result_type, asked, result.get("requestState"),
-                 answers)
 
 
 def _error(transcript: Transcript, last: dict[str, Any]) -> MrtrError:

@@ -20,6 +20,7 @@ from mrtr_cli import __version__, events, yaml_io
 from mrtr_cli.errors import ServerError
 from mrtr_cli.transcript.model import header
 from mrtr_cli.transcript.redact import Redaction
+from mrtr_cli.transcript.rounds import RoundParts, round_to_data
 
 
 class TranscriptBuilder:
@@ -35,7 +36,8 @@ class TranscriptBuilder:
         self.server: dict[str, Any] | None = None
         self.tools: list[dict[str, Any]] = []
         self.request: dict[str, Any] | None = None
-        self.pending: dict[str, Any] | None = None
+        self.pending: RoundParts | None = None
+        self.raw_arguments: Any = None
         self.top: dict[str, Any] | None = None
         self.rounds: list[dict[str, Any]] = []
         self.ending: dict[str, Any] = {}
@@ -66,46 +68,42 @@ class TranscriptBuilder:
     def _sent(self, event: events.RequestSent) -> None:
         if event.round is None:
             return
-        if self.pending is not None and self.pending["round"] == event.round:
-            self.pending["id"] = event.id  # sent again: a new version or a broken stream
+        if self.pending is not None and self.pending.number == event.round:
+            self.pending.id = event.id  # sent again: a new version or a broken stream
             return
         self._flush()
         if self.request is None:
             self.request = {"method": event.method, "params": self.redaction.params(event.params)}
-        self.pending = {"round": event.round, "id": event.id, "sent": {"params": self.redaction.params(event.params)},
-                        "received": {}, "raw_arguments": event.params.get("arguments")}
+        self.pending = RoundParts(event.round, event.id, self.redaction.params(event.params))
+        self.raw_arguments = event.params.get("arguments")
 
     def _wire(self, event: events.WireNote) -> None:
-        if self.pending is None or event.request_id != self.pending["id"] or not event.fields:
+        if self.pending is None or event.request_id != self.pending.id or not event.fields:
             return
         if event.direction == "out" and "headers" in event.fields:
-            headers = self.redaction.headers(event.fields["headers"], self.pending["raw_arguments"])
-            self.pending["sent"]["headers"] = headers
+            self.pending.headers = self.redaction.headers(event.fields["headers"], self.raw_arguments)
         elif event.direction == "in":
-            self.pending["received"].update({k: event.fields[k] for k in ("status", "content_type") if event.fields.get(k)})
+            self.pending.received.update({k: event.fields[k] for k in ("status", "content_type") if event.fields.get(k)})
 
     def _received(self, event: events.ResponseReceived) -> None:
         if event.method == "tools/list" and isinstance(event.result, dict):
             self.tools += [t for t in event.result.get("tools", []) if isinstance(t, dict)]
-        if self.pending is None or event.id != self.pending["id"]:
+        if self.pending is None or event.id != self.pending.id:
             return
-        self.pending["received"].update({"error": event.error} if event.error is not None else {"result": event.result})
-        self.pending["elapsed_ms"] = round(event.elapsed_ms, 3)
+        self.pending.received.update({"error": event.error} if event.error is not None else {"result": event.result})
+        self.pending.elapsed_ms = event.elapsed_ms
 
     def _notification(self, event: events.NotificationReceived) -> None:
-        if self.pending is not None and event.request_id == self.pending["id"]:
-            self.pending["received"].setdefault("notifications", []).append(
-                {"method": event.method, "params": event.params})
+        if self.pending is not None and event.request_id == self.pending.id:
+            self.pending.notifications.append(event)
 
     def _answer(self, event: events.AnswerChosen) -> None:
-        if self.pending is not None and self.pending["round"] == event.round:
-            self.pending.setdefault("answers", {})[event.key] = {
-                "method": event.method, "source": event.source, "response": event.response}
+        if self.pending is not None and self.pending.number == event.round:
+            self.pending.answers[event.key] = event
 
     def _finding(self, event: events.Finding) -> None:
         if self.pending is not None:
-            finding = {"severity": event.severity, "rule": event.rule, "message": event.message}
-            self.pending.setdefault("findings", []).append({**finding, **({"page": event.page} if event.page else {})})
+            self.pending.findings.append(event)
 
     def _server(self, event: events.ServerIdentified) -> None:
         self.server = event.info
@@ -128,7 +126,7 @@ class TranscriptBuilder:
         if self.pending is None:
             return
         self._start()
-        entry = self.redaction.document(_ordered(self.pending), len(self.rounds))
+        entry = self.redaction.document(round_to_data(self.pending), len(self.rounds))
         self.rounds.append(entry)
         self.pending = None
         self.added(entry)
@@ -176,14 +174,3 @@ class Recorder(TranscriptBuilder):
         self.file.write(text)
         self.file.flush()
 
-
-ROUND_KEYS = ("round", "id", "sent", "received", "elapsed_ms", "answers", "findings")
-RECEIVED_KEYS = ("status", "content_type", "notifications", "result", "error")
-
-
-def _ordered(pending: dict[str, Any]) -> dict[str, Any]:
-    entry = {key: pending[key] for key in ROUND_KEYS if key in pending}
-    entry["received"] = {key: pending["received"][key] for key in RECEIVED_KEYS if key in pending["received"]}
-    entry.setdefault("answers", {})
-    entry.setdefault("findings", [])
-    return entry

@@ -1,0 +1,152 @@
+"""One round of a conversation as data: the one place that knows its document shape.
+
+A round is written as the transcript form (`round_to_data`, from the parts a recorder gathers)
+and read back as the session's `Round` (`round_from_data`) or as the events the engine emitted
+(`round_events`). The `--json` report's round (`report_view`) and replay's comparison
+(`comparable`) are views made here too, so a new field is added in one module.
+Document shape: docs/transcript-format.md; the `--json` round: docs/json/conversation.schema.json.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from mrtr_cli import events
+from mrtr_cli.answering.questions import Answer
+from mrtr_cli.conversation.client import Reply
+from mrtr_cli.conversation.session import Round
+from mrtr_cli.protocol import jsonrpc
+
+RECEIVED_KEYS = ("status", "content_type", "notifications", "result", "error")
+"""The parts of `received`, in the order they are written."""
+VOLATILE = ("_meta", "requestState")
+"""Result fields that differ on every run, whatever the server does: never compared or replayed."""
+
+
+@dataclass
+class RoundParts:
+    """What a recorder gathers about one round from the engine's events, before it is written."""
+
+    number: int
+    id: Any
+    params: dict[str, Any]
+    headers: dict[str, str] | None = None
+    received: dict[str, Any] = field(default_factory=dict)
+    notifications: list[events.NotificationReceived] = field(default_factory=list)
+    elapsed_ms: float | None = None
+    answers: dict[str, events.AnswerChosen] = field(default_factory=dict)
+    findings: list[events.Finding] = field(default_factory=list)
+
+
+def round_to_data(parts: RoundParts) -> dict[str, Any]:
+    """The transcript form of a round, keys in their written order."""
+    sent: dict[str, Any] = {"params": parts.params, **({"headers": parts.headers} if parts.headers is not None else {})}
+    data: dict[str, Any] = {"round": parts.number, "id": parts.id, "sent": sent, "received": _received(parts)}
+    if parts.elapsed_ms is not None:
+        data["elapsed_ms"] = round(parts.elapsed_ms, 3)
+    if parts.answers:
+        data["answers"] = {key: _answer_data(answer) for key, answer in parts.answers.items()}
+    if parts.findings:
+        data["findings"] = [finding_to_data(finding) for finding in parts.findings]
+    data.setdefault("answers", {})  # so a round with findings and no answers has `answers` last, as ever
+    data.setdefault("findings", [])
+    return data
+
+
+def _received(parts: RoundParts) -> dict[str, Any]:
+    notes = [{"method": note.method, "params": note.params} for note in parts.notifications]
+    known = {**parts.received, **({"notifications": notes} if notes else {})}
+    return {key: known[key] for key in RECEIVED_KEYS if key in known}
+
+
+def _answer_data(answer: events.AnswerChosen) -> dict[str, Any]:
+    return {"method": answer.method, "source": answer.source, "response": answer.response}
+
+
+def finding_to_data(finding: events.Finding) -> dict[str, Any]:
+    data = {"severity": finding.severity, "rule": finding.rule, "message": finding.message}
+    return {**data, **({"page": finding.page} if finding.page else {})}
+
+
+def finding_from_data(data: dict[str, Any], number: int) -> events.Finding:
+    return events.Finding(data["severity"], data["rule"], data["message"], data.get("page", ""), number)
+
+
+def result_of(data: dict[str, Any]) -> dict[str, Any]:
+    """A recorded round's result; {} when it ended in an error or with nothing."""
+    result = data["received"].get("result")
+    return result if isinstance(result, dict) else {}
+
+
+def asked_in(data: dict[str, Any]) -> dict[str, Any]:
+    """The `inputRequests` of a recorded round's result (none: {})."""
+    asked = result_of(data).get("inputRequests")
+    return asked if isinstance(asked, dict) else {}
+
+
+def without_volatile(result: dict[str, Any]) -> dict[str, Any]:
+    """A result without the fields that change on every run."""
+    return {key: value for key, value in result.items() if key not in VOLATILE}
+
+
+def round_from_data(method: str, data: dict[str, Any]) -> Round:
+    """A recorded round as the session's Round."""
+    received = data["received"]
+    reply = Reply(data["id"], method, received.get("result"), received.get("error"), float(data.get("elapsed_ms", 0)))
+    result = result_of(data)
+    asked = asked_in(data) if result.get("resultType") == "input_required" else {}
+    answers = {key: Answer(a["response"], a["source"]) for key, a in (data.get("answers") or {}).items()}
+    result_type = result.get("resultType", "complete") if received.get("result") is not None else None
+    return Round(data["round"], reply, data["sent"]["params"], result_type, asked, result.get("requestState"),
+                 answers)
+
+
+def round_events(method: str, data: dict[str, Any]) -> Iterator[Any]:
+    """The events of a recorded round, as the engine emitted them when it ran."""
+    number, params, request_id = data["round"], data["sent"]["params"], data["id"]
+    text = jsonrpc.encode(jsonrpc.request(request_id, method, params))
+    yield events.RequestSent(request_id, method, params, text, number, "request" if number == 1 else "retry")
+    received = data["received"]
+    for note in received.get("notifications", []):
+        yield events.NotificationReceived(note["method"], note.get("params", {}), request_id)
+    if "result" in received or "error" in received:
+        yield events.ResponseReceived(request_id, method, received.get("result"), received.get("error"),
+                                      float(data.get("elapsed_ms", 0)), number)
+    result = result_of(data)
+    if result.get("resultType") == "input_required":
+        yield events.InputRequested(number, request_id, asked_in(data), result.get("requestState"))
+    for key, answer in (data.get("answers") or {}).items():
+        yield events.AnswerChosen(number, key, answer["method"], answer["response"], answer["source"])
+    for finding in data.get("findings", []):
+        yield finding_from_data(finding, number)
+
+
+def report_view(current: Round) -> dict[str, Any]:
+    """The round of a `--json` conversation document: what was asked and how it was answered."""
+    questions = {}
+    for key, request in current.requests.items():
+        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        answer = current.answers.get(key)
+        questions[key] = {
+            "method": request.get("method"),
+            "message": params.get("message"),
+            "response": answer.response if answer else None,
+            "source": answer.source if answer else None,
+        }
+    view: dict[str, Any] = {"round": current.number, "id": current.reply.id, "resultType": current.result_type,
+                            "questions": questions, "elapsed_ms": round(current.reply.elapsed_ms, 3)}
+    if current.reply.error is not None:
+        view["error"] = current.reply.error
+    return view
+
+
+def comparable(data: dict[str, Any]) -> dict[str, Any]:
+    """The transcript form without what legitimately changes between runs: the id, the timing,
+    the answers (they are the cause, not the effect), and the volatile result fields."""
+    received = copy.deepcopy(data["received"])
+    if isinstance(received.get("result"), dict):
+        received["result"] = without_volatile(received["result"])
+    return {"round": data["round"], "received": received, "findings": data.get("findings", [])}
