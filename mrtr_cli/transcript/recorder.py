@@ -1,8 +1,9 @@
 """Recording a conversation (`--record FILE.yaml`) as it happens, crash-safe and linear in cost.
 
-The builder observes the engine's events and makes the document; the recorder writes it: a
-round is written to `FILE.yaml.partial` (mode 0600)
-once it is complete, with its answers: when the next round starts or the conversation ends.
+The builder observes the engine's events and makes the document (each round's parts take
+their shape in transcript/rounds.py); the recorder writes it: a round is written to
+`FILE.yaml.partial` (mode 0600) once it is complete, with its answers: when the next round
+starts or the conversation ends.
 Nothing already written is rewritten, so a long conversation costs no more per round than a
 short one. The outcome ends the file, which is then renamed to FILE.yaml. A dead server, a
 transport error or Ctrl-C still end in an outcome (`aborted`, `error`); if mrtr itself is killed,
