@@ -19,6 +19,7 @@ from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 
 from mrtr_cli import validation
 from mrtr_cli.forms.fields import Field, check_value, form_fields, outside_subset, typed_input
+from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import ELICIT, SAMPLE, Question, Refusal, Response, Decision
 from mrtr_cli.answering.scripted import root_entry, sampling_response
 from mrtr_cli.answering.url_policy import judge
@@ -37,7 +38,7 @@ class Escaped(Exception):
 class InteractiveAnswerer:
     """Asks a person, last in the chain."""
 
-    name = "interactive"
+    name = sources.INTERACTIVE
 
     def __init__(self, presenter: Any, sampling_model: str, io: Callable[[], dict[str, Any]] | None = None,
                  open_url: Callable[[str], Any] = webbrowser.open, cwd: Path | None = None) -> None:

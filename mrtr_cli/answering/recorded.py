@@ -6,6 +6,7 @@ import copy
 from dataclasses import dataclass
 from typing import Any
 
+from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import Decision, Question, Response
 from mrtr_cli.transcript.model import Transcript
 from mrtr_cli.transcript.rounds import asked_in
@@ -25,7 +26,7 @@ class RecordedAnswerer:
     """Answers live questions from a transcript: the first unused answer with the same key and
     method (the same round first), else one with the same method and message."""
 
-    name = "recorded"
+    name = sources.RECORDED
 
     def __init__(self, transcript: Transcript) -> None:
         self.pool = [_recorded(entry, key, answer) for entry in transcript.rounds

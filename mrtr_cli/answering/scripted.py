@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
 from mrtr_cli.forms.fields import coerce, complete_form, form_fields
+from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Question, Refusal, Response, Decision
 from mrtr_cli.errors import UsageError
 from mrtr_cli.text import safe_line
@@ -86,7 +87,7 @@ def parse_flag(raw: str) -> AnswerFlag:
 class FlagAnswerer:
     """`--answer`: elicitation answers from the command line, over the answers file's."""
 
-    name = "flag"
+    name = sources.FLAG
 
     def __init__(self, flags: list[str], base: AnswersFile | None = None) -> None:
         self.flags = [parse_flag(raw) for raw in flags]
@@ -128,7 +129,7 @@ class FlagAnswerer:
 class SamplingReplyAnswerer:
     """`--sampling-reply TEXT`: every sampling question gets this text."""
 
-    name = "flag"
+    name = sources.FLAG
 
     def __init__(self, text: str, model: str) -> None:
         self.text = text
@@ -148,7 +149,7 @@ class SamplingReplyAnswerer:
 class SamplerAnswerer:
     """`--sampler CMD`: a command answers sampling, fed `{"method", "params"}` on stdin."""
 
-    name = "sampler"
+    name = sources.SAMPLER
 
     def __init__(self, command: str, model: str, timeout: float) -> None:
         self.argv = shlex.split(command)
@@ -191,7 +192,7 @@ class SamplerAnswerer:
 class RootsAnswerer:
     """`--root`: the roots offered to every roots/list question."""
 
-    name = "flag"
+    name = sources.FLAG
 
     def __init__(self, roots: list[str]) -> None:
         self.given = list(roots)
@@ -237,7 +238,7 @@ class AnswersFile:
 class AnswersFileAnswerer:
     """`--answers FILE`."""
 
-    name = "answers-file"
+    name = sources.ANSWERS_FILE
 
     def __init__(self, document: AnswersFile, sampling_model: str) -> None:
         self.document = document

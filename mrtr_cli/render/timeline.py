@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from mrtr_cli import events
+from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import Question
 from mrtr_cli.render import formatters as fmt
 from mrtr_cli.render.console import emit_text
@@ -77,7 +78,7 @@ class Timeline:
                 self.print(*fmt.question_lines(question))
 
     def _answer(self, event: events.AnswerChosen) -> None:
-        if self.prompts_show_questions and event.source != "interactive" and event.key in self._asked:
+        if self.prompts_show_questions and event.source != sources.INTERACTIVE and event.key in self._asked:
             self.print(*fmt.question_lines(self._asked[event.key]))
         self.print(fmt.answer_line(event))
 
