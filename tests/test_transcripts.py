@@ -10,6 +10,7 @@ import stat
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 import jsonschema
@@ -455,15 +456,26 @@ MALFORMED = {
 }
 
 
-@pytest.mark.parametrize("name", MALFORMED)
-def test_serve_refuses_a_transcript_outside_the_schema_with_the_place(tmp_path: Path, name: str):
-    change, reason = MALFORMED[name]
+def changed_booking(tmp_path: Path, change: Any) -> Path:
+    """recordings/book_table.yaml with `change` applied, in a new file."""
     document = yaml.safe_load((ROOT / "recordings" / "book_table.yaml").read_text())
     change(document)
     path = tmp_path / "odd.yaml"
     path.write_text(yaml.safe_dump(document))
-    done = subprocess.run([*SERVE[:-1], str(path)], stdin=subprocess.DEVNULL, capture_output=True, text=True,
+    return path
+
+
+def serve_at_start(path: Path) -> subprocess.CompletedProcess[str]:
+    """`mrtr serve PATH` with nothing on stdin: it stops at once, or refuses the file."""
+    return subprocess.run([*SERVE[:-1], str(path)], stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           timeout=30, cwd=ROOT)
+
+
+@pytest.mark.parametrize("name", MALFORMED)
+def test_serve_refuses_a_transcript_outside_the_schema_with_the_place(tmp_path: Path, name: str):
+    change, reason = MALFORMED[name]
+    path = changed_booking(tmp_path, change)
+    done = serve_at_start(path)
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert done.stderr.startswith(f"mrtr: {path}:") and reason in done.stderr, done.stderr
 
@@ -471,13 +483,9 @@ def test_serve_refuses_a_transcript_outside_the_schema_with_the_place(tmp_path: 
 @pytest.mark.parametrize("name", UNSERVABLE)
 def test_serve_refuses_at_start_a_transcript_it_cannot_serve(tmp_path: Path, name: str):
     change, reason = UNSERVABLE[name]
-    document = yaml.safe_load((ROOT / "recordings" / "book_table.yaml").read_text())
-    change(document)
-    path = tmp_path / "odd.yaml"
-    path.write_text(yaml.safe_dump(document))
+    path = changed_booking(tmp_path, change)
     transcript(path)  # valid: it loads; it just cannot be served
-    done = subprocess.run([*SERVE[:-1], str(path)], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=30, cwd=ROOT)
+    done = serve_at_start(path)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.startswith(f"mrtr: cannot serve {str(path)!r}: {reason}"), done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
