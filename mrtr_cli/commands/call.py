@@ -10,8 +10,8 @@ from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.conversation.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.lists import tool_schema
-from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_at_terminal,
-                                      warn_unused_flags)
+from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
+                                      person_at_terminal, warn_unused_flags)
 from mrtr_cli.commands.outcome import show_outcome
 from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.exit_codes import ExitCode
@@ -57,11 +57,8 @@ def _people(context: Context, answering: AnsweringOptions) -> list[Answerer]:
     """The interactive answerer, when a person can be asked."""
     if answering.no_input or not person_at_terminal():
         return []
-    from mrtr_cli.answering.interactive import InteractiveAnswerer
-    from mrtr_cli.render.prompts import Presenter
-
     context.timeline.prompts_show_questions = True
-    return [InteractiveAnswerer(Presenter(context.consoles.err), answering.sampling_model)]
+    return [person_answerer(context, answering.sampling_model)]
 
 
 def _params(call: CallOptions, client: Client | None, over_http: bool) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from mrtr_cli import __version__
+from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.render import json_report
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.errors import MrtrError, interruption
@@ -111,6 +112,14 @@ def client_settings(target: TargetOptions, answering: AnsweringOptions | None = 
 def person_at_terminal() -> bool:
     """Whether a person can be asked: stdin and stderr are terminals."""
     return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def person_answerer(context: Context, sampling_model: str) -> Answerer:
+    """The person at the terminal, asked on stderr; a sampling reply names `sampling_model`."""
+    from mrtr_cli.answering.interactive import InteractiveAnswerer  # questionary loads only to ask a person
+    from mrtr_cli.render.prompts import Presenter
+
+    return InteractiveAnswerer(Presenter(context.consoles.err), sampling_model)
 
 
 @contextmanager

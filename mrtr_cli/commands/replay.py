@@ -20,8 +20,8 @@ from rich.text import Text
 from mrtr_cli import events, yaml_io
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
-from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_at_terminal,
-                                      warn_unused_flags)
+from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
+                                      person_at_terminal, warn_unused_flags)
 from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
@@ -144,7 +144,8 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     emit = Broadcast(([context.timeline] if context.output.verbose else []) + [builder])
     live_context = dataclasses.replace(context, emit=emit)
     recorded = RecordedAnswerer(transcript)
-    chain, flags = build_chain(answering, chosen.timeout, [recorded] + _people(live_context, person))
+    people = [person_answerer(live_context, answering.sampling_model)] if person else []
+    chain, flags = build_chain(answering, chosen.timeout, [recorded] + people)
     outcome = Outcome(transcript.request["method"], params)
     try:
         with connect(live_context, resolved, chosen, settings) as client:
@@ -162,15 +163,6 @@ def _unused_everywhere(verdicts: list[ReplayVerdict]) -> list[str]:
     """The answer flags that no question of any live run used."""
     runs = [v.unused_flags for v in verdicts if v.unused_flags is not None]
     return [flag for flag in runs[0] if all(flag in unused for unused in runs)] if runs else []
-
-
-def _people(context: Context, person: bool) -> list[Any]:
-    if not person:
-        return []
-    from mrtr_cli.answering.interactive import InteractiveAnswerer
-    from mrtr_cli.render.prompts import Presenter
-
-    return [InteractiveAnswerer(Presenter(context.consoles.err), "mrtr")]
 
 
 def _confirm(message: str) -> bool:
