@@ -18,15 +18,6 @@ from mrtr_cli.render.table import Column, print_table
 from mrtr_cli.target import HttpTarget, resolve_target
 from mrtr_cli.text import safe_line
 
-LISTS = {
-    "tools": ("tools/list", "tools"),
-    "prompts": ("prompts/list", "prompts"),
-    "resources": ("resources/list", "resources"),
-    "templates": ("resources/templates/list", "resourceTemplates"),
-}
-"""`mrtr list KIND`: the method and the key its pages are merged under."""
-
-
 def run_discover(target: TargetOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
         with connect(context, resolve_target(target), target, client_settings(target), probe=False) as client:
@@ -54,7 +45,7 @@ def _print_discovery(context: Context, result: dict[str, Any]) -> None:
 
 
 def run_list(kind: str, target: TargetOptions, output: OutputOptions) -> int:
-    method, key = LISTS[kind]
+    method, key = meta.LIST_METHODS[kind]
 
     def body(context: Context) -> ExitCode:
         resolved = resolve_target(target)
