@@ -9,8 +9,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from rich.text import Text
-
 from mrtr_cli import __version__
 from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.render import json_report
@@ -21,8 +19,8 @@ from mrtr_cli.exit_codes import PIPE_CLOSED, ExitCode
 from mrtr_cli.conversation.linter import Linter
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
-from mrtr_cli.render import formatters as fmt
 from mrtr_cli.render.console import Consoles, make_consoles, write_long
+from mrtr_cli.render.diagnostics import error_lines, warning_line
 from mrtr_cli.render.timeline import Timeline
 from mrtr_cli.target import StdioTarget, Target, open_transport
 
@@ -38,7 +36,7 @@ class Context:
 
     def fail(self, error: MrtrError) -> ExitCode:
         """Show a failure on stderr (and the JSON error line with --json); return its code."""
-        for line in fmt.error_lines(error):
+        for line in error_lines(error):
             self.consoles.err.print(line)
         if self.output.json:
             self.error_line(error.exit_code, error.one_line())
@@ -59,7 +57,7 @@ def warn_unused_flags(context: Context, flags: list[str]) -> None:
     from mrtr_cli.answering.chain import unused_warning  # answering loads only for commands that answer
 
     for flag in flags:
-        context.consoles.err.print(Text(unused_warning(flag), "mrtr.warn"))
+        context.consoles.err.print(warning_line(unused_warning(flag)))
 
 
 def make_context(output: OutputOptions) -> Context:
