@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
-from conftest import PYTHON, elicit, input_required, mrtr, text_result
+from conftest import PYTHON, ROOT, elicit, input_required, mrtr, text_result
 from pty_session import ALT_ENTER, CTRL_C, DOWN, ENTER, ESC, SPACE, Pty, prompt
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX-only")
@@ -181,3 +182,16 @@ def test_a_session_by_hand_replays_without_a_person(tmp_path: Path):
     assert again.code == 0, again.stderr
     assert again.json()["result"]["structuredContent"]["received"] == by_hand
     assert by_hand["party"] == {"size": 5, "seating": ["window"]}
+
+
+def test_replay_by_hand_names_the_sampling_model(tmp_path: Path):
+    recording = yaml.safe_load((ROOT / "recordings" / "summarize.yaml").read_text(encoding="utf-8"))
+    recording["rounds"][0]["answers"] = {}  # the recording does not answer: a person must
+    transcript = tmp_path / "summarize.yaml"
+    transcript.write_text(yaml.safe_dump(recording), encoding="utf-8")
+    pty = Pty(tmp_path, "replay", str(transcript), "--demo", "--interactive", "--update", "--sampling-model", "tide-1")
+    pty.answer(prompt("Answer this sampling request"), ENTER)
+    pty.answer(prompt("Reply"), "The moon pulls the sea.", ALT_ENTER)
+    assert pty.finish() == 6  # the live run answered otherwise than the recording
+    answered = yaml.safe_load(transcript.read_text(encoding="utf-8"))["rounds"][0]["answers"]["summary"]
+    assert answered["source"] == "interactive" and answered["response"]["model"] == "tide-1"

@@ -19,6 +19,8 @@ from mrtr_cli.protocol.mrtr import COMPLETE, read_result
 SPEC = lint_rules.SPEC
 Probe = tuple[str, str, str, str]
 """A probe's id, title, level and spec page."""
+STATUSES = ("pass", "fail", "warn", "skipped")
+"""What a check can conclude, in the order the summary counts them."""
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,11 @@ class Check:
     def as_dict(self) -> dict[str, str]:
         return {"id": self.id, "title": self.title, "level": self.level, "status": self.status,
                 "seen": self.seen, "page": self.page}
+
+
+def status_counts(checks: list[Check]) -> dict[str, int]:
+    """How many checks have each status, in the order of STATUSES."""
+    return {status: sum(c.status == status for c in checks) for status in STATUSES}
 
 
 def verdict(id: str, title: str, level: str, page: str, ok: bool | None, seen: str) -> Check:

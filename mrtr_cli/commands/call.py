@@ -10,13 +10,14 @@ from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.conversation.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.lists import tool_schema
-from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_at_terminal,
-                                      warn_unused_flags)
-from mrtr_cli.commands.outcome import show_outcome
+from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
+                                      person_at_terminal, warn_unused_flags)
 from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.protocol.headers import NAMED_METHODS
+from mrtr_cli.render import json_report
+from mrtr_cli.render.outcome import failure_message, print_outcome
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.target import HttpTarget, resolve_target
 
@@ -57,11 +58,8 @@ def _people(context: Context, answering: AnsweringOptions) -> list[Answerer]:
     """The interactive answerer, when a person can be asked."""
     if answering.no_input or not person_at_terminal():
         return []
-    from mrtr_cli.answering.interactive import InteractiveAnswerer
-    from mrtr_cli.render.prompts import Presenter
-
     context.timeline.prompts_show_questions = True
-    return [InteractiveAnswerer(Presenter(context.consoles.err), answering.sampling_model)]
+    return [person_answerer(context, answering.sampling_model)]
 
 
 def _params(call: CallOptions, client: Client | None, over_http: bool) -> dict[str, Any]:
@@ -73,3 +71,14 @@ def _params(call: CallOptions, client: Client | None, over_http: bool) -> dict[s
     if call.method == "prompts/get":
         return {"name": call.name, "arguments": prompt_arguments(call.arguments, call.args_json)}
     return {"uri": call.name}
+
+
+def show_outcome(context: Context, outcome: Outcome) -> ExitCode:
+    """The result (with --json: the document), the status, and the exit code it makes."""
+    code = outcome.exit_code(context.output.strict)
+    if context.output.json:
+        context.print_json(json_report.conversation(outcome))
+    print_outcome(context.consoles, outcome, result=not context.output.json)
+    if code != ExitCode.OK and context.output.json:
+        context.error_line(code, failure_message(outcome, code))
+    return code

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.conversation.arguments import tool_arguments
@@ -11,12 +9,10 @@ from mrtr_cli.commands.common import Context, client_settings, connect, guarded
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.conversation.lists import tool_schema
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
-from mrtr_cli.check.probes import SPEC, Check, Prober, ToolProber
+from mrtr_cli.check.probes import Check, Prober, ToolProber
+from mrtr_cli.check.verdicts import status_counts
+from mrtr_cli.render.check_lines import check_lines
 from mrtr_cli.target import HttpTarget, resolve_target
-from mrtr_cli.text import safe_line
-
-MARKS = {"pass": ("✓ pass", "mrtr.complete"), "fail": ("✗ fail", "mrtr.error"), "warn": ("! warn", "mrtr.warn"),
-         "skipped": ("- skip", "mrtr.dim")}
 
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
@@ -24,9 +20,9 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
         checks, server = _probe(context, tool, target, answering)
         if output.json:
             context.print_json({"version": json_report.VERSION, "server": server, "checks": [c.as_dict() for c in checks],
-                                "summary": _counts(checks)})
+                                "summary": status_counts(checks)})
         else:
-            for line in _lines(checks):
+            for line in check_lines(checks):
                 context.consoles.out.print(line)
         failed = [c for c in checks if c.status == "fail"]
         if failed and output.json:
@@ -51,22 +47,3 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
             arguments = tool_arguments(tool.arguments, tool.args_json, schema)
             checks += ToolProber(prober, chain, tool.name, arguments).checks()
         return checks, client.server_info
-
-
-def _lines(checks: list[Check]) -> list[Text]:
-    """Two lines a check: the verdict and what it is about, then what was seen and where the rule is."""
-    lines = []
-    for check in checks:
-        mark, style = MARKS[check.status]
-        head = Text(f"{mark}  ", style)
-        head.append(f"{check.level:<6} ", "mrtr.dim")
-        head.append(check.title)
-        lines.append(head)
-        lines.append(Text(f"        {safe_line(check.seen, 300)}  ({check.page.removeprefix(SPEC)})", "mrtr.dim"))
-    lines.append(Text(" · ".join(f"{n} {status}" for status, n in _counts(checks).items()), "mrtr.key"))
-    return lines
-
-
-def _counts(checks: list[Check]) -> dict[str, int]:
-    """How many checks have each status, in the order of MARKS."""
-    return {status: sum(c.status == status for c in checks) for status in MARKS}

@@ -9,9 +9,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from rich.text import Text
-
 from mrtr_cli import __version__
+from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.render import json_report
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.errors import MrtrError, interruption
@@ -20,8 +19,8 @@ from mrtr_cli.exit_codes import PIPE_CLOSED, ExitCode
 from mrtr_cli.conversation.linter import Linter
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
-from mrtr_cli.render import formatters as fmt
 from mrtr_cli.render.console import Consoles, make_consoles, write_long
+from mrtr_cli.render.diagnostics import error_lines, warning_line
 from mrtr_cli.render.timeline import Timeline
 from mrtr_cli.target import StdioTarget, Target, open_transport
 
@@ -37,7 +36,7 @@ class Context:
 
     def fail(self, error: MrtrError) -> ExitCode:
         """Show a failure on stderr (and the JSON error line with --json); return its code."""
-        for line in fmt.error_lines(error):
+        for line in error_lines(error):
             self.consoles.err.print(line)
         if self.output.json:
             self.error_line(error.exit_code, error.one_line())
@@ -58,7 +57,7 @@ def warn_unused_flags(context: Context, flags: list[str]) -> None:
     from mrtr_cli.answering.chain import unused_warning  # answering loads only for commands that answer
 
     for flag in flags:
-        context.consoles.err.print(Text(unused_warning(flag), "mrtr.warn"))
+        context.consoles.err.print(warning_line(unused_warning(flag)))
 
 
 def make_context(output: OutputOptions) -> Context:
@@ -111,6 +110,14 @@ def client_settings(target: TargetOptions, answering: AnsweringOptions | None = 
 def person_at_terminal() -> bool:
     """Whether a person can be asked: stdin and stderr are terminals."""
     return sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def person_answerer(context: Context, sampling_model: str) -> Answerer:
+    """The person at the terminal, asked on stderr; a sampling reply names `sampling_model`."""
+    from mrtr_cli.answering.interactive import InteractiveAnswerer  # questionary loads only to ask a person
+    from mrtr_cli.render.prompts import Presenter
+
+    return InteractiveAnswerer(Presenter(context.consoles.err), sampling_model)
 
 
 @contextmanager

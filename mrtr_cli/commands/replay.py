@@ -7,38 +7,34 @@ any difference, else 0.
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from rich.table import Table
-from rich.text import Text
 
 from mrtr_cli import events, yaml_io
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
-from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_at_terminal,
-                                      warn_unused_flags)
+from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
+                                      person_at_terminal, warn_unused_flags)
 from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
-from mrtr_cli.render import formatters as fmt
+from mrtr_cli.render.replay_report import summary_table, verdict_lines
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.lists import tool_schema
 from mrtr_cli.target import HttpTarget, resolve_target
-from mrtr_cli.text import safe_line
 from mrtr_cli.transcript import model
 from mrtr_cli.answering.recorded import RecordedAnswerer
-from mrtr_cli.transcript.compare import Difference, compare
+from mrtr_cli.transcript.compare import compare
 from mrtr_cli.transcript.paths import JsonPath, parse_path
 from mrtr_cli.transcript.recorder import TranscriptBuilder
 from mrtr_cli.transcript.recording import target_entry
 from mrtr_cli.transcript.redact import Redaction
 from mrtr_cli.transcript.replay_setup import recorded_capabilities, replay_params, replay_target
+from mrtr_cli.transcript.replay_verdict import ReplayVerdict
 
 STOPPED = {ExitCode.INTERRUPTED, ExitCode.TERMINATED, ExitCode.HANGUP}
 """Ctrl-C, SIGTERM, SIGHUP: replay stops there, and runs no further transcript."""
@@ -57,32 +53,13 @@ class ReplayOptions:
     strict: bool = False
 
 
-@dataclass
-class ReplayVerdict:
-    """How one transcript replayed."""
-
-    file: str
-    code: ExitCode = ExitCode.OK
-    differences: list[Difference] = field(default_factory=list)
-    error: MrtrError | None = None
-    rounds: int = 0
-    unused_flags: list[str] | None = None
-    """The answer flags no question of the live run used (None: the run did not get that far)."""
-
-    @property
-    def result(self) -> str:
-        if self.error is not None and self.code != ExitCode.DIVERGED:
-            return "failed"
-        return "diverged" if self.differences else "same"
-
-
 def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
         ignore = [parse_path(path, "--ignore") for path in options.ignore]
         verdicts = _replay_all(context, options, ignore, target, answering)
         warn_unused_flags(context, _unused_everywhere(verdicts))
         if output.json:
-            context.print_json({"version": json_report.VERSION, "transcripts": [_verdict_object(v) for v in verdicts]})
+            context.print_json({"version": json_report.VERSION, "transcripts": [v.as_dict() for v in verdicts]})
         else:
             _print(context, verdicts)
         code = decide(v.code for v in verdicts)
@@ -144,7 +121,8 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     emit = Broadcast(([context.timeline] if context.output.verbose else []) + [builder])
     live_context = dataclasses.replace(context, emit=emit)
     recorded = RecordedAnswerer(transcript)
-    chain, flags = build_chain(answering, chosen.timeout, [recorded] + _people(live_context, person))
+    people = [person_answerer(live_context, answering.sampling_model)] if person else []
+    chain, flags = build_chain(answering, chosen.timeout, [recorded] + people)
     outcome = Outcome(transcript.request["method"], params)
     try:
         with connect(live_context, resolved, chosen, settings) as client:
@@ -162,15 +140,6 @@ def _unused_everywhere(verdicts: list[ReplayVerdict]) -> list[str]:
     """The answer flags that no question of any live run used."""
     runs = [v.unused_flags for v in verdicts if v.unused_flags is not None]
     return [flag for flag in runs[0] if all(flag in unused for unused in runs)] if runs else []
-
-
-def _people(context: Context, person: bool) -> list[Any]:
-    if not person:
-        return []
-    from mrtr_cli.answering.interactive import InteractiveAnswerer
-    from mrtr_cli.render.prompts import Presenter
-
-    return [InteractiveAnswerer(Presenter(context.consoles.err), "mrtr")]
 
 
 def _confirm(message: str) -> bool:
@@ -195,51 +164,9 @@ def _rewrite(path: str, document: dict[str, Any]) -> None:
     os.replace(temporary, path)
 
 
-def _verdict_object(verdict: ReplayVerdict) -> dict[str, Any]:
-    return {"file": verdict.file, "result": verdict.result, "exit_code": int(verdict.code),
-            "rounds": verdict.rounds, "differences": [d.as_dict() for d in verdict.differences],
-            "error": verdict.error.one_line() if verdict.error else None}
-
-
 def _print(context: Context, verdicts: list[ReplayVerdict]) -> None:
     for verdict in verdicts:
-        for line in _verdict_lines(verdict):
+        for line in verdict_lines(verdict):
             context.consoles.err.print(line)
     if len(verdicts) > 1:
-        context.consoles.out.print(_summary(verdicts))
-
-
-def _verdict_lines(verdict: ReplayVerdict) -> list[Text]:
-    name = safe_line(verdict.file, 200)
-    if verdict.result == "same":
-        return [Text(f"✓ {name}: same as recorded ({verdict.rounds} round{'s' if verdict.rounds != 1 else ''})",
-                     "mrtr.complete")]
-    if verdict.result == "failed":
-        error = verdict.error
-        head = Text(f"✗ {name}: {safe_line(error.one_line() if error else '', None)}", "mrtr.error")
-        return [head] + [fmt.stderr_line(line) for line in (error.details if error else [])]  # a dead server's stderr
-    lines = [Text(f"✗ {name}: diverged from the recording ({len(verdict.differences)} "
-                  f"difference{'s' if len(verdict.differences) != 1 else ''})", "mrtr.error")]
-    for difference in verdict.differences:
-        lines += _difference_lines(difference)
-    return lines
-
-
-def _difference_lines(difference: Difference) -> list[Text]:
-    return [Text(f"    {difference.where()}: {difference.what}", "mrtr.key"),
-            Text(f"      - {safe_line(_shown(difference.recorded), 400)}", "mrtr.error"),
-            Text(f"      + {safe_line(_shown(difference.live), 400)}", "mrtr.complete")]
-
-
-def _shown(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
-
-
-def _summary(verdicts: list[ReplayVerdict]) -> Table:
-    table = Table(box=None, pad_edge=False, header_style="mrtr.dim")
-    for column in ("transcript", "result", "rounds", "differences", "exit"):
-        table.add_column(column)
-    for verdict in verdicts:
-        table.add_row(Text(safe_line(verdict.file, 80)), verdict.result, str(verdict.rounds),
-                      str(len(verdict.differences)), str(int(verdict.code)))
-    return table
+        context.consoles.out.print(summary_table(verdicts))

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from mrtr_cli.render import json_report
 from mrtr_cli.commands.common import Context, guarded
-from mrtr_cli.commands.outcome import print_outcome
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions
+from mrtr_cli.render.outcome import print_outcome
 from mrtr_cli.render.timeline import Timeline
 from mrtr_cli.transcript import model
 
@@ -25,7 +25,7 @@ def run(path: str, output: OutputOptions) -> int:
         timeline = Timeline(context.consoles.out, verbose=output.verbose, live=False)
         for event in model.events_of(transcript):
             timeline(event)
-        print_outcome(context, outcome, status=context.consoles.out)
+        print_outcome(context.consoles, outcome, status=context.consoles.out)
         return ExitCode.OK
 
     return guarded(output, body)

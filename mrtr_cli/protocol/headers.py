@@ -20,6 +20,8 @@ NAME_HEADER = "Mcp-Name"
 PARAM_PREFIX = "Mcp-Param-"
 NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 """Methods whose request carries `Mcp-Name`, and the params field it mirrors."""
+SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie", "set-cookie")
+"""Headers that carry credentials (lower case): hidden in -v, redacted in every transcript."""
 HEADER_TYPES = ("string", "integer", "boolean")
 MAX_SAFE_INTEGER = 2**53 - 1
 

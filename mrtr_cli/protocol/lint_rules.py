@@ -16,8 +16,7 @@ from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol.mrtr import INPUT_METHODS, MRTR_METHODS, required_capability
 
 SPEC = "https://modelcontextprotocol.io/specification/2026-07-28/"
-CACHEABLE = ("server/discover", "tools/list", "prompts/list", "resources/list", "resources/templates/list",
-             "resources/read")
+CACHEABLE = ("server/discover", *(method for method, _ in meta.LIST_METHODS.values()), "resources/read")
 MAX_SCHEMA_DEPTH = 8
 MAX_SCHEMA_NODES = 20_000
 MAX_ENUM = 1000

@@ -25,6 +25,13 @@ LATEST_VERSION = "2026-07-28"
 """The version mrtr sends unless told otherwise."""
 SPOKEN_VERSIONS = ("2026-07-28",)
 """Every protocol version mrtr can speak, oldest first."""
+LIST_METHODS = {
+    "tools": ("tools/list", "tools"),
+    "prompts": ("prompts/list", "prompts"),
+    "resources": ("resources/list", "resources"),
+    "templates": ("resources/templates/list", "resourceTemplates"),
+}
+"""What a server lists (`mrtr list KIND`): the method, and the result key its items come under."""
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """The RFC 5424 levels of `notifications/message`, lowest first."""
 

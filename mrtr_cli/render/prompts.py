@@ -17,7 +17,8 @@ from rich.text import Text
 from mrtr_cli.forms.fields import Field
 from mrtr_cli.answering.questions import Question
 from mrtr_cli.answering.url_policy import UrlVerdict
-from mrtr_cli.render import formatters as fmt
+from mrtr_cli.render.question_lines import field_detail
+from mrtr_cli.render.server_text import content_summary, quoted
 from mrtr_cli.text import safe_line
 
 
@@ -39,13 +40,13 @@ class Presenter:
         head.append(f" · {question.method})", "mrtr.dim")
         self.console.print(head)
         if question.method == "elicitation/create":
-            self.console.print(fmt.quoted(question.message, indent="  "))
+            self.console.print(quoted(question.message, indent="  "))
 
     def field(self, field: Field) -> None:
         """A field's title and description before its prompt."""
         line = Text("  ")
         line.append(safe_line(field.title, 80), "mrtr.key")
-        line.append(f"  {fmt.field_detail(field)}", "mrtr.dim")
+        line.append(f"  {field_detail(field)}", "mrtr.dim")
         if field.schema.get("description"):
             line.append(f"\n  {safe_line(field.schema['description'], 200)}", "mrtr.dim")
         self.console.print(line)
@@ -68,7 +69,7 @@ class Presenter:
     def outside_subset(self, problem: str, schema: dict[str, Any]) -> None:
         self.console.print(Text(f"  ! this form is outside the spec's flat subset: {safe_line(problem, 200)}; "
                                 "you can type the answer as JSON, decline or cancel", "mrtr.warn"))
-        self.console.print(fmt.quoted(json.dumps(schema, ensure_ascii=False, indent=2), indent="  ", limit=3000))
+        self.console.print(quoted(json.dumps(schema, ensure_ascii=False, indent=2), indent="  ", limit=3000))
 
     def url(self, verdict: UrlVerdict, again: bool) -> None:
         """The full URL, its host made prominent, and every warning."""
@@ -92,12 +93,12 @@ class Presenter:
         """The conversation as sent, and every setting of the request."""
         if isinstance(params.get("systemPrompt"), str):
             self.console.print(Text("  system prompt:", "mrtr.dim"))
-            self.console.print(fmt.quoted(params["systemPrompt"], indent="  "))
+            self.console.print(quoted(params["systemPrompt"], indent="  "))
         for message in params.get("messages") or []:
             role = message.get("role", "?") if isinstance(message, dict) else "?"
             self.console.print(Text(f"  {safe_line(role, 20)}:", "mrtr.key"))
             content = message.get("content") if isinstance(message, dict) else message
-            self.console.print(fmt.quoted(fmt.content_summary(content), indent="  "))
+            self.console.print(quoted(content_summary(content), indent="  "))
         settings = {k: params[k] for k in ("modelPreferences", "maxTokens", "stopSequences", "temperature",
                                            "includeContext") if k in params}
         for key, value in settings.items():

@@ -10,8 +10,12 @@ from rich.text import Text
 from mrtr_cli import events
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import Question
-from mrtr_cli.render import formatters as fmt
 from mrtr_cli.render.console import emit_text
+from mrtr_cli.render.diagnostics import stderr_line
+from mrtr_cli.render.question_lines import question_lines
+from mrtr_cli.render.timeline_lines import (answer_line, discover_line, finding_line, ignored_line, input_summary,
+                                            notification_line, request_line, response_line, wire_line)
+from mrtr_cli.text import safe_line
 
 
 class Timeline:
@@ -34,14 +38,14 @@ class Timeline:
             events.InputRequested: self._input,
             events.AnswerChosen: self._answer,
             events.NotificationReceived: self._notification,
-            events.FrameIgnored: lambda e: self.print(fmt.ignored_line(e)),
+            events.FrameIgnored: lambda e: self.print(ignored_line(e)),
             events.BackingOff: self._backoff,
             events.VersionChanged: self._version,
             events.Reissued: self._reissued,
             events.ServerStderr: self._stderr,
             events.WireNote: self._wire_note,
             events.CancelSent: self._cancel,
-            events.Finding: lambda e: self.print(fmt.finding_line(e)),
+            events.Finding: lambda e: self.print(finding_line(e)),
         }
 
     def __call__(self, event: Any) -> None:
@@ -54,38 +58,38 @@ class Timeline:
             emit_text(self.console, text)
 
     def _request(self, event: events.RequestSent) -> None:
-        self.print(fmt.request_line(event))
+        self.print(request_line(event))
         if self.verbose:
-            self.print(fmt.wire_line("out", event.text))
+            self.print(wire_line("out", event.text))
 
     def _response(self, event: events.ResponseReceived) -> None:
         self.progress.stop()
-        self.print(fmt.response_line(event))
+        self.print(response_line(event))
         if event.method == "server/discover" and isinstance(event.result, dict):
-            self.print(fmt.discover_line(event.result))
+            self.print(discover_line(event.result))
 
     def _frame(self, event: events.FrameReceived) -> None:
         if self.verbose:
-            self.print(fmt.wire_line("in", event.message.raw))
+            self.print(wire_line("in", event.message.raw))
 
     def _input(self, event: events.InputRequested) -> None:
-        self.print(fmt.input_summary(event))
+        self.print(input_summary(event))
         count = len(event.requests)
         self._asked = {key: Question(event.round, key, request, "", index, count)
                        for index, (key, request) in enumerate(event.requests.items(), 1)}
         if not self.prompts_show_questions:
             for question in self._asked.values():
-                self.print(*fmt.question_lines(question))
+                self.print(*question_lines(question))
 
     def _answer(self, event: events.AnswerChosen) -> None:
         if self.prompts_show_questions and event.source != sources.INTERACTIVE and event.key in self._asked:
-            self.print(*fmt.question_lines(self._asked[event.key]))
-        self.print(fmt.answer_line(event))
+            self.print(*question_lines(self._asked[event.key]))
+        self.print(answer_line(event))
 
     def _notification(self, event: events.NotificationReceived) -> None:
         if event.method == "notifications/progress" and self.live and self.progress.show(event.params):
             return
-        self.print(fmt.notification_line(event))
+        self.print(notification_line(event))
 
     def _backoff(self, event: events.BackingOff) -> None:
         self.print(Text(f"  … only requestState: retrying in {event.seconds * 1000:.0f} ms", "mrtr.dim"))
@@ -102,11 +106,11 @@ class Timeline:
 
     def _stderr(self, event: events.ServerStderr) -> None:
         if self.verbose:
-            self.print(fmt.stderr_line(event.line))
+            self.print(stderr_line(event.line))
 
     def _wire_note(self, event: events.WireNote) -> None:
         if self.verbose:
-            self.print(fmt.wire_line(event.direction, event.text))
+            self.print(wire_line(event.direction, event.text))
 
     def _cancel(self, event: events.CancelSent) -> None:
         self.progress.stop()
@@ -127,7 +131,7 @@ class ProgressDisplay:
         if self._bar is None:
             self._start()
         total = params.get("total") if isinstance(params.get("total"), (int, float)) else None
-        message = fmt.safe_line(params.get("message") or "", 80)
+        message = safe_line(params.get("message") or "", 80)
         self._bar.update(self._task, completed=params["progress"], total=total, description=message)
         return True
 

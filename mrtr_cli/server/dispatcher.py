@@ -21,8 +21,8 @@ from mrtr_cli.server.app import App, Call, NeedInput, RpcError
 from mrtr_cli.server.state import Sealer, StateRejected
 
 SUPPORTED_VERSIONS = list(meta.SPOKEN_VERSIONS)
-LISTS = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
-         "resources/templates/list": "resourceTemplates"}
+LISTS = dict(meta.LIST_METHODS.values())
+"""Each list method and the result key its items go under."""
 LIST_CACHE = (300_000, "public")
 """ttlMs and cacheScope of discover and the lists: the same for every caller, fresh for 5 minutes."""
 READ_CACHE = (0, "private")

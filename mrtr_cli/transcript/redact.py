@@ -12,12 +12,11 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrtr_cli.protocol.headers import PARAM_PREFIX, decode_value, encode_value
+from mrtr_cli.protocol.headers import PARAM_PREFIX, SECRET_HEADERS, decode_value, encode_value
 from mrtr_cli.transcript.paths import JsonPath, inside, parse_path, replace, show_path
 
 MARK = "[redacted]"
 """What a redacted value becomes."""
-ALWAYS = ("authorization", "proxy-authorization", "cookie", "set-cookie")
 
 
 @dataclass
@@ -57,7 +56,7 @@ class Redaction:
 
     def _header(self, name: str, value: str, secret_values: set[str]) -> str:
         lowered = name.lower()
-        if lowered in ALWAYS or lowered in (n.lower() for n in self.names):
+        if lowered in SECRET_HEADERS or lowered in (n.lower() for n in self.names):
             self._note(f"header {name}")
             return MARK
         if lowered.startswith(PARAM_PREFIX.lower()) and _decoded(value) in secret_values:

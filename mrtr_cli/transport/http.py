@@ -27,7 +27,6 @@ from mrtr_cli.transport.pump import Pump
 from mrtr_cli.transport.sse import SseParser
 
 ACCEPT = "application/json, text/event-stream"
-SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie", "set-cookie")
 CONNECT_SECONDS = 10.0
 BODY_SUMMARY = 200
 
@@ -74,7 +73,7 @@ class HttpTransport:
 
     def shown(self, name: str, value: str) -> str:
         """A header value for -v: secrets hidden unless --show-secrets."""
-        if name.lower() in SECRET_HEADERS and not self.show_secrets:
+        if name.lower() in mcp_headers.SECRET_HEADERS and not self.show_secrets:
             scheme = value.split(" ", 1)[0] if " " in value else ""
             return f"{scheme} [hidden, {len(value)} characters; --show-secrets shows it]".strip()
         return safe_line(value, 500)

@@ -1,0 +1,28 @@
+"""mrtr's own diagnostics on stderr: a failure and what to do, a warning, a server's stderr line.
+Pure functions: nothing here prints."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from mrtr_cli.errors import MrtrError
+from mrtr_cli.render.server_text import BAR
+from mrtr_cli.text import safe_line
+
+
+def stderr_line(text: str) -> Text:
+    line = Text("    stderr ", "mrtr.dim")
+    line.append(BAR, "mrtr.dim")
+    return line.append(safe_line(text, 1000), "mrtr.dim")
+
+
+def error_lines(error: MrtrError) -> list[Text]:
+    """`✗ what happened; what to do`, then any detail lines (a dead server's stderr)."""
+    head = Text("✗ ", "mrtr.error")
+    head.append(safe_line(error.one_line(), None))
+    return [head] + [stderr_line(line) for line in error.details]
+
+
+def warning_line(message: str) -> Text:
+    """A warning of mrtr's own, in its colour (the message is already safe)."""
+    return Text(message, "mrtr.warn")

@@ -1,0 +1,56 @@
+"""How a conversation ended, as mrtr shows it: the result on stdout, the status line (and any
+error) on stderr, or on stdout for `show`."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from mrtr_cli.conversation.session import Outcome
+from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.render.console import Consoles, write_long
+from mrtr_cli.render.diagnostics import error_lines
+from mrtr_cli.render.result_texts import as_text, result_texts
+
+BIG = 1_000_000
+"""Result text longer than this goes to stdout as it is (already safe), without rich's layout."""
+
+
+def print_outcome(consoles: Consoles, outcome: Outcome, result: bool = True, status: Console | None = None) -> None:
+    """The result on stdout; the status line and any error on `status` (default: stderr)."""
+    status = status or consoles.err
+    if result and outcome.result is not None:
+        for text in result_texts(outcome.result):
+            _print_result(consoles.out, text)
+    status.print(status_line(outcome))
+    if outcome.error is not None:
+        for line in error_lines(outcome.error):
+            status.print(line)
+
+
+def _print_result(out: Console, piece: Text | str) -> None:
+    if len(piece) > BIG:
+        write_long(out.file, piece if isinstance(piece, str) else piece.plain)
+        out.file.write("\n")
+    else:
+        out.print(as_text(piece))
+
+
+def status_line(outcome: Outcome) -> Text:
+    """`✓ complete · 3 rounds · 12 ms`, or what went wrong instead."""
+    rounds = len(outcome.rounds)
+    took = sum(r.reply.elapsed_ms for r in outcome.rounds)
+    detail = f" · {rounds} round{'s' if rounds != 1 else ''} · {took:.0f} ms" if rounds else ""
+    if outcome.status == "complete" and outcome.exit_code() == ExitCode.TOOL_ERROR:
+        return Text(f"✗ complete, but the tool reported an error (isError){detail}", "mrtr.error")
+    style = "mrtr.complete" if outcome.status == "complete" else "mrtr.error"
+    return Text(f"{'✓' if outcome.status == 'complete' else '✗'} {outcome.status}{detail}", style)
+
+
+def failure_message(outcome: Outcome, code: ExitCode) -> str:
+    """Why the outcome makes exit code `code`, in one line (the --json error line)."""
+    if outcome.error is not None:
+        return outcome.error.one_line()
+    if code == ExitCode.TOOL_ERROR:
+        return "the tool reported an error (isError: true)"
+    return "the server broke a MUST of the spec (--strict)"

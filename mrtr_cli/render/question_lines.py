@@ -1,0 +1,78 @@
+"""A question as the timeline shows it: its key, kind and message, and the form or sampling
+conversation it asks about. Pure functions: nothing here prints."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+
+from mrtr_cli.answering.questions import Question
+from mrtr_cli.forms.fields import Field, form_fields
+from mrtr_cli.render.server_text import content_summary, quoted
+from mrtr_cli.text import safe_line
+
+
+def question_lines(question: Question) -> list[Text]:
+    """A question: its key, its kind, the message, and what it asks for (one Text: one print)."""
+    head = Text("  ? ", "mrtr.input")
+    head.append(safe_line(question.key, 120), "mrtr.key")
+    mode = f" ({safe_line(question.mode, 20)})" if question.mode else ""
+    head.append(f" · {safe_line(question.method, 60)}{mode}", "mrtr.dim")
+    if question.count > 1:
+        head.append(f" · question {question.index} of {question.count}", "mrtr.dim")
+    lines = [head]
+    if isinstance(question.params.get("message"), str):
+        lines.append(quoted(question.params["message"]))
+    lines.extend(_asks(question))
+    return [Text("\n").join(lines)]
+
+
+def _asks(question: Question) -> list[Text]:
+    if question.mode == "url":
+        return [Text(f"    url: {safe_line(question.params.get('url'), 500)}")]
+    if question.mode is not None:  # an elicitation of any other mode: its form
+        return [field_line(f) for f in form_fields(question.schema)]
+    if question.method == "sampling/createMessage":
+        return _sampling_lines(question.params)
+    return []
+
+
+def field_line(field: Field) -> Text:
+    """`· party: integer 1..12, required, default 2`."""
+    line = Text("    · ")
+    line.append(safe_line(field.name, 80), "mrtr.key")
+    line.append(f": {field_detail(field)}", "mrtr.dim")
+    return line
+
+
+def field_detail(field: Field) -> str:
+    schema = field.schema
+    parts = [field.kind]
+    if schema.get("format"):
+        parts.append(f"format {schema['format']}")
+    if "minimum" in schema or "maximum" in schema:
+        parts.append(f"{schema.get('minimum', '')}..{schema.get('maximum', '')}")
+    if "minLength" in schema or "maxLength" in schema:
+        parts.append(f"length {schema.get('minLength', 0)}..{schema.get('maxLength', '')}")
+    if field.kind in ("choice", "choices"):
+        parts.append("of " + ", ".join(label for _, label in field.options()))
+    parts.append("required" if field.required else "optional")
+    if field.has_default:
+        parts.append(f"default {json.dumps(schema['default'], ensure_ascii=False)}")
+    return safe_line(", ".join(str(p) for p in parts), 300)
+
+
+def _sampling_lines(params: dict[str, Any]) -> list[Text]:
+    messages = params.get("messages") or []
+    detail = f"    {len(messages)} message{'s' if len(messages) != 1 else ''}, maxTokens {params.get('maxTokens')}"
+    lines = [Text(safe_line(detail), "mrtr.dim")]
+    if isinstance(params.get("systemPrompt"), str):
+        lines.append(Text("    system prompt:", "mrtr.dim"))
+        lines.append(quoted(params["systemPrompt"], limit=500))
+    last = messages[-1] if messages and isinstance(messages[-1], dict) else None
+    if last is not None:
+        lines.append(Text(f"    last message ({safe_line(last.get('role'), 20)}):", "mrtr.dim"))
+        lines.append(quoted(content_summary(last.get("content")), limit=1000))
+    return lines
