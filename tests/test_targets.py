@@ -84,3 +84,14 @@ def test_bad_headers(header, message):
 
 def test_good_headers():
     assert parse_headers(("Authorization: Bearer a:b", "X-Empty:")) == {"Authorization": "Bearer a:b", "X-Empty": ""}
+
+
+def test_a_server_after_dashes_is_forgotten_by_the_next_run_in_the_same_process(capsys):
+    """`-- CMD` belongs to the run that was given it: a second in-process run without it names only its own server."""
+    from mrtr_cli.cli import run
+
+    assert run(["discover", "--cwd", "/no/such/dir", "--", "node", "server.js"]) == 1
+    assert "not a directory" in capsys.readouterr().err
+    assert run(["discover", "--cwd", "/no/such/dir", "--demo"]) == 1
+    err = capsys.readouterr().err
+    assert "several servers given" not in err and "not a directory" in err
