@@ -15,7 +15,7 @@ from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import split_tools
 from mrtr_cli.render import formatters as fmt
 from mrtr_cli.render.table import Column, print_table
-from mrtr_cli.target import HttpTarget, resolve_target
+from mrtr_cli.target import resolve_target
 from mrtr_cli.text import safe_line
 
 LISTS = {
@@ -60,7 +60,7 @@ def run_list(kind: str, target: TargetOptions, output: OutputOptions) -> int:
         resolved = resolve_target(target)
         with connect(context, resolved, target, client_settings(target)) as client:
             merged, _ = list_all(client, method, key)
-        excluded = _exclude_invalid_tools(merged) if kind == "tools" and isinstance(resolved, HttpTarget) else []
+        excluded = _exclude_invalid_tools(merged) if kind == "tools" and resolved.mirrors_headers else []
         for tool in excluded:
             context.consoles.err.print(Text(f"! excluded the tool {safe_line(tool['name'], 80)}: "
                                             f"{safe_line(tool['reason'], 200)}", "mrtr.warn"))
