@@ -67,6 +67,14 @@ class ServerError(ProtocolError):
 class LegacyServerError(ProtocolError):
     """The server speaks the initialize-handshake era (2025-11-25 or earlier)."""
 
+    @classmethod
+    def seen(cls, what: str, hint: str, *, subject: str = "the server", other_cause: str = "") -> LegacyServerError:
+        """The one sentence for every sign of that era: "{what}: {subject} looks like one of the
+        initialize-handshake era (MCP 2025-11-25 or earlier)[, or {other_cause}]"."""
+        other = f", or {other_cause}" if other_cause else ""
+        return cls(f"{what}: {subject} looks like one of the initialize-handshake era (MCP 2025-11-25 or "
+                   f"earlier){other}", hint)
+
 
 class AuthError(MrtrError):
     """The server wants credentials mrtr did not send."""

@@ -1,4 +1,4 @@
-"""What the command line asked for, as typed values. Built by cli.py, read by the commands.
+"""What the command line asked for, as typed values. Built by the cli, read by the commands.
 
 NamedTuples, not dataclasses: they are as immutable, and cost a tenth as much to define at
 start-up (Python 3.11 compiles each dataclass method separately).

@@ -1,6 +1,11 @@
-"""Which server to talk to: resolved from the command line, an mcpServers file, or `--demo`.
+"""Which server to talk to: resolved from the command line, an mcpServers file, `--demo`, or the
+`target` entry of a transcript.
 
-A target is a description; `open_transport` turns it into a live transport.
+A target is a description of one kind: `StdioTarget`, `DemoTarget` (the built-in demo, a stdio
+server) or `HttpTarget`. Every kind has the same small interface: `kind` (its name in a
+transcript's `target.transport`), what it supports (`mirrors_headers`, `probes_era`,
+`takes_headers`), `open` (a live transport) and `transcript_entry` (how a transcript names it).
+Only this module tells the kinds apart; everything else asks the target.
 """
 
 from __future__ import annotations
@@ -11,44 +16,153 @@ import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
-from mrtr_cli import files
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol.headers import TOKEN
 from mrtr_cli.transport.base import Transport
 
-_VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 _RESERVED_HEADERS = re.compile(r"(?i)mcp-.*")
-CONFIG_SCHEMA = Path(__file__).with_name("mcp_config.schema.json")
-"""What mrtr expects of the chosen entry of an mcpServers file."""
+
+
+class Target(Protocol):
+    """What every kind of target offers."""
+
+    kind: ClassVar[str]
+    """The kind's name, as a transcript's `target.transport` keeps it: stdio, demo or http."""
+    mirrors_headers: ClassVar[bool]
+    """HTTP headers mirror the body (Mcp-Method, Mcp-Name, Mcp-Param-* from `x-mcp-header`), so a tool
+    with invalid annotations is excluded, and HTTP statuses can be checked."""
+    probes_era: ClassVar[bool]
+    """`server/discover` goes first, to tell the server's era (unless --no-discover)."""
+    takes_headers: ClassVar[bool]
+    """The server takes credentials as HTTP headers (-H)."""
+
+    def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
+        """A live transport; `verbose` forwards a server process's stderr, `show_secrets` shows
+        secret header values with -v."""
+
+    def transcript_entry(self) -> dict[str, Any]:
+        """How a transcript names this server (environment values and headers are never kept: they
+        may be secrets)."""
 
 
 @dataclass(frozen=True)
 class StdioTarget:
     """A server process: argv, extra environment, working directory."""
 
+    kind: ClassVar[str] = "stdio"
+    mirrors_headers: ClassVar[bool] = False
+    probes_era: ClassVar[bool] = True
+    takes_headers: ClassVar[bool] = False
+
     command: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
     cwd: str | None = None
+
+    def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
+        from mrtr_cli.transport.stdio import StdioTransport
+
+        env = {**os.environ, **self.env}
+        return StdioTransport(list(self.command), env, self.cwd, verbose, max_message_size=options.max_message_size)
+
+    def transcript_entry(self) -> dict[str, Any]:
+        """The command with the absolute directory it ran in, so a replay from elsewhere runs it the same."""
+        cwd = Path(self.cwd or os.getcwd()).resolve()
+        return {"transport": self.kind, "command": list(self.command), "cwd": str(cwd)}
+
+    @staticmethod
+    def recorded_command(entry: dict[str, Any]) -> str | None:
+        """The command a transcript's entry of this kind runs, which replay runs only with consent."""
+        return shlex.join(entry["command"])
+
+    @staticmethod
+    def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
+        """`options` naming the server of a transcript's entry of this kind."""
+        return options._replace(command=tuple(entry["command"]), cwd=options.cwd or entry.get("cwd"))
+
+
+@dataclass(frozen=True)
+class DemoTarget(StdioTarget):
+    """The built-in demo server, spawned over stdio; a transcript names it by kind alone."""
+
+    kind: ClassVar[str] = "demo"
+
+    def transcript_entry(self) -> dict[str, Any]:
+        return {"transport": self.kind}
+
+    @staticmethod
+    def recorded_command(entry: dict[str, Any]) -> str | None:
+        return None
+
+    @staticmethod
+    def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
+        return options._replace(demo=True)
 
 
 @dataclass(frozen=True)
 class HttpTarget:
     """A Streamable HTTP endpoint and the extra headers to send."""
 
+    kind: ClassVar[str] = "http"
+    mirrors_headers: ClassVar[bool] = True
+    probes_era: ClassVar[bool] = False
+    takes_headers: ClassVar[bool] = True
+
     url: str
     headers: dict[str, str] = field(default_factory=dict)
 
+    def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
+        from mrtr_cli.transport.http import HttpTransport
 
-Target = Union[StdioTarget, HttpTarget]
+        return HttpTransport(self.url, self.headers, options.cacert, options.insecure, show_secrets,
+                             max_message_size=options.max_message_size)
+
+    def transcript_entry(self) -> dict[str, Any]:
+        return {"transport": self.kind, "url": self.url}
+
+    @staticmethod
+    def recorded_command(entry: dict[str, Any]) -> str | None:
+        return None
+
+    @staticmethod
+    def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
+        return options._replace(url=entry["url"])
+
+
+KINDS = {kind.kind: kind for kind in (StdioTarget, DemoTarget, HttpTarget)}
+"""Every kind of target, by the name a transcript keeps."""
+
+
+def recorded_command(entry: dict[str, Any]) -> str | None:
+    """The command a transcript's `target` entry would run (None when it runs none of the transcript's)."""
+    return _kind_of(entry).recorded_command(entry)
+
+
+def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
+    """The command line's server options (-e, --cwd, -H, ...), naming the server a transcript's
+    `target` entry names; `resolve_target` then checks them as it checks any."""
+    return _kind_of(entry).options_from_entry(entry, options)
+
+
+def _kind_of(entry: dict[str, Any]) -> type[StdioTarget] | type[HttpTarget]:
+    kind = KINDS.get(entry.get("transport"))  # type: ignore[arg-type]
+    if kind is None:
+        raise UsageError(f"the transcript's target has the transport {entry.get('transport')!r}, which mrtr "
+                         f"does not know ({', '.join(KINDS)})", "name the server: --stdio, --url or --demo")
+    return kind
 
 
 def demo_command() -> tuple[str, ...]:
     """How `--demo` starts the built-in demo server: this interpreter, over stdio."""
     return (sys.executable, "-m", "mrtr_cli", "demo-server")
+
+
+def names_a_server(options: TargetOptions) -> bool:
+    """Whether the options name a server (for replay, they then override the recorded one)."""
+    return any(_sources(options).values())
 
 
 def resolve_target(options: TargetOptions) -> Target:
@@ -62,7 +176,7 @@ def resolve_target(options: TargetOptions) -> Target:
     if options.server and not options.config:
         raise UsageError("--server needs --config FILE", "name the mcpServers file too")
     target = _build(given[0], options)
-    if options.headers and isinstance(target, StdioTarget):
+    if options.headers and not target.takes_headers:
         parse_headers(options.headers)
         raise UsageError("-H sets HTTP headers, and this server is a stdio process", "leave -H out, or use -e")
     return target
@@ -84,8 +198,8 @@ def _build(source: str, options: TargetOptions) -> Target:
     if source == "--config":
         return _from_config(options)
     if source == "--demo":
-        command = demo_command()
-    elif source == "--stdio":
+        return DemoTarget(demo_command(), _environment(options, {}), _cwd(options.cwd))
+    if source == "--stdio":
         command = tuple(shlex.split(str(options.stdio)))
     else:
         command = options.command
@@ -162,33 +276,13 @@ def parse_headers(headers: tuple[str, ...]) -> dict[str, str]:
 
 
 def _from_config(options: TargetOptions) -> Target:
-    path = str(options.config)
-    text = files.read_text(path, "--config file")
-    document = files.parse_json(text, path, "--config file")
-    servers = document.get("mcpServers", document.get("servers")) if isinstance(document, dict) else None
-    if not isinstance(servers, dict):
-        raise UsageError(f"{path}: the --config file has no mcpServers object", "use an mcp.json-style file")
-    if not options.server:
-        raise UsageError("--config needs --server NAME", f"servers in the file: {', '.join(servers) or 'none'}")
-    if options.server not in servers:
-        raise UsageError(f"no server {options.server!r} in {options.config}",
-                         f"servers in the file: {', '.join(servers) or 'none'}")
-    _check_entry(text, path, document, options.server)
-    entry = expand(servers[options.server])
+    from mrtr_cli.mcp_config import server_entry
+
+    entry = server_entry(str(options.config), options.server)
     if "url" in entry:
         headers = tuple(f"{k}: {v}" for k, v in (entry.get("headers") or {}).items()) + options.headers
         return HttpTarget(check_url(str(entry["url"])), parse_headers(headers))
     return _config_stdio(entry, options)
-
-
-def _check_entry(text: str, path: str, document: dict[str, Any], name: str) -> None:
-    """The chosen server's entry against the mcpServers schema (other entries are not mrtr's business)."""
-    from mrtr_cli import validation
-
-    key = "mcpServers" if "mcpServers" in document else "servers"
-    validation.check_document({key: {name: document[key][name]}}, validation.packaged_schema(CONFIG_SCHEMA),
-                              lambda where: files.place(path, text, files.json_offset(text, where)),
-                              "fix the mcpServers entry")
 
 
 def _config_stdio(entry: dict[str, Any], options: TargetOptions) -> StdioTarget:
@@ -199,35 +293,3 @@ def _config_stdio(entry: dict[str, Any], options: TargetOptions) -> StdioTarget:
     env = {str(k): str(v) for k, v in (entry.get("env") or {}).items()}
     cwd = options.cwd or entry.get("cwd")
     return StdioTarget((command, *map(str, args)), _environment(options, env), _cwd(cwd))
-
-
-def expand(value: Any) -> Any:
-    """`${VAR}` (and `${env:VAR}`) replaced from the environment, in every string inside `value`."""
-    if isinstance(value, str):
-        return _VARIABLE.sub(_variable, value)
-    if isinstance(value, list):
-        return [expand(v) for v in value]
-    if isinstance(value, dict):
-        return {k: expand(v) for k, v in value.items()}
-    return value
-
-
-def _variable(match: re.Match[str]) -> str:
-    name = match.group(1)
-    if name not in os.environ:
-        raise UsageError(f"the config uses ${{{name}}}, which is not set", f"export {name}=... first")
-    return os.environ[name]
-
-
-def open_transport(target: Target, options: TargetOptions, verbose: bool = False,
-                   show_secrets: bool = False) -> Transport:
-    """A live transport for `target`; `verbose` forwards a stdio server's stderr."""
-    if isinstance(target, HttpTarget):
-        from mrtr_cli.transport.http import HttpTransport
-
-        return HttpTransport(target.url, target.headers, options.cacert, options.insecure, show_secrets,
-                             max_message_size=options.max_message_size)
-    from mrtr_cli.transport.stdio import StdioTransport
-
-    env = {**os.environ, **target.env}
-    return StdioTransport(list(target.command), env, target.cwd, verbose, max_message_size=options.max_message_size)

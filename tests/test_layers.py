@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,11 +21,11 @@ OWNERS = {
     "yaml": {"yaml_io.py"},
     "jsonschema": {"validation.py"},
     "referencing": {"validation.py"},
-    "typer": {"cli.py"},
-    "click": {"cli.py"},
+    "typer": {"cli/"},
+    "click": {"cli/"},
+    "rich": {"render/"},
 }
-FOLDER_OWNERS = {"rich": "render/"}
-"""Libraries owned by a whole folder: rich is imported under render/ and nowhere else."""
+"""Who may import each outside library: modules, or every module under a folder (ending in /)."""
 STDLIB_ONLY = ("protocol/", "text.py", "forms/formats.py", "forms/flat_forms.py", "forms/wording.py")
 
 
@@ -46,10 +47,8 @@ MODULES = sorted(PACKAGE.rglob("*.py"))
 def test_each_outside_library_has_one_owner(path: Path):
     relative = str(path.relative_to(PACKAGE))
     for library in imports(path) & set(OWNERS):
-        assert relative in OWNERS[library], f"{relative} imports {library}, owned by {OWNERS[library]}"
-    for library in imports(path) & set(FOLDER_OWNERS):
-        owner = FOLDER_OWNERS[library]
-        assert relative.startswith(owner), f"{relative} imports {library}, owned by {owner}"
+        owned = any(relative == owner or owner.endswith("/") and relative.startswith(owner) for owner in OWNERS[library])
+        assert owned, f"{relative} imports {library}, owned by {OWNERS[library]}"
 
 
 @pytest.mark.parametrize("path", [p for p in MODULES if str(p.relative_to(PACKAGE)).startswith(STDLIB_ONLY)],
@@ -71,3 +70,56 @@ def test_version_loads_no_outside_library():
             "print(sorted(m for m in ('typer', 'rich', 'httpx', 'yaml', 'jsonschema') if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.splitlines() == [f"mrtr {__version__}", "[]"]
+
+
+TARGET_CLASSES = re.compile(r"\b(?:Stdio|Demo|Http)Target\b")
+TARGET_KINDS = {"stdio", "demo", "http"}
+"""The kinds of target, as `Target.kind` and a transcript's `target.transport` name them."""
+
+
+def target_kind_leaks(source: str) -> list[str]:
+    """Where a module tells target kinds apart itself: it names a target class (an `isinstance`,
+    an import, a type), or compares a `.kind` or a `["transport"]` with a kind's name. Only
+    target.py may; everywhere else asks the target (`mirrors_headers`, `probes_era`, ...)."""
+    leaks = [f"line {source.count(chr(10), 0, found.start()) + 1}: {found.group()}"
+             for found in TARGET_CLASSES.finditer(source)]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and _compares_a_kind(node):
+            leaks.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return leaks
+
+
+def _compares_a_kind(node: ast.Compare) -> bool:
+    sides = [node.left, *node.comparators]
+    names = {value.value for side in sides for value in [side, *getattr(side, "elts", [])]
+             if isinstance(value, ast.Constant)}
+    kind_of = any(isinstance(side, ast.Attribute) and side.attr == "kind"
+                  or isinstance(side, ast.Subscript) and isinstance(side.slice, ast.Constant)
+                  and side.slice.value == "transport" for side in sides)
+    return kind_of and bool(names & TARGET_KINDS)
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if p != PACKAGE / "target.py"],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_the_target_module_tells_target_kinds_apart(path: Path):
+    assert not target_kind_leaks(path.read_text(encoding="utf-8")), f"{path.name} tells target kinds apart"
+
+
+@pytest.mark.parametrize("source", [
+    "from mrtr_cli.target import HttpTarget, resolve_target\n",
+    "if isinstance(target, StdioTarget):\n    pass\n",
+    "over_http = type(target) is target_module.HttpTarget\n",
+    "def f(target: DemoTarget) -> None: ...\n",
+    'if recorded["transport"] == "demo":\n    pass\n',
+    'if target.kind in ("http", "sse"):\n    pass\n',
+    'stdio = "stdio" != target.kind\n',
+])
+def test_the_kind_rule_catches_each_way_of_telling_kinds_apart(source: str):
+    assert target_kind_leaks(source)
+
+
+def test_the_kind_rule_lets_targets_be_asked():
+    source = ('from mrtr_cli.target import Target, resolve_target\n'
+              'if target.mirrors_headers and scheme == "http" and field.kind == "choice":\n    pass\n'
+              'entry = target.transcript_entry()\n')
+    assert target_kind_leaks(source) == []

@@ -1,4 +1,5 @@
-"""Choosing the server: flags, `-- CMD`, mcpServers files, env files, headers."""
+"""Choosing the server: flags, `-- CMD`, mcpServers files, env files, headers; what each kind of
+target supports, how a transcript keeps it, and the preparation of a call it decides."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from mrtr_cli.errors import UsageError
+from mrtr_cli.conversation.preparation import Preparation, prepare_call
+from mrtr_cli.errors import ProtocolError, ServerError, UsageError
 from mrtr_cli.options import TargetOptions
-from mrtr_cli.target import HttpTarget, StdioTarget, demo_command, parse_headers, read_env_file, resolve_target
+from mrtr_cli.target import (DemoTarget, HttpTarget, StdioTarget, demo_command, options_from_entry, parse_headers,
+                             read_env_file, recorded_command, resolve_target)
 
 
 def test_stdio_forms():
@@ -84,3 +87,88 @@ def test_bad_headers(header, message):
 
 def test_good_headers():
     assert parse_headers(("Authorization: Bearer a:b", "X-Empty:")) == {"Authorization": "Bearer a:b", "X-Empty": ""}
+
+
+def test_a_server_after_dashes_is_forgotten_by_the_next_run_in_the_same_process(capsys):
+    """`-- CMD` belongs to the run that was given it: a second in-process run without it names only its own server."""
+    from mrtr_cli.cli import run
+
+    assert run(["discover", "--cwd", "/no/such/dir", "--", "node", "server.js"]) == 1
+    assert "not a directory" in capsys.readouterr().err
+    assert run(["discover", "--cwd", "/no/such/dir", "--demo"]) == 1
+    err = capsys.readouterr().err
+    assert "several servers given" not in err and "not a directory" in err
+
+
+def test_each_kind_says_what_it_supports_and_how_a_transcript_keeps_it(tmp_path: Path):
+    stdio = resolve_target(TargetOptions(command=("node", "s.js"), cwd=str(tmp_path)))
+    demo = resolve_target(TargetOptions(demo=True, env=("A=1",)))
+    http = resolve_target(TargetOptions(url="http://127.0.0.1:1/mcp", headers=("Authorization: Bearer t",)))
+    assert [type(t) for t in (stdio, demo, http)] == [StdioTarget, DemoTarget, HttpTarget]
+    assert [(t.kind, t.mirrors_headers, t.probes_era, t.takes_headers) for t in (stdio, demo, http)] == [
+        ("stdio", False, True, False), ("demo", False, True, False), ("http", True, False, True)]
+    assert stdio.transcript_entry() == {"transport": "stdio", "command": ["node", "s.js"], "cwd": str(tmp_path.resolve())}
+    assert demo.transcript_entry() == {"transport": "demo"} and demo.env == {"A": "1"}
+    assert http.transcript_entry() == {"transport": "http", "url": "http://127.0.0.1:1/mcp"}
+
+
+def test_a_transcript_entry_names_the_server_again():
+    options = TargetOptions(timeout=5.0)
+    for target in (StdioTarget(("node", "s.js"), cwd="/"), DemoTarget(demo_command()), HttpTarget("http://h/mcp")):
+        entry = target.transcript_entry()
+        again = resolve_target(options_from_entry(entry, options))
+        assert again.transcript_entry() == entry and type(again) is type(target)
+    assert recorded_command({"transport": "stdio", "command": ["node", "my s.js"]}) == "node 'my s.js'"
+    assert recorded_command({"transport": "demo"}) is None and recorded_command({"transport": "http", "url": "u"}) is None
+
+
+@pytest.mark.parametrize("entry", [{"transport": "sse", "url": "http://h/sse"}, {"command": ["node"]}])
+def test_an_unknown_transport_in_a_transcript_is_a_usage_error_not_stdio(entry):
+    with pytest.raises(UsageError, match="which mrtr does not know"):
+        options_from_entry(entry, TargetOptions())
+    with pytest.raises(UsageError, match="which mrtr does not know"):
+        recorded_command(entry)
+
+
+class ListingClient:
+    """A client whose tools/list returns `tools` (or fails with `error`), counting the requests."""
+
+    def __init__(self, tools: list, error: dict | None = None) -> None:
+        self.tools, self.error, self.sent = tools, error, []
+
+    def result_of(self, method: str, params: dict, purpose: str = "request") -> dict:
+        self.sent.append(method)
+        if self.error is not None:
+            raise ServerError(method, self.error)
+        return {"tools": self.tools}
+
+
+ANNOTATED = {"name": "book", "inputSchema": {"type": "object", "properties": {
+    "region": {"type": "string", "x-mcp-header": "Region"}, "n": {"type": "integer"}}}}
+STDIO, HTTP = StdioTarget(("s",)), HttpTarget("http://h/mcp")
+
+
+def test_a_call_is_prepared_only_when_it_needs_the_tool():
+    client = ListingClient([ANNOTATED])
+    assert prepare_call(client, STDIO, "tools/call", "book", needs_schema=False) == Preparation()
+    assert prepare_call(client, HTTP, "resources/read", "file:///a", needs_schema=True) == Preparation()
+    assert client.sent == []
+    typed = prepare_call(client, STDIO, "tools/call", "book", needs_schema=True)
+    assert typed == Preparation(ANNOTATED["inputSchema"], {}) and client.sent == ["tools/list"]
+
+
+def test_where_headers_mirror_the_body_the_call_carries_its_header_arguments():
+    client = ListingClient([ANNOTATED])
+    prepared = prepare_call(client, HTTP, "tools/call", "book", needs_schema=False)
+    assert prepared.mirrored == {"Region": ("region",)} and prepared.schema == ANNOTATED["inputSchema"]
+    assert prepare_call(client, HTTP, "tools/call", "other", needs_schema=False) == Preparation()
+    assert prepare_call(ListingClient([], {"code": -32601, "message": "no"}), HTTP, "tools/call", "book",
+                        needs_schema=True) == Preparation()
+
+
+def test_a_tool_with_an_invalid_annotation_is_refused_only_where_headers_mirror():
+    bad = {"name": "bad", "inputSchema": {"type": "object", "properties": {
+        "n": {"type": "number", "x-mcp-header": "N"}}}}
+    with pytest.raises(ProtocolError, match="invalid x-mcp-header annotation"):
+        prepare_call(ListingClient([bad]), HTTP, "tools/call", "bad", needs_schema=False)
+    assert prepare_call(ListingClient([bad]), STDIO, "tools/call", "bad", needs_schema=True).schema == bad["inputSchema"]

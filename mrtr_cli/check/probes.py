@@ -21,6 +21,7 @@ from mrtr_cli.check.verdicts import SPEC, Check, Probe, ProbeFailed, judged, see
 from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, questions, required_capability
+from mrtr_cli.transport.base import Mirrored
 
 __all__ = ["SPEC", "Check", "Prober", "ToolProber", "tampered"]
 PROBE_KEY = "__mrtr_probe"
@@ -46,9 +47,10 @@ class Prober:
     def status_is(self, reply: Reply, expected: int) -> bool:
         return not self.over_http or reply.status == expected
 
-    def send(self, method: str, params: dict[str, Any], headers_from: dict[str, Any] | None = None) -> Reply:
+    def send(self, method: str, params: dict[str, Any], headers_from: dict[str, Any] | None = None,
+             mirrored: Mirrored | None = None) -> Reply:
         """One probe request exactly as given."""
-        return self.attempt(lambda: self.client.raw(method, params, headers_from))
+        return self.attempt(lambda: self.client.raw(method, params, headers_from, mirrored))
 
     def attempt(self, exchange: Callable[[], Reply], what: str = "") -> Reply:
         """The reply `exchange` gets; `ProbeFailed` when no usable response came (a dead server still raises)."""
@@ -119,11 +121,14 @@ class Prober:
 class ToolProber:
     """The probes of one named tool: they need its first round of questions."""
 
-    def __init__(self, prober: Prober, chain: Chain, name: str, arguments: dict[str, Any]) -> None:
+    def __init__(self, prober: Prober, chain: Chain, name: str, arguments: dict[str, Any],
+                 mirrored: Mirrored | None = None) -> None:
         self.prober = prober
         self.client = prober.client
         self.chain = chain
         self.params = {"name": name, "arguments": arguments}
+        self.mirrored = mirrored
+        """The arguments the tool's calls also send as headers (conversation/preparation.py)."""
 
     def checks(self) -> list[Check]:
         return self.prober.run(TOOL_PROBES, self._checks)
@@ -145,8 +150,8 @@ class ToolProber:
                 *self.prober.run(TOOL_PROBES[4:], lambda: [self.extra_answers(state, answers)])]
 
     def _first_round(self) -> Reply:
-        return self.prober.attempt(lambda: self.client.request("tools/call", self.params, purpose="probe"),
-                                   "the first tools/call: ")
+        return self.prober.attempt(lambda: self.client.request("tools/call", self.params, purpose="probe",
+                                                               mirrored=self.mirrored), "the first tools/call: ")
 
     def _answers(self, asked: dict[str, Any]) -> dict[str, Any] | str:
         """The answers to the first round, or why there are none."""
@@ -157,7 +162,8 @@ class ToolProber:
             return f"{error.message} (pass --answer or --answers)"
 
     def _retry(self, params: dict[str, Any], capabilities: meta.Capabilities | None = None) -> Reply:
-        return self.prober.send("tools/call", {**params, "_meta": self.prober.meta_for(capabilities=capabilities)})
+        return self.prober.send("tools/call", {**params, "_meta": self.prober.meta_for(capabilities=capabilities)},
+                                mirrored=self.mirrored)
 
     def capability_withheld(self, asked: dict[str, Any]) -> Check:
         probe = TOOL_PROBES[0]

@@ -8,8 +8,7 @@ from mrtr_cli import events
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.conversation.arguments import prompt_arguments, tool_arguments
-from mrtr_cli.conversation.client import Client
-from mrtr_cli.conversation.lists import tool_schema
+from mrtr_cli.conversation.preparation import Preparation, prepare_call
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
                                       person_at_terminal, warn_unused_flags)
 from mrtr_cli.errors import MrtrError, interruption
@@ -19,7 +18,7 @@ from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.render import json_report
 from mrtr_cli.render.outcome import failure_message, print_outcome
 from mrtr_cli.conversation.session import Outcome, Session, status_of
-from mrtr_cli.target import HttpTarget, resolve_target
+from mrtr_cli.target import resolve_target
 
 
 def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
@@ -33,15 +32,16 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
     target = resolve_target(options)
     settings = client_settings(options, answering)
     if recording.record:
-        from mrtr_cli.transcript.recording import make_recorder
+        from mrtr_cli.transcript.recorder import make_recorder
 
-        context.emit.subscribe(make_recorder(recording, target, options, settings))
+        context.emit.subscribe(make_recorder(recording, target.transcript_entry(), settings))
     outcome = Outcome(call.method, {NAMED_METHODS[call.method]: call.name})
     try:
-        outcome.params = _params(call, None, over_http=False)  # kept should the server fail before it is sent
+        outcome.params = _params(call, Preparation())  # kept should the server fail before it is sent
         with connect(context, target, options, settings) as client:
             session = Session(client, chain, max_rounds=answering.max_rounds)
-            outcome = session.run(call.method, _params(call, client, isinstance(target, HttpTarget)))
+            prepared = prepare_call(client, target, call.method, call.name, needs_schema=bool(call.arguments))
+            outcome = session.run(call.method, _params(call, prepared), prepared.mirrored)
     except (MrtrError, KeyboardInterrupt) as error:
         failure = error if isinstance(error, MrtrError) else interruption(error)
         outcome.status, outcome.error = status_of(failure), failure
@@ -62,12 +62,11 @@ def _people(context: Context, answering: AnsweringOptions) -> list[Answerer]:
     return [person_answerer(context, answering.sampling_model)]
 
 
-def _params(call: CallOptions, client: Client | None, over_http: bool) -> dict[str, Any]:
-    """The request's params; without a client, the arguments are typed by no schema (the request as meant)."""
+def _params(call: CallOptions, prepared: Preparation) -> dict[str, Any]:
+    """The request's params; `-a` values typed by the tool's schema when the preparation read it
+    (unprepared, by none: the request as meant)."""
     if call.method == "tools/call":
-        wanted = call.arguments or over_http
-        schema = tool_schema(client, call.name, over_http) if client is not None and wanted else None
-        return {"name": call.name, "arguments": tool_arguments(call.arguments, call.args_json, schema)}
+        return {"name": call.name, "arguments": tool_arguments(call.arguments, call.args_json, prepared.schema)}
     if call.method == "prompts/get":
         return {"name": call.name, "arguments": prompt_arguments(call.arguments, call.args_json)}
     return {"uri": call.name}

@@ -7,12 +7,12 @@ from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.conversation.arguments import tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.conversation.lists import tool_schema
+from mrtr_cli.conversation.preparation import prepare_call
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
 from mrtr_cli.check.probes import Check, Prober, ToolProber
 from mrtr_cli.check.verdicts import status_counts
 from mrtr_cli.render.check_lines import check_lines
-from mrtr_cli.target import HttpTarget, resolve_target
+from mrtr_cli.target import resolve_target
 
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
@@ -37,13 +37,12 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
            answering: AnsweringOptions) -> tuple[list[Check], dict | None]:
     chain, _ = build_chain(answering, options.timeout)
     target = resolve_target(options)
-    over_http = isinstance(target, HttpTarget)
     with connect(context, target, options, client_settings(options, answering)) as client:
-        prober = Prober(client, over_http)
+        prober = Prober(client, over_http=target.mirrors_headers)
         context.emit.subscribe(prober)
         checks = prober.safe_checks()
         if tool is not None:
-            schema = tool_schema(client, tool.name, over_http)
-            arguments = tool_arguments(tool.arguments, tool.args_json, schema)
-            checks += ToolProber(prober, chain, tool.name, arguments).checks()
+            prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
+            arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
+            checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored).checks()
         return checks, client.server_info

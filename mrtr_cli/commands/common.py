@@ -22,7 +22,7 @@ from mrtr_cli.protocol import meta
 from mrtr_cli.render.console import Consoles, make_consoles, write_long
 from mrtr_cli.render.diagnostics import error_lines, warning_line
 from mrtr_cli.render.timeline import Timeline
-from mrtr_cli.target import StdioTarget, Target, open_transport
+from mrtr_cli.target import Target
 
 
 @dataclass
@@ -125,14 +125,14 @@ def connect(context: Context, target: Target, options: TargetOptions, settings: 
             probe: bool = True) -> Iterator[Client]:
     """A client on a live transport to the target, linted; the transport is shut down afterwards.
 
-    On stdio `server/discover` goes first, to tell the server's era (ARCHITECTURE.md, "Era"),
+    When the target probes the era (stdio), `server/discover` goes first (ARCHITECTURE.md, "Era"),
     unless `--no-discover` or `probe=False` (the `discover` command sends it itself).
     """
     context.emit.subscribe(Linter(settings.capabilities, context.emit))
-    transport = open_transport(target, options, context.output.verbose, context.output.show_secrets)
+    transport = target.open(options, context.output.verbose, context.output.show_secrets)
     try:
         client = Client(transport, settings, context.emit)
-        if probe and isinstance(target, StdioTarget) and not options.no_discover:
+        if probe and target.probes_era and not options.no_discover:
             client.discover()
         yield client
     finally:

@@ -12,7 +12,7 @@ from mrtr_cli.options import OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import split_tools
 from mrtr_cli.render.listing import discovery_lines, excluded_tool_line, print_listing
-from mrtr_cli.target import HttpTarget, resolve_target
+from mrtr_cli.target import resolve_target
 
 
 def run_discover(target: TargetOptions, output: OutputOptions) -> int:
@@ -36,7 +36,7 @@ def run_list(kind: str, target: TargetOptions, output: OutputOptions) -> int:
         resolved = resolve_target(target)
         with connect(context, resolved, target, client_settings(target)) as client:
             merged, _ = list_all(client, method, key)
-        excluded = _exclude_invalid_tools(merged) if kind == "tools" and isinstance(resolved, HttpTarget) else []
+        excluded = _exclude_invalid_tools(merged) if kind == "tools" and resolved.mirrors_headers else []
         for tool in excluded:
             context.consoles.err.print(excluded_tool_line(tool))
         if output.json:

@@ -24,14 +24,13 @@ from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.render.replay_report import summary_table, verdict_lines
 from mrtr_cli.conversation.session import Outcome, Session, status_of
-from mrtr_cli.conversation.lists import tool_schema
-from mrtr_cli.target import HttpTarget, resolve_target
+from mrtr_cli.conversation.preparation import prepare_call
+from mrtr_cli.target import resolve_target
 from mrtr_cli.transcript import model
 from mrtr_cli.answering.recorded import RecordedAnswerer
 from mrtr_cli.transcript.compare import compare
 from mrtr_cli.transcript.paths import JsonPath, parse_path
 from mrtr_cli.transcript.recorder import TranscriptBuilder
-from mrtr_cli.transcript.recording import target_entry
 from mrtr_cli.transcript.redact import Redaction
 from mrtr_cli.transcript.replay_setup import recorded_capabilities, replay_params, replay_target
 from mrtr_cli.transcript.replay_verdict import ReplayVerdict
@@ -116,7 +115,7 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     settings.capabilities = recorded_capabilities(transcript)
     if not target.protocol_version:
         settings.version = transcript.data["protocol_version"]
-    builder = TranscriptBuilder(target_entry(resolved, chosen), settings.version, settings.capabilities.declared(),
+    builder = TranscriptBuilder(resolved.transcript_entry(), settings.version, settings.capabilities.declared(),
                                 Redaction.from_transcript(transcript.data.get("redacted", [])))
     emit = Broadcast(([context.timeline] if context.output.verbose else []) + [builder])
     live_context = dataclasses.replace(context, emit=emit)
@@ -126,10 +125,9 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     outcome = Outcome(transcript.request["method"], params)
     try:
         with connect(live_context, resolved, chosen, settings) as client:
-            if isinstance(resolved, HttpTarget) and transcript.request["method"] == "tools/call":
-                tool_schema(client, str(params.get("name")), over_http=True)  # learns its x-mcp-headers
-            outcome = Session(client, chain, max_rounds=answering.max_rounds).run(transcript.request["method"],
-                                                                                  params)
+            method = transcript.request["method"]
+            prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
+            outcome = Session(client, chain, max_rounds=answering.max_rounds).run(method, params, prepared.mirrored)
     except MrtrError as error:  # before the request was sent: compared like any other ending
         outcome.status, outcome.error = status_of(error), error
         emit(events.OutcomeReached(outcome))

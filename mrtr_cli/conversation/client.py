@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from mrtr_cli import events
 from mrtr_cli.errors import LegacyServerError, ProtocolError, RequestTimeout, UnreachableError, interruption
@@ -16,7 +16,7 @@ from mrtr_cli.events import Observer
 from mrtr_cli.conversation.explain import explain, supported_versions, versions_text
 from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
-from mrtr_cli.transport.base import Deadline, Exchange, StderrLine, Transport, TransportTimeout, WireInfo
+from mrtr_cli.transport.base import Deadline, Exchange, Mirrored, StderrLine, Transport, TransportTimeout, WireInfo
 
 LEGACY_HINT = ("mrtr speaks MCP 2026-07-28, which has no initialize handshake; upgrade the "
                "server's MCP SDK, or pass --no-discover to send the request anyway")
@@ -62,9 +62,11 @@ class Client:
         self._ids = jsonrpc.IdSequence()
 
     def request(self, method: str, params: dict[str, Any], *, round: int | None = None,
-                purpose: str = "request") -> Reply:
-        """Send one request; on -32022 retry once with a version both sides speak."""
-        reply = self._reissuing(method, params, round, purpose)
+                purpose: str = "request", mirrored: Mirrored | None = None) -> Reply:
+        """Send one request; on -32022 retry once with a version both sides speak. `mirrored`: the
+        arguments a tools/call also sends as headers (see conversation/preparation.py)."""
+        sending = _Sending(method, params, round, purpose, mirrored)
+        reply = self._reissuing(sending)
         error = reply.error
         if error is None or error.get("code") != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION or self.settings.version_fixed:
             return reply
@@ -73,19 +75,19 @@ class Client:
         if new_version is None:
             return reply
         self._switch_version(new_version, supported)
-        return self._reissuing(method, params, round, purpose)
+        return self._reissuing(sending)
 
-    def _reissuing(self, method: str, params: dict[str, Any], round: int | None, purpose: str) -> Reply:
+    def _reissuing(self, sending: _Sending) -> Reply:
         """A response stream that ends before the response lost the request: send it once more."""
         try:
-            return self._exchange(method, params, round, purpose)
+            return self._exchange(sending)
         except _StreamEnded as ended:
-            self.emit(events.Reissued(ended.request_id, method))
+            self.emit(events.Reissued(ended.request_id, sending.method))
         try:
-            return self._exchange(method, params, round, "reissue")
+            return self._exchange(sending._replace(purpose="reissue"))
         except _StreamEnded as ended:
-            raise UnreachableError(f"the response stream of {method} (id {ended.request_id}) ended before the "
-                                   "response, twice", "check the server's logs") from None
+            raise UnreachableError(f"the response stream of {sending.method} (id {ended.request_id}) ended before "
+                                   "the response, twice", "check the server's logs") from None
 
     def result_of(self, method: str, params: dict[str, Any], purpose: str = "request") -> Any:
         """The result of a request that must succeed; a JSON-RPC error raises `ServerError`."""
@@ -99,8 +101,7 @@ class Client:
         try:
             reply = self.request("server/discover", {}, purpose="probe")
         except RequestTimeout as timeout:
-            raise LegacyServerError(f"{timeout.message}: the server looks like one of the initialize-"
-                                    "handshake era (MCP 2025-11-25 or earlier), or it hung", LEGACY_HINT) from None
+            raise LegacyServerError.seen(timeout.message, LEGACY_HINT, other_cause="it hung") from None
         if reply.error is not None:
             raise _discover_error(reply.error)
         return self._check_discover_result(reply.result)
@@ -122,24 +123,25 @@ class Client:
         self.emit(events.VersionChanged(self.settings.version, version, supported))
         self.settings.version = version
 
-    def raw(self, method: str, params: dict[str, Any], headers_from: dict[str, Any] | None = None) -> Reply:
+    def raw(self, method: str, params: dict[str, Any], headers_from: dict[str, Any] | None = None,
+            mirrored: Mirrored | None = None) -> Reply:
         """One request exactly as given: `params` carry their own `_meta`, or none. Over HTTP the
         headers are made from `headers_from` instead of the request. For `mrtr check`'s probes."""
         message = jsonrpc.request(self._ids.next(), method, params)
-        return self._transmit(message, params, None, "probe", headers_from or message)
+        return self._transmit(message, _Sending(method, params, None, "probe", mirrored), headers_from or message)
 
-    def _exchange(self, method: str, params: dict[str, Any], round: int | None, purpose: str) -> Reply:
+    def _exchange(self, sending: _Sending) -> Reply:
         request_id = self._ids.next()
-        message = jsonrpc.request(request_id, method, {**params, "_meta": self._meta(progress_token(request_id))})
-        return self._transmit(message, params, round, purpose, message)
+        params = {**sending.params, "_meta": self._meta(progress_token(request_id))}
+        message = jsonrpc.request(request_id, sending.method, params)
+        return self._transmit(message, sending, message)
 
-    def _transmit(self, message: dict[str, Any], shown: dict[str, Any], round: int | None, purpose: str,
-                  headers_from: dict[str, Any]) -> Reply:
-        request_id, method = message["id"], message["method"]
+    def _transmit(self, message: dict[str, Any], sending: _Sending, headers_from: dict[str, Any]) -> Reply:
+        request_id, method, round = message["id"], message["method"], sending.round
         text = jsonrpc.encode(message)
-        self.emit(events.RequestSent(request_id, method, shown, text, round, purpose))
+        self.emit(events.RequestSent(request_id, method, sending.params, text, round, sending.purpose))
         started = time.monotonic()
-        exchange = self.transport.start(text, headers_from)
+        exchange = self.transport.start(text, headers_from, sending.mirrored)
         try:
             response, waiting = self._await(exchange, request_id, method)
         finally:
@@ -185,6 +187,17 @@ class Client:
         if info is not None and info != self.server_info:
             self.server_info = info
             self.emit(events.ServerIdentified(info))
+
+
+class _Sending(NamedTuple):
+    """One request as the caller gave it: sent again as it is when its stream breaks or the
+    version changes, each time under a new id."""
+
+    method: str
+    params: dict[str, Any]
+    round: int | None
+    purpose: str
+    mirrored: Mirrored | None
 
 
 class _StreamEnded(Exception):
@@ -268,6 +281,5 @@ def _discover_error(error: dict[str, Any]) -> ProtocolError:
     if code in (jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY,
                 jsonrpc.HEADER_MISMATCH):
         return explain("server/discover", error)
-    return LegacyServerError(f"the server answered server/discover with error {code} "
-                             f"({error.get('message')}): it looks like one of the initialize-"
-                             "handshake era (MCP 2025-11-25 or earlier)", LEGACY_HINT)
+    return LegacyServerError.seen(f"the server answered server/discover with error {code} ({error.get('message')})",
+                                  LEGACY_HINT, subject="it")

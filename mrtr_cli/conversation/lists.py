@@ -1,13 +1,11 @@
-"""Lists that span pages (every page of tools/list, prompts/list, ... merged), and the tool
-definition a call needs."""
+"""Lists that span pages: every page of tools/list, prompts/list, ... merged."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mrtr_cli.conversation.client import Client
-from mrtr_cli.errors import ProtocolError, ServerError
-from mrtr_cli.protocol.headers import split_tools
+from mrtr_cli.errors import ProtocolError
 from mrtr_cli.protocol.mrtr import read_result
 
 MAX_PAGES = 1000
@@ -32,20 +30,3 @@ def list_all(client: Client, method: str, key: str) -> tuple[dict[str, Any], int
         seen.add(cursor)
         params = {"cursor": cursor}
     raise ProtocolError(f"{method} had more than {MAX_PAGES} pages", "the server's pagination may loop")
-
-
-def tool_schema(client: Client, name: str, over_http: bool) -> Any:
-    """The tool's inputSchema (to type `-a` values), learning `x-mcp-header`s over HTTP."""
-    try:
-        tools = list_all(client, "tools/list", "tools")[0]["tools"]
-    except ServerError:
-        return None
-    if over_http:
-        tools, excluded = split_tools(tools)
-        client.transport.learn_tools(tools)
-        refused = next((e for e in excluded if e["name"] == name), None)
-        if refused:
-            raise ProtocolError(f"the tool {name!r} has an invalid x-mcp-header annotation: {refused['reason']}",
-                                "over HTTP a client must exclude such a tool; fix its inputSchema")
-    tool = next((t for t in tools if isinstance(t, dict) and t.get("name") == name), None)
-    return tool.get("inputSchema") if tool else None

@@ -23,6 +23,7 @@ from mrtr_cli.errors import IncompleteError, Interrupted, MrtrError, Unreachable
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.mrtr import Complete, read_result, retry_params
+from mrtr_cli.transport.base import Mirrored
 
 BACKOFF_START = 0.05
 """First wait before retrying a round that carried only requestState (seconds)."""
@@ -85,10 +86,11 @@ class Session:
         self.sleep = sleep
         self.emit = client.emit
 
-    def run(self, method: str, params: dict[str, Any]) -> Outcome:
+    def run(self, method: str, params: dict[str, Any], mirrored: Mirrored | None = None) -> Outcome:
+        """The whole conversation; `mirrored`: the arguments every round also sends as headers."""
         outcome = Outcome(method, params)
         try:
-            outcome.result = self._converse(method, params, outcome.rounds)
+            outcome.result = self._converse(method, params, outcome.rounds, mirrored)
             outcome.status = "complete"
         except MrtrError as error:
             outcome.status, outcome.error = status_of(error), error
@@ -98,14 +100,15 @@ class Session:
         self.emit(events.OutcomeReached(outcome))
         return outcome
 
-    def _converse(self, method: str, params: dict[str, Any], rounds: list[Round]) -> dict[str, Any]:
+    def _converse(self, method: str, params: dict[str, Any], rounds: list[Round],
+                  mirrored: Mirrored | None) -> dict[str, Any]:
         responses: dict[str, Any] | None = None
         state: str | None = None
         delay = BACKOFF_START
         for number in itertools.count(1):
             sent = retry_params(params, responses, state)
-            reply = self.client.request(method, sent, round=number,
-                                        purpose="request" if number == 1 else "retry")
+            reply = self.client.request(method, sent, round=number, purpose="request" if number == 1 else "retry",
+                                        mirrored=mirrored)
             current = Round(number, reply, sent)
             rounds.append(current)
             if reply.error is not None:

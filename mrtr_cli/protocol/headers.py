@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Mapping
 from typing import Any
 
 SENTINEL_PREFIX = "=?base64?"
@@ -136,7 +137,7 @@ def _check_type(schema: dict[str, Any], name: str) -> None:
                          "only string, integer and boolean may be mirrored")
 
 
-def param_headers(params_by_name: dict[str, tuple[str, ...]], arguments: Any) -> dict[str, str]:
+def param_headers(params_by_name: Mapping[str, tuple[str, ...]], arguments: Any) -> dict[str, str]:
     """`Mcp-Param-{Name}` for each annotated argument present and not null."""
     headers = {}
     for name, path in params_by_name.items():

@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from mrtr_cli import __version__, events, yaml_io
-from mrtr_cli.errors import ServerError
+from mrtr_cli.conversation.client import ClientSettings
+from mrtr_cli.errors import ServerError, UsageError
+from mrtr_cli.options import RecordingOptions
 from mrtr_cli.transcript.model import header
 from mrtr_cli.transcript.redact import Redaction
 from mrtr_cli.transcript.rounds import RoundParts, round_to_data
@@ -175,3 +177,13 @@ class Recorder(TranscriptBuilder):
         self.file.write(text)
         self.file.flush()
 
+
+
+def make_recorder(recording: RecordingOptions, target: dict[str, Any], settings: ClientSettings) -> Recorder:
+    """The recorder of `--record FILE.yaml` (its directory must be writable); `target` is the
+    target's transcript entry."""
+    path = Path(str(recording.record))
+    if not os.access(path.parent if str(path.parent) else ".", os.W_OK):
+        raise UsageError(f"cannot write --record {str(path)!r}: its directory is not writable", "pick another path")
+    return Recorder(str(path), target, settings.version, settings.capabilities.declared(),
+                    Redaction.from_flags(list(recording.redact)))

@@ -3,7 +3,6 @@ original request with every redacted value filled in again (never sent as record
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -11,31 +10,23 @@ from mrtr_cli.conversation.arguments import split_pair, tool_arguments
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol import meta
+from mrtr_cli.target import names_a_server, options_from_entry, recorded_command
 from mrtr_cli.transcript.model import Transcript
 from mrtr_cli.transcript.redact import MARK
-
-
-def given_target(options: TargetOptions) -> bool:
-    """Whether the command line names a server (it then overrides the recorded one)."""
-    return bool(options.url or options.stdio or options.command or options.config or options.demo)
 
 
 def replay_target(transcript: Transcript, options: TargetOptions, trust: bool,
                   confirm: Callable[[str], bool] | None) -> TargetOptions:
     """The recorded target, unless the command line names one. A recorded command runs only
     with --trust-target or a person's consent: a shared transcript must not run commands."""
-    if given_target(options):
+    if names_a_server(options):
         return options
     recorded = transcript.data["target"]
-    if recorded["transport"] == "demo":
-        return options._replace(demo=True)
-    if recorded["transport"] == "http":
-        return options._replace(url=recorded["url"])
-    command = shlex.join(recorded["command"])
-    if not trust and not (confirm and confirm(f"{transcript.path} runs `{command}`. Run it?")):
+    command = recorded_command(recorded)
+    if command is not None and not trust and not (confirm and confirm(f"{transcript.path} runs `{command}`. Run it?")):
         raise UsageError(f"{transcript.path} would run the recorded command `{command}`",
                          "pass --trust-target if you trust it, or name the server (--stdio, --url, --demo)")
-    return options._replace(command=tuple(recorded["command"]), cwd=options.cwd or recorded.get("cwd"))
+    return options_from_entry(recorded, options)
 
 
 def replay_params(transcript: Transcript, pairs: tuple[str, ...],

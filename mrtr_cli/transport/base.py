@@ -6,7 +6,7 @@ A transport only moves text. It knows nothing of MCP methods, prints nothing, as
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple, Protocol, Union
 
 from mrtr_cli.errors import ProtocolError
@@ -70,6 +70,10 @@ class WireInfo(NamedTuple):
 
 Incoming = Union[Frame, StderrLine, WireInfo]
 
+Mirrored = Mapping[str, tuple[str, ...]]
+"""The arguments of a tools/call that travel as headers too (`x-mcp-header`): header name ->
+the argument's path. HTTP sends them as `Mcp-Param-*`; stdio has no headers."""
+
 
 class Deadline:
     """A per-request timeout that progress resets, at most `MAX_RESETS` (10) times: so one
@@ -130,14 +134,12 @@ class Exchange(Protocol):
 class Transport(Protocol):
     """A way to reach one server."""
 
-    def start(self, text: str, message: dict[str, Any]) -> Exchange:
-        """Send one request frame and return the exchange that carries its answer."""
+    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None) -> Exchange:
+        """Send one request frame and return the exchange that carries its answer. HTTP makes its
+        headers from `message` and the `mirrored` arguments."""
 
     def describe(self) -> str:
         """The command or URL, for messages that name the server."""
-
-    def learn_tools(self, tools: list[dict[str, Any]]) -> None:
-        """Tools from tools/list whose `x-mcp-header` annotations are valid (HTTP mirrors them)."""
 
     def close(self) -> None:
         """Shut the connection or the process down, gracefully."""

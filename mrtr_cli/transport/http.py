@@ -1,8 +1,8 @@
 """The Streamable HTTP transport: one POST per message, the answer as JSON or an SSE stream.
 
 The only module that imports httpx (lazily imported by target.py). Headers mirror the body
-(`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` for tools whose
-`x-mcp-header` annotations were learned from tools/list). Proxies come from the usual
+(`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*` for the arguments a
+tools/call mirrors: its tool's `x-mcp-header` annotations, which travel with the request). Proxies come from the usual
 environment variables. The exchange runs in a thread of its own (pump.py), so --timeout bounds
 the whole response however slowly it arrives; a body or an SSE event past --max-message-size
 ends it. Redirects follow redirects.py. Closing the response stream is how a request is cancelled.
@@ -21,8 +21,8 @@ from mrtr_cli.protocol import headers as mcp_headers
 from mrtr_cli.protocol import meta
 from mrtr_cli.text import safe_line
 from mrtr_cli.transport import redirects
-from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Frame, Incoming, TransportTimeout,
-                                     WireInfo, message_too_large)
+from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Frame, Incoming, Mirrored,
+                                     TransportTimeout, WireInfo, message_too_large)
 from mrtr_cli.transport.pump import Pump
 from mrtr_cli.transport.sse import SseParser
 
@@ -40,7 +40,6 @@ class HttpTransport:
         self.extra_headers = headers
         self.show_secrets = show_secrets
         self.max_message_size = max_message_size
-        self.tool_headers: dict[str, dict[str, tuple[str, ...]]] = {}
         plain = url.lower().startswith("http://")  # no TLS: skip loading a CA bundle (redirects keep the scheme)
         verify: Any = False if insecure or plain else (cacert or True)
         try:
@@ -52,23 +51,17 @@ class HttpTransport:
     def describe(self) -> str:
         return self.url
 
-    def learn_tools(self, tools: list[dict[str, Any]]) -> None:
-        """Remember the `x-mcp-header` parameters of tools whose annotations are valid."""
-        for tool in tools:
-            self.tool_headers[str(tool.get("name"))] = mcp_headers.header_params(tool.get("inputSchema"))
+    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None) -> HttpExchange:
+        return HttpExchange(self, text, self._headers(message, mirrored))
 
-    def start(self, text: str, message: dict[str, Any]) -> HttpExchange:
-        return HttpExchange(self, text, self._headers(message))
-
-    def _headers(self, message: dict[str, Any]) -> dict[str, str]:
+    def _headers(self, message: dict[str, Any], mirrored: Mirrored | None) -> dict[str, str]:
         """mrtr's own headers for `message` (the user's -H headers are added per origin)."""
         params = message.get("params") or {}
         version = (params.get("_meta") or {}).get(meta.PROTOCOL_VERSION, meta.LATEST_VERSION)
         headers = {"Content-Type": "application/json", "Accept": ACCEPT}
         headers.update(mcp_headers.standard_headers(message, version))
-        annotated = self.tool_headers.get(str(params.get("name"))) if message["method"] == "tools/call" else None
-        if annotated:
-            headers.update(mcp_headers.param_headers(annotated, params.get("arguments")))
+        if mirrored and message["method"] == "tools/call":
+            headers.update(mcp_headers.param_headers(mirrored, params.get("arguments")))
         return headers
 
     def shown(self, name: str, value: str) -> str:
@@ -255,9 +248,9 @@ def _status_error(response: httpx.Response, body: bytes, kind: str) -> Exception
     status = f"HTTP {response.status_code} {safe_line(response.reason_phrase, 60)}"
     summary = summarize_body(body, kind)
     if response.status_code in (400, 404, 405):
-        return LegacyServerError(f"{status} with {summary}, not a JSON-RPC error: the server looks like one of "
-                                 "the initialize-handshake era (MCP 2025-11-25 or earlier), or the URL is not "
-                                 "its MCP endpoint", "check --url; mrtr speaks MCP 2026-07-28")
+        return LegacyServerError.seen(f"{status} with {summary}, not a JSON-RPC error",
+                                      "check --url; mrtr speaks MCP 2026-07-28",
+                                      other_cause="the URL is not its MCP endpoint")
     if response.status_code == 202:
         return ProtocolError("the server answered a request with 202 Accepted and no response",
                              "a request needs a JSON or SSE response")

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from mrtr_cli.errors import UnreachableError
-from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Frame, Incoming, StderrLine,
+from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Frame, Incoming, Mirrored, StderrLine,
                                      TransportTimeout, message_too_large)
 
 STDERR_TAIL = 20
@@ -56,10 +56,8 @@ class StdioTransport:
     def describe(self) -> str:
         return shlex.join(self.command)
 
-    def learn_tools(self, tools: list[dict[str, Any]]) -> None:
+    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None) -> _StdioExchange:
         """Over stdio `x-mcp-header` annotations are ignored (the spec allows it)."""
-
-    def start(self, text: str, message: dict[str, Any]) -> _StdioExchange:
         self.write(text)
         return _StdioExchange(self)
 

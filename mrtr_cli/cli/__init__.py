@@ -1,0 +1,54 @@
+"""The command line: parse, build typed options, call one function, return its exit code.
+
+The only package that imports typer (and the click it runs on). option_groups.py declares the
+options several commands share, once each; subcommands.py holds the app and its commands.
+"""
+
+import sys
+from typing import Any, List
+
+import typer
+
+from mrtr_cli.cli.subcommands import app
+
+__all__ = ["app", "run"]
+
+
+def run(args: List[str]) -> int:
+    """Parse `args` and run the command. Everything after `--` is the server to spawn: it travels
+    with this run as the click context's `obj`, which `target_options` reads."""
+    server_command: List[str] = []
+    if "--" in args:
+        cut = args.index("--")
+        args, server_command = args[:cut], args[cut + 1:]
+    command = typer.main.get_command(app)
+    click = _click_module()
+    try:
+        return int(command.main(args=args, prog_name="mrtr", standalone_mode=False, obj=server_command) or 0)
+    except click.exceptions.ClickException as error:
+        return _usage_error(error.format_message(), "--json" in args)
+    except typer.Abort as abort:  # click turns a KeyboardInterrupt it sees into Abort
+        from mrtr_cli.errors import interruption
+
+        return int(interruption(abort.__context__).exit_code)
+
+
+def _click_module() -> Any:
+    """The click typer runs on (typer 0.29 vendors its own; older typer uses click)."""
+    vendored = getattr(typer, "_click", None)
+    if vendored is not None:
+        return vendored
+    import click
+
+    return click
+
+
+def _usage_error(message: str, as_json: bool) -> int:
+    from mrtr_cli.render import json_report
+    from mrtr_cli.exit_codes import ExitCode
+
+    line = f"mrtr: {message.strip()} (see mrtr --help)"
+    print(line, file=sys.stderr)
+    if as_json:
+        print(json_report.error_line(ExitCode.USAGE, line), file=sys.stderr)
+    return int(ExitCode.USAGE)

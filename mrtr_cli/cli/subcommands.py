@@ -1,0 +1,179 @@
+"""The typer app and its commands: each parses, builds Options, calls one function in commands/.
+
+Commands load their module when they run, so `mrtr --help` loads none of them.
+(No `from __future__ import annotations` here: typer reads these annotations at runtime.)
+"""
+
+import enum
+from typing import Annotated, Any, List, Optional
+
+import typer
+
+from mrtr_cli import __version__
+from mrtr_cli.cli.option_groups import (TRANSCRIPTS, answering_options, output_options, recording_options,
+                                        target_options, with_groups)
+from mrtr_cli.options import CallOptions
+
+app = typer.Typer(
+    name="mrtr",
+    help="Inspect MCP Multi Round-Trip Requests: send a request, answer what the server asks, "
+    "and see every round.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+)
+
+CONVERSING = dict(target=target_options, answering=answering_options, output=output_options,
+                  recording=recording_options)
+"""The option groups of the commands that hold a conversation (call, read, prompt)."""
+
+ARGUMENT = Annotated[Optional[List[str]], typer.Option("-a", "--arg", metavar="KEY=VALUE",
+                                                       help="An argument, typed by the declared schema when "
+                                                       "known, else JSON, else text. Repeatable.")]
+ARGS_JSON = Annotated[Optional[str], typer.Option("--args", metavar="JSON|@FILE",
+                                                  help="All arguments as a JSON object; -a keys override.")]
+
+
+@app.command()
+@with_groups(**CONVERSING)
+def call(tool: Annotated[str, typer.Argument(help="The tool to call.")], arg: ARGUMENT = None,
+         args: ARGS_JSON = None, *, target: Any = None, answering: Any = None, output: Any = None,
+         recording: Any = None) -> int:
+    """tools/call TOOL, answering every round until the result."""
+    from mrtr_cli.commands import call as command
+
+    return command.run(CallOptions("tools/call", tool, tuple(arg or ()), args), target, answering, output, recording)
+
+
+@app.command()
+@with_groups(**CONVERSING)
+def read(uri: Annotated[str, typer.Argument(help="The resource URI.")],
+         *, target: Any = None, answering: Any = None, output: Any = None, recording: Any = None) -> int:
+    """resources/read URI, answering every round until the result."""
+    from mrtr_cli.commands import call as command
+
+    return command.run(CallOptions("resources/read", uri), target, answering, output, recording)
+
+
+@app.command()
+@with_groups(**CONVERSING)
+def prompt(name: Annotated[str, typer.Argument(help="The prompt to get.")], arg: ARGUMENT = None,
+           args: ARGS_JSON = None, *, target: Any = None, answering: Any = None, output: Any = None,
+           recording: Any = None) -> int:
+    """prompts/get NAME (arguments are sent as strings), answering every round until the result."""
+    from mrtr_cli.commands import call as command
+
+    return command.run(CallOptions("prompts/get", name, tuple(arg or ()), args), target, answering, output, recording)
+
+
+@app.command()
+@with_groups(target=target_options, output=output_options)
+def discover(*, target: Any = None, output: Any = None) -> int:
+    """server/discover: the versions, capabilities and serverInfo of a server."""
+    from mrtr_cli.commands import inspect as command
+
+    return command.run_discover(target, output)
+
+
+class ListKind(str, enum.Enum):
+    tools = "tools"
+    prompts = "prompts"
+    resources = "resources"
+    templates = "templates"
+
+
+@app.command("list")
+@with_groups(target=target_options, output=output_options)
+def list_(kind: Annotated[ListKind, typer.Argument(help="What to list.")],
+          *, target: Any = None, output: Any = None) -> int:
+    """The tools, prompts, resources or resource templates of a server, every page."""
+    from mrtr_cli.commands import inspect as command
+
+    return command.run_list(kind.value, target, output)
+
+
+HTTP_LISTEN = Annotated[Optional[str], typer.Option("--http", metavar="[HOST:]PORT",
+                                                   help="Serve Streamable HTTP on HOST:PORT (HOST defaults to "
+                                                   "127.0.0.1; port 0 picks a free one) instead of stdio.")]
+
+
+@app.command("demo-server")
+def demo_server(http: HTTP_LISTEN = None) -> int:
+    """The built-in demo server: every tool asks for input through MRTR (stdio by default)."""
+    from mrtr_cli.commands import serving
+
+    raise typer.Exit(serving.run_demo_server(http))
+
+
+@app.command("serve")
+def serve_(files: Annotated[List[str], typer.Argument(metavar="TRANSCRIPT.yaml...", help="Transcripts to serve.")],
+           http: HTTP_LISTEN = None) -> int:
+    """Play transcripts back as a 2026-07-28 server (stdio by default)."""
+    from mrtr_cli.commands import serving
+
+    raise typer.Exit(serving.run_serve(files, http))
+
+
+@app.command()
+@with_groups(output=output_options)
+def show(file: Annotated[str, typer.Argument(metavar="TRANSCRIPT.yaml", help="The transcript to show.")],
+         *, output: Any = None) -> int:
+    """A transcript's timeline and result, as call showed them; no server needed."""
+    from mrtr_cli.commands import show as command
+
+    return command.run(file, output)
+
+
+TRANSCRIPT_FILES = Annotated[List[str], typer.Argument(metavar="TRANSCRIPT.yaml...", help="Transcripts to replay.")]
+INTERACTIVE = Annotated[bool, typer.Option("--interactive", rich_help_panel=TRANSCRIPTS,
+                                           help="Ask a person what the recording does not answer.")]
+UPDATE = Annotated[bool, typer.Option("--update", rich_help_panel=TRANSCRIPTS,
+                                      help="Rewrite each transcript from the live run.")]
+IGNORE = Annotated[Optional[List[str]], typer.Option("--ignore", metavar="JSON_PATH", rich_help_panel=TRANSCRIPTS,
+                                                     help="Also ignore this path when comparing "
+                                                     "($.rounds[*].received.result...). Repeatable.")]
+TRUST_TARGET = Annotated[bool, typer.Option("--trust-target", rich_help_panel=TRANSCRIPTS,
+                                            help="Run a recorded stdio command without asking.")]
+
+
+@app.command()
+@with_groups(target=target_options, answering=answering_options, output=output_options)
+def replay(files: TRANSCRIPT_FILES, arg: ARGUMENT = None, interactive: INTERACTIVE = False, update: UPDATE = False,
+           ignore: IGNORE = None, trust_target: TRUST_TARGET = False,
+           *, target: Any = None, answering: Any = None, output: Any = None) -> int:
+    """Re-run transcripts against a live server and report any divergence (exit 6).
+
+    --strict also compares notifications, findings, HTTP status and content type.
+    """
+    from mrtr_cli.commands import replay as command
+
+    options = command.ReplayOptions(tuple(files), tuple(arg or ()), interactive, update, tuple(ignore or ()),
+                                    trust_target, output.strict)
+    return command.run(options, target, answering, output)
+
+
+PROBED_TOOL = Annotated[Optional[str], typer.Option("--tool", metavar="NAME",
+                                                    help="Also probe MRTR with this tool (and only this one).")]
+
+
+@app.command()
+@with_groups(target=target_options, answering=answering_options, output=output_options)
+def check(tool: PROBED_TOOL = None, arg: ARGUMENT = None, args: ARGS_JSON = None,
+          *, target: Any = None, answering: Any = None, output: Any = None) -> int:
+    """Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails."""
+    from mrtr_cli.commands import check as command
+
+    called = CallOptions("tools/call", tool, tuple(arg or ()), args) if tool else None
+    return command.run(called, target, answering, output)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"mrtr {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                                help="Print the version and exit.")] = False) -> None:
+    """mrtr: an inspector for MCP Multi Round-Trip Requests (MCP 2026-07-28)."""

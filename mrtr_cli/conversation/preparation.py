@@ -1,0 +1,61 @@
+"""A call's preparation: what mrtr must know of the tool before it sends a tools/call.
+
+Two things may need the tool's definition from tools/list: typing `-a` values by its
+inputSchema, and, over a target that mirrors headers (HTTP), its `x-mcp-header` annotations,
+which say which arguments travel as `Mcp-Param-*` headers too. A tool whose annotations are
+invalid is refused there (a client MUST exclude it). tools/list is sent only when one of the
+two is needed; what it gives travels with the request (`mirrored`), nothing is learned aside.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mrtr_cli.conversation.client import Client
+from mrtr_cli.conversation.lists import list_all
+from mrtr_cli.errors import ProtocolError, ServerError
+from mrtr_cli.protocol.headers import header_params, split_tools
+from mrtr_cli.transport.base import Mirrored
+
+if TYPE_CHECKING:
+    from mrtr_cli.target import Target
+
+
+@dataclass(frozen=True)
+class Preparation:
+    """What a call knows of its tool before it is sent."""
+
+    schema: Any = None
+    """The tool's inputSchema: None when not asked for, or the tool is not listed."""
+    mirrored: Mirrored = field(default_factory=dict)
+    """The arguments sent as headers too (header name -> argument path); empty unless the target
+    mirrors headers."""
+
+
+def prepare_call(client: Client, target: Target, method: str, name: str, *, needs_schema: bool) -> Preparation:
+    """Read the definition of the tool `name` when the call needs it: to type arguments
+    (`needs_schema`), or because the target mirrors headers. Requests other than tools/call need none."""
+    if method != "tools/call" or not (needs_schema or target.mirrors_headers):
+        return Preparation()
+    try:
+        tools = list_all(client, "tools/list", "tools")[0]["tools"]
+    except ServerError:
+        return Preparation()
+    if target.mirrors_headers:
+        tools = _usable_tools(tools, name)
+    tool = next((t for t in tools if isinstance(t, dict) and t.get("name") == name), None)
+    if tool is None:
+        return Preparation()
+    schema = tool.get("inputSchema")
+    return Preparation(schema, header_params(schema) if target.mirrors_headers else {})
+
+
+def _usable_tools(tools: list[Any], name: str) -> list[dict[str, Any]]:
+    """The tools whose `x-mcp-header` annotations are valid; the tool called must be one of them."""
+    usable, excluded = split_tools(tools)
+    refused = next((e for e in excluded if e["name"] == name), None)
+    if refused:
+        raise ProtocolError(f"the tool {name!r} has an invalid x-mcp-header annotation: {refused['reason']}",
+                            "over HTTP a client must exclude such a tool; fix its inputSchema")
+    return usable

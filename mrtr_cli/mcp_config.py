@@ -1,0 +1,62 @@
+"""The mcpServers file of `--config FILE --server NAME` (mcp.json, claude_desktop_config.json):
+read, the chosen entry checked against mcp_config.schema.json, `${VAR}` expanded.
+
+target.py turns the entry into a target.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from mrtr_cli import files
+from mrtr_cli.errors import UsageError
+
+_VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
+CONFIG_SCHEMA = Path(__file__).with_name("mcp_config.schema.json")
+"""What mrtr expects of the chosen entry of an mcpServers file."""
+
+
+def server_entry(path: str, name: str | None) -> dict[str, Any]:
+    """The entry `name` of the mcpServers file at `path`, checked and expanded."""
+    text = files.read_text(path, "--config file")
+    document = files.parse_json(text, path, "--config file")
+    servers = document.get("mcpServers", document.get("servers")) if isinstance(document, dict) else None
+    if not isinstance(servers, dict):
+        raise UsageError(f"{path}: the --config file has no mcpServers object", "use an mcp.json-style file")
+    if not name:
+        raise UsageError("--config needs --server NAME", f"servers in the file: {', '.join(servers) or 'none'}")
+    if name not in servers:
+        raise UsageError(f"no server {name!r} in {path}", f"servers in the file: {', '.join(servers) or 'none'}")
+    _check_entry(text, path, document, name)
+    return expand(servers[name])
+
+
+def _check_entry(text: str, path: str, document: dict[str, Any], name: str) -> None:
+    """The chosen server's entry against the mcpServers schema (other entries are not mrtr's business)."""
+    from mrtr_cli import validation
+
+    key = "mcpServers" if "mcpServers" in document else "servers"
+    validation.check_document({key: {name: document[key][name]}}, validation.packaged_schema(CONFIG_SCHEMA),
+                              lambda where: files.place(path, text, files.json_offset(text, where)),
+                              "fix the mcpServers entry")
+
+
+def expand(value: Any) -> Any:
+    """`${VAR}` (and `${env:VAR}`) replaced from the environment, in every string inside `value`."""
+    if isinstance(value, str):
+        return _VARIABLE.sub(_variable, value)
+    if isinstance(value, list):
+        return [expand(v) for v in value]
+    if isinstance(value, dict):
+        return {k: expand(v) for k, v in value.items()}
+    return value
+
+
+def _variable(match: re.Match[str]) -> str:
+    name = match.group(1)
+    if name not in os.environ:
+        raise UsageError(f"the config uses ${{{name}}}, which is not set", f"export {name}=... first")
+    return os.environ[name]
