@@ -89,8 +89,8 @@ def _flattened(field: dict[str, Any]) -> dict[str, Any] | None:
     """
     if field.get("type") == "array":
         return None
-    kept = {k: v for k, v in field.items() if k not in ("oneOf", "default") or (k == "default" and
-                                                                                 field.get("type") == "boolean")}
+    dropped = ("oneOf",) if field.get("type") == "boolean" else ("oneOf", "default")
+    kept = {key: value for key, value in field.items() if key not in dropped}
     choices = field.get("oneOf")
     if isinstance(choices, list):
         kept["enum"] = [c.get("const") for c in choices]
