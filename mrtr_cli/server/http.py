@@ -20,7 +20,7 @@ from mrtr_cli.server.app import RpcError
 from mrtr_cli.server.dispatcher import Dispatcher
 from mrtr_cli.server.http_checks import check_request_headers
 from mrtr_cli.server.http_older import SessionTable, end_session, serve_older_era
-from mrtr_cli.server.sse import ResponseStream
+from mrtr_cli.server.sse_responses import ResponseStream
 
 ENDPOINT = "/mcp"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")

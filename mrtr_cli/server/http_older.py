@@ -22,7 +22,7 @@ from mrtr_cli.server.app import RpcError
 from mrtr_cli.server.dispatcher import Dispatcher
 from mrtr_cli.server.older_era import OLDER_VERSIONS
 from mrtr_cli.server.older_session import OlderSession, is_modern, is_response, opens_older_session
-from mrtr_cli.server.sse import ResponseStream
+from mrtr_cli.server.sse_responses import ResponseStream
 
 if TYPE_CHECKING:
     from mrtr_cli.server.http import McpHandler

@@ -21,7 +21,7 @@ from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.protocol.mrtr import MRTR_METHODS
 from mrtr_cli.server import older_era
 from mrtr_cli.server.app import Call, NeedInput, RpcError
-from mrtr_cli.server.asks import AskFailed, PendingAsks
+from mrtr_cli.server.pending_requests import AskFailed, PendingAsks
 from mrtr_cli.server.dispatcher import LISTS, DispatchReply, Dispatcher, check_envelope
 
 Send = Callable[[dict[str, Any]], None]
