@@ -18,10 +18,11 @@ from typing import Any
 
 from mrtr_cli import files
 from mrtr_cli.forms import flat_forms
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.forms.wording import Breach, breach_wanted, problem_line, wanted
 from mrtr_cli.forms.formats import FORMATS
 from mrtr_cli.protocol import lint_rules
+from mrtr_cli.text import safe_line
 
 
 def problems(instance: Any, schema: dict[str, Any]) -> list[str]:
@@ -100,7 +101,22 @@ def _validator_for(schema_text: str) -> Any:
     for name, check in FORMATS.items():
         checker.checks(name)(check)
     cls = validators.validator_for(schema, default=validators.Draft202012Validator)
+    _check_server_schema(cls, schema)
     return cls(schema, format_checker=checker, registry=_local_only_registry())
+
+
+def _check_server_schema(cls: Any, schema: dict[str, Any]) -> None:
+    """A schema the server sent must itself be valid (a `pattern` that is no regular expression, a
+    `minLength` that is no number): jsonschema assumes so, and would fail in the middle of validating."""
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        cls.check_schema(schema)
+    except SchemaError as error:
+        where = "/".join(str(part) for part in error.path) or "its top"
+        raise ProtocolError(f"the server's requestedSchema is not valid JSON Schema (at {safe_line(where, 100)}: "
+                            f"{safe_line(error.message, 200)})", "mrtr cannot check an answer against it; "
+                            "fix the server's schema") from None
 
 
 def _local_only_registry() -> Any:

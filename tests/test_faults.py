@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
 
 from conftest import PYTHON, ROOT, elicit, input_required, mrtr, text_result
@@ -146,3 +148,33 @@ def test_a_50_megabyte_result_costs_a_small_multiple_of_its_size(scripted, tmp_p
     peak = int(done.stderr.decode().strip().splitlines()[-1])
     assert peak < 6 * size, f"peak memory {peak / 1e6:.0f} MB for a {size / 1e6:.0f} MB result"
     assert out.stat().st_size > size
+
+
+def form(properties: Any, required: Any = None) -> dict[str, Any]:
+    """An elicitation whose requestedSchema is exactly as given (no help from `elicit`)."""
+    schema: dict[str, Any] = {"type": "object", "properties": properties}
+    if required is not None:
+        schema["required"] = required
+    return {"method": "elicitation/create", "params": {"mode": "form", "message": "m", "requestedSchema": schema}}
+
+
+ODD_FORMS = {
+    "params that are text": ({"method": "elicitation/create", "params": "x"}, "params that are not a JSON object"),
+    "a pattern that is no regular expression": (form({"a": {"type": "string", "pattern": "("}}),
+                                                "properties/a/pattern: '(' is not a 'regex'"),
+    "a minLength that is text": (form({"a": {"type": "string", "minLength": "x"}}),
+                                 "properties/a/minLength: 'x' is not of type 'integer'"),
+    "a type that is a list with a number": (form({"a": {"type": ["string", 5]}}), "properties/a/type"),
+    "properties that are a list": (form([1, 2]), "requestedSchema.properties is not an object of field schemas"),
+    "required that is text": (form({"a": {"type": "string"}}, "a"), "requestedSchema.required is not a list"),
+}
+
+
+@pytest.mark.parametrize("name", ODD_FORMS)
+def test_a_form_mrtr_cannot_read_is_exit_2_naming_what_is_wrong(scripted, name: str):
+    request, said = ODD_FORMS[name]
+    server = scripted(steps=[{"result": input_required({"k": request})}])
+    run = mrtr(*server.args("call", "t", "--answer", "k.a=x", "--no-input", "--json"))
+    assert run.code == 2, run.stderr
+    assert "unexpected failure" not in run.stderr
+    assert said in run.error_line()["error"]["message"]

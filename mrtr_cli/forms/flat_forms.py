@@ -32,8 +32,17 @@ def covers(schema: Any) -> bool:
             and all(_field_covered(p) for p in properties.values()))
 
 
+KEYWORD_VALUES = {"title": str, "description": str, "format": str, "minLength": int, "maxLength": int,
+                  "minItems": int, "maxItems": int, "minimum": (int, float), "maximum": (int, float),
+                  "enum": list, "enumNames": list, "uniqueItems": bool}
+"""What each keyword's value must be for this module to check it; other values go to jsonschema,
+which refuses a schema that is not valid JSON Schema."""
+
+
 def _field_covered(field: Any) -> bool:
-    if not isinstance(field, dict) or set(field) - FIELD_KEYWORDS or field.get("type") not in TYPES:
+    if not isinstance(field, dict) or set(field) - FIELD_KEYWORDS or not _values_typed(field):
+        return False
+    if not isinstance(field.get("type"), str) or field["type"] not in TYPES:
         return False
     if field.get("format") is not None and field["format"] not in FORMATS:
         return False
@@ -41,6 +50,19 @@ def _field_covered(field: Any) -> bool:
     items = field.get("items", {})
     return (_choices_covered(choices) and isinstance(items, dict) and not set(items) - ITEM_KEYWORDS
             and _choices_covered(items.get("anyOf", [])) and (field["type"] == "array") == ("items" in field))
+
+
+def _values_typed(field: dict[str, Any]) -> bool:
+    """Whether every keyword value of `field` has the type its keyword needs (booleans are not numbers)."""
+    for keyword, kind in KEYWORD_VALUES.items():
+        value = field.get(keyword)
+        if value is None:
+            continue
+        if isinstance(value, bool) and kind is not bool:
+            return False
+        if not isinstance(value, kind):
+            return False
+    return True
 
 
 def _choices_covered(choices: Any) -> bool:

@@ -205,7 +205,8 @@ def _measure(node: Any, depth: int = 0) -> tuple[int, int]:
 
 
 def _check_enums(key: str, schema: dict[str, Any]) -> list[Finding]:
-    for name, prop in (schema.get("properties") or {}).items():
+    properties = schema.get("properties")
+    for name, prop in (properties.items() if isinstance(properties, dict) else ()):
         options = _options(prop)
         if len(options) > MAX_ENUM:
             return [finding("enum-too-long", f"field {name!r} of {key!r} offers {len(options)} choices "
@@ -238,6 +239,8 @@ def outside_subset(schema: dict[str, Any]) -> str | None:
         return "it is not an object with properties"
     for name, prop in schema["properties"].items():
         kind = prop.get("type") if isinstance(prop, dict) else None
+        if kind is not None and not isinstance(kind, str):
+            return f"field {name!r} names its type as {type(kind).__name__}, not one name"
         if kind == "array" and _options(prop):
             continue
         if kind not in PRIMITIVES:

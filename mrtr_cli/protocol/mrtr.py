@@ -106,15 +106,28 @@ def _elicitation_problem(params: dict[str, Any]) -> str | None:
     if not isinstance(params.get("message"), str):
         return "is an elicitation without a message"
     if mode == "form":
-        return None if isinstance(params.get("requestedSchema"), dict) else "is a form without a requestedSchema"
+        return _form_problem(params.get("requestedSchema"))
     if mode == "url":
         return None if isinstance(params.get("url"), str) else "is a URL elicitation without a url"
     return f"is an elicitation of unknown mode {mode!r}"
 
 
+def _form_problem(schema: Any) -> str | None:
+    """Why a form's requestedSchema cannot be read as an object of fields, or None."""
+    if not isinstance(schema, dict):
+        return "is a form without a requestedSchema"
+    properties, required = schema.get("properties", {}), schema.get("required", [])
+    if not isinstance(properties, dict) or not all(isinstance(field, dict) for field in properties.values()):
+        return "is a form whose requestedSchema.properties is not an object of field schemas"
+    if not isinstance(required, list) or not all(isinstance(name, str) for name in required):
+        return "is a form whose requestedSchema.required is not a list of field names"
+    return None
+
+
 def required_capability(request: dict[str, Any]) -> str:
-    """The dotted client capability a (well-formed) input request needs."""
-    method, params = request["method"], request.get("params") or {}
+    """The dotted client capability an input request needs (params that are not an object ask for none in particular)."""
+    method, params = request["method"], request.get("params")
+    params = params if isinstance(params, dict) else {}
     if method == "elicitation/create":
         return f"elicitation.{params.get('mode', 'form')}"
     if method == "sampling/createMessage":
