@@ -51,7 +51,7 @@ class Dispatcher:
         """The reply to one decoded JSON-RPC message."""
         request_id = message.get("id") if isinstance(message, dict) else None
         try:
-            request = _check_envelope(message)
+            request = check_envelope(message)
             if request is None:
                 return DispatchReply(None, 202)
             return DispatchReply(_result_response(request_id, self._dispatch(request, notify)))
@@ -76,7 +76,7 @@ class Dispatcher:
         if method == "server/discover":
             return self._decorate(self._discover(), LIST_CACHE)
         if method in LISTS:
-            return self._decorate(self._list(LISTS[method], params), LIST_CACHE)
+            return self._decorate(self.page(LISTS[method], params), LIST_CACHE)
         if method in MRTR_METHODS:
             return self._mrtr(request, notify)
         raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}", status=404)
@@ -87,7 +87,8 @@ class Dispatcher:
             result["instructions"] = self.app.instructions
         return result
 
-    def _list(self, key: str, params: dict[str, Any]) -> dict[str, Any]:
+    def page(self, key: str, params: dict[str, Any]) -> dict[str, Any]:
+        """One page of a listing, from `params.cursor`, with `nextCursor` when more follow."""
         items = self.app.listing(key)
         start = _cursor_offset(params.get("cursor"), len(items))
         page = {key: items[start:start + self.page_size]}
@@ -146,7 +147,7 @@ class Dispatcher:
         return result
 
 
-def _check_envelope(message: Any) -> dict[str, Any] | None:
+def check_envelope(message: Any) -> dict[str, Any] | None:
     """The request to handle; None for a notification; -32600 for anything else."""
     if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or not isinstance(message.get("method"), str):
         raise RpcError(jsonrpc.INVALID_REQUEST, "Invalid request: expected a JSON-RPC 2.0 request", status=400)

@@ -1,15 +1,15 @@
 """Serving over Streamable HTTP with the standard library (http.server).
 
-POST to the endpoint only (405 for GET and DELETE); `Origin` and `Host` checked against DNS
-rebinding (403, 421); the request metadata headers checked against the body (-32020, 400);
-a JSON response, or an SSE stream when the handler sends notifications; 202 for notifications.
+POST to the endpoint (405 for GET; DELETE only ends an older-era session); `Origin` and `Host`
+checked against DNS rebinding (403, 421); the request metadata headers checked against the body
+(-32020, 400); a JSON response, or an SSE stream when the handler sends notifications; 202 for
+notifications. Clients of the initialize-handshake era are served by http_older.py.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -19,6 +19,8 @@ from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.server.app import RpcError
 from mrtr_cli.server.dispatcher import Dispatcher
 from mrtr_cli.server.http_checks import check_request_headers
+from mrtr_cli.server.http_older import SessionTable, end_session, serve_older_era
+from mrtr_cli.server.sse_responses import ResponseStream
 
 ENDPOINT = "/mcp"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -27,7 +29,8 @@ MAX_BODY = 64 * 1024 * 1024
 
 def make_server(dispatcher: Dispatcher, host: str, port: int) -> ThreadingHTTPServer:
     """A bound, not yet serving, HTTP server for `dispatcher`."""
-    handler = type("Handler", (McpHandler,), {"dispatcher": dispatcher, "loopback": host in LOOPBACK_NAMES})
+    handler = type("Handler", (McpHandler,), {"dispatcher": dispatcher, "loopback": host in LOOPBACK_NAMES,
+                                               "sessions": SessionTable()})
     server = ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     return server
@@ -50,6 +53,7 @@ class McpHandler(BaseHTTPRequestHandler):
 
     dispatcher: Dispatcher
     loopback: bool
+    sessions: SessionTable
     protocol_version = "HTTP/1.1"
     server_version = "mrtr"
     disable_nagle_algorithm = True  # headers and body leave in separate writes: no 40 ms delayed-ACK stalls
@@ -60,8 +64,15 @@ class McpHandler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self._refuse(HTTPStatus.METHOD_NOT_ALLOWED, "this endpoint takes POST only", {"Allow": "POST"})
 
-    do_DELETE = do_GET
     do_PUT = do_GET
+
+    def do_DELETE(self) -> None:
+        """Ends an older-era session named by `Mcp-Session-Id`; without one, 405 as before."""
+        problem = self._origin_problem()
+        if problem is not None:
+            return self._refuse(*problem)
+        if not end_session(self):
+            self.do_GET()
 
     def do_POST(self) -> None:
         problem = self._transport_problem()
@@ -77,17 +88,23 @@ class McpHandler(BaseHTTPRequestHandler):
         self._answer(message)
 
     def _transport_problem(self) -> tuple[int, str, dict[str, str]] | None:
+        problem = self._origin_problem()
+        if problem is not None:
+            return problem
+        if (self.headers.get("Content-Type") or "").split(";")[0].strip().lower() != "application/json":
+            return HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json", {}
+        accept = (self.headers.get("Accept") or "").lower()
+        if "application/json" not in accept or "text/event-stream" not in accept:
+            return HTTPStatus.NOT_ACCEPTABLE, "Accept must list application/json and text/event-stream", {}
+        return None
+
+    def _origin_problem(self) -> tuple[int, str, dict[str, str]] | None:
         if urlsplit(self.path).path != ENDPOINT:
             return HTTPStatus.NOT_FOUND, f"the MCP endpoint is {ENDPOINT}", {}
         if not self._origin_allowed():
             return HTTPStatus.FORBIDDEN, "Origin not allowed", {}
         if self.loopback and _hostname(self.headers.get("Host", "")) not in LOOPBACK_NAMES:
             return HTTPStatus.MISDIRECTED_REQUEST, "Host not allowed", {}
-        if (self.headers.get("Content-Type") or "").split(";")[0].strip().lower() != "application/json":
-            return HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json", {}
-        accept = (self.headers.get("Accept") or "").lower()
-        if "application/json" not in accept or "text/event-stream" not in accept:
-            return HTTPStatus.NOT_ACCEPTABLE, "Accept must list application/json and text/event-stream", {}
         return None
 
     def _origin_allowed(self) -> bool:
@@ -109,12 +126,14 @@ class McpHandler(BaseHTTPRequestHandler):
         return self.rfile.read(length)
 
     def _answer(self, message: Any) -> None:
+        if serve_older_era(self, message):
+            return None
         request_id = message.get("id") if isinstance(message, dict) else None
         try:
             check_request_headers(self.headers, message, self.dispatcher.app)
         except RpcError as error:
             return self._send_json(error.status, _error_body(request_id, error))
-        stream = _ResponseStream(self)
+        stream = ResponseStream(self)
         reply = self.dispatcher.handle(message, stream.notify)
         if reply.message is None:
             return self._send_empty(HTTPStatus.ACCEPTED)
@@ -140,43 +159,6 @@ class McpHandler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Length", "0")
         self.end_headers()
-
-
-class _ResponseStream:
-    """Starts an SSE stream on the first notification; otherwise the reply goes out as JSON."""
-
-    def __init__(self, handler: McpHandler) -> None:
-        self.handler = handler
-        self.streaming = False
-        self.lock = threading.Lock()
-
-    def notify(self, method: str, params: dict[str, Any]) -> None:
-        with self.lock:
-            if not self.streaming:
-                self._start()
-            self._event(jsonrpc.notification(method, params))
-
-    def finish(self, status: int, message: dict[str, Any]) -> None:
-        with self.lock:
-            if self.streaming:
-                self._event(message)
-                self.handler.close_connection = True
-            else:
-                self.handler._send_json(status, message)
-
-    def _start(self) -> None:
-        handler = self.handler
-        handler.send_response(HTTPStatus.OK)
-        handler.send_header("Content-Type", "text/event-stream")
-        handler.send_header("Cache-Control", "no-store")
-        handler.send_header("X-Accel-Buffering", "no")
-        handler.send_header("Connection", "close")
-        handler.end_headers()
-        self.streaming = True
-
-    def _event(self, message: dict[str, Any]) -> None:
-        self.handler.wfile.write(f"event: message\ndata: {jsonrpc.encode(message)}\n\n".encode("utf-8"))
-        self.handler.wfile.flush()
 
 
 def _error_body(request_id: Any, error: RpcError) -> dict[str, Any]:
