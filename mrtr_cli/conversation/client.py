@@ -19,8 +19,8 @@ from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
 from mrtr_cli.transport.base import Deadline, Exchange, Mirrored, StderrLine, Transport, TransportTimeout, WireInfo
 
-LEGACY_HINT = ("mrtr speaks MCP 2026-07-28, which has no initialize handshake; upgrade the "
-               "server's MCP SDK, or pass --no-discover to send the request anyway")
+LEGACY_HINT = ("with --protocol-era auto (the default) or older mrtr speaks its initialize handshake; "
+               "or pass --no-discover to send the 2026-07-28 request anyway")
 
 
 class ServerRequestHandler(Protocol):

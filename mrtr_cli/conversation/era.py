@@ -97,8 +97,8 @@ def initialize(client: Client, chain: Chain, reason: str) -> None:
         raise RequestTimeout(f"{timeout.message} (the initialize handshake)", "the server answers neither "
                              "server/discover nor initialize: check its command and logs") from None
     except LegacyServerError as refused:
-        raise ProtocolError(f"the server refused initialize too ({refused.message.split(':')[0]}): if it offers "
-                            "only the deprecated HTTP+SSE transport of 2024-11-05, mrtr does not speak it",
+        raise ProtocolError(f"{refused.message}; it refused initialize too: if it offers only the deprecated "
+                            "HTTP+SSE transport of 2024-11-05, mrtr does not speak it",
                             "use its Streamable HTTP endpoint, or check --url") from None
     if reply.error is not None:
         raise explain("initialize", reply.error)
