@@ -105,12 +105,37 @@ class ServerIdentified(NamedTuple):
 
 
 class InputRequested(NamedTuple):
-    """Round `round` ended with input_required: these questions (maybe none) and maybe state."""
+    """Round `round` ended with input_required: these questions (maybe none) and maybe state. In the
+    older era (`in_flight`), one request the server sent while request `id` was in flight (id None:
+    outside a call), keyed by its synthetic key."""
 
     round: int
-    id: int
+    id: int | None
     requests: dict[str, dict[str, Any]]
     state: str | None
+    in_flight: bool = False
+
+
+class MessageSent(NamedTuple):
+    """mrtr sent a message that expects no response: a notification, or its response to a server request."""
+
+    what: str
+    text: str
+
+
+class Unanswered(NamedTuple):
+    """A server request outside a call (older era) that nothing answered: it got an error, and mrtr goes on."""
+
+    key: str
+    reason: str
+
+
+class EraChosen(NamedTuple):
+    """Which era mrtr speaks with this server (modern or older), in which version, and why."""
+
+    era: str
+    version: str
+    reason: str
 
 
 class AnswerChosen(NamedTuple):

@@ -27,6 +27,8 @@ class TargetOptions(NamedTuple):
     cacert: str | None = None
     insecure: bool = False
     no_discover: bool = False
+    protocol_era: str = "auto"
+    era_probe_wait: float = 3.0  # conversation.era.DEFAULT_PROBE_WAIT (not imported: start-up)
     max_message_size: int = 64 * 1024 * 1024  # transport.base.DEFAULT_MAX_MESSAGE_SIZE (not imported: start-up)
 
 

@@ -62,7 +62,7 @@ def test_2_unknown_result_type(scripted):
 
 def test_2_initialize_era_server_gets_a_clear_message(scripted):
     server = scripted(discover={"error": {"code": -32601, "message": "Method not found"}})
-    run = mrtr(*server.args("call", "t"))
+    run = mrtr(*server.args("call", "t", "--protocol-era", "modern"))  # auto would speak its handshake
     assert run.code == 2
     assert "initialize-handshake era" in run.stderr and "--no-discover" in run.stderr
     assert server.calls() == []
@@ -70,7 +70,7 @@ def test_2_initialize_era_server_gets_a_clear_message(scripted):
 
 def test_silence_at_discover_is_the_handshake_era_unless_the_probe_is_skipped(scripted):
     server = scripted(discover="silent", steps=[{"silent": True}])
-    run = mrtr(*server.args("call", "t", "--timeout", "0.5"))
+    run = mrtr(*server.args("call", "t", "--timeout", "0.5", "--protocol-era", "modern"))
     assert run.code == 2 and "within 0.5 s" in run.stderr
     assert "initialize-handshake era" in run.stderr and "or it hung" in run.stderr and "--no-discover" in run.stderr
     skipped = mrtr(*server.args("call", "t", "--timeout", "0.5", "--no-discover"))

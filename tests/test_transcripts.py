@@ -206,7 +206,8 @@ def test_a_call_refused_at_discover_keeps_its_request_and_replays_the_same(tmp_p
 
 
 def test_a_server_dead_at_start_keeps_the_request_and_replay_shows_its_stderr(tmp_path: Path, scripted):
-    server = scripted(discover=[{"exit": 3, "stderr": "fatal: no config file\n"}])
+    dead = {"exit": 3, "stderr": "fatal: no config file\n"}
+    server = scripted(discover=[dead], steps=[dead])  # started once more for the handshake, it dies again
     path = record(tmp_path, "dead.yaml", *server.args("call", "greet", "-a", "name=Ada"))
     document = transcript(path)
     assert document["request"]["params"] == {"name": "greet", "arguments": {"name": "Ada"}}

@@ -58,7 +58,14 @@ PROTOCOL_VERSION = Annotated[Value, _server("--protocol-version", metavar="V", h
                                            "renegotiated [default: 2026-07-28].")]
 CACERT = Annotated[Value, _server("--cacert", metavar="FILE", help="CA bundle for HTTPS.")]
 INSECURE = Annotated[bool, _server("--insecure", help="Do not verify TLS certificates.")]
-NO_DISCOVER = Annotated[bool, _server("--no-discover", help="On stdio, skip the server/discover probe.")]
+NO_DISCOVER = Annotated[bool, _server("--no-discover", help="Skip the server/discover probe and speak 2026-07-28 "
+                                     "directly.")]
+PROTOCOL_ERA = Annotated[str, _server("--protocol-era", metavar="auto|modern|older", help="modern: 2026-07-28; "
+                                      "older: the initialize handshake (2024-11-05 to 2025-11-25); auto: find out "
+                                      "(see the README).")]
+ERA_PROBE_WAIT = Annotated[float, _server("--era-probe-wait", metavar="SECONDS", min=0.001, help="With "
+                                          "--protocol-era auto on stdio, how long a silent server/discover is "
+                                          "waited for before the initialize handshake.")]
 MAX_MESSAGE_SIZE = Annotated[int, _server("--max-message-size", metavar="SIZE", parser=_size, help="The largest "
                                           "message mrtr accepts (a stdio line, an HTTP body, an SSE event): bytes, "
                                           "or with K, M or G (powers of 1024); past it the message is refused, "
@@ -70,12 +77,14 @@ def target_options(
     demo: DEMO = False, header: HEADER = None, env: ENV = None, env_file: ENV_FILE = None, cwd: CWD = None,
     timeout: TIMEOUT = 60.0, protocol_version: PROTOCOL_VERSION = None, cacert: CACERT = None,
     insecure: INSECURE = False, no_discover: NO_DISCOVER = False, max_message_size: MAX_MESSAGE_SIZE = "64M",
+    protocol_era: PROTOCOL_ERA = "auto", era_probe_wait: ERA_PROBE_WAIT = 3.0,
 ) -> TargetOptions:
     """The server options; `-- CMD ARGS` arrives as the context's `obj` (cli.run cuts it off)."""
     return TargetOptions(url=url, stdio=stdio, command=tuple(context.obj or ()), config=config, server=server,
                          demo=demo, headers=tuple(header or ()), env=tuple(env or ()), env_file=env_file,
                          cwd=cwd, timeout=timeout, protocol_version=protocol_version, cacert=cacert,
-                         insecure=insecure, no_discover=no_discover, max_message_size=max_message_size)
+                         insecure=insecure, no_discover=no_discover, max_message_size=max_message_size,
+                         protocol_era=protocol_era, era_probe_wait=era_probe_wait)
 
 
 class LogLevel(str, enum.Enum):

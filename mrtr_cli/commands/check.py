@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mrtr_cli.conversation.era import refuse_older_era
+
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.conversation.arguments import tool_arguments
@@ -37,7 +39,8 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
            answering: AnsweringOptions) -> tuple[list[Check], dict | None]:
     chain, _ = build_chain(answering, options.timeout)
     target = resolve_target(options)
-    with connect(context, target, options, client_settings(options, answering)) as client:
+    with connect(context, target, options, client_settings(options, answering), chain=chain) as client:
+        refuse_older_era(client, "mrtr check")
         prober = Prober(client, over_http=target.mirrors_headers)
         context.emit.subscribe(prober)
         checks = prober.safe_checks()

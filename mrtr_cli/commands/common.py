@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mrtr_cli import __version__
-from mrtr_cli.answering.questions import Answerer
+from mrtr_cli.answering.questions import Answerer, Chain
 from mrtr_cli.render import json_report
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.errors import MrtrError, interruption
@@ -122,18 +122,21 @@ def person_answerer(context: Context, sampling_model: str) -> Answerer:
 
 @contextmanager
 def connect(context: Context, target: Target, options: TargetOptions, settings: ClientSettings,
-            probe: bool = True) -> Iterator[Client]:
-    """A client on a live transport to the target, linted; the transport is shut down afterwards.
+            probe: bool = True, chain: Chain | None = None) -> Iterator[Client]:
+    """A client on a live transport to the target, linted, in the era conversation/era.py chose;
+    the transport is shut down afterwards. `chain` answers the server's own requests in the older
+    era (none given: nothing is answered, and a request outside a call gets an error).
 
-    When the target probes the era (stdio), `server/discover` goes first (ARCHITECTURE.md, "Era"),
-    unless `--no-discover` or `probe=False` (the `discover` command sends it itself).
+    `probe=False`: the `discover` command sends server/discover itself (modern era).
     """
+    from mrtr_cli.conversation.era import open_era
+
     context.emit.subscribe(Linter(settings.capabilities, context.emit))
     transport = target.open(options, context.output.verbose, context.output.show_secrets)
+    client = Client(transport, settings, context.emit)
     try:
-        client = Client(transport, settings, context.emit)
-        if probe and target.probes_era and not options.no_discover:
-            client.discover()
+        reopen = lambda: target.open(options, context.output.verbose, context.output.show_secrets)  # noqa: E731
+        open_era(client, options, target.probes_era and probe, reopen, chain or Chain([]))
         yield client
     finally:
-        transport.close()
+        client.transport.close()

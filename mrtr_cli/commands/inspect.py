@@ -17,8 +17,10 @@ from mrtr_cli.target import resolve_target
 
 def run_discover(target: TargetOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
-        with connect(context, resolve_target(target), target, client_settings(target), probe=False) as client:
-            result = client.discover()
+        from mrtr_cli.conversation.era import what_server_said
+
+        with connect(context, resolve_target(target), target, client_settings(target)) as client:
+            result = what_server_said(client)
         if output.json:
             context.print_json(json_report.listing_document(result))
         else:

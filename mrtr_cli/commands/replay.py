@@ -6,6 +6,8 @@ any difference, else 0.
 
 from __future__ import annotations
 
+from mrtr_cli.conversation.era import refuse_older_era
+
 import dataclasses
 import os
 import tempfile
@@ -124,7 +126,8 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     chain, flags = build_chain(answering, chosen.timeout, [recorded] + people)
     outcome = Outcome(transcript.request["method"], params)
     try:
-        with connect(live_context, resolved, chosen, settings) as client:
+        with connect(live_context, resolved, chosen, settings, chain=chain) as client:
+            refuse_older_era(client, "mrtr replay")
             method = transcript.request["method"]
             prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
             outcome = Session(client, chain, max_rounds=answering.max_rounds).run(method, params, prepared.mirrored)

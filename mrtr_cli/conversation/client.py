@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
 
 from mrtr_cli import events
 from mrtr_cli.errors import LegacyServerError, ProtocolError, RequestTimeout, UnreachableError, interruption
@@ -18,8 +19,14 @@ from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
 from mrtr_cli.transport.base import Deadline, Exchange, Mirrored, StderrLine, Transport, TransportTimeout, WireInfo
 
-LEGACY_HINT = ("mrtr speaks MCP 2026-07-28, which has no initialize handshake; upgrade the "
-               "server's MCP SDK, or pass --no-discover to send the request anyway")
+LEGACY_HINT = ("with --protocol-era auto (the default) or older mrtr speaks its initialize handshake; "
+               "or pass --no-discover to send the 2026-07-28 request anyway")
+
+
+class ServerRequestHandler(Protocol):
+    """Answers a request the server sends (older era): the answer goes back through the client."""
+
+    def handle(self, message: Request, in_flight: int | None) -> None: ...
 
 
 @dataclass
@@ -59,6 +66,16 @@ class Client:
         self.settings = settings
         self.emit = emit
         self.server_info: dict[str, Any] | None = None
+        self.era = "modern"
+        """`modern` (2026-07-28) or `older` (the initialize handshake; conversation/era.py decides)."""
+        self.server_requests: ServerRequestHandler | None = None
+        """In the older era: what answers the server's own requests (conversation/server_requests.py)."""
+        self.fallback: Callable[[], None] | None = None
+        """Set when a sign of the older era on the first request should start the handshake (HTTP, auto)."""
+        self.discovered: dict[str, Any] | None = None
+        """What the server/discover probe returned (modern era)."""
+        self.initialized: dict[str, Any] | None = None
+        """What initialize returned (older era)."""
         self._ids = jsonrpc.IdSequence()
 
     def request(self, method: str, params: dict[str, Any], *, round: int | None = None,
@@ -66,7 +83,7 @@ class Client:
         """Send one request; on -32022 retry once with a version both sides speak. `mirrored`: the
         arguments a tools/call also sends as headers (see conversation/preparation.py)."""
         sending = _Sending(method, params, round, purpose, mirrored)
-        reply = self._reissuing(sending)
+        reply = self._falling_back(sending)
         error = reply.error
         if error is None or error.get("code") != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION or self.settings.version_fixed:
             return reply
@@ -75,6 +92,18 @@ class Client:
         if new_version is None:
             return reply
         self._switch_version(new_version, supported)
+        return self._reissuing(sending)
+
+    def _falling_back(self, sending: _Sending) -> Reply:
+        """The request; when it shows the server is of the older era and a fallback is set (auto over
+        HTTP), the handshake runs and the request goes once more, in that era."""
+        fallback, self.fallback = self.fallback, None
+        try:
+            return self._reissuing(sending)
+        except LegacyServerError:
+            if fallback is None:
+                raise
+        fallback()
         return self._reissuing(sending)
 
     def _reissuing(self, sending: _Sending) -> Reply:
@@ -124,15 +153,23 @@ class Client:
         self.settings.version = version
 
     def raw(self, method: str, params: dict[str, Any], headers_from: dict[str, Any] | None = None,
-            mirrored: Mirrored | None = None) -> Reply:
+            mirrored: Mirrored | None = None, purpose: str = "probe") -> Reply:
         """One request exactly as given: `params` carry their own `_meta`, or none. Over HTTP the
-        headers are made from `headers_from` instead of the request. For `mrtr check`'s probes."""
+        headers are made from `headers_from` instead of the request. For `mrtr check`'s probes and
+        the `initialize` handshake."""
         message = jsonrpc.request(self._ids.next(), method, params)
-        return self._transmit(message, _Sending(method, params, None, "probe", mirrored), headers_from or message)
+        return self._transmit(message, _Sending(method, params, None, purpose, mirrored), headers_from or message)
+
+    def send(self, message: dict[str, Any], what: str) -> None:
+        """One message that expects no response (a notification, or mrtr's response to a server
+        request); `what` names it for the timeline."""
+        text = jsonrpc.encode(message)
+        self.emit(events.MessageSent(what, text))
+        self.transport.send(text, message)
 
     def _exchange(self, sending: _Sending) -> Reply:
         request_id = self._ids.next()
-        params = {**sending.params, "_meta": self._meta(progress_token(request_id))}
+        params = self._with_meta(sending.params, progress_token(request_id))
         message = jsonrpc.request(request_id, sending.method, params)
         return self._transmit(message, sending, message)
 
@@ -152,13 +189,16 @@ class Client:
         self.emit(events.ResponseReceived(request_id, method, reply.result, reply.error, elapsed, round))
         return reply
 
-    def _meta(self, token: str) -> dict[str, Any]:
+    def _with_meta(self, params: dict[str, Any], token: str) -> dict[str, Any]:
+        """The params with this era's `_meta`: the whole envelope, or (older era) the progressToken."""
+        if self.era == "older":
+            return {**params, "_meta": {meta.PROGRESS_TOKEN: token}}
         s = self.settings
-        return meta.request_meta(s.version, s.capabilities, s.identity, token, s.log_level)
+        return {**params, "_meta": meta.request_meta(s.version, s.capabilities, s.identity, token, s.log_level)}
 
     def _await(self, exchange: Exchange, request_id: int, method: str) -> tuple[Response, _Waiting]:
         deadline = Deadline(self.settings.timeout)
-        waiting = _Waiting(request_id, method, deadline, self.emit)
+        waiting = _Waiting(request_id, method, deadline, self.emit, self.server_requests)
         try:
             for incoming in exchange.frames(deadline):
                 response = waiting.take(incoming)
@@ -211,7 +251,9 @@ class _StreamEnded(Exception):
 class _Waiting:
     """Sorts what arrives while one request waits for its response."""
 
-    def __init__(self, request_id: int, method: str, deadline: Deadline, emit: Observer) -> None:
+    def __init__(self, request_id: int, method: str, deadline: Deadline, emit: Observer,
+                 server_requests: ServerRequestHandler | None = None) -> None:
+        self.server_requests = server_requests
         self.request_id = request_id
         self.method = method
         self.token = progress_token(request_id)
@@ -237,6 +279,9 @@ class _Waiting:
             return self._response(message)
         if isinstance(message, Notification):
             self._notification(message)
+        elif isinstance(message, Request) and self.server_requests is not None:
+            self.server_requests.handle(message, self.request_id)
+            self.deadline.restart()  # answering is not the server's time
         elif isinstance(message, Request):
             self.emit(events.FrameIgnored(message.raw, f"a {message.method} request from the server; "
                                           "since 2026-07-28 servers ask through input_required"))

@@ -12,8 +12,8 @@ from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.protocol import meta
-from mrtr_cli.protocol import lint_rules
-from mrtr_cli.protocol.jsonrpc import Notification
+from mrtr_cli.protocol import handshake, lint_rules
+from mrtr_cli.protocol.jsonrpc import Notification, Request
 from mrtr_cli.protocol.mrtr import questions
 
 
@@ -28,8 +28,11 @@ class Linter:
         self.round: int | None = None
         self.identified = False
         self._noted: set[str] = set()
+        self.older_version: str | None = None
+        """The version of the initialize handshake, in the older era (whose rules differ)."""
         self._handlers = {events.RequestSent: self._sent, events.FrameReceived: self._frame,
-                          events.ResponseReceived: self._response, events.OutcomeReached: self._end}
+                          events.ResponseReceived: self._response, events.OutcomeReached: self._end,
+                          events.EraChosen: self._era, events.InputRequested: self._asked_in_flight}
 
     def __call__(self, event: Any) -> None:
         handler = self._handlers.get(type(event))
@@ -39,13 +42,29 @@ class Linter:
     def _sent(self, event: events.RequestSent) -> None:
         self.in_flight, self.round = event.id, event.round
 
+    def _era(self, event: events.EraChosen) -> None:
+        self.older_version = event.version if event.era == "older" else None
+
+    def _asked_in_flight(self, event: events.InputRequested) -> None:
+        """Older era: a server request for a capability mrtr did not declare in initialize."""
+        if not event.in_flight or self.older_version is None:
+            return
+        for key, request in event.requests.items():
+            capability = handshake.needed_capability(request["method"], request["params"])
+            if capability and not handshake.allowed(self.older_version, self.capabilities, capability):
+                self._report([lint_rules.finding("undeclared-capability", f"the server sent {request['method']} "
+                              f"({key}), which needs the client capability {capability}, not declared in "
+                              f"initialize ({self.older_version})")])
+
     def _frame(self, event: events.FrameReceived) -> None:
+        if self.older_version is not None and isinstance(event.message, (Request, Notification)):
+            return  # server requests and log messages are that era's way
         self._report(lint_rules.check_frame(event.message, self.in_flight))
         if isinstance(event.message, Notification) and event.message.method == "notifications/message":
             self._once("deprecated-logging", "the server sends log messages (notifications/message)")
 
     def _response(self, event: events.ResponseReceived) -> None:
-        if event.error is not None:
+        if event.error is not None or self.older_version is not None:
             return
         self.identified = self.identified or meta.server_info(event.result) is not None
         self._report(lint_rules.check_result(event.method, event.result, self.capabilities))

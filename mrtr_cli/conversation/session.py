@@ -89,6 +89,9 @@ class Session:
     def run(self, method: str, params: dict[str, Any], mirrored: Mirrored | None = None) -> Outcome:
         """The whole conversation; `mirrored`: the arguments every round also sends as headers."""
         outcome = Outcome(method, params)
+        asking = self.client.server_requests
+        if asking is not None:
+            asking.begin_call()
         try:
             outcome.result = self._converse(method, params, outcome.rounds, mirrored)
             outcome.status = "complete"
@@ -96,6 +99,8 @@ class Session:
             outcome.status, outcome.error = status_of(error), error
         except KeyboardInterrupt as raised:
             outcome.status, outcome.error = "aborted", interruption(raised)
+        if asking is not None:
+            _keep_asked_in_flight(outcome.rounds, *asking.end_call())
         outcome.server = self.client.server_info
         self.emit(events.OutcomeReached(outcome))
         return outcome
@@ -159,3 +164,10 @@ class Session:
         if info and info.get("name"):
             return f"{info.get('name')} {info.get('version', '')}".strip()
         return self.client.transport.describe()
+
+
+def _keep_asked_in_flight(rounds: list[Round], asked: dict[str, dict[str, Any]], answers: dict[str, Answer]) -> None:
+    """Older era: what the server asked during the call belongs to its one round (for --save-answers
+    and the report)."""
+    if rounds and asked:
+        rounds[-1].requests, rounds[-1].answers = asked, answers

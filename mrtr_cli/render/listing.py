@@ -27,8 +27,9 @@ HOLDS = {"description": "text", "arguments": "names"}
 
 def discovery_lines(result: dict[str, Any]) -> list[Text]:
     """Who the server is, the versions it speaks, its capabilities and instructions."""
-    info = server_name(meta.server_info(result)) or "(no serverInfo)"
-    versions = ", ".join(map(str, result.get("supportedVersions", [])))
+    given = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else None  # initialize's
+    info = server_name(meta.server_info(result) or given) or "(no serverInfo)"
+    versions = ", ".join(map(str, result.get("supportedVersions", [result.get("protocolVersion", "")])))
     lines = [Text.assemble(("server: ", "mrtr.dim"), (info, "mrtr.key")),
              Text.assemble(("versions: ", "mrtr.dim"), safe_line(versions)),
              Text("capabilities:", "mrtr.dim"),

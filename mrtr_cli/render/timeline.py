@@ -46,6 +46,10 @@ class Timeline:
             events.WireNote: self._wire_note,
             events.CancelSent: self._cancel,
             events.Finding: lambda e: self.print(finding_line(e)),
+            events.EraChosen: self._era,
+            events.MessageSent: self._sent,
+            events.Unanswered: lambda e: self.print(Text(f"  ! {safe_line(e.key, 60)} got an error: "
+                                                         f"{safe_line(e.reason, 200)}", "mrtr.warn")),
         }
 
     def __call__(self, event: Any) -> None:
@@ -93,6 +97,14 @@ class Timeline:
 
     def _backoff(self, event: events.BackingOff) -> None:
         self.print(Text(f"  … only requestState: retrying in {event.seconds * 1000:.0f} ms", "mrtr.dim"))
+
+    def _era(self, event: events.EraChosen) -> None:
+        name = "2026-07-28" if event.era == "modern" else f"the initialize handshake, {event.version}"
+        self.print(Text(f"  era: {event.era} ({name}): {safe_line(event.reason, 200)}", "mrtr.dim"))
+
+    def _sent(self, event: events.MessageSent) -> None:
+        if self.verbose:
+            self.print(Text(f"  → {safe_line(event.what, 80)}", "mrtr.dim"), wire_line("out", event.text))
 
     def _version(self, event: events.VersionChanged) -> None:
         said = ", ".join(event.supported) or "nothing"

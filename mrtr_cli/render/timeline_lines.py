@@ -67,6 +67,10 @@ def discover_line(result: dict[str, Any]) -> Text:
 
 
 def input_summary(event: events.InputRequested) -> Text:
+    if event.in_flight:
+        where = f"while request {event.id} is in flight" if event.id is not None else "outside a call"
+        keys = ", ".join(safe_line(key, 60) for key in event.requests)
+        return Text(f"  asked in flight: {keys} ({where}; the key takes --answer and answers files)", "mrtr.input")
     count = len(event.requests)
     line = Text(f"  round {event.round} asks {count} question{'s' if count != 1 else ''}", "mrtr.input")
     if event.state is not None:

@@ -103,6 +103,11 @@ class Deadline:
         """Seconds since the request was sent."""
         return time.monotonic() - self._started
 
+    def restart(self) -> None:
+        """mrtr answered a question of the server's: the timeout starts again (not a reset: mrtr's
+        own time never counts against the server)."""
+        self._expires = time.monotonic() + self.seconds
+
     def extend(self) -> None:
         """Progress was reported: start the timeout again, unless it was reset 10 times already."""
         if self.resets < self.MAX_RESETS:
@@ -137,6 +142,14 @@ class Transport(Protocol):
     def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None) -> Exchange:
         """Send one request frame and return the exchange that carries its answer. HTTP makes its
         headers from `message` and the `mirrored` arguments."""
+
+    def send(self, text: str, message: dict[str, Any]) -> None:
+        """Send one frame that expects no response (a notification, or mrtr's response to a server
+        request): stdio writes a line, HTTP POSTs it and expects 202 Accepted."""
+
+    def negotiated(self, version: str) -> None:
+        """The initialize handshake chose `version` (older era): HTTP names it, and the session the
+        server gave, on every later request, and ends the session on close."""
 
     def describe(self) -> str:
         """The command or URL, for messages that name the server."""

@@ -40,6 +40,10 @@ class HttpTransport:
         self.extra_headers = headers
         self.show_secrets = show_secrets
         self.max_message_size = max_message_size
+        self.older_version: str | None = None
+        """The version the initialize handshake chose (older era), sent as MCP-Protocol-Version."""
+        self.session_id: str | None = None
+        """The `Mcp-Session-Id` the server gave in its initialize response (older era)."""
         plain = url.lower().startswith("http://")  # no TLS: skip loading a CA bundle (redirects keep the scheme)
         verify: Any = False if insecure or plain else (cacert or True)
         try:
@@ -59,10 +63,43 @@ class HttpTransport:
         params = message.get("params") or {}
         version = (params.get("_meta") or {}).get(meta.PROTOCOL_VERSION, meta.LATEST_VERSION)
         headers = {"Content-Type": "application/json", "Accept": ACCEPT}
+        if self.older_version is not None or message.get("method") == "initialize":
+            return {**headers, **self._session_headers()}
         headers.update(mcp_headers.standard_headers(message, version))
         if mirrored and message["method"] == "tools/call":
             headers.update(mcp_headers.param_headers(mirrored, params.get("arguments")))
         return headers
+
+    def _session_headers(self) -> dict[str, str]:
+        """The older era's headers: the negotiated version (after initialize) and the session, if any."""
+        headers = {mcp_headers.PROTOCOL_VERSION_HEADER: self.older_version} if self.older_version else {}
+        if self.session_id:
+            headers["Mcp-Session-Id"] = self.session_id
+        return headers
+
+    def negotiated(self, version: str) -> None:
+        self.older_version = version
+
+    def note_session(self, response: httpx.Response) -> None:
+        """Keep the session id the first response that names one gives (the initialize response)."""
+        given = response.headers.get("mcp-session-id")
+        if given and self.session_id is None and len(given) <= 1000 and all("!" <= c <= "~" for c in given):
+            self.session_id = given
+
+    def send(self, text: str, message: dict[str, Any]) -> None:
+        """POST a notification or a response; the server should answer 202 Accepted (any 2xx is taken)."""
+        headers = {"Content-Type": "application/json", "Accept": ACCEPT, **self.extra_headers,
+                   **self._session_headers()}
+        try:
+            response = self.client.post(self.url, content=text.encode("utf-8"), headers=headers,
+                                        timeout=CONNECT_SECONDS)
+        except httpx.HTTPError as error:
+            raise _unreachable(self.url, error) from None
+        if response.status_code in (401, 403):
+            raise _auth_error(response)
+        if not 200 <= response.status_code < 300:
+            raise ProtocolError(f"the server answered a message that expects no response with HTTP "
+                                f"{response.status_code}, not 202 Accepted", "check the server's logs")
 
     def shown(self, name: str, value: str) -> str:
         """A header value for -v: secrets hidden unless --show-secrets."""
@@ -72,6 +109,13 @@ class HttpTransport:
         return safe_line(value, 500)
 
     def close(self) -> None:
+        """End the older era's session, if the server gave one (405: it keeps it), then the connection."""
+        if self.session_id is not None:
+            try:
+                self.client.delete(self.url, headers={**self.extra_headers, **self._session_headers()},
+                                   timeout=CONNECT_SECONDS)
+            except httpx.HTTPError:
+                pass  # the session ends with the server anyway
         self.client.close()
 
 
@@ -104,6 +148,7 @@ class HttpExchange:
         """Runs in the pump's thread: the request, its redirects, the response and its body."""
         try:
             response = yield from self._send_following(deadline)
+            self.transport.note_session(response)
             kind = response.headers.get("content-type", "").split(";")[0].strip()
             yield WireInfo("in", self._describe_response(response),
                            {"status": response.status_code, "content_type": kind})

@@ -61,6 +61,13 @@ class StdioTransport:
         self.write(text)
         return _StdioExchange(self)
 
+    def send(self, text: str, message: dict[str, Any]) -> None:
+        """A frame that expects no response: one line, like any other."""
+        self.write(text)
+
+    def negotiated(self, version: str) -> None:
+        """Over stdio the version travels in the handshake alone."""
+
     def write(self, text: str) -> None:
         """Send one frame; a closed pipe means the server is gone."""
         stdin = self._process.stdin

@@ -49,8 +49,8 @@ def main(script_path: str) -> None:
             with open(script["log"], "a", encoding="utf-8") as log:
                 log.write(line if line.endswith("\n") else line + "\n")
         message = json.loads(line)
-        if "id" not in message:
-            continue
+        if "id" not in message or "method" not in message:
+            continue  # a notification, or the client's response to a request in a "before" line
         respond(script, steps, message)
 
 

@@ -1,0 +1,160 @@
+"""Which era mrtr speaks with a server, decided before the first request of a command.
+
+`--protocol-era modern` speaks 2026-07-28 (stdio probes with `server/discover` unless
+`--no-discover`); `older` opens a session with the `initialize` handshake; `auto` (the default)
+probes and falls back to the handshake at once when `server/discover` gets an error, after
+`--era-probe-wait` seconds of silence, or when a stdio server exits after the probe (it is started
+once more). Over HTTP, auto sends the first request as 2026-07-28 and takes an HTTP 400, 404 or 405
+as the sign of the older era. `--protocol-version V` implies V's era.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mrtr_cli import events
+from mrtr_cli.answering.questions import Chain
+from mrtr_cli.conversation.client import Client
+from mrtr_cli.conversation.explain import explain
+from mrtr_cli.errors import LegacyServerError, ProtocolError, RequestTimeout, UnreachableError, UsageError
+from mrtr_cli.options import TargetOptions
+from mrtr_cli.protocol import handshake, jsonrpc, meta
+from mrtr_cli.transport.base import Transport
+
+DEFAULT_PROBE_WAIT = 3.0
+"""How long auto waits for a stdio server to answer `server/discover` before trying the handshake."""
+
+
+def requested_era(options: TargetOptions) -> str:
+    """The era the flags ask for: `--protocol-version` implies one; contradicting it is a usage error."""
+    era, pinned = options.protocol_era, options.protocol_version
+    if era not in handshake.ERAS:
+        raise UsageError(f"--protocol-era {era!r} is not one of {', '.join(handshake.ERAS)}", "pick one of them")
+    if pinned is None:
+        return era
+    implied = handshake.era_of(pinned)
+    if era not in ("auto", implied):
+        raise UsageError(f"--protocol-version {pinned} is of the {implied} era, and --protocol-era says {era}",
+                         "leave one of them out")
+    return implied
+
+
+def open_era(client: Client, options: TargetOptions, probes: bool, reopen: Callable[[], Transport],
+             chain: Chain) -> None:
+    """Decide the era and, for the older one, run the handshake. `probes`: the target takes a
+    server/discover probe (stdio); `reopen` starts a stdio server once more."""
+    era = requested_era(options)
+    if era == "older":
+        flag = f"--protocol-version {options.protocol_version}" if options.protocol_version else "--protocol-era older"
+        return initialize(client, chain, f"asked for by {flag}")
+    if era == "modern" or options.no_discover:
+        why = "--no-discover" if options.no_discover else "--protocol-era modern"
+        client.emit(events.EraChosen("modern", client.settings.version, f"asked for by {why}"))
+        if probes and not options.no_discover:
+            client.discovered = client.discover()
+        return None
+    if not probes:
+        client.fallback = lambda: initialize(client, chain, "the first request was refused the way an older-era "
+                                             "server refuses a 2026-07-28 request")
+        return None
+    return _probe(client, options, reopen, chain)
+
+
+def _probe(client: Client, options: TargetOptions, reopen: Callable[[], Transport], chain: Chain) -> None:
+    """auto on stdio: server/discover, with a short wait; anything but an answer means the handshake."""
+    timeout, client.settings.timeout = client.settings.timeout, options.era_probe_wait
+    try:
+        client.discovered = client.discover()
+        client.emit(events.EraChosen("modern", client.settings.version, "the server answered server/discover"))
+        return
+    except LegacyServerError as sign:
+        reason = _reason(sign)
+    except UnreachableError:  # the process ended after the probe
+        client.transport.close()
+        client.transport = reopen()
+        reason = "the server exited after server/discover; mrtr started it once more for the handshake"
+    finally:
+        client.settings.timeout = timeout
+    initialize(client, chain, reason)
+
+
+def _reason(sign: LegacyServerError) -> str:
+    if "hung" in sign.message or "no response" in sign.message:
+        return "no answer to server/discover within --era-probe-wait"
+    return "the server answered server/discover with an error"
+
+
+def initialize(client: Client, chain: Chain, reason: str) -> None:
+    """The handshake: initialize, the version chosen, notifications/initialized, logging/setLevel."""
+    settings = client.settings
+    version = settings.version if handshake.era_of(settings.version) == "older" else handshake.LATEST_OLDER
+    params = handshake.initialize_params(version, settings.capabilities, settings.identity)
+    client.emit(events.EraChosen("older", version, reason))
+    try:
+        reply = client.raw("initialize", params, purpose="handshake")
+    except RequestTimeout as timeout:
+        raise RequestTimeout(f"{timeout.message} (the initialize handshake)", "the server answers neither "
+                             "server/discover nor initialize: check its command and logs") from None
+    except LegacyServerError as refused:
+        raise ProtocolError(f"{refused.message}; it refused initialize too: if it offers only the deprecated "
+                            "HTTP+SSE transport of 2024-11-05, mrtr does not speak it",
+                            "use its Streamable HTTP endpoint, or check --url") from None
+    if reply.error is not None:
+        raise explain("initialize", reply.error)
+    chosen = _chosen_version(reply.result, version, settings.version_fixed)
+    _settle(client, reply.result, chosen, chain)
+    if chosen != version:
+        client.emit(events.EraChosen("older", chosen, f"the server chose {chosen} in its initialize result"))
+    client.send(jsonrpc.notification("notifications/initialized", {}), "notifications/initialized")
+    if settings.log_level is not None:
+        client.result_of("logging/setLevel", {"level": settings.log_level})
+
+
+def _chosen_version(result: Any, offered: str, fixed: bool) -> str:
+    chosen = handshake.accepted_version(result)
+    said = result.get("protocolVersion") if isinstance(result, dict) else None
+    if chosen is None:
+        raise ProtocolError(f"the server answered initialize with version {said!r}, which mrtr does not speak",
+                            f"mrtr speaks {', '.join(handshake.OLDER_VERSIONS)} and {meta.LATEST_VERSION}")
+    if fixed and chosen != offered:
+        raise ProtocolError(f"the server answered initialize with version {chosen}, not {offered} "
+                            "(--protocol-version)", "leave --protocol-version out to take the server's choice")
+    return chosen
+
+
+def _settle(client: Client, result: dict[str, Any], version: str, chain: Chain) -> None:
+    """The client speaks the older era from now on, in `version`, answering through `chain`."""
+    from mrtr_cli.conversation.server_requests import ServerRequests
+
+    client.era, client.settings.version, client.initialized = "older", version, result
+    client.transport.negotiated(version)
+    client.server_requests = ServerRequests(client, chain, version)
+    info = result.get("serverInfo")
+    if isinstance(info, dict):
+        client.server_info = info
+        client.emit(events.ServerIdentified(info))
+
+
+def what_server_said(client: Client) -> dict[str, Any]:
+    """For `mrtr discover`: the server/discover result (modern), or what initialize returned (older)."""
+    if client.era == "older" and client.initialized is not None:
+        return client.initialized
+    if client.discovered is not None:
+        return client.discovered
+    fallback, client.fallback = client.fallback, None
+    try:
+        return client.discover()
+    except LegacyServerError:
+        if fallback is None:
+            raise
+    fallback()
+    assert client.initialized is not None
+    return client.initialized
+
+
+def refuse_older_era(client: Client, what: str) -> None:
+    """`--record`, `replay` and `check` speak 2026-07-28 only, for now: a clear stop (exit 1)."""
+    if client.era == "older":
+        raise UsageError(f"{what} against an older-era server (MCP {client.settings.version}) comes with "
+                         "transcript format 2 and the older-era probes", "run without it for now")

@@ -1,0 +1,112 @@
+"""The older era's questions: requests the server sends while a call is in flight (or between calls).
+
+`elicitation/create`, `sampling/createMessage` and `roots/list` become Questions answered by the same
+chain as MRTR questions, and the same events tell of them (marked in flight). Such a request has no
+`inputRequests` key, so each gets a synthetic one, per method and order within the call:
+`elicitation#1`, `elicitation#2`, `sampling#1`, `roots#1`, which `--answer` and answers files use.
+`ping` is answered at once. A request for a capability mrtr did not declare in `initialize` gets the
+JSON-RPC error and a lint finding; a question nothing answers gets an error too, and ends the call.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from mrtr_cli import events
+from mrtr_cli.answering.questions import Answer, Chain, Question
+from mrtr_cli.errors import IncompleteError, MrtrError
+from mrtr_cli.protocol import handshake, jsonrpc
+from mrtr_cli.protocol.jsonrpc import Request
+
+KEY_NAMES = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+"""The first part of a synthetic key, per method."""
+MAX_PER_CALL = 100
+"""How many requests one call may bring before mrtr refuses the rest (a server asking in a loop)."""
+
+
+def synthetic_key(method: str, number: int) -> str:
+    """The key of the `number`th request of `method` within one call: `elicitation#1`."""
+    return f"{KEY_NAMES.get(method, method)}#{number}"
+
+
+class ServerRequests:
+    """Answers the server's requests through the chain; keeps what each call was asked."""
+
+    def __init__(self, client: Any, chain: Chain, version: str) -> None:
+        self.client = client
+        self.chain = chain
+        self.version = version
+        self.round = 0
+        """1 while a call runs (the older era's one round), 0 outside calls."""
+        self.asked: dict[str, dict[str, Any]] = {}
+        self.answers: dict[str, Answer] = {}
+        self._counts: Counter[str] = Counter()
+
+    def begin_call(self) -> None:
+        """A call starts: keys count from 1 again, and what it is asked is kept apart."""
+        self.round, self.asked, self.answers, self._counts = 1, {}, {}, Counter()
+
+    def end_call(self) -> tuple[dict[str, dict[str, Any]], dict[str, Answer]]:
+        """What the call was asked and the answers given; then outside a call again."""
+        taken = (self.asked, self.answers)
+        self.round, self.asked, self.answers = 0, {}, {}
+        return taken
+
+    def handle(self, message: Request, in_flight: int | None) -> None:
+        """Answer one request (or refuse it with the JSON-RPC error)."""
+        if message.method == "ping":
+            self._reply(message, handshake.result_response(message.id, {}), "ping")
+            return
+        capability = handshake.needed_capability(message.method, message.params)
+        if capability is None:
+            self._reply(message, handshake.refusal(message.id, message.method, None), message.method)
+            return
+        if sum(self._counts.values()) >= MAX_PER_CALL:
+            self._refuse(message, f"the server sent more than {MAX_PER_CALL} requests in one call")
+        self._counts[message.method] += 1
+        key = synthetic_key(message.method, self._counts[message.method])
+        request = {"method": message.method, "params": message.params}
+        self.asked[key] = request
+        self.client.emit(events.InputRequested(self.round, in_flight, {key: request}, None, in_flight=True))
+        if not handshake.allowed(self.version, self.client.settings.capabilities, capability):
+            self._undeclared(message, key, capability)
+            return
+        self._answer(message, key, request)
+
+    def _answer(self, message: Request, key: str, request: dict[str, Any]) -> None:
+        question = Question(self.round, key, request, self._who_asks())
+        try:
+            answer = self.chain.answer(question)
+        except MrtrError as error:
+            self._reply(message, handshake.error_response(message.id, jsonrpc.INTERNAL_ERROR,
+                                                          f"the user gave no answer: {error.message}"), key)
+            if self.round:
+                raise  # the call ends, as an unanswered MRTR question ends it
+            self.client.emit(events.Unanswered(key, error.one_line()))
+            return
+        self.answers[key] = answer
+        self.client.emit(events.AnswerChosen(self.round, key, message.method, answer.response, answer.source))
+        self._reply(message, handshake.result_response(message.id, answer.response), key)
+
+    def _undeclared(self, message: Request, key: str, capability: str) -> None:
+        """The spec's error goes back (the linter reports the request, conversation/linter.py)."""
+        elicitation_mode = capability == "elicitation.url" and "elicitation" in handshake.declared(
+            self.version, self.client.settings.capabilities)
+        error = (handshake.error_response(message.id, jsonrpc.INVALID_PARAMS, "Invalid params: URL mode "
+                                          "elicitation was not declared") if elicitation_mode
+                 else handshake.refusal(message.id, message.method, capability))
+        self._reply(message, error, key)
+
+    def _refuse(self, message: Request, reason: str) -> None:
+        self._reply(message, handshake.error_response(message.id, jsonrpc.INTERNAL_ERROR, reason), message.method)
+        raise IncompleteError(reason, "a server that asks in a loop never finishes; check the server")
+
+    def _reply(self, message: Request, response: dict[str, Any], what: str) -> None:
+        self.client.send(response, f"response to {what}")
+
+    def _who_asks(self) -> str:
+        info = self.client.server_info
+        if info and info.get("name"):
+            return f"{info.get('name')} {info.get('version', '')}".strip()
+        return str(self.client.transport.describe())
