@@ -196,12 +196,13 @@ def test_7_without_a_terminal_never_waits_for_a_person(scripted):
     assert time.monotonic() - started < 15
 
 
-def test_141_a_reader_that_goes_away_ends_mrtr_quietly(scripted):
+@pytest.mark.parametrize("output", [["--json"], []])
+def test_141_a_reader_that_goes_away_ends_mrtr_quietly(scripted, output: list[str]):
     server = scripted(steps=[{"big": 2_000_000}])
-    command = [PYTHON, "-m", "mrtr_cli", *server.args("call", "t", "--json")]
+    command = [PYTHON, "-m", "mrtr_cli", *server.args("call", "t", *output)]
     environment = {**os.environ, "NO_COLOR": "1"}
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=environment)
-    assert process.stdout is not None and process.stdout.read(1) == b"{"
+    assert process.stdout is not None and process.stdout.read(1)
     process.stdout.close()  # as `| head -c 1` does
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 141, stderr

@@ -71,7 +71,9 @@ def guarded(output: OutputOptions, body: Callable[[Context], ExitCode]) -> int:
     """Run a command body; every failure becomes a one-line message and an exit code."""
     context = make_context(output)
     try:
-        return int(body(context))
+        code = int(body(context))
+        sys.stdout.flush()  # here, where a closed pipe is caught, not later at exit
+        return code
     except MrtrError as error:
         return int(context.fail(error))
     except KeyboardInterrupt as raised:

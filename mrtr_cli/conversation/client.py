@@ -99,10 +99,13 @@ class Client:
         HTTP), the handshake runs and the request goes once more, in that era."""
         fallback, self.fallback = self.fallback, None
         try:
-            return self._reissuing(sending)
+            reply = self._reissuing(sending)
         except LegacyServerError:
             if fallback is None:
                 raise
+        else:
+            if fallback is None or not _refused_as_older_era(reply):
+                return reply
         fallback()
         return self._reissuing(sending)
 
@@ -238,6 +241,18 @@ class _Sending(NamedTuple):
     round: int | None
     purpose: str
     mirrored: Mirrored | None
+
+
+MODERN_REFUSALS = (jsonrpc.HEADER_MISMATCH, jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY,
+                   jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, jsonrpc.INVALID_PARAMS)
+"""The errors a 2026-07-28 server answers a request it refuses over HTTP with (and a 400)."""
+
+
+def _refused_as_older_era(reply: Reply) -> bool:
+    """An HTTP 400, 404 or 405 whose JSON-RPC error is none a 2026-07-28 server would give: an older-era
+    server refusing a request outside its session (the TypeScript SDK's -32000 "Server not initialized")."""
+    code = (reply.error or {}).get("code")
+    return reply.status in (400, 404, 405) and reply.error is not None and code not in MODERN_REFUSALS
 
 
 class _StreamEnded(Exception):

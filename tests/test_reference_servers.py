@@ -1,0 +1,110 @@
+"""mrtr against the official MCP reference servers from npm, which speak the initialize-handshake era.
+
+`@modelcontextprotocol/server-everything` and `server-filesystem` (2026.8.31), installed into the test
+cache beside the conformance suite (tests/conformance.py). They answer `server/discover` with
+-32601, so mrtr's default era detection hands them to the `initialize` handshake, and they ask
+their questions (elicitation, sampling, roots) as requests while a call is in flight.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from conformance import reference_server
+from conftest import mrtr
+
+
+def everything(*args: str) -> list[str]:
+    return ["--", *reference_server("everything", *args)]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def everything_over_http() -> Iterator[str]:
+    """server-everything's Streamable HTTP transport on a free port; yields its /mcp URL."""
+    port = free_port()
+    process = subprocess.Popen(reference_server("everything", "streamableHttp"), env={**os.environ, "PORT": str(port)},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert process.poll() is None, "server-everything exited before it listened"
+            time.sleep(0.05)
+        else:
+            raise AssertionError("server-everything did not listen within 30 s")
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def text_of(result: dict) -> str:
+    return "\n".join(item.get("text", "") for item in result["content"])
+
+
+def test_everything_is_found_to_speak_the_older_era_and_lists_its_tools():
+    run = mrtr("list", "tools", "--json", *everything())
+    assert run.code == 0, run.stderr
+    assert "era: older (the initialize handshake, 2025-11-25)" in run.stderr
+    names = {tool["name"] for tool in run.json()["tools"]}
+    assert {"trigger-elicitation-request", "trigger-sampling-request", "get-roots-list"} <= names
+
+
+QUESTIONS = {
+    "elicitation": (["trigger-elicitation-request", "--answer", "elicitation#1.name=Ada"], "Name: Ada"),
+    "sampling": (["trigger-sampling-request", "-a", "prompt=hi", "--sampling-reply", "Hello from mrtr"],
+                 "Hello from mrtr"),
+    "roots": (["get-roots-list", "--root", "/tmp"], "file:///tmp"),
+}
+
+
+@pytest.mark.parametrize("kind", QUESTIONS)
+def test_everything_asks_in_flight_and_the_answer_comes_from_the_flags(kind: str):
+    arguments, expected = QUESTIONS[kind]
+    run = mrtr("call", *arguments, "--no-input", "--json", *everything())
+    assert run.code == 0, run.stderr
+    assert "asked in flight" in run.stderr
+    assert expected in text_of(run.json()["result"])
+
+
+def test_everything_reads_a_resource_and_gets_a_prompt():
+    read = mrtr("read", "demo://resource/static/document/architecture.md", "--json", *everything())
+    assert read.code == 0, read.stderr
+    assert read.json()["result"]["contents"][0]["uri"] == "demo://resource/static/document/architecture.md"
+    prompt = mrtr("prompt", "args-prompt", "-a", "city=Lisbon", "--json", *everything())
+    assert prompt.code == 0, prompt.stderr
+    assert "Lisbon" in str(prompt.json()["result"]["messages"])
+
+
+def test_everything_over_streamable_http_keeps_its_session_and_asks_on_the_post_stream():
+    with everything_over_http() as url:
+        run = mrtr("call", "trigger-elicitation-request", "--answer", "elicitation#1.name=Grace", "--no-input",
+                   "--json", "-v", "--url", url)
+    assert run.code == 0, run.stderr
+    assert "mcp-session-id" in run.stderr.lower()
+    assert "Name: Grace" in text_of(run.json()["result"])
+
+
+def test_filesystem_asks_for_roots_and_mrtr_answers_from_the_flag(tmp_path: Path):
+    (tmp_path / "notes.txt").write_text("hello")
+    run = mrtr("call", "list_directory", "-a", f"path={tmp_path}", "--root", str(tmp_path), "--no-input", "--json",
+               "--", *reference_server("filesystem", str(tmp_path)))
+    assert run.code == 0, run.stderr
+    assert f"roots#1 ← roots [\"{tmp_path.as_uri()}\"]  from flag" in run.stderr
+    assert "notes.txt" in text_of(run.json()["result"])
