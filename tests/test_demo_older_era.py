@@ -15,7 +15,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from conftest import PYTHON, ROOT
-from older_peers import DEMO, OlderHttp, OlderStdio, answer_anything, initialize, plain, schema_problems
+from older_peers import OlderHttp, OlderStdio, answer_anything, initialize, plain, schema_problems
 from peers import demo_http, http_server, request
 from test_demo_sdk_client import answer_form, answer_roots, answer_sampling
 from mrtr_cli.server.demo import TOOLS

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import PYTHON, ROOT, SDK_SERVER, mrtr
+from conftest import ROOT, SDK_SERVER, mrtr
 from peers import demo_http
 
 OLDER = ("--protocol-era", "older", "--no-input")

@@ -9,24 +9,19 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from collections.abc import Callable
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple
 
 from mrtr_cli import events
 from mrtr_cli.errors import LegacyServerError, ProtocolError, RequestTimeout, UnreachableError, interruption
 from mrtr_cli.events import Observer
 from mrtr_cli.conversation.explain import explain, supported_versions, versions_text
+from mrtr_cli.conversation.waiting import ServerRequestHandler, Waiting, progress_token, timed_out
 from mrtr_cli.protocol import jsonrpc, meta
-from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
-from mrtr_cli.transport.base import Deadline, Exchange, Mirrored, StderrLine, Transport, TransportTimeout, WireInfo
+from mrtr_cli.protocol.jsonrpc import Response
+from mrtr_cli.transport.base import Deadline, Exchange, Mirrored, Transport, TransportTimeout
 
 LEGACY_HINT = ("with --protocol-era auto (the default) or older mrtr speaks its initialize handshake; "
                "or pass --no-discover to send the 2026-07-28 request anyway")
-
-
-class ServerRequestHandler(Protocol):
-    """Answers a request the server sends (older era): the answer goes back through the client."""
-
-    def handle(self, message: Request, in_flight: int | None) -> None: ...
 
 
 @dataclass
@@ -51,11 +46,6 @@ class Reply:
     error: dict[str, Any] | None
     elapsed_ms: float
     status: int | None = None
-
-
-def progress_token(request_id: int) -> str:
-    """The progressToken of request `request_id`: progress for it is told apart by this."""
-    return f"mrtr-{request_id}"
 
 
 class Client:
@@ -199,9 +189,9 @@ class Client:
         s = self.settings
         return {**params, "_meta": meta.request_meta(s.version, s.capabilities, s.identity, token, s.log_level)}
 
-    def _await(self, exchange: Exchange, request_id: int, method: str) -> tuple[Response, _Waiting]:
+    def _await(self, exchange: Exchange, request_id: int, method: str) -> tuple[Response, Waiting]:
         deadline = Deadline(self.settings.timeout)
-        waiting = _Waiting(request_id, method, deadline, self.emit, self.server_requests)
+        waiting = Waiting(request_id, method, deadline, self.emit, self.server_requests)
         try:
             for incoming in exchange.frames(deadline):
                 response = waiting.take(incoming)
@@ -209,7 +199,7 @@ class Client:
                     return response, waiting
         except TransportTimeout:
             self._cancel(exchange, request_id, "timed out")
-            raise _timed_out(f"{method} (id {request_id})", deadline) from None
+            raise timed_out(f"{method} (id {request_id})", deadline) from None
         except KeyboardInterrupt as raised:
             stopped = interruption(raised, f"while waiting for {method} (id {request_id})")
             self._cancel(exchange, request_id, interruption(raised).message)
@@ -261,79 +251,6 @@ class _StreamEnded(Exception):
     def __init__(self, request_id: int) -> None:
         super().__init__(request_id)
         self.request_id = request_id
-
-
-class _Waiting:
-    """Sorts what arrives while one request waits for its response."""
-
-    def __init__(self, request_id: int, method: str, deadline: Deadline, emit: Observer,
-                 server_requests: ServerRequestHandler | None = None) -> None:
-        self.server_requests = server_requests
-        self.request_id = request_id
-        self.method = method
-        self.token = progress_token(request_id)
-        self.deadline = deadline
-        self.emit = emit
-        self.status: int | None = None
-
-    def take(self, incoming: Any) -> Response | None:
-        """Report one arrival; return it when it is the response awaited."""
-        if isinstance(incoming, StderrLine):
-            self.emit(events.ServerStderr(incoming.text))
-            return None
-        if isinstance(incoming, WireInfo):
-            self.status = (incoming.fields or {}).get("status", self.status)
-            self.emit(events.WireNote(incoming.direction, incoming.text, incoming.fields, self.request_id))
-            return None
-        message = jsonrpc.decode(incoming.data)
-        self.emit(events.FrameReceived(message))
-        return self._sort(message)
-
-    def _sort(self, message: jsonrpc.Message) -> Response | None:
-        if isinstance(message, Response):
-            return self._response(message)
-        if isinstance(message, Notification):
-            self._notification(message)
-        elif isinstance(message, Request) and self.server_requests is not None:
-            self.server_requests.handle(message, self.request_id)
-            self.deadline.restart()  # answering is not the server's time
-        elif isinstance(message, Request):
-            self.emit(events.FrameIgnored(message.raw, f"a {message.method} request from the server; "
-                                          "since 2026-07-28 servers ask through input_required"))
-        elif isinstance(message, Malformed):
-            self.emit(events.FrameIgnored(message.raw, message.reason))
-            if message.id is not None and jsonrpc.same_id(message.id, self.request_id):
-                raise ProtocolError(f"the response to {self.method} (id {self.request_id}) has {message.reason}",
-                                    "a server must send such a number as a string; -v shows the frame")
-        return None
-
-    def _response(self, message: Response) -> Response | None:
-        if jsonrpc.same_id(message.id, self.request_id):
-            return message
-        if message.id is None and message.error is not None:
-            return message  # an error the server could not attribute: ours is the only request
-        self.emit(events.FrameIgnored(message.raw, f"a response for id {message.id!r}, which is not "
-                                      f"the request in flight (id {self.request_id})"))
-        return None
-
-    def _notification(self, message: Notification) -> None:
-        token = message.params.get("progressToken")
-        ours = message.method != "notifications/progress" or token == self.token
-        if message.method == "notifications/progress" and ours:
-            self.deadline.extend()
-        self.emit(events.NotificationReceived(message.method, message.params,
-                                              self.request_id if ours else None))
-
-
-def _timed_out(request: str, deadline: Deadline) -> RequestTimeout:
-    """No response in time: the time waited and, when progress reset the timeout, the rule."""
-    hint = "mrtr cancelled it; raise --timeout if the server is just slow"
-    if not deadline.resets:
-        return RequestTimeout(f"no response to {request} within {deadline.seconds:g} s", hint)
-    times = f"{deadline.resets} time{'s' if deadline.resets != 1 else ''}"
-    return RequestTimeout(f"no response to {request} after {deadline.elapsed():.1f} s: progress reset the "
-                          f"{deadline.seconds:g} s timeout {times} (at most {Deadline.MAX_RESETS}, so one request "
-                          f"waits at most {Deadline.CEILING} x --timeout, {deadline.ceiling_seconds:g} s)", hint)
 
 
 def _discover_error(error: dict[str, Any]) -> ProtocolError:

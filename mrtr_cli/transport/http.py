@@ -10,13 +10,12 @@ ends it. Redirects follow redirects.py. Closing the response stream is how a req
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 
-from mrtr_cli.errors import AuthError, LegacyServerError, ProtocolError, UnreachableError, UsageError
+from mrtr_cli.errors import ProtocolError, UnreachableError, UsageError
 from mrtr_cli.protocol import headers as mcp_headers
 from mrtr_cli.protocol import meta
 from mrtr_cli.text import safe_line
@@ -24,11 +23,11 @@ from mrtr_cli.transport import redirects
 from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Frame, Incoming, Mirrored,
                                      TransportTimeout, WireInfo, message_too_large)
 from mrtr_cli.transport.pump import Pump
+from mrtr_cli.transport.http_answers import auth_error, is_jsonrpc, status_error
 from mrtr_cli.transport.sse import SseParser
 
 ACCEPT = "application/json, text/event-stream"
 CONNECT_SECONDS = 10.0
-BODY_SUMMARY = 200
 
 
 class HttpTransport:
@@ -96,7 +95,7 @@ class HttpTransport:
         except httpx.HTTPError as error:
             raise _unreachable(self.url, error) from None
         if response.status_code in (401, 403):
-            raise _auth_error(response)
+            raise auth_error(response)
         if not 200 <= response.status_code < 300:
             raise ProtocolError(f"the server answered a message that expects no response with HTTP "
                                 f"{response.status_code}, not 202 Accepted", "check the server's logs")
@@ -193,15 +192,15 @@ class HttpExchange:
 
     def _body(self, response: httpx.Response, kind: str) -> Iterator[Incoming]:
         if response.status_code in (401, 403):
-            raise _auth_error(response)
+            raise auth_error(response)
         if kind == "text/event-stream" and response.status_code == 200:
             yield from self._events(response)
             return
         body = self._read(response)
-        if kind == "application/json" and _is_jsonrpc(body):
+        if kind == "application/json" and is_jsonrpc(body):
             yield Frame(body)
             return
-        raise _status_error(response, body, kind)
+        raise status_error(response, body, kind)
 
     def _events(self, response: httpx.Response) -> Iterator[Incoming]:
         parser = SseParser(max_event_size=self.transport.max_message_size)
@@ -266,47 +265,6 @@ def _next_url(url: str, response: httpx.Response) -> str:
     except httpx.InvalidURL:
         raise redirects.invalid_location(location, response.status_code) from None
     return target
-
-
-def _is_jsonrpc(body: bytes) -> bool:
-    try:
-        message = json.loads(body)
-    except ValueError:
-        return False
-    return isinstance(message, dict) and message.get("jsonrpc") == "2.0"
-
-
-def summarize_body(body: bytes, kind: str) -> str:
-    """A safe one-line summary of a body that is not JSON-RPC (HTML error pages included)."""
-    if not body:
-        return "an empty body"
-    text = body.decode("utf-8", "replace")
-    if "html" in kind or text.lstrip().lower().startswith(("<!doctype", "<html")):
-        title = text.lower().find("<title>")
-        end = text.lower().find("</title>")
-        shown = text[title + 7:end].strip() if 0 <= title < end else "an HTML page"
-        return f"an HTML page ({safe_line(shown, 80)}, {len(body)} bytes)"
-    return f"a {kind or 'untyped'} body: {safe_line(text, BODY_SUMMARY)}"
-
-
-def _status_error(response: httpx.Response, body: bytes, kind: str) -> Exception:
-    status = f"HTTP {response.status_code} {safe_line(response.reason_phrase, 60)}"
-    summary = summarize_body(body, kind)
-    if response.status_code in (400, 404, 405):
-        return LegacyServerError.seen(f"{status} with {summary}, not a JSON-RPC error",
-                                      "check --url; mrtr speaks MCP 2026-07-28",
-                                      other_cause="the URL is not its MCP endpoint")
-    if response.status_code == 202:
-        return ProtocolError("the server answered a request with 202 Accepted and no response",
-                             "a request needs a JSON or SSE response")
-    return ProtocolError(f"{status} with {summary}", "check the server's logs")
-
-
-def _auth_error(response: httpx.Response) -> AuthError:
-    challenge = response.headers.get("www-authenticate")
-    said = f"; WWW-Authenticate: {safe_line(challenge, 300)}" if challenge else ""
-    return AuthError(f"the server wants authentication (HTTP {response.status_code}){said}",
-                     "pass a token with -H 'Authorization: Bearer TOKEN'")
 
 
 def _unreachable(url: str, error: httpx.HTTPError) -> UnreachableError:
