@@ -1,5 +1,6 @@
-"""The transcript document (format 2; format 1 files load too, and mean the 2026-07-28 era): its parts in a stable order, loading with clear errors,
-and reading it back as the events and the outcome of the conversation it keeps.
+"""The transcript document (format 2; a format 1 file loads too, and means the 2026-07-28 era): its
+parts in a stable order, loading with clear errors, and reading it back as the events and the
+outcome of the conversation it keeps.
 
 Document shape: docs/transcript-format.md; JSON Schema: schema.json beside this module.
 """
