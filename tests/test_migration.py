@@ -10,6 +10,7 @@ import jsonschema
 import yaml
 
 from conftest import ROOT, mrtr
+from mrtr_cli.transcript import model
 from mrtr_cli.transcript.across_eras import compare_across_eras
 
 SCHEMA = json.loads((ROOT / "mrtr_cli" / "transcript" / "schema.json").read_text())
@@ -122,3 +123,13 @@ def test_across_eras_structured_content_counts_only_when_both_have_it():
     assert compare_across_eras(old, new) == []
     other = document_of([("date", "Day?"), ("party", "Size?")], {"content": [{"type": "text", "text": "no"}]}, "modern")
     assert [d.what for d in compare_across_eras(old, other)] == ["number of questions", "result"]
+
+
+def test_the_format_1_recordings_load_as_modern_and_migrate_back_to_the_older_era():
+    files = sorted((ROOT / "recordings").glob("*.yaml"))
+    for path in files:
+        transcript = model.load(str(path))
+        assert (transcript.data["mrtr_transcript"], transcript.era) == (1, "modern"), path
+    run = mrtr("replay", *map(str, files), "--demo", "--protocol-era", "older", timeout=120)
+    assert run.code == 0, run.stderr + run.stdout
+    assert run.stderr.count("same as recorded (1 round)") == len(files)
