@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,11 +35,12 @@ class RecordedAnswerer:
         self.pool = [_recorded(entry, key, answer) for entry in transcript.rounds
                      for key, answer in (entry.get("answers") or {}).items()]
         self.recorded_era = transcript.era
-        self.live_era = transcript.era
-        """The era the live run speaks; replay sets it once the server is reached."""
+        self.live_era: Callable[[], str] = lambda: transcript.era
+        """The era the live run speaks; replay points it at the client (which may change era on its
+        first request, auto over HTTP)."""
 
     def answer(self, question: Question) -> Decision:
-        if self.live_era != self.recorded_era:
+        if self.live_era() != self.recorded_era:
             return self._take(next((r for r in self.pool if not r.used and r.method == question.method), None))
         same_key = [r for r in self.pool if not r.used and r.key == question.key and r.method == question.method]
         pick = next((r for r in same_key if r.round == question.round), same_key[0] if same_key else None)

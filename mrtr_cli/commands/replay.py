@@ -127,7 +127,7 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     outcome = Outcome(transcript.request["method"], params)
     try:
         with connect(live_context, resolved, chosen, settings, chain=chain) as client:
-            recorded.live_era = client.era
+            recorded.live_era = lambda: client.era
             method = transcript.request["method"]
             prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
             outcome = Session(client, chain, max_rounds=answering.max_rounds).run(method, params, prepared.mirrored)
