@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import Decision, Question, Response
 from mrtr_cli.transcript.model import Transcript
-from mrtr_cli.transcript.rounds import asked_in
+from mrtr_cli.transcript.rounds import asked_in, asked_in_flight
 
 
 @dataclass
@@ -24,20 +25,32 @@ class RecordedAnswer:
 
 class RecordedAnswerer:
     """Answers live questions from a transcript: the first unused answer with the same key and
-    method (the same round first), else one with the same method and message."""
+    method (the same round first), else one with the same method and message. Across eras keys
+    mean nothing (`elicitation#1` against `date`): the n-th live question of a method gets the
+    n-th recorded answer of that method."""
 
     name = sources.RECORDED
 
     def __init__(self, transcript: Transcript) -> None:
         self.pool = [_recorded(entry, key, answer) for entry in transcript.rounds
                      for key, answer in (entry.get("answers") or {}).items()]
+        self.recorded_era = transcript.era
+        self.live_era: Callable[[], str] = lambda: transcript.era
+        """The era the live run speaks; replay points it at the client (which may change era on its
+        first request, auto over HTTP)."""
 
     def answer(self, question: Question) -> Decision:
+        if self.live_era() != self.recorded_era:
+            return self._take(next((r for r in self.pool if not r.used and r.method == question.method), None))
         same_key = [r for r in self.pool if not r.used and r.key == question.key and r.method == question.method]
         pick = next((r for r in same_key if r.round == question.round), same_key[0] if same_key else None)
         if pick is None:
             pick = next((r for r in self.pool if not r.used and r.method == question.method
                          and r.message == question.message), None)
+        return self._take(pick)
+
+    @staticmethod
+    def _take(pick: RecordedAnswer | None) -> Decision:
         if pick is None:
             return None
         pick.used = True
@@ -45,6 +58,6 @@ class RecordedAnswerer:
 
 
 def _recorded(entry: dict[str, Any], key: str, answer: dict[str, Any]) -> RecordedAnswer:
-    asked = asked_in(entry).get(key, {})
+    asked = asked_in(entry).get(key) or asked_in_flight(entry).get(key, {})
     message = Question(entry["round"], key, asked, "").message if asked else ""
     return RecordedAnswer(entry["round"], key, answer["method"], message, answer["response"])

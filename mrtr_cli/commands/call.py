@@ -39,10 +39,6 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
     try:
         outcome.params = _params(call, Preparation())  # kept should the server fail before it is sent
         with connect(context, target, options, settings, chain=chain) as client:
-            if recording.record:
-                from mrtr_cli.conversation.era import refuse_older_era
-
-                refuse_older_era(client, "--record")
             session = Session(client, chain, max_rounds=answering.max_rounds)
             prepared = prepare_call(client, target, call.method, call.name, needs_schema=bool(call.arguments))
             outcome = session.run(call.method, _params(call, prepared), prepared.mirrored)

@@ -6,8 +6,6 @@ any difference, else 0.
 
 from __future__ import annotations
 
-from mrtr_cli.conversation.era import refuse_older_era
-
 import dataclasses
 import os
 import tempfile
@@ -26,15 +24,16 @@ from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.render.replay_report import summary_table, verdict_lines
 from mrtr_cli.conversation.session import Outcome, Session, status_of
+from mrtr_cli.conversation.era import requested_era
 from mrtr_cli.conversation.preparation import prepare_call
 from mrtr_cli.target import resolve_target
 from mrtr_cli.transcript import model
 from mrtr_cli.answering.recorded import RecordedAnswerer
-from mrtr_cli.transcript.compare import compare
+from mrtr_cli.transcript.across_eras import compare_conversations
 from mrtr_cli.transcript.paths import JsonPath, parse_path
 from mrtr_cli.transcript.recorder import TranscriptBuilder
 from mrtr_cli.transcript.redact import Redaction
-from mrtr_cli.transcript.replay_setup import recorded_capabilities, replay_params, replay_target
+from mrtr_cli.transcript.replay_setup import recorded_capabilities, recorded_era, replay_params, replay_target
 from mrtr_cli.transcript.replay_verdict import ReplayVerdict
 
 STOPPED = {ExitCode.INTERRUPTED, ExitCode.TERMINATED, ExitCode.HANGUP}
@@ -97,7 +96,7 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
         verdict.code = verdict.error.exit_code
         return verdict
     verdict.rounds, verdict.unused_flags = len(live.rounds), flags.unused()
-    verdict.differences = compare(transcript.data, builder.document(), ignore, options.strict)
+    verdict.differences = compare_conversations(transcript.data, builder.document(), ignore, options.strict)
     failure = live.error.exit_code if live.error is not None else ExitCode.OK
     verdict.error = live.error if failure in LIVE_FAILURES else None
     verdict.code = failure if failure in LIVE_FAILURES else (ExitCode.DIVERGED if verdict.differences else ExitCode.OK)
@@ -110,13 +109,14 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
               answering: AnsweringOptions) -> tuple[Outcome, TranscriptBuilder, AnswerFlags]:
     terminal = person_at_terminal()
     person = options.interactive and terminal
-    chosen = replay_target(transcript, target, options.trust_target, _confirm if terminal else None)
+    chosen = recorded_era(transcript, replay_target(transcript, target, options.trust_target,
+                                                    _confirm if terminal else None))
     params = replay_params(transcript, options.arguments, _ask if person else None)
     resolved = resolve_target(chosen)
     settings = client_settings(chosen, answering)
     settings.capabilities = recorded_capabilities(transcript)
-    if not target.protocol_version:
-        settings.version = transcript.data["protocol_version"]
+    if not chosen.protocol_version and requested_era(chosen) in ("auto", transcript.era):
+        settings.version = transcript.data["protocol_version"]  # the recorded version, in the recorded era
     builder = TranscriptBuilder(resolved.transcript_entry(), settings.version, settings.capabilities.declared(),
                                 Redaction.from_transcript(transcript.data.get("redacted", [])))
     emit = Broadcast(([context.timeline] if context.output.verbose else []) + [builder])
@@ -127,7 +127,7 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     outcome = Outcome(transcript.request["method"], params)
     try:
         with connect(live_context, resolved, chosen, settings, chain=chain) as client:
-            refuse_older_era(client, "mrtr replay")
+            recorded.live_era = lambda: client.era
             method = transcript.request["method"]
             prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
             outcome = Session(client, chain, max_rounds=answering.max_rounds).run(method, params, prepared.mirrored)

@@ -154,7 +154,7 @@ def what_server_said(client: Client) -> dict[str, Any]:
 
 
 def refuse_older_era(client: Client, what: str) -> None:
-    """`--record`, `replay` and `check` speak 2026-07-28 only, for now: a clear stop (exit 1)."""
+    """`check` speaks 2026-07-28 only, for now: a clear stop (exit 1)."""
     if client.era == "older":
         raise UsageError(f"{what} against an older-era server (MCP {client.settings.version}) comes with "
-                         "transcript format 2 and the older-era probes", "run without it for now")
+                         "the older-era probes", "run without it for now")

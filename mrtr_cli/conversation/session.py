@@ -56,6 +56,8 @@ class Outcome:
     rounds: list[Round] = field(default_factory=list)
     server: dict[str, Any] | None = None
     findings: list[events.Finding] = field(default_factory=list)
+    era: str | None = None
+    """`modern` or `older`: the era it was spoken in (None: no server was reached)."""
 
     def exit_code(self, strict: bool = False) -> ExitCode:
         codes = [self.error.exit_code] if self.error else []
@@ -101,7 +103,7 @@ class Session:
             outcome.status, outcome.error = "aborted", interruption(raised)
         if asking is not None:
             _keep_asked_in_flight(outcome.rounds, *asking.end_call())
-        outcome.server = self.client.server_info
+        outcome.server, outcome.era = self.client.server_info, self.client.era
         self.emit(events.OutcomeReached(outcome))
         return outcome
 

@@ -28,6 +28,8 @@ def conversation(outcome: Outcome) -> dict[str, Any]:
         document["error"] = error_object(outcome.error)
     document["rounds"] = [report_view(r) for r in outcome.rounds]
     document["server"] = outcome.server
+    if outcome.era is not None:
+        document["era"] = outcome.era
     document["findings"] = [asdict(f) for f in outcome.findings]
     return document
 

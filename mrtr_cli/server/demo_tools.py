@@ -7,6 +7,7 @@ what the server received (`structuredContent.received`), so a test can assert wh
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import Any
 
 from mrtr_cli.server.app import Call, NeedInput
@@ -42,6 +43,12 @@ def _party(answers: dict[str, Any]) -> str:
     return f"{party['size']}{seating}"
 
 
+def _in_key_order(answers: dict[str, Any]) -> dict[str, Any]:
+    """The answers with every mapping's keys sorted: the confirmation code must not depend on the
+    order a client wrote a form's fields in (the older era keeps the client's order)."""
+    return json.loads(json.dumps(answers, sort_keys=True))
+
+
 def book_table(call: Call) -> dict[str, Any] | NeedInput:
     """Three rounds: a date, a party size with seating wishes, a confirmation."""
     city = call.arguments.get("city", "Lisbon")
@@ -56,7 +63,7 @@ def book_table(call: Call) -> dict[str, Any] | NeedInput:
     answers = progress.answers
     if not answers["confirm"]["confirm"]:
         return text_result("No booking made: you did not confirm.", answers)
-    code = hashlib.sha256(repr(sorted(answers.items())).encode()).hexdigest()[:6].upper()
+    code = hashlib.sha256(repr(sorted(_in_key_order(answers).items())).encode()).hexdigest()[:6].upper()
     return text_result(f"Booked a table for {_party(answers)} in {city} on {answers['date']['date']}. "
                        f"Confirmation MRTR-{code}.", answers)
 

@@ -110,6 +110,8 @@ def unservable(transcript: Transcript) -> str | None:
     tool = transcript.data.get("tool")
     if tool and tool.get("name") != params[subject]:
         return f"its tool definition is {tool.get('name')!r}, its request calls {params[subject]!r}"
+    if transcript.era == "older":
+        return "it was recorded in the older era (questions asked in flight), which serve does not play back yet"
     if not transcript.rounds:
         return "it records no round (the conversation ended before the request was sent)"
     return next(filter(None, (_round_problem(method, entry) for entry in transcript.rounds)), None)

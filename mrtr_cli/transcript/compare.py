@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.transcript.paths import JsonPath, inside, replace
-from mrtr_cli.transcript.rounds import asked_in, comparable
+from mrtr_cli.transcript.rounds import QUESTION_FIELDS, asked_in, asked_in_flight, comparable
 
 IGNORED = "<ignored>"
 
@@ -22,15 +22,22 @@ class Difference:
     what: str
     recorded: Any
     live: Any
+    question: int | None = None
+    """Across eras: the question's place in the conversation (1: the first asked), its key the recorded one."""
+    live_key: str | None = None
 
     def where(self) -> str:
+        if self.question is not None:
+            return f"question {self.question} (recorded {self.key!r}, live {self.live_key!r})"
         parts = [f"round {self.round}"] if self.round is not None else []
         if self.key is not None:
             parts.append(f"question {self.key!r}")
         return ", ".join(parts) or "conversation"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"round": self.round, "key": self.key, "what": self.what, "recorded": self.recorded, "live": self.live}
+        shown = {"round": self.round, "key": self.key, "what": self.what, "recorded": self.recorded, "live": self.live}
+        across = {"question": self.question, "live_key": self.live_key} if self.question is not None else {}
+        return {**shown, **across}
 
 
 def compare(recorded: dict[str, Any], live: dict[str, Any], ignore: list[JsonPath], strict: bool) -> list[Difference]:
@@ -59,6 +66,7 @@ def compare_round(before: dict[str, Any], after: dict[str, Any], strict: bool) -
     elif kind_before == "input_required":
         differences += compare_questions(number, asked_in(before), asked_in(after))
     else:
+        differences += compare_questions(number, asked_in_flight(before), asked_in_flight(after))
         differences += _differ(number, None, "result", _result(before), _result(after))
     if strict:
         differences += compare_strictly(number, before, after)
@@ -73,7 +81,7 @@ def compare_questions(number: int, before: dict[str, Any], after: dict[str, Any]
         old, new = before[key], after[key]
         differences += _differ(number, key, "method", old.get("method"), new.get("method"))
         old_params, new_params = old.get("params") or {}, new.get("params") or {}
-        for field in ("mode", "message", "requestedSchema", "url", "messages", "systemPrompt", "maxTokens"):
+        for field in QUESTION_FIELDS:
             differences += _differ(number, key, field, old_params.get(field), new_params.get(field))
     return differences
 

@@ -1,5 +1,6 @@
-"""The transcript document (format 1): its parts in a stable order, loading with clear errors,
-and reading it back as the events and the outcome of the conversation it keeps.
+"""The transcript document (format 2; a format 1 file loads too, and means the 2026-07-28 era): its
+parts in a stable order, loading with clear errors, and reading it back as the events and the
+outcome of the conversation it keeps.
 
 Document shape: docs/transcript-format.md; JSON Schema: schema.json beside this module.
 """
@@ -16,7 +17,7 @@ from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import MrtrError, ServerError, UsageError, error_for
 from mrtr_cli.transcript.rounds import finding_from_data, round_events, round_from_data
 
-FORMAT = 1
+FORMAT = 2
 SCHEMA = Path(__file__).with_name("schema.json")
 
 
@@ -40,6 +41,11 @@ class Transcript:
         return self.data["rounds"]
 
     @property
+    def era(self) -> str:
+        """`modern` (2026-07-28) or `older` (the initialize era); a format 1 transcript is modern."""
+        return str(self.data.get("era", "modern"))
+
+    @property
     def outcome(self) -> str:
         """The recorded outcome; a transcript cut off before its outcome was written reads as aborted."""
         return str(self.data.get("outcome", "aborted"))
@@ -59,10 +65,10 @@ def load(path: str) -> Transcript:
     return Transcript(path, located.data)
 
 
-def header(target: dict[str, Any], version: str, capabilities: dict[str, Any], server: dict[str, Any] | None,
+def header(target: dict[str, Any], era: str, version: str, capabilities: dict[str, Any], server: dict[str, Any] | None,
            tool: dict[str, Any] | None, request: dict[str, Any], recorded: dict[str, str]) -> dict[str, Any]:
     """The part of a transcript above its rounds, in the order it is written."""
-    part: dict[str, Any] = {"mrtr_transcript": FORMAT, "recorded": recorded, "target": target,
+    part: dict[str, Any] = {"mrtr_transcript": FORMAT, "recorded": recorded, "target": target, "era": era,
                             "protocol_version": version, "client_capabilities": capabilities}
     if server:
         part["server"] = server
@@ -85,7 +91,7 @@ def outcome_of(transcript: Transcript) -> Outcome:
     """The recorded conversation as an Outcome, for `show` and for comparing with a live run."""
     outcome = Outcome(transcript.request["method"], transcript.request["params"], transcript.outcome)
     outcome.rounds = [round_from_data(transcript.request["method"], entry) for entry in transcript.rounds]
-    outcome.server = transcript.data.get("server")
+    outcome.server, outcome.era = transcript.data.get("server"), transcript.era
     outcome.findings = [finding_from_data(f, e["round"]) for e in transcript.rounds for f in e.get("findings", [])]
     last = transcript.rounds[-1]["received"] if transcript.rounds else {}
     if outcome.status == "complete":

@@ -34,7 +34,7 @@ class TranscriptBuilder:
 
     def __init__(self, target: dict[str, Any], version: str, capabilities: dict[str, Any],
                  redaction: Redaction) -> None:
-        self.context = {"target": target, "version": version, "capabilities": capabilities}
+        self.context = {"target": target, "era": "modern", "version": version, "capabilities": capabilities}
         self.redaction = redaction
         self.server: dict[str, Any] | None = None
         self.tools: list[dict[str, Any]] = []
@@ -48,6 +48,7 @@ class TranscriptBuilder:
             events.RequestSent: self._sent, events.WireNote: self._wire, events.ResponseReceived: self._received,
             events.NotificationReceived: self._notification, events.AnswerChosen: self._answer,
             events.Finding: self._finding, events.ServerIdentified: self._server, events.OutcomeReached: self._outcome,
+            events.EraChosen: self._era, events.InputRequested: self._asked_in_flight,
         }
 
     def __call__(self, event: Any) -> None:
@@ -108,6 +109,13 @@ class TranscriptBuilder:
         if self.pending is not None:
             self.pending.findings.append(event)
 
+    def _era(self, event: events.EraChosen) -> None:
+        self.context.update(era=event.era, version=event.version)
+
+    def _asked_in_flight(self, event: events.InputRequested) -> None:
+        if event.in_flight and self.pending is not None and event.id == self.pending.id:
+            self.pending.asked_in_flight.update(event.requests)
+
     def _server(self, event: events.ServerIdentified) -> None:
         self.server = event.info
 
@@ -141,7 +149,7 @@ class TranscriptBuilder:
         tool = next((t for t in self.tools if t.get("name") == self.request["params"].get("name")), None)
         recorded = {"at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                     "by": f"mrtr {__version__}"}
-        self.top = self.redaction.document(header(self.context["target"], self.context["version"],
+        self.top = self.redaction.document(header(self.context["target"], self.context["era"], self.context["version"],
                                                   self.context["capabilities"], self.server, tool, self.request,
                                                   recorded))
         self.started(self.top)

@@ -29,6 +29,14 @@ def replay_target(transcript: Transcript, options: TargetOptions, trust: bool,
     return options_from_entry(recorded, options)
 
 
+def recorded_era(transcript: Transcript, options: TargetOptions) -> TargetOptions:
+    """The options to speak the recorded era by: an older-era transcript replays in the older era
+    unless --protocol-era or --protocol-version says otherwise (the migration check)."""
+    if transcript.era == "older" and options.protocol_era == "auto" and not options.protocol_version:
+        return options._replace(protocol_era="older")
+    return options
+
+
 def replay_params(transcript: Transcript, pairs: tuple[str, ...],
                   ask: Callable[[str], str] | None) -> dict[str, Any]:
     """The recorded params, each redacted argument taken from `-a` (or asked), else exit 1."""

@@ -20,10 +20,12 @@ from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Round
 from mrtr_cli.protocol import jsonrpc
 
-RECEIVED_KEYS = ("status", "content_type", "notifications", "result", "error")
+RECEIVED_KEYS = ("status", "content_type", "notifications", "asked_in_flight", "result", "error")
 """The parts of `received`, in the order they are written."""
 VOLATILE = ("_meta", "requestState")
 """Result fields that differ on every run, whatever the server does: never compared or replayed."""
+QUESTION_FIELDS = ("mode", "message", "requestedSchema", "url", "messages", "systemPrompt", "maxTokens")
+"""The params that make a question what it is: compared by replay, in either era."""
 
 
 @dataclass
@@ -38,6 +40,8 @@ class RoundParts:
     notifications: list[events.NotificationReceived] = field(default_factory=list)
     elapsed_ms: float | None = None
     answers: dict[str, events.AnswerChosen] = field(default_factory=dict)
+    asked_in_flight: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Older era: the requests the server sent while this round's request was in flight, in order."""
     findings: list[events.Finding] = field(default_factory=list)
 
 
@@ -58,7 +62,8 @@ def round_to_data(parts: RoundParts) -> dict[str, Any]:
 
 def _received(parts: RoundParts) -> dict[str, Any]:
     notes = [{"method": note.method, "params": note.params} for note in parts.notifications]
-    known = {**parts.received, **({"notifications": notes} if notes else {})}
+    asked = {"asked_in_flight": parts.asked_in_flight} if parts.asked_in_flight else {}
+    known = {**parts.received, **({"notifications": notes} if notes else {}), **asked}
     return {key: known[key] for key in RECEIVED_KEYS if key in known}
 
 
@@ -87,6 +92,12 @@ def asked_in(data: dict[str, Any]) -> dict[str, Any]:
     return asked if isinstance(asked, dict) else {}
 
 
+def asked_in_flight(data: dict[str, Any]) -> dict[str, Any]:
+    """Older era: the requests the server sent while a recorded round was in flight (none: {})."""
+    asked = data["received"].get("asked_in_flight")
+    return asked if isinstance(asked, dict) else {}
+
+
 def without_volatile(result: dict[str, Any]) -> dict[str, Any]:
     """A result without the fields that change on every run."""
     return {key: value for key, value in result.items() if key not in VOLATILE}
@@ -97,7 +108,7 @@ def round_from_data(method: str, data: dict[str, Any]) -> Round:
     received = data["received"]
     reply = Reply(data["id"], method, received.get("result"), received.get("error"), float(data.get("elapsed_ms", 0)))
     result = result_of(data)
-    asked = asked_in(data) if result.get("resultType") == "input_required" else {}
+    asked = asked_in(data) if result.get("resultType") == "input_required" else asked_in_flight(data)
     answers = {key: Answer(a["response"], a["source"]) for key, a in (data.get("answers") or {}).items()}
     result_type = result.get("resultType", "complete") if received.get("result") is not None else None
     return Round(data["round"], reply, data["sent"]["params"], result_type, asked, result.get("requestState"),
@@ -109,19 +120,27 @@ def round_events(method: str, data: dict[str, Any]) -> Iterator[Any]:
     number, params, request_id = data["round"], data["sent"]["params"], data["id"]
     text = jsonrpc.encode(jsonrpc.request(request_id, method, params))
     yield events.RequestSent(request_id, method, params, text, number, "request" if number == 1 else "retry")
-    received = data["received"]
+    received, answers = data["received"], dict(data.get("answers") or {})
     for note in received.get("notifications", []):
         yield events.NotificationReceived(note["method"], note.get("params", {}), request_id)
+    for key, request in asked_in_flight(data).items():
+        yield events.InputRequested(number, request_id, {key: request}, None, in_flight=True)
+        if key in answers:
+            yield _answer_event(number, key, answers.pop(key))
     if "result" in received or "error" in received:
         yield events.ResponseReceived(request_id, method, received.get("result"), received.get("error"),
                                       float(data.get("elapsed_ms", 0)), number)
     result = result_of(data)
     if result.get("resultType") == "input_required":
         yield events.InputRequested(number, request_id, asked_in(data), result.get("requestState"))
-    for key, answer in (data.get("answers") or {}).items():
-        yield events.AnswerChosen(number, key, answer["method"], answer["response"], answer["source"])
+    for key, answer in answers.items():
+        yield _answer_event(number, key, answer)
     for finding in data.get("findings", []):
         yield finding_from_data(finding, number)
+
+
+def _answer_event(number: int, key: str, answer: dict[str, Any]) -> events.AnswerChosen:
+    return events.AnswerChosen(number, key, answer["method"], answer["response"], answer["source"])
 
 
 def report_view(current: Round) -> dict[str, Any]:
@@ -141,6 +160,44 @@ def report_view(current: Round) -> dict[str, Any]:
     if current.reply.error is not None:
         view["error"] = current.reply.error
     return view
+
+
+@dataclass(frozen=True)
+class AskedQuestion:
+    """One question of a conversation as the era-free comparison sees it: its key (for naming
+    only), method, defining params and the response it got."""
+
+    key: str
+    method: Any
+    fields: dict[str, Any]
+    response: Any
+
+
+def question_sequence(rounds: list[dict[str, Any]]) -> list[AskedQuestion]:
+    """Every question of a recorded conversation in the order asked, whatever the era: in flight
+    (older) or in `inputRequests` (modern). An elicitation without `mode` is a form, as before 2025-11-25."""
+    sequence = []
+    for data in rounds:
+        answers = data.get("answers") or {}
+        modern = asked_in(data) if result_of(data).get("resultType") == "input_required" else {}
+        for key, request in {**asked_in_flight(data), **modern}.items():
+            params = request.get("params") if isinstance(request.get("params"), dict) else {}
+            fields = {name: params.get(name) for name in QUESTION_FIELDS}
+            if request.get("method") == "elicitation/create" and fields["mode"] is None:
+                fields["mode"] = "form"
+            answer = answers.get(key)
+            sequence.append(AskedQuestion(key, request.get("method"), fields,
+                                          answer.get("response") if isinstance(answer, dict) else None))
+    return sequence
+
+
+def final_result(rounds: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The result that ended a conversation without what differs between eras (resultType and the
+    volatile fields); None when it did not end in a result."""
+    last = rounds[-1]["received"].get("result") if rounds else None
+    if not isinstance(last, dict) or last.get("resultType", "complete") != "complete":
+        return None
+    return {key: value for key, value in without_volatile(last).items() if key != "resultType"}
 
 
 def comparable(data: dict[str, Any]) -> dict[str, Any]:

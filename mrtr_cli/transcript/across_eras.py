@@ -1,0 +1,94 @@
+"""Replay across eras, the migration check: a conversation recorded in one era (2026-07-28 or the
+older `initialize` era) compared with a live run in the other.
+
+What is compared is what a person sees: the questions in the order asked (method, mode, message,
+schema, URL, and a sampling request's messages), the answer each got, the outcome and the final
+result. Keys, ids, requestState, the number of rounds and the era itself are not differences: an
+older-era server asks in flight under synthetic keys (`elicitation#1`), a modern one in rounds
+under its own. The result is compared without `_meta` and the fields only 2026-07-28 has
+(`resultType`, `ttlMs`, `cacheScope`), and its `structuredContent` only when both sides have one
+(versions before 2025-06-18 have none).
+Only the first question that differs is reported: every question after it follows from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mrtr_cli.transcript.compare import Difference, compare
+from mrtr_cli.transcript.paths import JsonPath
+from mrtr_cli.transcript.rounds import AskedQuestion, final_result, question_sequence
+
+MODERN_ONLY = ("ttlMs", "cacheScope")
+"""Result fields of 2026-07-28 that an older-era result never has (`resultType` is gone already)."""
+
+
+def era_of(document: dict[str, Any]) -> str:
+    """The era a transcript document was recorded in; format 1 knew only 2026-07-28."""
+    return str(document.get("era", "modern"))
+
+
+def compare_conversations(recorded: dict[str, Any], live: dict[str, Any], ignore: list[JsonPath],
+                          strict: bool) -> list[Difference]:
+    """Replay's comparison: round by round in the same era (`compare`), else across eras."""
+    if era_of(recorded) == era_of(live):
+        return compare(recorded, live, ignore, strict)
+    return compare_across_eras(recorded, live)
+
+
+def compare_across_eras(recorded: dict[str, Any], live: dict[str, Any]) -> list[Difference]:
+    """Every difference that matters between conversations of two eras."""
+    differences = _outcomes(recorded, live)
+    old, new = question_sequence(recorded.get("rounds", [])), question_sequence(live.get("rounds", []))
+    differences += _first_different_question(old, new)
+    if len(old) != len(new):
+        differences.append(Difference(None, None, "number of questions", len(old), len(new)))
+    differences += _results(recorded.get("rounds", []), live.get("rounds", []))
+    return differences
+
+
+def _outcomes(recorded: dict[str, Any], live: dict[str, Any]) -> list[Difference]:
+    outcomes = (recorded.get("outcome", "aborted"), live.get("outcome", "aborted"))
+    if outcomes[0] != outcomes[1]:
+        return [Difference(None, None, "outcome", *outcomes)]
+    kinds = tuple((d.get("error") or {}).get("kind") for d in (recorded, live))
+    return [Difference(None, None, "error", *kinds)] if kinds[0] != kinds[1] else []
+
+
+def _first_different_question(old: list[AskedQuestion], new: list[AskedQuestion]) -> list[Difference]:
+    for number, (before, after) in enumerate(zip(old, new), 1):
+        differences = _question(number, before, after)
+        if differences:
+            return differences
+    return []
+
+
+def _question(number: int, before: AskedQuestion, after: AskedQuestion) -> list[Difference]:
+    def differ(what: str, old: Any, new: Any) -> list[Difference]:
+        return [] if old == new else [Difference(None, before.key, what, old, new, number, after.key)]
+
+    if before.method != after.method:
+        return differ("method", before.method, after.method)
+    differences = [d for name in before.fields for d in differ(name, before.fields[name], after.fields.get(name))]
+    return differences + differ("answer", before.response, after.response)
+
+
+def _results(old_rounds: list[dict[str, Any]], new_rounds: list[dict[str, Any]]) -> list[Difference]:
+    before, after = final_result(old_rounds), final_result(new_rounds)
+    if before is not None and after is not None:
+        left_out = MODERN_ONLY + (() if "structuredContent" in before and "structuredContent" in after
+                                  else ("structuredContent",))
+        before, after = _without(before, left_out), _without(after, left_out)
+    if before is None and after is None:
+        codes = [_error_code(rounds) for rounds in (old_rounds, new_rounds)]
+        return [] if codes[0] == codes[1] else [Difference(None, None, "error code", *codes)]
+    return [] if before == after else [Difference(None, None, "result", before, after)]
+
+
+def _without(result: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    return {key: value for key, value in result.items() if key not in names}
+
+
+def _error_code(rounds: list[dict[str, Any]]) -> Any:
+    error = rounds[-1]["received"].get("error") if rounds else None
+    return error.get("code") if isinstance(error, dict) else None
