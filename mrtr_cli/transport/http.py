@@ -10,7 +10,8 @@ ends it. Redirects follow redirects.py. Closing the response stream is how a req
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import httpx
@@ -24,10 +25,14 @@ from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Frame, 
                                      TransportTimeout, WireInfo, message_too_large)
 from mrtr_cli.transport.pump import Pump
 from mrtr_cli.transport.http_answers import auth_error, is_jsonrpc, status_error
+from mrtr_cli.transport.listening import ListeningStream
+from mrtr_cli.transport.resume import Resumption, StreamPosition
 from mrtr_cli.transport.sse import SseParser
 
 ACCEPT = "application/json, text/event-stream"
 CONNECT_SECONDS = 10.0
+LISTEN_READ_SECONDS = 300.0
+"""How long the GET stream may stay silent before it is opened again."""
 
 
 class HttpTransport:
@@ -43,6 +48,8 @@ class HttpTransport:
         """The version the initialize handshake chose (older era), sent as MCP-Protocol-Version."""
         self.session_id: str | None = None
         """The `Mcp-Session-Id` the server gave in its initialize response (older era)."""
+        self.listening: ListeningStream | None = None
+        """The GET stream (older era), opened after the handshake."""
         plain = url.lower().startswith("http://")  # no TLS: skip loading a CA bundle (redirects keep the scheme)
         verify: Any = False if insecure or plain else (cacert or True)
         try:
@@ -77,7 +84,38 @@ class HttpTransport:
         return headers
 
     def negotiated(self, version: str) -> None:
+        """Name `version` from now on, and open the GET stream (listening.py)."""
         self.older_version = version
+        self.listening = ListeningStream(self._listen)
+        self.listening.start()
+
+    def get_stream(self, last_event_id: str | None, timeout: httpx.Timeout) -> httpx.Response:
+        """GET the endpoint for an event stream (with `Last-Event-ID` to resume one)."""
+        headers = {"Accept": "text/event-stream", **self.extra_headers, **self._session_headers()}
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        request = self.client.build_request("GET", self.url, headers=headers, timeout=timeout)
+        return self.client.send(request, stream=True)
+
+    def _listen(self, position: StreamPosition, stopped: threading.Event) -> Generator[Incoming, None, bool]:
+        """One connection of the GET stream (see listening.py): False when the server offers none."""
+        timeout = httpx.Timeout(LISTEN_READ_SECONDS, connect=CONNECT_SECONDS)
+        parser = SseParser(max_event_size=self.max_message_size)
+        try:
+            response = self.get_stream(position.last_event_id, timeout)
+        except (httpx.HTTPError, _Redirected):
+            return False
+        try:
+            yield WireInfo("in", "GET stream: " + describe_response(self, response))
+            if response.status_code != 200 or not _is_event_stream(response):
+                return False
+            yield from read_events(response, parser, stopped)
+        except TransportTimeout:
+            pass  # silent too long: opened again
+        finally:
+            position.note(parser)
+            response.close()
+        return True
 
     def note_session(self, response: httpx.Response) -> None:
         """Keep the session id the first response that names one gives (the initialize response)."""
@@ -108,7 +146,10 @@ class HttpTransport:
         return safe_line(value, 500)
 
     def close(self) -> None:
-        """End the older era's session, if the server gave one (405: it keeps it), then the connection."""
+        """Stop the GET stream; end the older era's session, if the server gave one (405: it keeps
+        it); then the connection."""
+        if self.listening is not None:
+            self.listening.stop()
         if self.session_id is not None:
             try:
                 self.client.delete(self.url, headers={**self.extra_headers, **self._session_headers()},
@@ -128,10 +169,20 @@ class HttpExchange:
         self.headers = {**transport.extra_headers, **own_headers}
         self.response: httpx.Response | None = None
         self._pump: Pump | None = None
+        self.resumption = Resumption(text)
 
     def frames(self, deadline: Deadline) -> Iterator[Incoming]:
-        self._pump = Pump(lambda: self._produce(deadline), "mrtr-http")
-        yield from self._pump.items(deadline)
+        """What arrives on the POST's stream (resumed if it breaks), and on the GET stream meanwhile."""
+        self._pump = pump = Pump(lambda: self._produce(deadline), "mrtr-http")
+        listening = self.transport.listening
+        if listening is None:
+            yield from pump.items(deadline)
+            return
+        try:
+            yield from listening.attach(pump)
+            yield from pump.items(deadline)
+        finally:
+            listening.detach(pump)
 
     def cancel(self, notification: str) -> None:
         """Over HTTP, closing the response stream is the cancellation (no notification is sent)."""
@@ -149,12 +200,41 @@ class HttpExchange:
             response = yield from self._send_following(deadline)
             self.transport.note_session(response)
             kind = response.headers.get("content-type", "").split(";")[0].strip()
-            yield WireInfo("in", self._describe_response(response),
+            yield WireInfo("in", describe_response(self.transport, response),
                            {"status": response.status_code, "content_type": kind})
             yield from self._body(response, kind.lower())
+            if self.transport.older_version is not None:
+                yield from self._resume(deadline)
         finally:
             if self.response is not None:
                 self.response.close()
+
+    def _resume(self, deadline: Deadline) -> Iterator[Incoming]:
+        """The stream ended before the response: GET it again with Last-Event-ID (resume.py)."""
+        assert self._pump is not None
+        while self.resumption.wanted():
+            yield WireInfo("in", f"the stream ended before the response; resuming after "
+                                 f"{self.resumption.delay_seconds() * 1000:.0f} ms with Last-Event-ID "
+                                 f"{safe_line(self.resumption.last_event_id, 40)}")
+            if not self.resumption.wait(self._pump.stopped, deadline):
+                return
+            assert self.response is not None
+            self.response.close()
+            self.response = self._get(deadline)
+            yield WireInfo("in", describe_response(self.transport, self.response))
+            if self.response.status_code != 200 or not _is_event_stream(self.response):
+                return  # 405: the server offers no resumption
+            yield from self._events(self.response)
+
+    def _get(self, deadline: Deadline) -> httpx.Response:
+        timeout = httpx.Timeout(deadline.seconds, connect=min(CONNECT_SECONDS, deadline.remaining() or 0.001))
+        try:
+            return self.transport.get_stream(self.resumption.last_event_id, timeout)
+        except httpx.TimeoutException:
+            raise TransportTimeout() from None
+        except (httpx.HTTPError, _Redirected) as error:
+            raise _unreachable(self.transport.url, error if isinstance(error, httpx.HTTPError)
+                               else httpx.HTTPError("a redirect")) from None
 
     def _send_following(self, deadline: Deadline) -> Iterator[Incoming]:
         """Send the POST, again to each 307 or 308 redirect; returns the final response."""
@@ -165,7 +245,7 @@ class HttpExchange:
                 self.response = self._send(url, self._headers_for(url), deadline)
                 return self.response
             except _Redirected as redirected:
-                yield WireInfo("in", self._describe_response(redirected.response))
+                yield WireInfo("in", describe_response(self.transport, redirected.response))
                 url = _next_url(url, redirected.response)
             hops += 1
             if hops > redirects.MAX_REDIRECTS:
@@ -205,16 +285,12 @@ class HttpExchange:
     def _events(self, response: httpx.Response) -> Iterator[Incoming]:
         parser = SseParser(max_event_size=self.transport.max_message_size)
         try:
-            for chunk in response.iter_bytes():
-                for event in parser.feed(chunk):
-                    yield WireInfo("in", f"SSE event: {safe_line(event.event, 40)}"
-                                         f"{' id ' + safe_line(event.id, 40) if event.id else ''}")
-                    if event.event == "message":
-                        yield Frame(event.data)
-        except httpx.TimeoutException:
-            raise TransportTimeout() from None
-        except httpx.HTTPError as error:
-            yield WireInfo("in", f"the stream broke: {safe_line(error, 200)}")
+            for item in read_events(response, parser):
+                if isinstance(item, Frame):
+                    self.resumption.saw(str(item.data))
+                yield item
+        finally:
+            self.resumption.note(parser)
 
     def _read(self, response: httpx.Response) -> bytes:
         """The body, decoded, up to --max-message-size (a gzip bomb stops there too)."""
@@ -236,10 +312,34 @@ class HttpExchange:
         lines += [f"{name}: {self.transport.shown(name, value)}" for name, value in headers.items()]
         return "\n".join(lines)
 
-    def _describe_response(self, response: httpx.Response) -> str:
-        lines = [f"HTTP {response.status_code} {safe_line(response.reason_phrase, 80)}"]
-        lines += [f"{name}: {self.transport.shown(name, value)}" for name, value in response.headers.items()]
-        return "\n".join(lines)
+
+def describe_response(transport: HttpTransport, response: httpx.Response) -> str:
+    lines = [f"HTTP {response.status_code} {safe_line(response.reason_phrase, 80)}"]
+    lines += [f"{name}: {transport.shown(name, value)}" for name, value in response.headers.items()]
+    return "\n".join(lines)
+
+
+def read_events(response: httpx.Response, parser: SseParser,
+                stopped: threading.Event | None = None) -> Iterator[Incoming]:
+    """An event stream's messages as frames (not a priming event's empty data), until it ends,
+    breaks or `stopped` is set."""
+    try:
+        for chunk in response.iter_bytes():
+            for event in parser.feed(chunk):
+                yield WireInfo("in", f"SSE event: {safe_line(event.event, 40)}"
+                                     f"{' id ' + safe_line(event.id, 40) if event.id else ''}")
+                if event.event == "message" and event.data.strip():
+                    yield Frame(event.data)
+            if stopped is not None and stopped.is_set():
+                return
+    except httpx.TimeoutException:
+        raise TransportTimeout() from None
+    except httpx.HTTPError as error:
+        yield WireInfo("in", f"the stream broke: {safe_line(error, 200)}")
+
+
+def _is_event_stream(response: httpx.Response) -> bool:
+    return response.headers.get("content-type", "").split(";")[0].strip().lower() == "text/event-stream"
 
 
 class _Redirected(Exception):
