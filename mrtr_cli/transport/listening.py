@@ -11,9 +11,10 @@ Closing the transport stops it.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import deque
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from mrtr_cli.transport.base import Frame, Incoming
@@ -93,3 +94,15 @@ class ListeningStream:
         if isinstance(item, Frame):
             with self._lock:
                 self._kept.append(item)
+
+
+@contextlib.contextmanager
+def attached(listening: ListeningStream | None, pump: Pump) -> Iterator[list[Incoming]]:
+    """While a request is read, the GET stream's messages go to its pump; yields what was kept."""
+    if listening is None:
+        yield []
+        return
+    try:
+        yield listening.attach(pump)
+    finally:
+        listening.detach(pump)

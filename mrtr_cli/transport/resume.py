@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from typing import Any
 
-from mrtr_cli.transport.base import Deadline
+from mrtr_cli.text import safe_line
+from mrtr_cli.transport.base import Deadline, Frame, Incoming
 from mrtr_cli.transport.sse import SseParser
 
 MAX_RESUMES = 3
@@ -29,10 +31,19 @@ class StreamPosition:
         self.last_event_id: str | None = None
         self.retry_ms: int | None = None
 
-    def note(self, parser: SseParser) -> None:
-        """Take what one connection's parser saw."""
-        self.last_event_id = parser.last_event_id or self.last_event_id
-        self.retry_ms = parser.retry if parser.retry is not None else self.retry_ms
+    def follow(self, parser: SseParser, items: Iterator[Incoming]) -> Iterator[Incoming]:
+        """What one connection yields (read through `parser`); then keep where it got to."""
+        try:
+            for item in items:
+                if isinstance(item, Frame):
+                    self.saw(str(item.data))
+                yield item
+        finally:
+            self.last_event_id = parser.last_event_id or self.last_event_id
+            self.retry_ms = parser.retry if parser.retry is not None else self.retry_ms
+
+    def saw(self, data: str) -> None:
+        """A message arrived on the stream."""
 
     def delay_seconds(self) -> float:
         return (self.retry_ms if self.retry_ms is not None else DEFAULT_RETRY_MS) / 1000
@@ -64,6 +75,11 @@ class Resumption(StreamPosition):
             return
         if isinstance(message, dict) and "method" not in message and message.get("id") == self.request_id:
             self.answered = True
+
+    def describe(self) -> str:
+        """What -v shows before a resumption."""
+        return (f"the stream ended before the response; resuming after {self.delay_seconds() * 1000:.0f} ms "
+                f"with Last-Event-ID {safe_line(self.last_event_id or '', 40)}")
 
     def wanted(self) -> bool:
         """Resume: no response yet, the server gave an event id, tries left. Counts the try."""
