@@ -114,11 +114,12 @@ def run_server_scenario(url: str, scenario: str) -> tuple[int, list[dict[str, An
         return done.returncode, checks_in(Path(out)), done.stdout + done.stderr
 
 
-def run_client_scenario(command: str, scenario: str) -> tuple[int, list[dict[str, Any]], str]:
-    """(exit code, checks, output) of one client scenario driving `command URL`."""
+def run_client_scenario(command: str, scenario: str,
+                        spec_version: str = SPEC_VERSION) -> tuple[int, list[dict[str, Any]], str]:
+    """(exit code, checks, output) of one client scenario, for `spec_version`, driving `command URL`."""
     with tempfile.TemporaryDirectory() as out:
         done = subprocess.run([*suite_command(), "client", "--command", command, "--scenario", scenario,
-                               "--spec-version", SPEC_VERSION, "-o", out, "--timeout", "60000"],
+                               "--spec-version", spec_version, "-o", out, "--timeout", "60000"],
                               capture_output=True, text=True, timeout=180)
         return done.returncode, checks_in(Path(out)), done.stdout + done.stderr
 

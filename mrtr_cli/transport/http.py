@@ -10,24 +10,27 @@ ends it. Redirects follow redirects.py. Closing the response stream is how a req
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+import threading
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import httpx
 
 from mrtr_cli.errors import ProtocolError, UnreachableError, UsageError
-from mrtr_cli.protocol import headers as mcp_headers
-from mrtr_cli.protocol import meta
 from mrtr_cli.text import safe_line
-from mrtr_cli.transport import redirects
+from mrtr_cli.transport import http_headers, redirects
 from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Frame, Incoming, Mirrored,
                                      TransportTimeout, WireInfo, message_too_large)
 from mrtr_cli.transport.pump import Pump
-from mrtr_cli.transport.http_answers import auth_error, is_jsonrpc, status_error
+from mrtr_cli.transport.http_answers import auth_error, is_jsonrpc, status_error, unreachable
+from mrtr_cli.transport.listening import ListeningStream, attached
+from mrtr_cli.transport.resume import Resumption, StreamPosition
 from mrtr_cli.transport.sse import SseParser
 
-ACCEPT = "application/json, text/event-stream"
 CONNECT_SECONDS = 10.0
+LISTEN_SECONDS = 300.0
+"""How long the GET stream may stay silent before mrtr stops reading it."""
 
 
 class HttpTransport:
@@ -43,6 +46,8 @@ class HttpTransport:
         """The version the initialize handshake chose (older era), sent as MCP-Protocol-Version."""
         self.session_id: str | None = None
         """The `Mcp-Session-Id` the server gave in its initialize response (older era)."""
+        self.listening: ListeningStream | None = None
+        """The GET stream (older era), opened after the handshake."""
         plain = url.lower().startswith("http://")  # no TLS: skip loading a CA bundle (redirects keep the scheme)
         verify: Any = False if insecure or plain else (cacert or True)
         try:
@@ -55,60 +60,75 @@ class HttpTransport:
         return self.url
 
     def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None) -> HttpExchange:
-        return HttpExchange(self, text, self._headers(message, mirrored))
-
-    def _headers(self, message: dict[str, Any], mirrored: Mirrored | None) -> dict[str, str]:
-        """mrtr's own headers for `message` (the user's -H headers are added per origin)."""
-        params = message.get("params") or {}
-        version = (params.get("_meta") or {}).get(meta.PROTOCOL_VERSION, meta.LATEST_VERSION)
-        headers = {"Content-Type": "application/json", "Accept": ACCEPT}
-        if self.older_version is not None or message.get("method") == "initialize":
-            return {**headers, **self._session_headers()}
-        headers.update(mcp_headers.standard_headers(message, version))
-        if mirrored and message["method"] == "tools/call":
-            headers.update(mcp_headers.param_headers(mirrored, params.get("arguments")))
-        return headers
+        return HttpExchange(self, text, http_headers.request_headers(message, mirrored, self.older_version,
+                                                                      self.session_id))
 
     def _session_headers(self) -> dict[str, str]:
-        """The older era's headers: the negotiated version (after initialize) and the session, if any."""
-        headers = {mcp_headers.PROTOCOL_VERSION_HEADER: self.older_version} if self.older_version else {}
-        if self.session_id:
-            headers["Mcp-Session-Id"] = self.session_id
-        return headers
+        return http_headers.session_headers(self.older_version, self.session_id)
 
     def negotiated(self, version: str) -> None:
+        """Name `version` from now on, and open the GET stream (listening.py)."""
         self.older_version = version
+        self.listening = ListeningStream(self._listen)
+        self.listening.start()
+
+    def open(self, method: str, url: str, headers: dict[str, str], timeout: httpx.Timeout,
+             content: bytes | None = None) -> httpx.Response:
+        """Send a request; its response, streamed. A redirect raises _Redirected."""
+        request = self.client.build_request(method, url, content=content, headers=headers, timeout=timeout)
+        try:
+            return self.client.send(request, stream=True)
+        except httpx.TimeoutException:
+            raise TransportTimeout() from None
+        except httpx.HTTPError as error:
+            raise unreachable(url, str(error) or type(error).__name__) from None
+
+    def get_stream(self, last_event_id: str | None, timeout: httpx.Timeout) -> httpx.Response:
+        """GET the endpoint for an event stream (with `Last-Event-ID` to resume one)."""
+        headers = {"Accept": "text/event-stream", **self.extra_headers, **self._session_headers()}
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        return self.open("GET", self.url, headers, timeout)
+
+    def _listen(self, position: StreamPosition, stopped: threading.Event) -> Generator[Incoming, None, bool]:
+        """One connection of the GET stream (see listening.py): False when the server offers none."""
+        try:
+            response = self.get_stream(position.last_event_id, httpx.Timeout(LISTEN_SECONDS, connect=CONNECT_SECONDS))
+        except (TransportTimeout, UnreachableError, _Redirected):
+            return False
+        with contextlib.closing(response):
+            yield WireInfo("in", "GET stream: " + http_headers.describe_response(self.show_secrets, response))
+            if response.status_code != 200 or not http_headers.is_event_stream(response.headers):
+                return False
+            parser = SseParser(max_event_size=self.max_message_size)
+            yield from position.follow(parser, read_events(response, parser, stopped))
+        return True
 
     def note_session(self, response: httpx.Response) -> None:
         """Keep the session id the first response that names one gives (the initialize response)."""
         given = response.headers.get("mcp-session-id")
-        if given and self.session_id is None and len(given) <= 1000 and all("!" <= c <= "~" for c in given):
+        if self.session_id is None and http_headers.acceptable_session_id(given):
             self.session_id = given
 
     def send(self, text: str, message: dict[str, Any]) -> None:
         """POST a notification or a response; the server should answer 202 Accepted (any 2xx is taken)."""
-        headers = {"Content-Type": "application/json", "Accept": ACCEPT, **self.extra_headers,
-                   **self._session_headers()}
+        headers = {**http_headers.JSON_BODY, **self.extra_headers, **self._session_headers()}
         try:
             response = self.client.post(self.url, content=text.encode("utf-8"), headers=headers,
                                         timeout=CONNECT_SECONDS)
         except httpx.HTTPError as error:
-            raise _unreachable(self.url, error) from None
+            raise unreachable(self.url, str(error) or type(error).__name__) from None
         if response.status_code in (401, 403):
             raise auth_error(response)
         if not 200 <= response.status_code < 300:
             raise ProtocolError(f"the server answered a message that expects no response with HTTP "
                                 f"{response.status_code}, not 202 Accepted", "check the server's logs")
 
-    def shown(self, name: str, value: str) -> str:
-        """A header value for -v: secrets hidden unless --show-secrets."""
-        if name.lower() in mcp_headers.SECRET_HEADERS and not self.show_secrets:
-            scheme = value.split(" ", 1)[0] if " " in value else ""
-            return f"{scheme} [hidden, {len(value)} characters; --show-secrets shows it]".strip()
-        return safe_line(value, 500)
-
     def close(self) -> None:
-        """End the older era's session, if the server gave one (405: it keeps it), then the connection."""
+        """Stop the GET stream; end the older era's session, if the server gave one (405: it keeps
+        it); then the connection."""
+        if self.listening is not None:
+            self.listening.stop()
         if self.session_id is not None:
             try:
                 self.client.delete(self.url, headers={**self.extra_headers, **self._session_headers()},
@@ -128,10 +148,14 @@ class HttpExchange:
         self.headers = {**transport.extra_headers, **own_headers}
         self.response: httpx.Response | None = None
         self._pump: Pump | None = None
+        self.resumption = Resumption(text)
 
     def frames(self, deadline: Deadline) -> Iterator[Incoming]:
-        self._pump = Pump(lambda: self._produce(deadline), "mrtr-http")
-        yield from self._pump.items(deadline)
+        """What arrives on the POST's stream (resumed if it breaks), and on the GET stream meanwhile."""
+        self._pump = pump = Pump(lambda: self._produce(deadline), "mrtr-http")
+        with attached(self.transport.listening, pump) as kept:
+            yield from kept
+            yield from pump.items(deadline)
 
     def cancel(self, notification: str) -> None:
         """Over HTTP, closing the response stream is the cancellation (no notification is sent)."""
@@ -149,12 +173,32 @@ class HttpExchange:
             response = yield from self._send_following(deadline)
             self.transport.note_session(response)
             kind = response.headers.get("content-type", "").split(";")[0].strip()
-            yield WireInfo("in", self._describe_response(response),
+            yield WireInfo("in", http_headers.describe_response(self.transport.show_secrets, response),
                            {"status": response.status_code, "content_type": kind})
             yield from self._body(response, kind.lower())
+            if self.transport.older_version is not None:
+                yield from self._resume(deadline)
         finally:
             if self.response is not None:
                 self.response.close()
+
+    def _resume(self, deadline: Deadline) -> Iterator[Incoming]:
+        """The stream ended before the response: GET it again with Last-Event-ID (resume.py)."""
+        assert self._pump is not None
+        while self.resumption.wanted():
+            yield WireInfo("in", self.resumption.describe())
+            if not self.resumption.wait(self._pump.stopped, deadline):
+                return
+            assert self.response is not None
+            self.response.close()
+            try:
+                self.response = self.transport.get_stream(self.resumption.last_event_id, _timeout(deadline))
+            except _Redirected as redirected:
+                self.response = redirected.response
+            yield WireInfo("in", http_headers.describe_response(self.transport.show_secrets, self.response))
+            if self.response.status_code != 200 or not http_headers.is_event_stream(self.response.headers):
+                return  # 405: the server offers no resumption
+            yield from self._events(self.response)
 
     def _send_following(self, deadline: Deadline) -> Iterator[Incoming]:
         """Send the POST, again to each 307 or 308 redirect; returns the final response."""
@@ -165,7 +209,7 @@ class HttpExchange:
                 self.response = self._send(url, self._headers_for(url), deadline)
                 return self.response
             except _Redirected as redirected:
-                yield WireInfo("in", self._describe_response(redirected.response))
+                yield WireInfo("in", http_headers.describe_response(self.transport.show_secrets, redirected.response))
                 url = _next_url(url, redirected.response)
             hops += 1
             if hops > redirects.MAX_REDIRECTS:
@@ -179,16 +223,7 @@ class HttpExchange:
         return self.headers if redirects.same_origin(url, self.transport.url) else self.own_headers
 
     def _send(self, url: str, headers: dict[str, str], deadline: Deadline) -> httpx.Response:
-        client = self.transport.client
-        timeout = httpx.Timeout(deadline.seconds, connect=min(CONNECT_SECONDS, deadline.remaining() or 0.001))
-        request = client.build_request("POST", url, content=self.text.encode("utf-8"), headers=headers,
-                                       timeout=timeout)
-        try:
-            return client.send(request, stream=True)
-        except httpx.TimeoutException:
-            raise TransportTimeout() from None
-        except httpx.HTTPError as error:
-            raise _unreachable(url, error) from None
+        return self.transport.open("POST", url, headers, _timeout(deadline), self.text.encode("utf-8"))
 
     def _body(self, response: httpx.Response, kind: str) -> Iterator[Incoming]:
         if response.status_code in (401, 403):
@@ -204,17 +239,7 @@ class HttpExchange:
 
     def _events(self, response: httpx.Response) -> Iterator[Incoming]:
         parser = SseParser(max_event_size=self.transport.max_message_size)
-        try:
-            for chunk in response.iter_bytes():
-                for event in parser.feed(chunk):
-                    yield WireInfo("in", f"SSE event: {safe_line(event.event, 40)}"
-                                         f"{' id ' + safe_line(event.id, 40) if event.id else ''}")
-                    if event.event == "message":
-                        yield Frame(event.data)
-        except httpx.TimeoutException:
-            raise TransportTimeout() from None
-        except httpx.HTTPError as error:
-            yield WireInfo("in", f"the stream broke: {safe_line(error, 200)}")
+        yield from self.resumption.follow(parser, read_events(response, parser))
 
     def _read(self, response: httpx.Response) -> bytes:
         """The body, decoded, up to --max-message-size (a gzip bomb stops there too)."""
@@ -228,18 +253,35 @@ class HttpExchange:
         except httpx.TimeoutException:
             raise TransportTimeout() from None
         except httpx.HTTPError as error:
-            raise _unreachable(str(response.url), error) from None
+            raise unreachable(str(response.url), str(error) or type(error).__name__) from None
         return bytes(body)
 
     def _describe_request(self, url: str, headers: dict[str, str]) -> str:
-        lines = [f"POST {safe_line(url, 500)}"]
-        lines += [f"{name}: {self.transport.shown(name, value)}" for name, value in headers.items()]
-        return "\n".join(lines)
+        return http_headers.describe(f"POST {safe_line(url, 500)}", headers.items(), self.transport.show_secrets)
 
-    def _describe_response(self, response: httpx.Response) -> str:
-        lines = [f"HTTP {response.status_code} {safe_line(response.reason_phrase, 80)}"]
-        lines += [f"{name}: {self.transport.shown(name, value)}" for name, value in response.headers.items()]
-        return "\n".join(lines)
+
+def read_events(response: httpx.Response, parser: SseParser,
+                stopped: threading.Event | None = None) -> Iterator[Incoming]:
+    """An event stream's messages as frames (not a priming event's empty data), until it ends,
+    breaks or `stopped` is set."""
+    try:
+        for chunk in response.iter_bytes():
+            for event in parser.feed(chunk):
+                yield WireInfo("in", f"SSE event: {safe_line(event.event, 40)}"
+                                     f"{' id ' + safe_line(event.id, 40) if event.id else ''}")
+                if event.event == "message" and event.data.strip():
+                    yield Frame(event.data)
+            if stopped is not None and stopped.is_set():
+                return
+    except httpx.TimeoutException:
+        raise TransportTimeout() from None
+    except httpx.HTTPError as error:
+        yield WireInfo("in", f"the stream broke: {safe_line(error, 200)}")
+
+
+def _timeout(deadline: Deadline) -> httpx.Timeout:
+    """The whole request within the deadline; connecting within CONNECT_SECONDS."""
+    return httpx.Timeout(deadline.seconds, connect=min(CONNECT_SECONDS, deadline.remaining() or 0.001))
 
 
 class _Redirected(Exception):
@@ -266,10 +308,3 @@ def _next_url(url: str, response: httpx.Response) -> str:
         raise redirects.invalid_location(location, response.status_code) from None
     return target
 
-
-def _unreachable(url: str, error: httpx.HTTPError) -> UnreachableError:
-    text = safe_line(str(error) or type(error).__name__, 300)
-    url = safe_line(url, 300)
-    if "SSL" in text or "certificate" in text.lower():
-        return UnreachableError(f"TLS failed for {url}: {text}", "pass --cacert FILE, or --insecure to skip checks")
-    return UnreachableError(f"cannot reach {url}: {text}", "is the server running? check --url")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mrtr_cli.errors import AuthError, LegacyServerError, ProtocolError
+from mrtr_cli.errors import AuthError, LegacyServerError, ProtocolError, UnreachableError
 from mrtr_cli.text import safe_line
 
 BODY_SUMMARY = 200
@@ -54,3 +54,11 @@ def auth_error(response: Any) -> AuthError:
     said = f"; WWW-Authenticate: {safe_line(challenge, 300)}" if challenge else ""
     return AuthError(f"the server wants authentication (HTTP {response.status_code}){said}",
                      "pass a token with -H 'Authorization: Bearer TOKEN'")
+
+
+def unreachable(url: str, reason: str) -> UnreachableError:
+    """The error for a request that got no answer: the connection, or TLS, failed."""
+    text, url = safe_line(reason, 300), safe_line(url, 300)
+    if "SSL" in text or "certificate" in text.lower():
+        return UnreachableError(f"TLS failed for {url}: {text}", "pass --cacert FILE, or --insecure to skip checks")
+    return UnreachableError(f"cannot reach {url}: {text}", "is the server running? check --url")

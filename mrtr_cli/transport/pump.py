@@ -50,6 +50,15 @@ class Pump:
         """The caller reads no more: the producer stops at its next item."""
         self._stopped.set()
 
+    @property
+    def stopped(self) -> threading.Event:
+        """Set when the caller reads no more (a wait on it ends early)."""
+        return self._stopped
+
+    def offer(self, item: Any) -> bool:
+        """Hand over an item from another thread (the GET stream); False when the caller is gone."""
+        return self._put("item", item)
+
     def _run(self, produce: Callable[[], Iterator[Any]]) -> None:
         try:
             with contextlib.closing(produce()) as items:

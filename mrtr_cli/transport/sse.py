@@ -128,6 +128,16 @@ class SseParser:
             digits = value.lstrip("0")[:5] or "0"  # five digits are past the cap: no int() of 5 000 digits
             self._retry = min(int(digits), RETRY_CAP_MS)
 
+    @property
+    def last_event_id(self) -> str | None:
+        """The last `id:` seen, dispatched or not (what a reconnection sends as `Last-Event-ID`)."""
+        return self._id or None
+
+    @property
+    def retry(self) -> int | None:
+        """The last `retry:` delay seen (milliseconds, capped), if any."""
+        return self._retry
+
     def _dispatch(self) -> Event | None:
         data, event = self._data, self._event
         self._data, self._event = [], ""
