@@ -145,3 +145,48 @@ def test_odd_answers_to_the_discover_probes_fail_them(scripted):
     assert version["status"] == "fail" and "error is not an object with an integer code" in version["seen"]
     first = checks["capability-withheld"]
     assert first["status"] == "fail" and "the first tools/call: no response" in first["seen"], first
+
+
+OLDER_REASON = "the server speaks the initialize-handshake era (2025-11-25): this rule is 2026-07-28's"
+OLDER_INIT = {"result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                         "serverInfo": {"name": "old", "version": "1"}}}
+
+
+def test_an_older_era_demo_gets_the_older_probes_and_the_rest_skipped_with_the_reason():
+    run = mrtr("check", "--demo", "--protocol-era", "older")
+    assert run.code == 0, run.stderr
+    assert run.stdout.count(OLDER_REASON) == 6 and "1 pass · 0 fail · 0 warn · 6 skipped" in run.stdout
+    assert "also speaks 2026-07-28: not asked (--protocol-era older" in run.stdout
+    document = mrtr("check", "--demo", "--protocol-era", "older", "--json")
+    assert statuses(document) == {"initialize-result": "pass", **{c: "skipped" for c in (
+        "discover", "discover-caching", "server-info", "meta-required", "unsupported-version", "header-mismatch")}}
+    assert document.json()["era"]["era"] == "older" and document.json()["era"]["speaks_2026_07_28"] is None
+
+
+def test_an_older_era_tool_completes_with_its_questions_answered_in_flight():
+    run = mrtr("check", "--demo", "--protocol-era", "older", "--tool", "book_table",
+               "--answers", "examples/match_rules.yaml", "--json")
+    assert run.code == 0, run.stderr
+    checks = {check["id"]: check for check in run.json()["checks"]}
+    assert checks["tool-call-completes"]["status"] == "pass" and "asked in flight" in checks["tool-call-completes"]["seen"]
+    assert all(checks[c]["status"] == "skipped" and checks[c]["seen"] == OLDER_REASON for c in (
+        "capability-withheld", "answerless-retry", "tampered-state", "state-other-arguments", "extra-answers"))
+
+
+def test_a_server_refusing_discover_is_checked_in_the_handshake_era(scripted):
+    server = scripted(discover={"error": {"code": -32601, "message": "Method not found"}},
+                      steps=[OLDER_INIT, {"result": {"content": [{"type": "text", "text": "done"}]}}],
+                      tools=[{"name": "X", "inputSchema": {"type": "object"}}])
+    run = mrtr(*server.args("check", "--tool", "X"))
+    assert run.code == 0, run.stderr
+    assert "era: the initialize handshake (2025-06-18); also speaks 2026-07-28: no" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 11 skipped" in run.stdout and "complete after 0 questions" in run.stdout
+    assert OLDER_REASON.replace("2025-11-25", "2025-06-18") in run.stdout
+
+
+def test_an_initialize_result_without_server_info_fails(scripted):
+    server = scripted(discover={"error": {"code": -32601, "message": "Method not found"}},
+                      steps=[{"result": {"protocolVersion": "2025-06-18", "capabilities": {}}}])
+    run = mrtr(*server.args("check", "--json"))
+    assert run.code == 2 and statuses(run)["initialize-result"] == "fail"
+    assert run.error_line()["error"]["message"] == "1 check failed: initialize-result"

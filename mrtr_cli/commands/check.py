@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from mrtr_cli.conversation.era import refuse_older_era
-
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.conversation.arguments import tool_arguments
@@ -11,7 +9,10 @@ from mrtr_cli.commands.common import Context, client_settings, connect, guarded
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.conversation.preparation import prepare_call
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
+from mrtr_cli.check import older
 from mrtr_cli.check.probes import Check, Prober, ToolProber
+from mrtr_cli.conversation.client import Client
+from mrtr_cli.conversation.era import settle_era
 from mrtr_cli.check.verdicts import status_counts
 from mrtr_cli.render.check_lines import check_lines
 from mrtr_cli.target import resolve_target
@@ -19,12 +20,12 @@ from mrtr_cli.target import resolve_target
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
-        checks, server = _probe(context, tool, target, answering)
+        checks, server, era = _probe(context, tool, target, answering)
         if output.json:
-            context.print_json({"version": json_report.VERSION, "server": server, "checks": [c.as_dict() for c in checks],
-                                "summary": status_counts(checks)})
+            context.print_json({"version": json_report.VERSION, "server": server, "era": era,
+                                "checks": [c.as_dict() for c in checks], "summary": status_counts(checks)})
         else:
-            for line in check_lines(checks):
+            for line in check_lines(checks, era["line"]):
                 context.consoles.out.print(line)
         failed = [c for c in checks if c.status == "fail"]
         if failed and output.json:
@@ -36,11 +37,13 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
 
 
 def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
-           answering: AnsweringOptions) -> tuple[list[Check], dict | None]:
+           answering: AnsweringOptions) -> tuple[list[Check], dict | None, dict]:
     chain, _ = build_chain(answering, options.timeout)
     target = resolve_target(options)
     with connect(context, target, options, client_settings(options, answering), chain=chain) as client:
-        refuse_older_era(client, "mrtr check")
+        settle_era(client)
+        if client.era == "older":
+            return _older(client, chain, tool, target), client.server_info, _era(client)
         prober = Prober(client, over_http=target.mirrors_headers)
         context.emit.subscribe(prober)
         checks = prober.safe_checks()
@@ -48,4 +51,21 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
             prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
             arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
             checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored).checks()
-        return checks, client.server_info
+        return checks, client.server_info, _era(client)
+
+
+def _older(client: Client, chain, tool: CallOptions | None, target) -> list[Check]:
+    """The checks of an initialize-handshake-era server (check/older.py)."""
+    checks = older.safe_checks(client)
+    if tool is not None:
+        prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
+        arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
+        checks += older.tool_checks(client, chain, tool.name, arguments, prepared.mirrored)
+    return checks
+
+
+def _era(client: Client) -> dict:
+    """The era the checks were made in, and whether the server also speaks 2026-07-28."""
+    return {"era": client.era, "version": client.settings.version,
+            "speaks_2026_07_28": True if client.era == "modern" else client.speaks_modern,
+            "line": older.era_line(client)}

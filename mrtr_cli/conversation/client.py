@@ -66,6 +66,8 @@ class Client:
         """What the server/discover probe returned (modern era)."""
         self.initialized: dict[str, Any] | None = None
         """What initialize returned (older era)."""
+        self.speaks_modern: bool | None = None
+        """Whether the server answered `server/discover` while mrtr chose the era (None: not asked)."""
         self._ids = jsonrpc.IdSequence()
 
     def request(self, method: str, params: dict[str, Any], *, round: int | None = None,

@@ -55,10 +55,16 @@ def open_era(client: Client, options: TargetOptions, probes: bool, reopen: Calla
             client.discovered = client.discover()
         return None
     if not probes:
-        client.fallback = lambda: initialize(client, chain, "the first request was refused the way an older-era "
-                                             "server refuses a 2026-07-28 request")
+        client.fallback = lambda: _fall_back(client, chain)
         return None
     return _probe(client, options, reopen, chain)
+
+
+def _fall_back(client: Client, chain: Chain) -> None:
+    """auto over HTTP: the first request was refused as an older-era server refuses one."""
+    client.speaks_modern = False
+    initialize(client, chain, "the first request was refused the way an older-era server refuses a 2026-07-28 "
+               "request")
 
 
 def _probe(client: Client, options: TargetOptions, reopen: Callable[[], Transport], chain: Chain) -> None:
@@ -66,13 +72,15 @@ def _probe(client: Client, options: TargetOptions, reopen: Callable[[], Transpor
     timeout, client.settings.timeout = client.settings.timeout, options.era_probe_wait
     try:
         client.discovered = client.discover()
+        client.speaks_modern = True
         client.emit(events.EraChosen("modern", client.settings.version, "the server answered server/discover"))
         return
     except LegacyServerError as sign:
-        reason = _reason(sign)
+        client.speaks_modern, reason = False, _reason(sign)
     except UnreachableError:  # the process ended after the probe
         client.transport.close()
         client.transport = reopen()
+        client.speaks_modern = False
         reason = "the server exited after server/discover; mrtr started it once more for the handshake"
     finally:
         client.settings.timeout = timeout
@@ -153,8 +161,10 @@ def what_server_said(client: Client) -> dict[str, Any]:
     return client.initialized
 
 
-def refuse_older_era(client: Client, what: str) -> None:
-    """`check` speaks 2026-07-28 only, for now: a clear stop (exit 1)."""
-    if client.era == "older":
-        raise UsageError(f"{what} against an older-era server (MCP {client.settings.version}) comes with "
-                         "the older-era probes", "run without it for now")
+def settle_era(client: Client) -> None:
+    """For `mrtr check`: over HTTP in auto, the first request decides the era; send it now."""
+    if client.fallback is None:
+        return
+    what_server_said(client)
+    if client.era == "modern":
+        client.speaks_modern = True

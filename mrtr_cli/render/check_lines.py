@@ -12,8 +12,9 @@ MARKS = {"pass": ("✓ pass", "mrtr.complete"), "fail": ("✗ fail", "mrtr.error
 """How each status of a check is marked, and in which style."""
 
 
-def check_lines(checks: list[Check]) -> list[Text]:
-    """Two lines a check: the verdict and what it is about, then what was seen and where the rule is."""
+def check_lines(checks: list[Check], era: str | None = None) -> list[Text]:
+    """Two lines a check: the verdict and what it is about, then what was seen and where the rule is;
+    then the era line, when given, and the counts."""
     lines = []
     for check in checks:
         mark, style = MARKS[check.status]
@@ -22,5 +23,7 @@ def check_lines(checks: list[Check]) -> list[Text]:
         head.append(check.title)
         lines.append(head)
         lines.append(Text(f"        {safe_line(check.seen, 300)}  ({check.page.removeprefix(SPEC)})", "mrtr.dim"))
+    if era is not None:
+        lines.append(Text(safe_line(era, 300), "mrtr.key"))
     lines.append(Text(" · ".join(f"{n} {status}" for status, n in status_counts(checks).items()), "mrtr.key"))
     return lines

@@ -1,0 +1,74 @@
+"""`mrtr check` against a server of the initialize-handshake era: the probes of 2026-07-28 are
+skipped with the reason, the handshake's result is checked, and with `--tool` the tool's call must
+complete with its questions answered in flight. One line tells whether the server also speaks
+2026-07-28 (whether it answered `server/discover` while mrtr chose the era).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mrtr_cli.answering.questions import Chain
+from mrtr_cli.conversation.client import Client
+from mrtr_cli.conversation.session import Session
+from mrtr_cli.check.probes import DISCOVER_PROBES, HEADER_PROBE, META_PROBE, TOOL_PROBES, VERSION_PROBE
+from mrtr_cli.check.verdicts import SPEC, Check, Probe, short, verdict
+from mrtr_cli.transport.base import Mirrored
+
+MODERN_PROBES: list[Probe] = [*DISCOVER_PROBES, META_PROBE, VERSION_PROBE, HEADER_PROBE]
+"""The safe probes that apply to 2026-07-28 only."""
+INITIALIZE_PROBE: Probe = ("initialize-result", "the initialize result has protocolVersion, capabilities and "
+                           "serverInfo", "MUST", "basic/lifecycle#initialization")
+TOOL_CALL_PROBE: Probe = ("tool-call-completes", "the tool's call completes, its questions answered in flight",
+                          "MUST", "server/tools#calling-tools")
+INITIALIZE_KEYS = ("protocolVersion", "capabilities", "serverInfo")
+OLDER_SPEC = "https://modelcontextprotocol.io/specification/2025-11-25/"
+"""Where the rules of the handshake era are stated."""
+
+
+def older_verdict(probe: Probe, ok: bool | None, seen: str) -> Check:
+    """A verdict on a rule of the handshake era, pointing at that era's spec."""
+    check = verdict(*probe, ok, seen)
+    return Check(check.id, check.title, check.level, check.status, seen, OLDER_SPEC + check.page.removeprefix(SPEC))
+
+
+def skipped(probes: list[Probe], version: str) -> list[Check]:
+    """The 2026-07-28 probes, each skipped with the reason."""
+    why = f"the server speaks the initialize-handshake era ({version}): this rule is 2026-07-28's"
+    return [verdict(*probe, None, why) for probe in probes]
+
+
+def safe_checks(client: Client) -> list[Check]:
+    """The handshake's result checked; the 2026-07-28 probes skipped."""
+    result: Any = client.initialized or {}
+    missing = [key for key in INITIALIZE_KEYS if not isinstance(result.get(key), str if key == "protocolVersion"
+                                                                     else dict)]
+    seen = f"{', '.join(missing)} missing or of the wrong type" if missing else \
+        f"protocolVersion {result['protocolVersion']}, serverInfo {short(result['serverInfo'])}"
+    return [older_verdict(INITIALIZE_PROBE, not missing, seen), *skipped(MODERN_PROBES, client.settings.version)]
+
+
+def tool_checks(client: Client, chain: Chain, name: str, arguments: dict[str, Any],
+                mirrored: Mirrored | None = None) -> list[Check]:
+    """The tool's call, its questions answered in flight; the MRTR probes skipped."""
+    outcome = Session(client, chain).run("tools/call", {"name": name, "arguments": arguments}, mirrored)
+    asked = sum(len(r.requests) for r in outcome.rounds)
+    if outcome.status == "complete":
+        ok: bool | None = True
+        seen = f"complete after {asked} question{'s' if asked != 1 else ''} asked in flight"
+    elif outcome.status == "incomplete":
+        ok, seen = None, f"not judged: {outcome.error.message if outcome.error else 'incomplete'}"
+    else:
+        ok, seen = False, f"{outcome.status}: {outcome.error.message if outcome.error else 'no result'}"
+    return [older_verdict(TOOL_CALL_PROBE, ok, seen), *skipped(TOOL_PROBES, client.settings.version)]
+
+
+def era_line(client: Client) -> str:
+    """Whether the server also speaks 2026-07-28, in one line."""
+    if client.era == "modern":
+        return "era: 2026-07-28 (the server answered server/discover)"
+    head = f"era: the initialize handshake ({client.settings.version}); also speaks 2026-07-28: "
+    if client.speaks_modern is None:
+        return head + "not asked (--protocol-era older skips server/discover; leave it out to find out)"
+    return head + ("yes, it answered server/discover" if client.speaks_modern else
+                   "no, server/discover was not answered")
