@@ -45,11 +45,6 @@ class Located:
     data: Any
     node: Any
 
-    def line_of(self, path: Sequence[str | int]) -> int | None:
-        """The line (from 1) where the value at `path` starts, or None."""
-        found = self.place_of(path)
-        return found[0] if found else None
-
     def place_of(self, path: Sequence[str | int]) -> tuple[int, int] | None:
         """(line, column), from 1, of the value at `path`, or of its nearest parent that exists."""
         node = self.node

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 from pathlib import Path
 
 import pexpect
@@ -41,7 +40,6 @@ def test_list_off_a_terminal_is_one_line_per_row_whatever_the_width(scripted, ki
             assert "…" in row and DESCRIPTION not in row
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX-only")
 @pytest.mark.parametrize("kind,name", [("tools", LONG_NAME), ("templates", TEMPLATE)])
 def test_list_on_a_terminal_wraps_descriptions_never_names(scripted, kind, name):
     server = scripted(**LISTED)

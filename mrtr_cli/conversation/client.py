@@ -16,7 +16,7 @@ from mrtr_cli.errors import LegacyServerError, ProtocolError, RequestTimeout, Un
 from mrtr_cli.events import Observer
 from mrtr_cli.conversation.explain import explain, supported_versions, versions_text
 from mrtr_cli.conversation.waiting import ServerRequestHandler, Waiting, progress_token, timed_out
-from mrtr_cli.protocol import jsonrpc, meta
+from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Response
 from mrtr_cli.transport.base import Deadline, Exchange, Mirrored, Transport, TransportTimeout
 
@@ -187,7 +187,7 @@ class Client:
     def _with_meta(self, params: dict[str, Any], token: str) -> dict[str, Any]:
         """The params with this era's `_meta`: the whole envelope, or (older era) the progressToken."""
         if self.era == "older":
-            return {**params, "_meta": {meta.PROGRESS_TOKEN: token}}
+            return handshake.request_params(params, token)
         s = self.settings
         return {**params, "_meta": meta.request_meta(s.version, s.capabilities, s.identity, token, s.log_level)}
 

@@ -56,7 +56,7 @@ class ServerRequests:
     def handle(self, message: Request, in_flight: int | None) -> None:
         """Answer one request (or refuse it with the JSON-RPC error)."""
         if message.method == "ping":
-            self._reply(message, handshake.result_response(message.id, {}), "ping")
+            self._reply(message, jsonrpc.result_response(message.id, {}), "ping")
             return
         capability = handshake.needed_capability(message.method, message.params)
         if capability is None:
@@ -87,7 +87,7 @@ class ServerRequests:
             return
         self.answers[key] = answer
         self.client.emit(events.AnswerChosen(self.round, key, message.method, answer.response, answer.source))
-        self._reply(message, handshake.result_response(message.id, answer.response), key)
+        self._reply(message, jsonrpc.result_response(message.id, answer.response), key)
 
     def _undeclared(self, message: Request, key: str, capability: str) -> None:
         """The spec's error goes back (the linter reports the request, conversation/linter.py)."""

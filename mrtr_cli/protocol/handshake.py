@@ -21,8 +21,6 @@ ELICITATION_SINCE = "2025-06-18"
 URL_MODE_SINCE = "2025-11-25"
 ERAS = ("auto", "modern", "older")
 """`--protocol-era`'s values."""
-SERVER_REQUESTS = ("elicitation/create", "sampling/createMessage", "roots/list")
-"""What a server of this era may ask the client, besides `ping`."""
 
 
 def era_of(version: str) -> str:
@@ -98,10 +96,6 @@ def refusal(request_id: Any, method: str, capability: str | None) -> dict[str, A
 
 def error_response(request_id: Any, code: int, message: str) -> dict[str, Any]:
     return {"jsonrpc": jsonrpc.VERSION, "id": request_id, "error": {"code": code, "message": message}}
-
-
-def result_response(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": jsonrpc.VERSION, "id": request_id, "result": result}
 
 
 def request_params(params: dict[str, Any], progress_token: str) -> dict[str, Any]:

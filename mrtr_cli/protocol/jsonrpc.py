@@ -82,6 +82,10 @@ def request(request_id: Any, method: str, params: dict[str, Any]) -> dict[str, A
     return {"jsonrpc": VERSION, "id": request_id, "method": method, "params": params}
 
 
+def result_response(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": VERSION, "id": request_id, "result": result}
+
+
 def notification(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": VERSION, "method": method, "params": params}
 

@@ -54,7 +54,7 @@ class Dispatcher:
             request = check_envelope(message)
             if request is None:
                 return DispatchReply(None, 202)
-            return DispatchReply(_result_response(request_id, self._dispatch(request, notify)))
+            return DispatchReply(jsonrpc.result_response(request_id, self._dispatch(request, notify)))
         except RpcError as error:
             return DispatchReply({"jsonrpc": "2.0", "id": request_id, "error": error.error_object()}, error.status)
         except Exception as error:  # noqa: BLE001 - a request nobody foresaw gets an error, never a traceback
@@ -212,6 +212,3 @@ def _log_level(request_meta: dict[str, Any]) -> str | None:
     level = request_meta.get(meta.LOG_LEVEL)
     return level if level in meta.LOG_LEVELS else None
 
-
-def _result_response(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}

@@ -10,11 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-OLDER_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
-"""The versions of the initialize handshake the server speaks, oldest first."""
-LATEST_OLDER = OLDER_VERSIONS[-1]
-ELICITATION_SINCE = "2025-06-18"
-URL_MODE_SINCE = "2025-11-25"
+from mrtr_cli.protocol.handshake import ELICITATION_SINCE, LATEST_OLDER, OLDER_VERSIONS, URL_MODE_SINCE, at_least
+
 STRUCTURED_CONTENT_SINCE = "2025-06-18"
 MODERN_ONLY_FIELDS = ("resultType", "ttlMs", "cacheScope")
 """Result fields of 2026-07-28 that no older version defines."""
@@ -23,10 +20,6 @@ MODERN_ONLY_FIELDS = ("resultType", "ttlMs", "cacheScope")
 def negotiate(requested: Any) -> str:
     """The version to answer `initialize` with: the client's when spoken here, else the latest older one."""
     return requested if requested in OLDER_VERSIONS else LATEST_OLDER
-
-
-def at_least(version: str, since: str) -> bool:
-    return OLDER_VERSIONS.index(version) >= OLDER_VERSIONS.index(since)
 
 
 def question_problem(request: dict[str, Any], version: str, declared: dict[str, Any]) -> str | None:

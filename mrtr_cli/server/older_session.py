@@ -74,7 +74,7 @@ class OlderSession:
                              "capabilities and clientInfo (objects)")
             return None, _error_reply(message.get("id"), error)
         session = cls(dispatcher, older_era.negotiate(version), declared)
-        return session, DispatchReply(_response(message["id"], session._initialize_result()))
+        return session, DispatchReply(jsonrpc.result_response(message["id"], session._initialize_result()))
 
     def _initialize_result(self) -> dict[str, Any]:
         app = self.dispatcher.app
@@ -91,7 +91,7 @@ class OlderSession:
             request = check_envelope(message)
             if request is None:
                 return DispatchReply(self._notification(message), 202)
-            return DispatchReply(_response(request_id, self._dispatch(request, send)))
+            return DispatchReply(jsonrpc.result_response(request_id, self._dispatch(request, send)))
         except RpcError as error:
             return _error_reply(request_id, error)
         except Exception as error:  # noqa: BLE001 - a request nobody foresaw gets an error, never a traceback
@@ -190,10 +190,6 @@ def _failure(call: Call, reason: str) -> dict[str, Any]:
     if call.method == "tools/call":
         return {"content": [{"type": "text", "text": f"{call.subject} cannot finish: {reason}"}], "isError": True}
     raise RpcError(jsonrpc.INTERNAL_ERROR, f"{call.method} {call.subject} cannot finish: {reason}")
-
-
-def _response(request_id: Any, result: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
 def _error_reply(request_id: Any, error: RpcError) -> DispatchReply:
