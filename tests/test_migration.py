@@ -9,7 +9,8 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from conftest import ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr
+from peers import http_server
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.across_eras import compare_across_eras
 
@@ -133,3 +134,27 @@ def test_the_format_1_recordings_load_as_modern_and_migrate_back_to_the_older_er
     run = mrtr("replay", *map(str, files), "--demo", "--protocol-era", "older", timeout=120)
     assert run.code == 0, run.stderr + run.stdout
     assert run.stderr.count("same as recorded (1 round)") == len(files)
+
+
+def serve_command(path: Path) -> str:
+    return f"{PYTHON} -m mrtr_cli serve {path}"
+
+
+def test_serve_plays_an_older_recording_to_clients_of_both_eras_over_stdio(tmp_path: Path):
+    path = record_older(tmp_path)
+    older = mrtr("replay", str(path), "--stdio", serve_command(path), "--protocol-era", "older")
+    assert older.code == 0 and "same as recorded (1 round)" in older.stderr, older.stderr
+    modern = mrtr("replay", str(path), "--stdio", serve_command(path), "--protocol-era", "modern")
+    assert modern.code == 0 and "same as recorded (4 rounds)" in modern.stderr, modern.stderr
+
+
+def test_serve_plays_an_older_recording_over_http_and_refuses_a_different_answer(tmp_path: Path):
+    path = record_older(tmp_path)
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(path.read_text().replace("size: 4", "size: 5"))
+    with http_server([PYTHON, "-m", "mrtr_cli", "serve", str(path), "--http", "127.0.0.1:0"]) as url:
+        runs = {era: mrtr("replay", str(path), "--url", url, "--protocol-era", era) for era in ("older", "modern")}
+        differing = mrtr("replay", str(changed), "--url", url, "--protocol-era", "older")
+    assert all(run.code == 0 for run in runs.values()), {era: run.stderr for era, run in runs.items()}
+    assert differing.code == 6 and "the answer to 'elicitation#2' differs from the recording" in differing.stderr, \
+        differing.stderr

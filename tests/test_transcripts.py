@@ -449,7 +449,10 @@ UNSERVABLE = {
     "resultType 5": (lambda d: d["rounds"][1]["received"]["result"].update(resultType=5),
                      "round 2: the result of tools/call has an unknown resultType 5"),
     "another tool": (lambda d: d.update(tool={"name": "other"}), "its tool definition is 'other'"),
-    "the older era": (lambda d: d.update(mrtr_transcript=2, era="older"), "it was recorded in the older era"),
+    "an older-era question without a message": (
+        lambda d: d.update(mrtr_transcript=2, era="older", rounds=[{**d["rounds"][0], "received": {
+            "asked_in_flight": {"elicitation#1": {"method": "elicitation/create", "params": {"mode": "form"}}}}}]),
+        "round 1: input request 'elicitation#1' is an elicitation without a message"),
 }
 MALFORMED = {
     "nameless request": (lambda d: d["request"].update(params={}), "request.params: lacks 'name'"),

@@ -1,7 +1,9 @@
-"""`mrtr serve`: transcripts played back as a 2026-07-28 server.
+"""`mrtr serve`: transcripts played back as a server (a client of either era is served by the dispatcher).
 
 A request that matches a recorded original request gets the recorded first response; a retry
 whose answers, for the keys asked, equal the recorded ones gets the next recorded response.
+A recording of the older era plays back its in-flight questions one at a time, under the keys
+it recorded them by (`elicitation#1`, ...): see `rounds.served_steps`.
 The requestState handed out is this server's own sealed token naming the transcript and the
 round (the dispatcher seals it), so serving stays stateless the protocol's way. A retry that
 lacks answers is asked again; one whose answers differ gets -32602 naming what differed.
@@ -19,7 +21,7 @@ from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.protocol.mrtr import read_result
 from mrtr_cli.server.app import Call, NeedInput, RpcError
 from mrtr_cli.transcript.model import Transcript
-from mrtr_cli.transcript.rounds import asked_in, result_of, without_volatile
+from mrtr_cli.transcript.rounds import ServedStep, served_steps, without_volatile
 
 
 class MockApp:
@@ -34,6 +36,7 @@ class MockApp:
                 raise UsageError(f"cannot serve {transcript.path!r}: {problem}",
                                  "record the conversation again, or leave this transcript out")
         self.transcripts = transcripts
+        self.steps = [served_steps(t.rounds) for t in transcripts]
         server = next((t.data["server"] for t in transcripts if t.data.get("server")), None)
         self.info = server or {"name": "mrtr-serve", "version": __version__}
 
@@ -60,15 +63,14 @@ class MockApp:
     def handle(self, call: Call) -> dict[str, Any] | NeedInput:
         if call.state is None:
             return self._respond(call, self._match(call), 0)
-        index, number = int(call.state["transcript"]), int(call.state["round"])
-        transcript = self.transcripts[index]
-        asked = asked_in(transcript.rounds[number])
-        if not asked and result_of(transcript.rounds[number]).get("resultType") != "input_required":
+        index, number = int(call.state["transcript"]), int(call.state["step"])
+        step = self.steps[index][number]
+        if not step.asked and _result(step).get("resultType") != "input_required":
             raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: this recorded conversation asked nothing here")
-        missing = [key for key in asked if key not in call.responses]
+        missing = [key for key in step.asked if key not in call.responses]
         if missing:
             return self._respond(call, index, number)  # ask again rather than fail
-        _check_answers(transcript, number, call.responses)
+        _check_answers(self.transcripts[index], step, call.responses)
         return self._respond(call, index, number + 1)
 
     def _match(self, call: Call) -> int:
@@ -81,10 +83,11 @@ class MockApp:
                        {"method": call.method, "subject": call.subject})
 
     def _respond(self, call: Call, index: int, number: int) -> dict[str, Any] | NeedInput:
-        transcript = self.transcripts[index]
-        if number >= len(transcript.rounds):
-            raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {transcript.path} recorded no round {number + 1}")
-        received = transcript.rounds[number]["received"]
+        steps = self.steps[index]
+        if number >= len(steps):
+            raise RpcError(jsonrpc.INVALID_PARAMS,
+                           f"Invalid params: {self.transcripts[index].path} recorded nothing after this answer")
+        received = steps[number].received
         for note in received.get("notifications", []):
             params = dict(note.get("params") or {})
             if "progressToken" in params:
@@ -93,9 +96,9 @@ class MockApp:
         if "error" in received:
             error = received["error"]
             raise RpcError(error["code"], error["message"], error.get("data"))
-        result = without_volatile(result_of(transcript.rounds[number]))
+        result = without_volatile(_result(steps[number]))
         if result.get("resultType") == "input_required":
-            return NeedInput(result.get("inputRequests") or {}, {"transcript": index, "round": number})
+            return NeedInput(result.get("inputRequests") or {}, {"transcript": index, "step": number})
         return result
 
 
@@ -110,16 +113,17 @@ def unservable(transcript: Transcript) -> str | None:
     tool = transcript.data.get("tool")
     if tool and tool.get("name") != params[subject]:
         return f"its tool definition is {tool.get('name')!r}, its request calls {params[subject]!r}"
-    if transcript.era == "older":
-        return "it was recorded in the older era (questions asked in flight), which serve does not play back yet"
     if not transcript.rounds:
         return "it records no round (the conversation ended before the request was sent)"
-    return next(filter(None, (_round_problem(method, entry) for entry in transcript.rounds)), None)
+    steps = served_steps(transcript.rounds)
+    if not steps:
+        return "it records no reply (the server never answered nor asked)"
+    return next(filter(None, (_step_problem(method, step) for step in steps)), None)
 
 
-def _round_problem(method: str, entry: dict[str, Any]) -> str | None:
-    """Why a recorded round cannot be played back, or None."""
-    received, where = entry["received"], f"round {entry['round']}"
+def _step_problem(method: str, step: ServedStep) -> str | None:
+    """Why a recorded reply cannot be played back, or None."""
+    received, where = step.received, f"round {step.round}"
     if "error" in received:
         return None
     if "result" not in received:
@@ -136,17 +140,21 @@ def _original(transcript: Transcript) -> tuple[Any, Any]:
     return params.get(NAMED_METHODS[transcript.request["method"]]), params.get("arguments") or {}
 
 
-def _check_answers(transcript: Transcript, number: int, responses: dict[str, Any]) -> None:
-    """The retry's answers, for the keys asked in round `number`, must be the recorded ones."""
-    recorded = (transcript.rounds[number + 1]["sent"]["params"].get("inputResponses") or {}) \
-        if number + 1 < len(transcript.rounds) else {}
-    differing = [key for key in asked_in(transcript.rounds[number]) if responses.get(key) != recorded.get(key)]
+def _result(step: ServedStep) -> dict[str, Any]:
+    result = step.received.get("result")
+    return result if isinstance(result, dict) else {}
+
+
+def _check_answers(transcript: Transcript, step: ServedStep, responses: dict[str, Any]) -> None:
+    """The retry's answers, for the keys the step asked, must be the recorded ones."""
+    recorded = step.recorded_answers
+    differing = [key for key in step.asked if responses.get(key) != recorded.get(key)]
     if differing:
         key = differing[0]
         raise RpcError(jsonrpc.INVALID_PARAMS,
                        f"Invalid params: the answer to {key!r} differs from the recording in {transcript.path} "
-                       f"(round {number + 1}): recorded {_short(recorded.get(key))}, got {_short(responses.get(key))}",
-                       {"transcript": transcript.path, "round": number + 1, "key": key,
+                       f"(round {step.round}): recorded {_short(recorded.get(key))}, got {_short(responses.get(key))}",
+                       {"transcript": transcript.path, "round": step.round, "key": key,
                         "recorded": recorded.get(key), "received": responses.get(key)})
 
 

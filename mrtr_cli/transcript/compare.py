@@ -59,7 +59,8 @@ def compare_round(before: dict[str, Any], after: dict[str, Any], strict: bool) -
     number = before["round"]
     kind_before, kind_after = _kind(before), _kind(after)
     if kind_before != kind_after:
-        return [Difference(number, None, "result type", kind_before, kind_after)]
+        kinds = Difference(number, None, "result type", kind_before, kind_after)
+        return [kinds, *_differ(number, None, "error", _error(before), _error(after))]
     differences = []
     if kind_before == "error":
         differences += _differ(number, None, "error code", _code(before), _code(after))
@@ -120,6 +121,11 @@ def _kind(entry: dict[str, Any]) -> str:
         return "error"
     result = entry["received"].get("result")
     return str(result.get("resultType", "complete")) if isinstance(result, dict) else "none"
+
+
+def _error(entry: dict[str, Any]) -> Any:
+    """The error a round ended in (None: it did not), so a user sees why it failed."""
+    return entry["received"].get("error")
 
 
 def _code(entry: dict[str, Any]) -> Any:

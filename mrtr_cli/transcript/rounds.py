@@ -98,6 +98,45 @@ def asked_in_flight(data: dict[str, Any]) -> dict[str, Any]:
     return asked if isinstance(asked, dict) else {}
 
 
+@dataclass(frozen=True)
+class ServedStep:
+    """One reply `mrtr serve` plays back: what it received at that point of the recording (its
+    result may be `input_required`, asking `asked`), and the answers recorded for those questions."""
+
+    round: int
+    received: dict[str, Any]
+    asked: dict[str, Any]
+    recorded_answers: dict[str, Any]
+
+
+def served_steps(rounds: list[dict[str, Any]]) -> list[ServedStep]:
+    """A recorded conversation as the replies a server plays back, whatever the era it was
+    recorded in. A modern round is one step. An older-era round becomes one step per question
+    asked in flight (an `input_required` result asking it alone, as a server of either era can
+    ask it), then a step with what ended the round, when something did."""
+    steps = []
+    for index, data in enumerate(rounds):
+        if not asked_in_flight(data):
+            following = rounds[index + 1]["sent"]["params"] if index + 1 < len(rounds) else {}
+            answers = following.get("inputResponses") if isinstance(following.get("inputResponses"), dict) else {}
+            asked = asked_in(data) if result_of(data).get("resultType") == "input_required" else {}
+            steps.append(ServedStep(data["round"], data["received"], asked, answers))
+            continue
+        steps.extend(_in_flight_steps(data))
+    return steps
+
+
+def _in_flight_steps(data: dict[str, Any]) -> Iterator[ServedStep]:
+    answers = data.get("answers") or {}
+    for key, request in asked_in_flight(data).items():
+        asking = {"result": {"resultType": "input_required", "inputRequests": {key: request}}}
+        recorded = {key: answers[key]["response"]} if key in answers else {}
+        yield ServedStep(data["round"], asking, {key: request}, recorded)
+    ending = {key: value for key, value in data["received"].items() if key != "asked_in_flight"}
+    if "result" in ending or "error" in ending:
+        yield ServedStep(data["round"], ending, {}, {})
+
+
 def without_volatile(result: dict[str, Any]) -> dict[str, Any]:
     """A result without the fields that change on every run."""
     return {key: value for key, value in result.items() if key not in VOLATILE}
