@@ -156,11 +156,20 @@ def test_an_older_era_demo_gets_the_older_probes_and_the_rest_skipped_with_the_r
     run = mrtr("check", "--demo", "--protocol-era", "older")
     assert run.code == 0, run.stderr
     assert run.stdout.count(OLDER_REASON) == 6 and "1 pass · 0 fail · 0 warn · 6 skipped" in run.stdout
-    assert "also speaks 2026-07-28: not asked (--protocol-era older" in run.stdout
+    assert "also speaks 2026-07-28: yes, it answered server/discover" in run.stdout
     document = mrtr("check", "--demo", "--protocol-era", "older", "--json")
     assert statuses(document) == {"initialize-result": "pass", **{c: "skipped" for c in (
         "discover", "discover-caching", "server-info", "meta-required", "unsupported-version", "header-mismatch")}}
-    assert document.json()["era"]["era"] == "older" and document.json()["era"]["speaks_2026_07_28"] is None
+    assert document.json()["era"]["era"] == "older" and document.json()["era"]["speaks_2026_07_28"] is True
+
+
+def test_an_older_era_check_over_http_also_asks_whether_the_server_speaks_2026_07_28():
+    with demo_http() as url:
+        run = mrtr("check", "--url", url, "--protocol-era", "older", "--tool", "book_table",
+                   "--answers", "examples/match_rules.yaml")
+    assert run.code == 0, run.stderr
+    assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: yes" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 11 skipped" in run.stdout
 
 
 def test_an_older_era_tool_completes_with_its_questions_answered_in_flight():

@@ -17,9 +17,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conformance import reference_server
-from conftest import mrtr
+from conftest import PYTHON, mrtr
 
 
 def everything(*args: str) -> list[str]:
@@ -108,3 +109,52 @@ def test_filesystem_asks_for_roots_and_mrtr_answers_from_the_flag(tmp_path: Path
     assert run.code == 0, run.stderr
     assert f"roots#1 ← roots [\"{tmp_path.as_uri()}\"]  from flag" in run.stderr
     assert "notes.txt" in text_of(run.json()["result"])
+
+
+def test_a_recording_of_everything_shows_replays_and_serves_in_both_eras(tmp_path: Path):
+    path = tmp_path / "everything.yaml"
+    record = mrtr("call", "trigger-elicitation-request", "--answer", "elicitation#1.name=Ada", "--no-input",
+                  "--record", str(path), *everything())
+    assert record.code == 0, record.stderr
+    shown = mrtr("show", str(path))
+    assert shown.code == 0 and "asked in flight: elicitation#1" in shown.stdout + shown.stderr
+    again = mrtr("replay", str(path), "--trust-target")
+    assert again.code == 0 and "same as recorded (1 round)" in again.stderr, again.stderr
+    served = mrtr("replay", str(path), "--protocol-era", "modern", "--stdio", f"{PYTHON} -m mrtr_cli serve {path}")
+    assert served.code == 0 and "same as recorded (2 rounds)" in served.stderr, served.stderr
+
+
+def test_a_recording_over_streamable_http_replays_against_a_new_session(tmp_path: Path):
+    path = tmp_path / "everything-http.yaml"
+    with everything_over_http() as url:
+        record = mrtr("call", "trigger-sampling-request", "-a", "prompt=hi", "--sampling-reply", "Hello",
+                      "--no-input", "--record", str(path), "--url", url)
+        again = mrtr("replay", str(path), "--url", url)
+    assert record.code == 0, record.stderr
+    assert again.code == 0 and "same as recorded (1 round)" in again.stderr, again.stderr
+
+
+def test_a_filesystem_recording_keeps_the_roots_it_was_asked_for_and_replays(tmp_path: Path):
+    """server-filesystem asks roots/list right after the handshake, before or during the call as
+    timing has it: either way the one round keeps it, so a replay does not diverge on timing."""
+    served = tmp_path / "served"
+    served.mkdir()
+    (served / "notes.txt").write_text("hello")
+    path = tmp_path / "filesystem.yaml"
+    server = ["--root", str(served), "--no-input", "--", *reference_server("filesystem", str(served))]
+    record = mrtr("call", "list_directory", "-a", f"path={served}", "--record", str(path), *server)
+    assert record.code == 0, record.stderr
+    [only] = yaml.safe_load(path.read_text())["rounds"]
+    assert list(only["received"]["asked_in_flight"]) == ["roots#1"] and list(only["answers"]) == ["roots#1"]
+    for _ in range(3):
+        again = mrtr("replay", str(path), *server)
+        assert again.code == 0, again.stderr
+
+
+def test_check_over_streamable_http_finds_the_older_era_and_the_tool_completes():
+    with everything_over_http() as url:
+        run = mrtr("check", "--url", url, "--tool", "trigger-elicitation-request",
+                   "--answer", "elicitation#1.name=Ada", "--no-input")
+    assert run.code == 0, run.stderr
+    assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: no" in run.stdout
+    assert "complete after 1 question asked in flight" in run.stdout

@@ -1,7 +1,8 @@
 """`mrtr check` against a server of the initialize-handshake era: the probes of 2026-07-28 are
 skipped with the reason, the handshake's result is checked, and with `--tool` the tool's call must
 complete with its questions answered in flight. One line tells whether the server also speaks
-2026-07-28 (whether it answered `server/discover` while mrtr chose the era).
+2026-07-28 (whether it answered `server/discover`, while mrtr chose the era or, under
+`--protocol-era older`, on a connection of its own).
 """
 
 from __future__ import annotations
@@ -68,7 +69,5 @@ def era_line(client: Client) -> str:
     if client.era == "modern":
         return "era: 2026-07-28 (the server answered server/discover)"
     head = f"era: the initialize handshake ({client.settings.version}); also speaks 2026-07-28: "
-    if client.speaks_modern is None:
-        return head + "not asked (--protocol-era older skips server/discover; leave it out to find out)"
     return head + ("yes, it answered server/discover" if client.speaks_modern else
                    "no, server/discover was not answered")

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import build_chain
+from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.arguments import tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
+from mrtr_cli.errors import MrtrError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.conversation.preparation import prepare_call
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
@@ -15,7 +17,7 @@ from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.era import settle_era
 from mrtr_cli.check.verdicts import status_counts
 from mrtr_cli.render.check_lines import check_lines
-from mrtr_cli.target import resolve_target
+from mrtr_cli.target import Target, resolve_target
 
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
@@ -43,18 +45,43 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
     with connect(context, target, options, client_settings(options, answering), chain=chain) as client:
         settle_era(client)
         if client.era == "older":
-            return _older(client, chain, tool, target), client.server_info, _era(client)
-        prober = Prober(client, over_http=target.mirrors_headers)
-        context.emit.subscribe(prober)
-        checks = prober.safe_checks()
-        if tool is not None:
-            prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
-            arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
-            checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored).checks()
-        return checks, client.server_info, _era(client)
+            checks = _older(client, chain, tool, target)
+        else:
+            checks = _modern(context, client, chain, tool, target)
+    if client.era == "older" and client.speaks_modern is None:
+        client.speaks_modern = _answers_discover(context, target, options)
+    return checks, client.server_info, _era(client)
 
 
-def _older(client: Client, chain, tool: CallOptions | None, target) -> list[Check]:
+def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | None, target: Target) -> list[Check]:
+    """The checks of a 2026-07-28 server (check/probes.py)."""
+    prober = Prober(client, over_http=target.mirrors_headers)
+    context.emit.subscribe(prober)
+    checks = prober.safe_checks()
+    if tool is not None:
+        prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
+        arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
+        checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored).checks()
+    return checks
+
+
+def _answers_discover(context: Context, target: Target, options: TargetOptions) -> bool:
+    """--protocol-era older skipped server/discover: send it on a connection of its own (waiting
+    --era-probe-wait), so the era line still says whether the server also speaks 2026-07-28."""
+    settings = client_settings(options._replace(protocol_version=None))
+    settings.timeout = options.era_probe_wait
+    client = Client(target.open(options, context.output.verbose, context.output.show_secrets), settings,
+                    context.emit)
+    try:
+        client.discover()
+        return True
+    except MrtrError:
+        return False
+    finally:
+        client.transport.close()
+
+
+def _older(client: Client, chain: Chain, tool: CallOptions | None, target: Target) -> list[Check]:
     """The checks of an initialize-handshake-era server (check/older.py)."""
     checks = older.safe_checks(client)
     if tool is not None:

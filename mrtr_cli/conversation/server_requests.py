@@ -2,7 +2,8 @@
 
 `elicitation/create`, `sampling/createMessage` and `roots/list` become Questions answered by the same
 chain as MRTR questions, and the same events tell of them (marked in flight). Such a request has no
-`inputRequests` key, so each gets a synthetic one, per method and order within the call:
+`inputRequests` key, so each gets a synthetic one, per method and order within the call (counting
+what was asked since the previous call, see `begin_call`):
 `elicitation#1`, `elicitation#2`, `sampling#1`, `roots#1`, which `--answer` and answers files use.
 `ping` is answered at once. A request for a capability mrtr did not declare in `initialize` gets the
 JSON-RPC error and a lint finding; a question nothing answers gets an error too, and ends the call.
@@ -44,13 +45,15 @@ class ServerRequests:
         self._counts: Counter[str] = Counter()
 
     def begin_call(self) -> None:
-        """A call starts: keys count from 1 again, and what it is asked is kept apart."""
-        self.round, self.asked, self.answers, self._counts = 1, {}, {}, Counter()
+        """A call starts. What the server asked since the last call ended (server-filesystem's
+        `roots/list` right after the handshake) belongs to it: whether such a request arrives just
+        before the call's request or just after is timing, not a different conversation."""
+        self.round = 1
 
     def end_call(self) -> tuple[dict[str, dict[str, Any]], dict[str, Answer]]:
-        """What the call was asked and the answers given; then outside a call again."""
+        """What the call was asked and the answers given; then outside a call again, keys from 1."""
         taken = (self.asked, self.answers)
-        self.round, self.asked, self.answers = 0, {}, {}
+        self.round, self.asked, self.answers, self._counts = 0, {}, {}, Counter()
         return taken
 
     def handle(self, message: Request, in_flight: int | None) -> None:

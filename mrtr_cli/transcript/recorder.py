@@ -40,6 +40,8 @@ class TranscriptBuilder:
         self.tools: list[dict[str, Any]] = []
         self.request: dict[str, Any] | None = None
         self.pending: RoundParts | None = None
+        self.before_call = RoundParts(0, None, {})
+        """Older era: what the server asked outside a request of the conversation; the first round keeps it."""
         self.raw_arguments: Any = None
         self.top: dict[str, Any] | None = None
         self.rounds: list[dict[str, Any]] = []
@@ -79,6 +81,7 @@ class TranscriptBuilder:
         if self.request is None:
             self.request = {"method": event.method, "params": self.redaction.params(event.params)}
         self.pending = RoundParts(event.round, event.id, self.redaction.params(event.params))
+        self._carry_over(self.pending)
         self.raw_arguments = event.params.get("arguments")
 
     def _wire(self, event: events.WireNote) -> None:
@@ -104,6 +107,8 @@ class TranscriptBuilder:
     def _answer(self, event: events.AnswerChosen) -> None:
         if self.pending is not None and self.pending.number == event.round:
             self.pending.answers[event.key] = event
+        elif self.pending is None and event.round == 0:
+            self.before_call.answers[event.key] = event
 
     def _finding(self, event: events.Finding) -> None:
         if self.pending is not None:
@@ -113,8 +118,18 @@ class TranscriptBuilder:
         self.context.update(era=event.era, version=event.version)
 
     def _asked_in_flight(self, event: events.InputRequested) -> None:
-        if event.in_flight and self.pending is not None and event.id == self.pending.id:
+        if not event.in_flight:
+            return
+        if self.pending is not None and event.id == self.pending.id:
             self.pending.asked_in_flight.update(event.requests)
+        elif self.pending is None and event.round == 0:
+            self.before_call.asked_in_flight.update(event.requests)
+
+    def _carry_over(self, parts: RoundParts) -> None:
+        """The first round takes what the server asked before its request (ServerRequests.begin_call)."""
+        parts.asked_in_flight.update(self.before_call.asked_in_flight)
+        parts.answers.update(self.before_call.answers)
+        self.before_call = RoundParts(0, None, {})
 
     def _server(self, event: events.ServerIdentified) -> None:
         self.server = event.info
