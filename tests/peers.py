@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -12,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from conftest import PYTHON, ROOT
+from conftest import PYTHON, ROOT, SDK_SERVER
 from helpers import fill_form
 from mrtr_cli.protocol import headers as mcp_headers
 
@@ -123,6 +124,29 @@ def http_server(command: list[str]) -> Iterator[str]:
         process.wait(timeout=10)
         if process.stderr:
             process.stderr.close()
+
+
+@contextmanager
+def sdk_over_http(mode: str) -> Iterator[str]:
+    """tests/servers/sdk_server.py over Streamable HTTP on a free port (`json` or `sse` responses);
+    yields its /mcp URL. Only its SSE mode can ask in flight (the older era's back-channel)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([*SDK_SERVER, "http", str(port), mode], cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
 
 
 def demo_http() -> Any:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
 import time
 
 import pytest
 
-from conftest import ROOT, SDK_SERVER, mrtr
-from peers import demo_http
+from conftest import SDK_SERVER, mrtr
+from peers import demo_http, sdk_over_http
 
 OLDER = ("--protocol-era", "older", "--no-input")
 BOOK = ("--answer", "elicitation#1.date=2026-12-24", "--answer", "elicitation#2.size=4",
@@ -161,21 +159,8 @@ def test_sdk_server_over_stdio(tool, flags, expected):
 
 @pytest.fixture(scope="module")
 def sdk_url():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen([*SDK_SERVER, "http", str(port), "sse"], cwd=ROOT, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    yield f"http://127.0.0.1:{port}/mcp"
-    process.terminate()
-    process.wait(timeout=10)
+    with sdk_over_http("sse") as url:
+        yield url
 
 
 @pytest.mark.parametrize("tool, flags, expected", SDK_CALLS)

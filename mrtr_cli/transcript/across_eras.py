@@ -2,7 +2,7 @@
 older `initialize` era) compared with a live run in the other.
 
 What is compared is what a person sees: the questions in the order asked (method, mode, message,
-schema, URL, and a sampling request's messages), the answer each got, the outcome and the final
+form schema as the spec defines it, URL, and a sampling request's messages), the answer each got, the outcome and the final
 result. Keys, ids, requestState, the number of rounds and the era itself are not differences: an
 older-era server asks in flight under synthetic keys (`elicitation#1`), a modern one in rounds
 under its own. The result is compared without `_meta` and the fields only 2026-07-28 has
@@ -19,6 +19,10 @@ from mrtr_cli.transcript.compare import Difference, compare
 from mrtr_cli.transcript.paths import JsonPath
 from mrtr_cli.transcript.rounds import AskedQuestion, final_result, question_sequence
 
+FORM_KEYWORDS = ("type", "properties", "required")
+"""What the spec defines of a form's requestedSchema, and so what a client shows. Across eras only
+these are compared: an SDK may add annotations in one era's path (the PyPI `mcp` SDK's MCPServer
+adds a top-level `title` to the older era's schema only), which ask the person nothing different."""
 MODERN_ONLY = ("ttlMs", "cacheScope")
 """Result fields of 2026-07-28 that an older-era result never has (`resultType` is gone already)."""
 
@@ -69,8 +73,17 @@ def _question(number: int, before: AskedQuestion, after: AskedQuestion) -> list[
 
     if before.method != after.method:
         return differ("method", before.method, after.method)
-    differences = [d for name in before.fields for d in differ(name, before.fields[name], after.fields.get(name))]
+    old_fields, new_fields = _shown(before.fields), _shown(after.fields)
+    differences = [d for name in old_fields for d in differ(name, old_fields[name], new_fields.get(name))]
     return differences + differ("answer", before.response, after.response)
+
+
+def _shown(fields: dict[str, Any]) -> dict[str, Any]:
+    """A question's defining fields, its form schema cut to what the spec defines (FORM_KEYWORDS)."""
+    schema = fields.get("requestedSchema")
+    if not isinstance(schema, dict):
+        return fields
+    return {**fields, "requestedSchema": {key: schema[key] for key in FORM_KEYWORDS if key in schema}}
 
 
 def _results(old_rounds: list[dict[str, Any]], new_rounds: list[dict[str, Any]]) -> list[Difference]:
@@ -82,7 +95,16 @@ def _results(old_rounds: list[dict[str, Any]], new_rounds: list[dict[str, Any]])
     if before is None and after is None:
         codes = [_error_code(rounds) for rounds in (old_rounds, new_rounds)]
         return [] if codes[0] == codes[1] else [Difference(None, None, "error code", *codes)]
-    return [] if before == after else [Difference(None, None, "result", before, after)]
+    if before == after:
+        return []
+    return [Difference(None, None, "result", _or_error(before, old_rounds), _or_error(after, new_rounds))]
+
+
+def _or_error(result: dict[str, Any] | None, rounds: list[dict[str, Any]]) -> Any:
+    """A conversation's result, else the error its last round ended in (so the report says why)."""
+    if result is not None or not rounds or "error" not in rounds[-1]["received"]:
+        return result
+    return {"error": rounds[-1]["received"]["error"]}
 
 
 def _without(result: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
