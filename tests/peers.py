@@ -149,6 +149,11 @@ def sdk_over_http(mode: str) -> Iterator[str]:
         process.wait(timeout=10)
 
 
+def oauth_http(*options: str) -> Any:
+    """The OAuth-protected SDK server of tests/servers/oauth_server.py, with its `options`."""
+    return http_server([PYTHON, str(ROOT / "tests" / "servers" / "oauth_server.py"), *options])
+
+
 def demo_http() -> Any:
     return http_server([PYTHON, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"])
 

@@ -24,6 +24,8 @@ OWNERS = {
     "typer": {"cli/"},
     "click": {"cli/"},
     "rich": {"render/"},
+    "platformdirs": {"auth/store.py"},
+    "authlib": {"auth/oauth.py"},
 }
 """Who may import each outside library: modules, or every module under a folder (ending in /)."""
 STDLIB_ONLY = ("protocol/", "text.py", "forms/formats.py", "forms/flat_forms.py", "forms/wording.py")
@@ -65,9 +67,17 @@ def test_heavy_libraries_are_not_imported_at_start():
     assert loaded.strip() == "[]"
 
 
+def test_nothing_of_oauth_is_imported_at_start():
+    code = ("import sys; from mrtr_cli.entry import main; import mrtr_cli.cli; "
+            "print(sorted(m for m in ('authlib', 'platformdirs', 'mrtr_cli.auth') if m in sys.modules))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]"
+
+
 def test_version_loads_no_outside_library():
     code = ("import sys; from mrtr_cli.entry import main; main(['--version']); "
-            "print(sorted(m for m in ('typer', 'rich', 'httpx', 'yaml', 'jsonschema') if m in sys.modules))")
+            "print(sorted(m for m in ('typer', 'rich', 'httpx', 'yaml', 'jsonschema', 'authlib', 'platformdirs') "
+            "if m in sys.modules))")
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert loaded.splitlines() == [f"mrtr {__version__}", "[]"]
 

@@ -10,6 +10,7 @@ from typing import Annotated, Any, List, Optional
 import typer
 
 from mrtr_cli import __version__
+from mrtr_cli.cli.auth_app import auth_app
 from mrtr_cli.cli.option_groups import (TRANSCRIPTS, answering_options, output_options, recording_options,
                                         target_options, with_groups)
 from mrtr_cli.options import CallOptions
@@ -165,6 +166,9 @@ def check(tool: PROBED_TOOL = None, arg: ARGUMENT = None, args: ARGS_JSON = None
 
     called = CallOptions("tools/call", tool, tuple(arg or ()), args) if tool else None
     return command.run(called, target, answering, output)
+
+
+app.add_typer(auth_app, name="auth")
 
 
 def _version(value: bool) -> None:

@@ -1,0 +1,237 @@
+"""Where logins are kept: one JSON file per protected resource, under `auth/` in mrtr's
+configuration directory.
+
+The directory is `$MRTR_CONFIG_DIR` when set, else platformdirs' user configuration directory
+for "mrtr" (on Linux `$XDG_CONFIG_HOME/mrtr`, by default `~/.config/mrtr`). The `auth/` folder
+is made mode 0700 and each file 0600; a file is written to a temporary name and renamed, so a
+reader never sees half a file. A file that cannot be trusted (not ours, a symlink, too large,
+not JSON, the wrong shape, another resource's login) reads as no login, never as a crash.
+This module alone imports platformdirs, and only when the directory is first asked for.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import stat
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from mrtr_cli.errors import UsageError
+
+CONFIG_DIR_VARIABLE = "MRTR_CONFIG_DIR"
+"""The environment variable that moves mrtr's configuration directory, on every system."""
+FORMAT_VERSION = 1
+"""The `version` written in every token file; a file of another version reads as no login."""
+MAX_LOGIN_FILE_SIZE = 64 * 1024
+"""The largest token file mrtr reads; anything larger is not one of ours."""
+MAX_LOGIN_FILES = 1000
+"""The most token files `logins()` and `remove_all()` look at."""
+_SLUG_LENGTH = 48
+
+
+def config_dir() -> Path:
+    """mrtr's configuration directory: `$MRTR_CONFIG_DIR` if set, else the platform's."""
+    chosen = os.environ.get(CONFIG_DIR_VARIABLE)
+    if chosen:
+        return Path(chosen).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("mrtr", appauthor=False))
+
+
+def canonical_resource(url: str) -> str:
+    """`url` as logins are keyed: scheme and host in lower case, no fragment, no trailing
+    slash (so `HTTPS://Example.com/mcp/` and `https://example.com/mcp` are one server)."""
+    parts = urlsplit(url.strip())
+    path = parts.path.rstrip("/")
+    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
+
+
+@dataclass
+class Login:
+    """One server's login. Its repr and str name the server and the scopes, never a secret."""
+
+    resource: str
+    issuer: str
+    client_id: str
+    client_secret: str | None
+    access_token: str
+    token_type: str
+    refresh_token: str | None
+    scopes: list[str] = field(default_factory=list)
+    expires_at: float | None = None
+    obtained_at: float = field(default_factory=time.time)
+
+    def expired(self, now: float | None = None, margin: float = 30) -> bool:
+        """Whether the access token has expired, or will within `margin` seconds. A token
+        without a known expiry is taken as valid until the server says otherwise."""
+        if self.expires_at is None:
+            return False
+        moment = time.time() if now is None else now
+        return moment + margin >= self.expires_at
+
+    def __repr__(self) -> str:
+        refresh = "kept" if self.refresh_token else "none"
+        return (f"Login(resource={self.resource!r}, issuer={self.issuer!r}, client_id={self.client_id!r}, "
+                f"scopes={self.scopes!r}, expires_at={self.expires_at!r}, refresh_token={refresh})")
+
+    __str__ = __repr__
+
+    def to_document(self) -> dict[str, Any]:
+        """The JSON document of a token file."""
+        return {"version": FORMAT_VERSION, **asdict(self)}
+
+
+_TEXT_FIELDS = ("resource", "issuer", "client_id", "access_token", "token_type")
+_OPTIONAL_TEXT_FIELDS = ("client_secret", "refresh_token")
+
+
+def login_from_document(document: Any) -> Login | None:
+    """The login a token file's document describes, or None when it has another shape."""
+    if not isinstance(document, dict) or document.get("version") != FORMAT_VERSION:
+        return None
+    if not all(isinstance(document.get(name), str) and document[name] for name in _TEXT_FIELDS):
+        return None
+    if not all(document.get(name) is None or isinstance(document[name], str) for name in _OPTIONAL_TEXT_FIELDS):
+        return None
+    scopes = document.get("scopes")
+    if not isinstance(scopes, list) or not all(isinstance(scope, str) for scope in scopes):
+        return None
+    expires_at, obtained_at = document.get("expires_at"), document.get("obtained_at")
+    if not (expires_at is None or _is_time(expires_at)) or not _is_time(obtained_at):
+        return None
+    return Login(**{name: document.get(name) for name in Login.__dataclass_fields__})
+
+
+def _is_time(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value \
+        and abs(value) < 1e12
+
+
+def file_name(resource: str) -> str:
+    """The token file's name for `resource`: a readable slug of the URL and a short hash."""
+    key = canonical_resource(resource)
+    words = re.findall(r"[a-z0-9]+(?:\.[a-z0-9]+)*", re.sub(r"^[a-z]+://", "", key.lower()))
+    readable = "-".join(words)[:_SLUG_LENGTH].rstrip("-.") or "server"
+    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+    return f"{readable}-{digest}.json"
+
+
+class TokenStore:
+    """The logins kept on disk, one file per protected resource."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self.directory = directory if directory is not None else config_dir() / "auth"
+
+    def path_for(self, resource: str) -> Path:
+        """Where the login for `resource` is kept."""
+        return self.directory / file_name(resource)
+
+    def load(self, resource: str) -> Login | None:
+        """The login kept for `resource`, or None when there is none or it cannot be trusted."""
+        login = _read_login(self.path_for(resource))
+        if login is None or canonical_resource(login.resource) != canonical_resource(resource):
+            return None
+        return login
+
+    def save(self, login: Login) -> Path:
+        """Keep `login` (replacing the one kept for its resource) and say where."""
+        path = self.path_for(login.resource)
+        try:
+            self._make_directory()
+            _write_atomically(path, json.dumps(login.to_document(), indent=2) + "\n")
+        except OSError as error:
+            raise UsageError(f"cannot keep the login in {self.directory}: {error.strerror or error}",
+                             f"check that the directory is writable, or set {CONFIG_DIR_VARIABLE}") from None
+        return path
+
+    def remove(self, resource: str) -> bool:
+        """Forget the login for `resource`; whether there was one."""
+        return self._unlink(self.path_for(resource))
+
+    def remove_all(self) -> int:
+        """Forget every login; how many token files were removed."""
+        return sum(self._unlink(path) for path in self._files())
+
+    def logins(self) -> list[Login]:
+        """Every login that can be trusted, ordered by resource."""
+        found = (_read_login(path) for path in self._files())
+        return sorted((login for login in found if login is not None), key=lambda login: login.resource)
+
+    def _files(self) -> list[Path]:
+        try:
+            names = sorted(entry.name for entry in os.scandir(self.directory)
+                           if entry.name.endswith(".json") and not entry.name.startswith("."))
+        except OSError:
+            return []
+        return [self.directory / name for name in names[:MAX_LOGIN_FILES]]
+
+    def _unlink(self, path: Path) -> bool:
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            return False
+        except OSError as error:
+            raise UsageError(f"cannot remove {path}: {error.strerror or error}",
+                             "check the permissions of the directory") from None
+        return True
+
+    def _make_directory(self) -> None:
+        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if self.directory.is_symlink() or not self.directory.is_dir():
+            raise NotADirectoryError(f"{self.directory} is not a directory of its own")
+        os.chmod(self.directory, 0o700)
+
+
+def _read_login(path: Path) -> Login | None:
+    """The login in the file at `path`, or None when it is missing or cannot be trusted."""
+    data = _read_own_file(path)
+    if data is None:
+        return None
+    try:
+        return login_from_document(json.loads(data.decode("utf-8")))
+    except (UnicodeDecodeError, ValueError, RecursionError, TypeError):
+        return None
+
+
+def _read_own_file(path: Path) -> bytes | None:
+    """The bytes of `path` if it is a small regular file of this user, reached without a symlink."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        descriptor = os.open(path, flags)
+    except OSError:
+        return None
+    try:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode) or status.st_uid != os.geteuid():
+            return None
+        data = os.read(descriptor, MAX_LOGIN_FILE_SIZE + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+    return data if len(data) <= MAX_LOGIN_FILE_SIZE else None
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write `text` to a new 0600 file beside `path`, then rename it over `path`."""
+    descriptor, temporary = tempfile.mkstemp(prefix=".login-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            os.fchmod(file.fileno(), 0o600)
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -1,0 +1,48 @@
+"""`mrtr auth ...`: the logins mrtr keeps for servers behind OAuth.
+
+A typer sub-app, added to the main app as `auth`. Each command loads its module when it runs, so
+nothing of OAuth (the auth package, platformdirs, authlib) loads with `mrtr --help`. A new
+command (`login`) is one more function decorated with `@auth_app.command()`.
+(No `from __future__ import annotations` here: typer reads these annotations at runtime.)
+"""
+
+from typing import Annotated, Optional
+
+import typer
+
+from mrtr_cli.cli.option_groups import COLOR, DEBUG, JSON_OUTPUT, Color
+from mrtr_cli.options import OutputOptions
+
+auth_app = typer.Typer(
+    name="auth",
+    help="The logins mrtr keeps for servers behind OAuth: see them, or forget them.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    pretty_exceptions_enable=False,
+)
+
+
+def plain_output(json_output: bool, color: Color, debug: bool) -> OutputOptions:
+    """The output options of a command that talks to no server."""
+    return OutputOptions(json=json_output, color=color.value, debug=debug)
+
+
+@auth_app.command()
+def status(json_output: JSON_OUTPUT = False, color: COLOR = Color.auto, debug: DEBUG = False) -> None:
+    """Which servers mrtr has tokens for: issuer, scopes, expiry, refresh token (never a token)."""
+    from mrtr_cli.commands import auth as command
+
+    raise typer.Exit(command.run_status(plain_output(json_output, color, debug)))
+
+
+LOGOUT_URL = Annotated[Optional[str], typer.Argument(metavar="[URL]", help="The server to log out of.")]
+ALL = Annotated[bool, typer.Option("--all", help="Log out of every server.")]
+
+
+@auth_app.command()
+def logout(url: LOGOUT_URL = None, all_servers: ALL = False, json_output: JSON_OUTPUT = False,
+           color: COLOR = Color.auto, debug: DEBUG = False) -> None:
+    """Forget the tokens kept for one server (URL), or for every server (--all)."""
+    from mrtr_cli.commands import auth as command
+
+    raise typer.Exit(command.run_logout(url, all_servers, plain_output(json_output, color, debug)))
