@@ -6,6 +6,7 @@ setting the version its `initialize` offers), and raw clients that speak the wir
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anyio
@@ -274,3 +275,35 @@ def test_serve_over_http_refuses_an_answer_that_differs_from_the_recording():
     assert [m.get("method") for m in played] == ["elicitation/create"] * 3 + [None]
     assert "resultType" not in played[-1]["result"] and "Booked a table for 4" in str(played[-1]["result"])
     assert differing[-1]["error"]["code"] == -32602 and "differs from the recording" in differing[-1]["error"]["message"]
+
+
+def test_a_cancelled_call_stops_asking_and_gets_no_response():
+    peer = OlderStdio()
+    peer.open("2025-11-25")
+    peer.send(plain(1, "tools/call", {"name": "book_table"}))
+    assert peer.receive()["method"] == "elicitation/create"
+    peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1, "reason": "user"}})
+    assert peer.call(plain(2, "ping")) == [{"jsonrpc": "2.0", "id": 2, "result": {}}]  # nothing for call 1 first
+    peer.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 99}})  # not in flight
+    assert peer.call(plain(3, "tools/call", {"name": "greet"}))[-1]["id"] == 3
+    assert peer.process.stdin and peer.process.stdout
+    peer.process.stdin.close()
+    rest = [json.loads(line) for line in peer.process.stdout.read().splitlines()]
+    assert not [message for message in rest if message.get("id") == 1], rest  # not even once stdin closed
+    peer.process.stdout.close()
+    assert peer.process.wait(timeout=15) == 0
+
+
+def test_a_cancelled_call_over_http_ends_its_stream_without_a_response():
+    with demo_http() as url:
+        peer = OlderHttp(url)
+        peer.open("2025-11-25")
+        with peer.client.stream("POST", url, json=plain(1, "tools/call", {"name": "book_table"}),
+                                headers=peer.headers()) as streamed:
+            lines = streamed.iter_lines()
+            first = next(line for line in lines if line.startswith("data:"))
+            assert json.loads(first[5:])["method"] == "elicitation/create"
+            cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
+            assert peer.post(cancel).status_code == 202
+            assert [line for line in lines if line.startswith("data:")] == []
+        peer.close()

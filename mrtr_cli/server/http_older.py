@@ -123,9 +123,12 @@ def _answer_in_session(handler: McpHandler, session: OlderSession, message: Any)
     stream = ResponseStream(handler)
     try:
         reply = session.handle(message, stream.send)
-        if reply.message is None:
-            return handler._send_empty(HTTPStatus.ACCEPTED)
-        stream.finish(reply.status, reply.message)
+        if reply.message is not None:
+            stream.finish(reply.status, reply.message)
+        elif isinstance(message, dict) and "id" in message:
+            stream.end()  # a cancelled call: its stream closes without a response
+        else:
+            handler._send_empty(HTTPStatus.ACCEPTED)
     except OSError:
         handler.close_connection = True  # the client closed the stream; its call ends here
 

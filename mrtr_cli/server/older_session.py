@@ -61,6 +61,10 @@ class OlderSession:
         self.asks = PendingAsks()
         self.initialized = False
         self.log_level: str | None = None
+        self.cancelled: set[Any] = set()
+        """Ids of calls the client cancelled: they stop asking, and get no response."""
+        self._running: dict[Any, int | None] = {}
+        """The calls in flight, by id, each with the server request it waits on (None: none)."""
 
     @classmethod
     def open(cls, dispatcher: Dispatcher, message: dict[str, Any]) -> tuple[OlderSession | None, DispatchReply]:
@@ -91,16 +95,32 @@ class OlderSession:
             request = check_envelope(message)
             if request is None:
                 return DispatchReply(self._notification(message), 202)
-            return DispatchReply(jsonrpc.result_response(request_id, self._dispatch(request, send)))
+            reply = DispatchReply(jsonrpc.result_response(request_id, self._dispatch(request, send)))
         except RpcError as error:
-            return _error_reply(request_id, error)
+            reply = _error_reply(request_id, error)
         except Exception as error:  # noqa: BLE001 - a request nobody foresaw gets an error, never a traceback
             failure = RpcError(jsonrpc.INTERNAL_ERROR, f"Internal error: {type(error).__name__}: {error}")
-            return _error_reply(request_id, failure)
+            reply = _error_reply(request_id, failure)
+        if request_id in self.cancelled:
+            self.cancelled.discard(request_id)
+            return DispatchReply(None)  # the spec: no response to a cancelled request
+        return reply
 
     def _notification(self, message: dict[str, Any]) -> None:
         if message["method"] == "notifications/initialized":
             self.initialized = True
+        elif message["method"] == "notifications/cancelled":
+            params = message.get("params")
+            self._cancel(params.get("requestId") if isinstance(params, dict) else None)
+
+    def _cancel(self, call_id: Any) -> None:
+        """The client gave up on a call: the question it waits on fails, and it gets no response."""
+        if not isinstance(call_id, (str, int)) or isinstance(call_id, bool) or call_id not in self._running:
+            return  # not a call in flight: nothing to stop
+        self.cancelled.add(call_id)
+        asked = self._running.get(call_id)
+        if asked is not None:
+            self.asks.fail(asked, "the client cancelled the call")
 
     def _dispatch(self, request: dict[str, Any], send: Send) -> dict[str, Any]:
         method, params = request["method"], request["params"]
@@ -128,15 +148,19 @@ class OlderSession:
     def _run(self, request: dict[str, Any], send: Send) -> dict[str, Any]:
         """Invoke the handler, asking the client each round's questions, until it completes."""
         call = self._call(request, send)
+        self._running[request["id"]] = None
         try:
             for _ in range(MAX_ROUNDS):
                 outcome = self.dispatcher.app.handle(call)
                 if not isinstance(outcome, NeedInput):
                     return older_era.older_result(outcome, self.version)
-                call = replace(call, responses=self._ask_round(outcome.requests, send), state=outcome.state)
+                responses = self._ask_round(request["id"], outcome.requests, send)
+                call = replace(call, responses=responses, state=outcome.state)
             raise Unanswered(f"the server gave up after {MAX_ROUNDS} rounds")
         except Unanswered as reason:
             return _failure(call, str(reason))
+        finally:
+            self._running.pop(request["id"], None)
 
     def _call(self, request: dict[str, Any], send: Send) -> Call:
         method, params = request["method"], request["params"]
@@ -150,24 +174,29 @@ class OlderSession:
         return Call(method, subject, arguments, {}, None, self.declared, notify,
                     request_meta.get(meta.PROGRESS_TOKEN), self.log_level)
 
-    def _ask_round(self, requests: dict[str, dict[str, Any]], send: Send) -> dict[str, Any]:
+    def _ask_round(self, call_id: Any, requests: dict[str, dict[str, Any]], send: Send) -> dict[str, Any]:
         """The client's answer to every question of one round, asked one after another."""
         problems = [p for p in (older_era.question_problem(r, self.version, self.declared) for r in requests.values())
                     if p]
         if problems:
             raise Unanswered(problems[0])
-        return {key: self._ask(request, send) for key, request in requests.items()}
+        return {key: self._ask(call_id, request, send) for key, request in requests.items()}
 
-    def _ask(self, request: dict[str, Any], send: Send) -> dict[str, Any]:
+    def _ask(self, call_id: Any, request: dict[str, Any], send: Send) -> dict[str, Any]:
         method = request["method"]
         params = older_era.server_request(request, self.version)
         try:
+            if call_id in self.cancelled:
+                raise AskFailed("the client cancelled the call")
             request_id = self.asks.open()
+            self._running[call_id] = request_id
             send(jsonrpc.request(request_id, method, params) if params else
                  {"jsonrpc": "2.0", "id": request_id, "method": method})
             response = self.asks.wait(request_id)
         except (AskFailed, OSError) as failure:
             raise Unanswered(f"{method} got no answer: {failure}") from None
+        finally:
+            self._running[call_id] = None
         if not isinstance(response.get("result"), dict):
             error = response.get("error") if isinstance(response.get("error"), dict) else {}
             raise Unanswered(f"the client answered {method} with error {error.get('code')}: {error.get('message')}")

@@ -23,6 +23,7 @@ class _Slot:
     def __init__(self) -> None:
         self.arrived = threading.Event()
         self.response: dict[str, Any] | None = None
+        self.failure = "the session ended before the client answered"
 
 
 class PendingAsks:
@@ -51,7 +52,7 @@ class PendingAsks:
             if not slot.arrived.wait(self.timeout):
                 raise AskFailed(f"no response within {self.timeout:g} s")
             if slot.response is None:
-                raise AskFailed("the session ended before the client answered")
+                raise AskFailed(slot.failure)
             return slot.response
         finally:
             with self._lock:
@@ -69,6 +70,14 @@ class PendingAsks:
         slot.response = message
         slot.arrived.set()
         return True
+
+    def fail(self, request_id: int, reason: str) -> None:
+        """End one wait without a response (its call was cancelled)."""
+        with self._lock:
+            slot = self._slots.get(request_id)
+        if slot is not None and not slot.arrived.is_set():
+            slot.failure = reason
+            slot.arrived.set()
 
     def close(self) -> None:
         """End every wait: the session is over."""

@@ -38,6 +38,13 @@ class ResponseStream:
             else:
                 self.handler._send_json(status, message)
 
+    def end(self) -> None:
+        """No response will come (the call was cancelled): the stream, started if need be, closes empty."""
+        with self.lock:
+            if not self.streaming:
+                self._start()
+            self.handler.close_connection = True
+
     def _start(self) -> None:
         handler = self.handler
         handler.send_response(HTTPStatus.OK)
