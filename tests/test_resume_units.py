@@ -84,3 +84,14 @@ def test_no_get_stream_attaches_nothing():
     pump = Pump(lambda: produce(), "test")
     with attached(None, pump) as kept:
         assert kept == []
+
+
+def test_a_get_stream_message_that_comes_after_the_response_is_kept_for_the_next_request():
+    listening = ListeningStream(lambda position, stopped: iter(()))  # never started: messages are handed in below
+    response, late = Frame('{"jsonrpc":"2.0","id":2,"result":{}}'), Frame('{"jsonrpc":"2.0","method":"ping","id":9}')
+    pump = Pump(lambda: iter([response]), "test-pump")
+    with attached(listening, pump):
+        assert next(pump.items(Deadline(5))) == response  # the reader has its response and reads no more
+        listening._deliver(late)  # the GET stream's message arrives before the request is detached
+    pump.stop()
+    assert listening.attach(Pump(lambda: iter(()), "next-pump")) == [late]

@@ -4,7 +4,8 @@ After the initialize handshake mrtr GETs the endpoint (`Accept: text/event-strea
 daemon thread, and waits at most READY_SECONDS for the answer's headers (a server sends its
 requests there only once the stream is open). HTTP 405, or anything but an event stream, means
 the server offers none. The server's requests and notifications that arrive on it go to the
-request being read (through its pump), or are kept (at most KEPT) for the next one. A stream that
+request being read (through its pump), or are kept (at most KEPT) for the next one, as are
+those the pump took after its reader had read its response. A stream that
 ends is opened again with `Last-Event-ID` after its `retry:` delay, at most MAX_REOPENS times.
 Closing the transport stops it.
 """
@@ -62,9 +63,12 @@ class ListeningStream:
         return kept
 
     def detach(self, pump: Pump) -> None:
+        """The request is read: what arrives goes to the kept messages again, and so do the
+        messages the pump took but its reader never read."""
         with self._lock:
             if self._sink is pump:
                 self._sink = None
+            self._kept.extend(item for item in pump.take_unread() if isinstance(item, Frame))
 
     def _run(self) -> None:
         try:

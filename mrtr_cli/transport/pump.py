@@ -29,6 +29,9 @@ class Pump:
     def __init__(self, produce: Callable[[], Iterator[Any]], name: str) -> None:
         self._queue: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=AHEAD)
         self._stopped = threading.Event()
+        self._offers = threading.Lock()
+        self._sealed = False
+        """Set by `take_unread`: offers are refused from then on."""
         threading.Thread(target=self._run, args=(produce,), name=name, daemon=True).start()
 
     def items(self, deadline: Deadline) -> Iterator[Any]:
@@ -56,8 +59,33 @@ class Pump:
         return self._stopped
 
     def offer(self, item: Any) -> bool:
-        """Hand over an item from another thread (the GET stream); False when the caller is gone."""
-        return self._put("item", item)
+        """Hand over an item from another thread (the GET stream); False when the caller is gone
+        or has taken what it left unread."""
+        while not self._stopped.is_set():
+            with self._offers:
+                if self._sealed:
+                    return False
+                try:
+                    self._queue.put_nowait(("item", item))
+                    return True
+                except queue.Full:
+                    pass
+            self._stopped.wait(POLL_SECONDS)
+        return False
+
+    def take_unread(self) -> list[Any]:
+        """Refuse further offers, and return the items handed over that the caller never read
+        (a GET-stream message that came after the response it was reading)."""
+        with self._offers:
+            self._sealed = True
+        unread = []
+        while True:
+            try:
+                kind, value = self._queue.get_nowait()
+            except queue.Empty:
+                return unread
+            if kind == "item":
+                unread.append(value)
 
     def _run(self, produce: Callable[[], Iterator[Any]]) -> None:
         try:
