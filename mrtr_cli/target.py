@@ -157,6 +157,13 @@ def _authorizer(url: str, options: TargetOptions, oauth: dict[str, Any], show_se
     return Authorizer(url, settings, transport.fetch)
 
 
+def login_authorizer(target: Target, options: TargetOptions, show_secrets: bool, transport: Any) -> Any:
+    """The authorization flow `mrtr auth login` runs for an HTTP target (a usage error for another kind)."""
+    if not isinstance(target, HttpTarget):
+        raise UsageError("mrtr auth login is for a server over HTTP", "give --url URL, or a --config entry with a url")
+    return _authorizer(target.url, options, target.oauth, show_secrets, transport)
+
+
 KINDS = {kind.kind: kind for kind in (StdioTarget, DemoTarget, HttpTarget)}
 """Every kind of target, by the name a transcript keeps."""
 

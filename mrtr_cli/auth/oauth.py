@@ -73,11 +73,12 @@ def refresh_request(client: Client, refresh_token: str, resource: str, scopes: l
 
 
 def _authenticated(client: Client, body: str) -> TokenRequest:
-    """The body with the client's authentication: a Basic header, or client_id (and secret) in the body."""
+    """The body with the client's authentication: a Basic header, or the secret in the body; client_id
+    is always in the body too (some servers, the MCP Python SDK's among them, look for it there)."""
     headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
     method = client.auth_method if client.client_secret else "none"
     _, headers, body = ClientAuth(client.client_id, client.client_secret, method).prepare("POST", "", headers, body)
-    if method == "none" and "client_id=" not in body:
+    if "client_id=" not in body:
         body = f"{body}&{urlencode({'client_id': client.client_id})}"
     return TokenRequest(headers, body.encode("utf-8"))
 
