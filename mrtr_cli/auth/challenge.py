@@ -21,6 +21,8 @@ class Challenge(NamedTuple):
     scopes: tuple[str, ...] = ()
     error: str | None = None
     description: str | None = None
+    header: str | None = None
+    """The whole `WWW-Authenticate` header, as the server sent it (shown safely)."""
 
     @property
     def wants_more_scopes(self) -> bool:
@@ -32,7 +34,7 @@ def parse_challenge(status: int, header: str | None) -> Challenge:
     parameters = bearer_parameters(header or "")
     scope = parameters.get("scope") or ""
     return Challenge(status, parameters.get("resource_metadata") or None, tuple(scope.split()),
-                     parameters.get("error") or None, parameters.get("error_description") or None)
+                     parameters.get("error") or None, parameters.get("error_description") or None, header)
 
 
 def bearer_parameters(header: str) -> dict[str, str]:

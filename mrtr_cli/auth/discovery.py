@@ -58,14 +58,20 @@ def prm_locations(server_url: str, challenge: Challenge) -> list[str]:
 def protected_resource(recorder: Recorder, server_url: str, challenge: Challenge) -> ResourceMetadata:
     """The server's protected resource metadata, its `resource` checked against `server_url`."""
     for url in prm_locations(server_url, challenge):
-        reply, document = recorder.get_json(url)
-        if reply.status == 200 and isinstance(document, dict):
+        status, document = recorder.get_json(url)
+        if status == 200 and isinstance(document, dict):
             recorder.note("resource-metadata", f"protected resource metadata from {safe_line(url, 300)}", url=url)
             return _resource_metadata(recorder, server_url, document)
         recorder.note("resource-metadata", f"no protected resource metadata at {safe_line(url, 300)} "
-                      f"(HTTP {reply.status})", url=url, status=reply.status)
-    raise refuse(recorder, f"the server asks for authorization but publishes no protected resource metadata "
-                 f"(RFC 9728) for {safe_line(server_url, 300)}", "pass a token with -H 'Authorization: Bearer TOKEN'")
+                      f"({_why(status)})", url=url, status=status)
+    said = f"; WWW-Authenticate: {safe_line(challenge.header, 300)}" if challenge.header else ""
+    raise refuse(recorder, f"the server wants authentication (HTTP {challenge.status}){said}; mrtr found no "
+                 "protected resource metadata (RFC 9728) to log in with",
+                 "pass a token with -H 'Authorization: Bearer TOKEN'")
+
+
+def _why(status: int | str) -> str:
+    return f"HTTP {status}" if isinstance(status, int) else safe_line(status, 200)
 
 
 def _resource_metadata(recorder: Recorder, server_url: str, document: dict[str, Any]) -> ResourceMetadata:
@@ -116,12 +122,12 @@ def authorization_server(recorder: Recorder, issuer: str) -> ServerMetadata:
         raise refuse(recorder, f"the authorization server {safe_line(issuer, 200)} is not an http(s) URL",
                      "the server's metadata is wrong; tell its operators")
     for url in metadata_locations(issuer):
-        reply, document = recorder.get_json(url)
-        if reply.status == 200 and isinstance(document, dict):
+        status, document = recorder.get_json(url)
+        if status == 200 and isinstance(document, dict):
             recorder.note("server-metadata", f"authorization server metadata from {safe_line(url, 300)}", url=url)
             return _checked(recorder, issuer, url, document)
         recorder.note("server-metadata", f"no authorization server metadata at {safe_line(url, 300)} "
-                      f"(HTTP {reply.status})", url=url, status=reply.status)
+                      f"({_why(status)})", url=url, status=status)
     raise refuse(recorder, f"the authorization server {safe_line(issuer, 200)} publishes no metadata "
                  "(RFC 8414 or OpenID Connect Discovery)", "tell the server's operators")
 

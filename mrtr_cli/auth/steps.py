@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from mrtr_cli.errors import AuthError
+from mrtr_cli.errors import AuthError, ProtocolError, UnreachableError
 from mrtr_cli.text import safe_line
 from mrtr_cli.transport import http_headers
 from mrtr_cli.transport.base import AuthNote, Incoming, PlainReply, WireInfo
@@ -45,10 +45,14 @@ class Recorder:
         kept, self._kept = self._kept, []
         yield from kept
 
-    def get_json(self, url: str) -> tuple[PlainReply, Any]:
-        """GET a JSON document: the reply, and the document (None when the body is not JSON)."""
-        reply = self.fetch("GET", url, {"Accept": "application/json"})
-        return reply, parse_json(reply.body)
+    def get_json(self, url: str) -> tuple[int | str, Any]:
+        """GET a JSON document: the HTTP status (or why there was none), and the document (None when
+        there is no JSON body)."""
+        try:
+            reply = self.fetch("GET", url, {"Accept": "application/json"})
+        except (UnreachableError, ProtocolError) as error:
+            return error.message, None
+        return reply.status, parse_json(reply.body)
 
     def fetch(self, method: str, url: str, headers: dict[str, str], body: bytes | None = None) -> PlainReply:
         """One request, noted for -v before it goes and when its answer arrives."""
