@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, quote, urlencode
 
 from mrtr_cli.errors import AuthError, ProtocolError, UnreachableError
 from mrtr_cli.text import safe_line
@@ -74,14 +74,16 @@ class Recorder:
 
     def _describe_reply(self, reply: PlainReply) -> str:
         text = http_headers.describe(f"HTTP {reply.status}", reply.headers.items(), self.show_secrets)
-        return text if not reply.body else f"{text}\n\n{self.masked_body(reply.body, reply.headers.get('content-type', ''))}"
+        if not reply.body:
+            return text
+        return f"{text}\n\n{self.masked_body(reply.body, reply.headers.get('content-type', ''))}"
 
     def masked_body(self, body: bytes, kind: str) -> str:
         """A body for -v, its secret fields hidden unless --show-secrets."""
         text = body.decode("utf-8", "replace")
         if "x-www-form-urlencoded" in kind:
             pairs = [(name, self._shown(name, value)) for name, value in parse_qsl(text, keep_blank_values=True)]
-            return safe_line(urlencode(pairs, safe="[]/:, "), 2000)
+            return safe_line(urlencode(pairs, safe="[]/:, ", quote_via=quote), 2000)
         document = parse_json(body)
         if isinstance(document, dict):
             shown = {name: self._shown(name, value) for name, value in document.items()}
