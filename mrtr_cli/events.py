@@ -51,6 +51,15 @@ class WireNote(NamedTuple):
     request_id: int | None = None
 
 
+class AuthorizationStep(NamedTuple):
+    """A step of logging in to a server behind OAuth (auth/): what was fetched, which client
+    identity and scopes, why a step failed. `fields` go to the transcript; never a secret."""
+
+    step: str
+    text: str
+    fields: dict[str, Any] | None = None
+
+
 class ServerStderr(NamedTuple):
     """A line the server process wrote to its stderr."""
 

@@ -30,6 +30,13 @@ class TargetOptions(NamedTuple):
     protocol_era: str = "auto"
     era_probe_wait: float = 3.0  # conversation.era.DEFAULT_PROBE_WAIT (not imported: start-up)
     max_message_size: int = 64 * 1024 * 1024  # transport.base.DEFAULT_MAX_MESSAGE_SIZE (not imported: start-up)
+    no_auth: bool = False
+    auth_stored_only: bool = False
+    auth_open: str | None = None
+    auth_timeout: float = 300.0
+    client_id: str | None = None
+    client_secret: str | None = None
+    client_metadata_url: str | None = None
 
 
 class AnsweringOptions(NamedTuple):

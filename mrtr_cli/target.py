@@ -10,6 +10,7 @@ Only this module tells the kinds apart; everything else asks the target.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shlex
@@ -113,12 +114,22 @@ class HttpTarget:
 
     url: str
     headers: dict[str, str] = field(default_factory=dict)
+    oauth: dict[str, Any] = field(default_factory=dict)
+    """The mcpServers entry's `oauth` (clientId, clientSecret, clientMetadataUrl, scopes); flags win."""
 
     def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
         from mrtr_cli.transport.http import HttpTransport
 
+        authorizer = None
+        if self.logs_in(options):
+            authorizer = functools.partial(_authorizer, self.url, options, self.oauth, show_secrets)
         return HttpTransport(self.url, self.headers, options.cacert, options.insecure, show_secrets,
-                             max_message_size=options.max_message_size)
+                             max_message_size=options.max_message_size, authorizer=authorizer)
+
+    def logs_in(self, options: TargetOptions) -> bool:
+        """Whether a 401 starts the authorization flow: not with --no-auth, nor when an -H
+        Authorization header was given (it wins, and no kept token is sent either)."""
+        return not options.no_auth and not any(name.lower() == "authorization" for name in self.headers)
 
     def transcript_entry(self) -> dict[str, Any]:
         return {"transport": self.kind, "url": self.url}
@@ -130,6 +141,27 @@ class HttpTarget:
     @staticmethod
     def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
         return options._replace(url=entry["url"])
+
+
+def _authorizer(url: str, options: TargetOptions, oauth: dict[str, Any], show_secrets: bool, transport: Any) -> Any:
+    """The authorization flow for `url` (auth/flow.py, loaded only now), fetching through `transport`."""
+    from mrtr_cli.auth.flow import AuthSettings, Authorizer
+    from mrtr_cli.auth.identity import Preset
+
+    scopes = oauth.get("scopes")
+    preset = Preset(options.client_id or oauth.get("clientId"),
+                    options.client_secret if options.client_id else options.client_secret or oauth.get("clientSecret"),
+                    options.client_metadata_url or oauth.get("clientMetadataUrl"),
+                    tuple(str(scope) for scope in scopes) if isinstance(scopes, list) else ())
+    settings = AuthSettings(preset, options.auth_stored_only, options.auth_open, options.auth_timeout, show_secrets)
+    return Authorizer(url, settings, transport.fetch)
+
+
+def login_authorizer(target: Target, options: TargetOptions, show_secrets: bool, transport: Any) -> Any:
+    """The authorization flow `mrtr auth login` runs for an HTTP target (a usage error for another kind)."""
+    if not isinstance(target, HttpTarget):
+        raise UsageError("mrtr auth login is for a server over HTTP", "give --url URL, or a --config entry with a url")
+    return _authorizer(target.url, options, target.oauth, show_secrets, transport)
 
 
 KINDS = {kind.kind: kind for kind in (StdioTarget, DemoTarget, HttpTarget)}
@@ -281,7 +313,8 @@ def _from_config(options: TargetOptions) -> Target:
     entry = server_entry(str(options.config), options.server)
     if "url" in entry:
         headers = tuple(f"{k}: {v}" for k, v in (entry.get("headers") or {}).items()) + options.headers
-        return HttpTarget(check_url(str(entry["url"])), parse_headers(headers))
+        oauth = entry.get("oauth") if isinstance(entry.get("oauth"), dict) else {}
+        return HttpTarget(check_url(str(entry["url"])), parse_headers(headers), oauth)
     return _config_stdio(entry, options)
 
 

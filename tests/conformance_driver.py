@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 SAMPLE = {"string": "us-west1", "integer": 1, "number": 1, "boolean": True}
@@ -75,6 +77,36 @@ def echo_schema(url: str) -> list[int]:
     return [mrtr("call", "json_schema_echo", "--args", json.dumps({"schema": focal}), "--url", url).returncode]
 
 
+BROWSER = shlex.join([sys.executable, str(Path(__file__).with_name("headless_browser.py"))])
+"""--auth-open for the auth/* scenarios: the tests' headless browser approves at once."""
+REFUSED = {"auth/resource-mismatch", "auth/iss-supported-missing", "auth/iss-wrong-issuer", "auth/iss-unexpected",
+           "auth/iss-normalized", "auth/metadata-issuer-mismatch"}
+"""The auth/* scenarios where mrtr must refuse to log in (exit 3)."""
+
+
+def auth_flags(scenario: str) -> list[str]:
+    """How a person would log in for the scenario: the headless browser, and the client the
+    suite pre-registered (MCP_CONFORMANCE_CONTEXT) or the metadata document it expects."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT", "{}"))
+    flags = ["--auth-open", BROWSER, "--auth-timeout", "20"]
+    if context.get("client_id"):
+        flags += ["--client-id", context["client_id"]]
+    if context.get("client_secret"):
+        flags += ["--client-secret", context["client_secret"]]
+    if scenario == "auth/basic-cimd":
+        flags += ["--client-metadata-url", "https://conformance-test.local/client-metadata.json"]
+    return flags
+
+
+def authorized(url: str) -> list[int]:
+    """Call the scenario server's tool, logging in on the way (exit 3 expected where mrtr must refuse)."""
+    scenario = os.environ["MCP_CONFORMANCE_SCENARIO"]
+    code = mrtr("call", "test-tool", "--url", url, "--no-input", *auth_flags(scenario)).returncode
+    if scenario in REFUSED:
+        return [0 if code == 3 else 1]
+    return [code]
+
+
 SCENARIOS = {
     "initialize": lambda url: [mrtr("list", "tools", "--url", url).returncode],
     "elicitation-sep1034-client-defaults": lambda url: [
@@ -94,7 +126,7 @@ SCENARIOS = {
 
 def main(url: str) -> int:
     scenario = os.environ["MCP_CONFORMANCE_SCENARIO"]
-    codes = SCENARIOS[scenario](url)
+    codes = authorized(url) if scenario.startswith("auth/") else SCENARIOS[scenario](url)
     return 0 if codes and all(code in (0, 5) for code in codes) else 1
 
 

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
 PYTHON = sys.executable
+os.environ.setdefault("MRTR_CONFIG_DIR", tempfile.mkdtemp(prefix="mrtr-tests-config-"))
+"""Every mrtr the tests run keeps (and looks for) logins here, never in the real home."""
 SDK_SERVER = [PYTHON, str(SERVERS / "sdk_server.py")]
 SPEC = ROOT / "tests" / "spec" / "2026-07-28"  # copied from ../shared/mcp-spec: CI has only this repo
 

@@ -10,12 +10,14 @@ from typing import Annotated, Optional
 
 import typer
 
-from mrtr_cli.cli.option_groups import COLOR, DEBUG, JSON_OUTPUT, Color
-from mrtr_cli.options import OutputOptions
+from mrtr_cli.cli.option_groups import (AUTH_OPEN, AUTH_TIMEOUT, CACERT, CLIENT_ID, CLIENT_METADATA_URL,
+                                        CLIENT_SECRET, COLOR, CONFIG, DEBUG, HEADER, INSECURE, JSON_OUTPUT,
+                                        SERVER_NAME, SHOW_SECRETS, VERBOSE, Color)
+from mrtr_cli.options import OutputOptions, TargetOptions
 
 auth_app = typer.Typer(
     name="auth",
-    help="The logins mrtr keeps for servers behind OAuth: see them, or forget them.",
+    help="The logins mrtr keeps for servers behind OAuth: log in, see them, or forget them.",
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
@@ -46,3 +48,25 @@ def logout(url: LOGOUT_URL = None, all_servers: ALL = False, json_output: JSON_O
     from mrtr_cli.commands import auth as command
 
     raise typer.Exit(command.run_logout(url, all_servers, plain_output(json_output, color, debug)))
+
+
+LOGIN_URL = Annotated[Optional[str], typer.Argument(metavar="[URL]", help="The server to log in to (or --config "
+                                                   "FILE --server NAME).")]
+
+
+@auth_app.command()
+def login(url: LOGIN_URL = None, config: CONFIG = None, server: SERVER_NAME = None, header: HEADER = None,
+          auth_open: AUTH_OPEN = None, auth_timeout: AUTH_TIMEOUT = 300.0, client_id: CLIENT_ID = None,
+          client_secret: CLIENT_SECRET = None, client_metadata_url: CLIENT_METADATA_URL = None,
+          cacert: CACERT = None, insecure: INSECURE = False, verbose: VERBOSE = False,
+          show_secrets: SHOW_SECRETS = False, json_output: JSON_OUTPUT = False, color: COLOR = Color.auto,
+          debug: DEBUG = False) -> None:
+    """Log in to a server behind OAuth now (browser, or --auth-open CMD), and keep the login."""
+    from mrtr_cli.commands import auth_login as command
+
+    options = TargetOptions(url=url, config=config, server=server, headers=tuple(header or ()), cacert=cacert,
+                            insecure=insecure, auth_open=auth_open, auth_timeout=auth_timeout, client_id=client_id,
+                            client_secret=client_secret, client_metadata_url=client_metadata_url)
+    output = OutputOptions(verbose=verbose, json=json_output, color=color.value, debug=debug,
+                           show_secrets=show_secrets)
+    raise typer.Exit(command.run_login(options, output))

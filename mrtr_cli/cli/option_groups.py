@@ -71,20 +71,38 @@ MAX_MESSAGE_SIZE = Annotated[int, _server("--max-message-size", metavar="SIZE", 
                                           "or with K, M or G (powers of 1024); past it the message is refused, "
                                           "exit 2.")]
 
+NO_AUTH = Annotated[bool, _server("--no-auth", help="Never log in and send no kept token: a server behind OAuth is "
+                                  "exit 3.")]
+AUTH_STORED_ONLY = Annotated[bool, _server("--auth-stored-only", help="Use kept tokens (refreshed when expired) but "
+                                           "never open a browser: without one, exit 3 (for CI).")]
+AUTH_OPEN = Annotated[Value, _server("--auth-open", metavar="CMD", help="Hand the authorization URL to CMD (split "
+                                     "like --stdio, no shell; the URL is its last argument) instead of a browser.")]
+AUTH_TIMEOUT = Annotated[float, _server("--auth-timeout", metavar="SECONDS", min=0.001,
+                                        help="How long to wait for the browser's redirect when logging in.")]
+CLIENT_ID = Annotated[Value, _server("--client-id", metavar="ID", help="A client registered with the server's "
+                                     "authorization server (else mrtr registers itself).")]
+CLIENT_SECRET = Annotated[Value, _server("--client-secret", metavar="SECRET", help="The secret of --client-id.")]
+CLIENT_METADATA_URL = Annotated[Value, _server("--client-metadata-url", metavar="URL", help="mrtr's client ID "
+                                               "metadata document, used when the authorization server supports it.")]
+
 
 def target_options(
     context: typer.Context, url: URL = None, stdio: STDIO = None, config: CONFIG = None, server: SERVER_NAME = None,
     demo: DEMO = False, header: HEADER = None, env: ENV = None, env_file: ENV_FILE = None, cwd: CWD = None,
     timeout: TIMEOUT = 60.0, protocol_version: PROTOCOL_VERSION = None, cacert: CACERT = None,
     insecure: INSECURE = False, no_discover: NO_DISCOVER = False, max_message_size: MAX_MESSAGE_SIZE = "64M",
-    protocol_era: PROTOCOL_ERA = "auto", era_probe_wait: ERA_PROBE_WAIT = 3.0,
+    protocol_era: PROTOCOL_ERA = "auto", era_probe_wait: ERA_PROBE_WAIT = 3.0, no_auth: NO_AUTH = False,
+    auth_stored_only: AUTH_STORED_ONLY = False, auth_open: AUTH_OPEN = None, auth_timeout: AUTH_TIMEOUT = 300.0,
+    client_id: CLIENT_ID = None, client_secret: CLIENT_SECRET = None, client_metadata_url: CLIENT_METADATA_URL = None,
 ) -> TargetOptions:
     """The server options; `-- CMD ARGS` arrives as the context's `obj` (cli.run cuts it off)."""
     return TargetOptions(url=url, stdio=stdio, command=tuple(context.obj or ()), config=config, server=server,
                          demo=demo, headers=tuple(header or ()), env=tuple(env or ()), env_file=env_file,
                          cwd=cwd, timeout=timeout, protocol_version=protocol_version, cacert=cacert,
                          insecure=insecure, no_discover=no_discover, max_message_size=max_message_size,
-                         protocol_era=protocol_era, era_probe_wait=era_probe_wait)
+                         protocol_era=protocol_era, era_probe_wait=era_probe_wait, no_auth=no_auth,
+                         auth_stored_only=auth_stored_only, auth_open=auth_open, auth_timeout=auth_timeout,
+                         client_id=client_id, client_secret=client_secret, client_metadata_url=client_metadata_url)
 
 
 class LogLevel(str, enum.Enum):

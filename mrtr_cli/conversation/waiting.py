@@ -13,7 +13,7 @@ from mrtr_cli.errors import ProtocolError, RequestTimeout
 from mrtr_cli.events import Observer
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
-from mrtr_cli.transport.base import Deadline, StderrLine, WireInfo
+from mrtr_cli.transport.base import AuthNote, Deadline, StderrLine, WireInfo
 
 
 class ServerRequestHandler(Protocol):
@@ -44,6 +44,9 @@ class Waiting:
         """Report one arrival; return it when it is the response awaited."""
         if isinstance(incoming, StderrLine):
             self.emit(events.ServerStderr(incoming.text))
+            return None
+        if isinstance(incoming, AuthNote):
+            self.emit(events.AuthorizationStep(incoming.step, incoming.text, incoming.fields))
             return None
         if isinstance(incoming, WireInfo):
             self.status = (incoming.fields or {}).get("status", self.status)

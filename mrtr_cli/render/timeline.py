@@ -44,6 +44,7 @@ class Timeline:
             events.Reissued: self._reissued,
             events.ServerStderr: self._stderr,
             events.WireNote: self._wire_note,
+            events.AuthorizationStep: self._authorization,
             events.CancelSent: self._cancel,
             events.Finding: lambda e: self.print(finding_line(e)),
             events.EraChosen: self._era,
@@ -123,6 +124,11 @@ class Timeline:
     def _wire_note(self, event: events.WireNote) -> None:
         if self.verbose:
             self.print(wire_line(event.direction, event.text))
+
+    def _authorization(self, event: events.AuthorizationStep) -> None:
+        failed = event.step == "failed"
+        self.print(Text(f"  {'✗' if failed else '·'} auth: {safe_line(event.text, 300)}",
+                        "mrtr.warn" if failed else "mrtr.dim"))
 
     def _cancel(self, event: events.CancelSent) -> None:
         self.progress.stop()

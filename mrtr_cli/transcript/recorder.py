@@ -46,11 +46,14 @@ class TranscriptBuilder:
         self.top: dict[str, Any] | None = None
         self.rounds: list[dict[str, Any]] = []
         self.ending: dict[str, Any] = {}
+        self.authorization: dict[str, Any] | None = None
+        """That mrtr logged in (or refreshed its token) during the run, and with which scopes."""
         self._handlers = {
             events.RequestSent: self._sent, events.WireNote: self._wire, events.ResponseReceived: self._received,
             events.NotificationReceived: self._notification, events.AnswerChosen: self._answer,
             events.Finding: self._finding, events.ServerIdentified: self._server, events.OutcomeReached: self._outcome,
             events.EraChosen: self._era, events.InputRequested: self._asked_in_flight,
+            events.AuthorizationStep: self._authorization,
         }
 
     def __call__(self, event: Any) -> None:
@@ -114,6 +117,14 @@ class TranscriptBuilder:
         if self.pending is not None:
             self.pending.findings.append(event)
 
+    def _authorization(self, event: events.AuthorizationStep) -> None:
+        fields = event.fields or {}
+        if event.step == "authorized":
+            self.authorization = {"issuer": str(fields.get("issuer")), "scopes": list(fields.get("scopes") or [])}
+        elif event.step == "refreshed":
+            self.authorization = {**(self.authorization or {}), "scopes": list(fields.get("scopes") or []),
+                                  "refreshed": True}
+
     def _era(self, event: events.EraChosen) -> None:
         self.context.update(era=event.era, version=event.version)
 
@@ -141,6 +152,8 @@ class TranscriptBuilder:
         self._flush()
         self._start()
         ending: dict[str, Any] = {"outcome": outcome.status}
+        if self.authorization is not None:
+            ending["authorization"] = self.authorization
         if outcome.error is not None and not isinstance(outcome.error, ServerError):
             ending["error"] = {"kind": outcome.error.exit_code.label, "message": outcome.error.one_line()}
         if self.redaction.hidden:

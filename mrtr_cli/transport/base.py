@@ -68,7 +68,36 @@ class WireInfo(NamedTuple):
     fields: dict[str, Any] | None = None
 
 
-Incoming = Union[Frame, StderrLine, WireInfo]
+class AuthNote(NamedTuple):
+    """A step of the authorization flow (auth/): `text` for the timeline, `fields` for the
+    transcript and --json (never a secret)."""
+
+    step: str
+    text: str
+    fields: dict[str, Any] | None = None
+
+
+class PlainReply(NamedTuple):
+    """The answer to one plain HTTP request of the authorization flow: status, headers (names in
+    lower case), body."""
+
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+
+class AuthChallenge(Exception):
+    """The server answered 401 or 403 and an authorizer may answer it: the status, the
+    `WWW-Authenticate` header, and the error to raise when nothing can."""
+
+    def __init__(self, status: int, challenge: str | None, error: Exception) -> None:
+        super().__init__(status)
+        self.status = status
+        self.challenge = challenge
+        self.error = error
+
+
+Incoming = Union[Frame, StderrLine, WireInfo, AuthNote]
 
 Mirrored = Mapping[str, tuple[str, ...]]
 """The arguments of a tools/call that travel as headers too (`x-mcp-header`): header name ->

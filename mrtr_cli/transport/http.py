@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Generator, Iterator
-from typing import Any
+from collections.abc import Callable, Generator, Iterator
+from typing import Any, Protocol
 
 import httpx
 
 from mrtr_cli.errors import ProtocolError, UnreachableError, UsageError
 from mrtr_cli.text import safe_line
 from mrtr_cli.transport import http_headers, redirects
-from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Frame, Incoming, Mirrored,
-                                     TransportTimeout, WireInfo, message_too_large)
+from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, AuthChallenge, Deadline, Frame, Incoming, Mirrored,
+                                     PlainReply, TransportTimeout, WireInfo, message_too_large)
 from mrtr_cli.transport.pump import Pump
 from mrtr_cli.transport.http_answers import auth_error, is_jsonrpc, status_error, unreachable
 from mrtr_cli.transport.listening import ListeningStream, attached
@@ -31,14 +31,31 @@ from mrtr_cli.transport.sse import SseParser
 CONNECT_SECONDS = 10.0
 LISTEN_SECONDS = 300.0
 """How long the GET stream may stay silent before mrtr stops reading it."""
+FETCH_SECONDS = 30.0
+"""How long one request of the authorization flow (metadata, registration, token) may take."""
+MAX_FETCHED_BODY = 1024 * 1024
+"""The largest body a request of the authorization flow reads."""
+
+
+class Authorizer(Protocol):
+    """What answers a 401 or 403 (auth/flow.py): the Authorization to send first, and a new one
+    after a challenge (its steps yielded as they happen), or an AuthError."""
+
+    def authorization(self) -> str | None: ...
+
+    def answer(self, status: int, challenge: str | None) -> Generator[Incoming, None, str]: ...
 
 
 class HttpTransport:
     """A Streamable HTTP endpoint."""
 
     def __init__(self, url: str, headers: dict[str, str], cacert: str | None = None, insecure: bool = False,
-                 show_secrets: bool = False, *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE) -> None:
+                 show_secrets: bool = False, *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+                 authorizer: Callable[[HttpTransport], Authorizer] | None = None) -> None:
         self.url = url
+        self._make_authorizer = authorizer
+        self.authorizer: Authorizer | None = None
+        """What answers a 401 or 403 (made at the first request; None: the challenge is an error)."""
         self.extra_headers = headers
         self.show_secrets = show_secrets
         self.max_message_size = max_message_size
@@ -60,8 +77,37 @@ class HttpTransport:
         return self.url
 
     def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None) -> HttpExchange:
+        self._authorize_first()
         return HttpExchange(self, text, http_headers.request_headers(message, mirrored, self.older_version,
                                                                       self.session_id))
+
+    def _authorize_first(self) -> None:
+        """Before the first request: make the authorizer, and send the token it keeps, if any."""
+        if self._make_authorizer is None:
+            return
+        self.authorizer, self._make_authorizer = self._make_authorizer(self), None
+        self.authorized(self.authorizer.authorization())
+
+    def authorized(self, authorization: str | None) -> None:
+        """Send `authorization` as the Authorization header from now on."""
+        if authorization is not None:
+            self.extra_headers = {**self.extra_headers, "Authorization": authorization}
+
+    def fetch(self, method: str, url: str, headers: dict[str, str], body: bytes | None = None) -> PlainReply:
+        """One plain request of the authorization flow (no redirect followed, the body up to 1 MiB)."""
+        timeout = httpx.Timeout(FETCH_SECONDS, connect=CONNECT_SECONDS)
+        request = self.client.build_request(method, url, content=body, headers=headers, timeout=timeout)
+        try:
+            response = self.client.send(request, stream=True)
+        except _Redirected as redirected:
+            response = redirected.response
+        except httpx.TimeoutException:
+            raise unreachable(url, f"no answer within {FETCH_SECONDS:g} s") from None
+        except httpx.HTTPError as error:
+            raise unreachable(url, str(error) or type(error).__name__) from None
+        with contextlib.closing(response):
+            body_read = b"" if response.is_redirect else _read_limited(response, url)
+            return PlainReply(response.status_code, {k.lower(): v for k, v in response.headers.items()}, body_read)
 
     def _session_headers(self) -> dict[str, str]:
         return http_headers.session_headers(self.older_version, self.session_id)
@@ -151,6 +197,22 @@ class HttpExchange:
         self.resumption = Resumption(text)
 
     def frames(self, deadline: Deadline) -> Iterator[Incoming]:
+        """What arrives for the request; a 401 or 403 the authorizer answers sends it again with
+        the new Authorization (the authorizer bounds how often)."""
+        while True:
+            try:
+                yield from self._frames_once(deadline)
+                return
+            except AuthChallenge as challenge:
+                authorizer = self.transport.authorizer
+                if authorizer is None:
+                    raise challenge.error from None
+                self.close()
+                self.transport.authorized((yield from authorizer.answer(challenge.status, challenge.challenge)))
+                self.headers = {**self.transport.extra_headers, **self.own_headers}
+                deadline.restart()  # logging in is not the server's time
+
+    def _frames_once(self, deadline: Deadline) -> Iterator[Incoming]:
         """What arrives on the POST's stream (resumed if it breaks), and on the GET stream meanwhile."""
         self._pump = pump = Pump(lambda: self._produce(deadline), "mrtr-http")
         with attached(self.transport.listening, pump) as kept:
@@ -226,6 +288,8 @@ class HttpExchange:
         return self.transport.open("POST", url, headers, _timeout(deadline), self.text.encode("utf-8"))
 
     def _body(self, response: httpx.Response, kind: str) -> Iterator[Incoming]:
+        if response.status_code in (401, 403) and self.transport.authorizer is not None:
+            raise AuthChallenge(response.status_code, response.headers.get("www-authenticate"), auth_error(response))
         if response.status_code in (401, 403):
             raise auth_error(response)
         if kind == "text/event-stream" and response.status_code == 200:
@@ -277,6 +341,19 @@ def read_events(response: httpx.Response, parser: SseParser,
         raise TransportTimeout() from None
     except httpx.HTTPError as error:
         yield WireInfo("in", f"the stream broke: {safe_line(error, 200)}")
+
+
+def _read_limited(response: httpx.Response, url: str) -> bytes:
+    """A response body of the authorization flow, up to MAX_FETCHED_BODY."""
+    body = bytearray()
+    try:
+        for chunk in response.iter_bytes():
+            body += chunk
+            if len(body) > MAX_FETCHED_BODY:
+                raise message_too_large(MAX_FETCHED_BODY, f"a body (from {safe_line(url, 200)})")
+    except httpx.HTTPError as error:
+        raise unreachable(url, str(error) or type(error).__name__) from None
+    return bytes(body)
 
 
 def _timeout(deadline: Deadline) -> httpx.Timeout:

@@ -1,0 +1,104 @@
+"""Logging in through the real CLI against the tests' OAuth-protected SDK server
+(tests/servers/oauth_server.py): `mrtr auth login` with --auth-open handing the URL to the
+headless browser, a tool called with the kept token, a refresh, the refusals (exit 3, one
+line), and no secret in -v, --json, a transcript, or another server's token file.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, mrtr
+from peers import oauth_http
+
+BROWSER = shlex.join([sys.executable, str(ROOT / "tests" / "headless_browser.py")])
+
+
+@pytest.fixture(scope="module")
+def url():
+    with oauth_http() as address:
+        yield address
+
+
+@pytest.fixture
+def config(tmp_path) -> dict[str, str]:
+    return {"MRTR_CONFIG_DIR": str(tmp_path / "config")}
+
+
+def kept(config: dict[str, str]) -> list[dict]:
+    return [json.loads(path.read_text()) for path in sorted(Path(config["MRTR_CONFIG_DIR"], "auth").glob("*.json"))]
+
+
+def test_login_then_a_call_with_the_kept_token_then_logout(url, config):
+    login = mrtr("auth", "login", url, "--auth-open", BROWSER, env=config)
+    assert login.code == 0, login.stderr
+    assert "logged in to" in login.stdout and "authorized by" in login.stderr
+    call = mrtr("call", "whoami", "--url", url, "--json", env=config)
+    assert call.code == 0, call.stderr
+    assert "auth:" not in call.stderr  # the kept token went first: no login this time
+    assert mrtr("auth", "logout", url, env=config).code == 0
+    assert mrtr("call", "whoami", "--url", url, env=config).code == 3
+
+
+def test_a_call_logs_in_by_itself_and_the_transcript_says_so_without_a_secret(url, config, tmp_path):
+    transcript = tmp_path / "t.yaml"
+    call = mrtr("call", "whoami", "--url", url, "--auth-open", BROWSER, "-v", "--json", "--record", str(transcript),
+                env=config)
+    assert call.code == 0, call.stderr
+    [login] = kept(config)
+    secrets = [login["access_token"], login["refresh_token"], login["client_secret"]]
+    recorded = transcript.read_text()
+    assert "authorization:" in recorded and "issuer:" in recorded
+    for secret in filter(None, secrets):
+        assert secret not in call.stdout and secret not in call.stderr and secret not in recorded
+    shown = mrtr("call", "whoami", "--url", url, "-v", "--show-secrets", env=config)
+    assert login["access_token"] in shown.stderr  # the check above could fail
+
+
+def test_a_login_never_reaches_another_servers_token_file(url, config):
+    with oauth_http() as other:
+        assert mrtr("auth", "login", url, "--auth-open", BROWSER, env=config).code == 0
+        assert mrtr("auth", "login", other, "--auth-open", BROWSER, env=config).code == 0
+    first, second = kept(config)
+    assert first["resource"] != second["resource"]
+    for secret in (first["access_token"], first["refresh_token"], first["client_secret"]):
+        assert secret is None or secret not in json.dumps(second)
+
+
+def test_an_expired_token_is_refreshed(config):
+    with oauth_http("--token-lifetime", "1") as url:
+        assert mrtr("auth", "login", url, "--auth-open", BROWSER, env=config).code == 0
+        before = kept(config)[0]["access_token"]
+        time.sleep(1.5)
+        call = mrtr("call", "whoami", "--url", url, env=config)
+        assert call.code == 0, call.stderr
+        assert "refreshed the access token" in call.stderr
+        assert kept(config)[0]["access_token"] != before
+
+
+def test_stored_only_without_a_login_is_exit_3_naming_the_command(url, config):
+    run = mrtr("call", "whoami", "--url", url, "--auth-stored-only", "--json", env=config)
+    assert run.code == 3
+    assert f"mrtr auth login {url}" in run.error_line()["error"]["message"]
+
+
+def test_no_redirect_within_the_timeout_is_exit_3(url, config):
+    opener = shlex.join([sys.executable, "-c", "pass"])
+    run = mrtr("auth", "login", url, "--auth-open", opener, "--auth-timeout", "1", env=config)
+    assert run.code == 3
+    assert "no redirect from the authorization server within 1 s" in run.stderr
+    assert kept(config) == []
+
+
+def test_an_authorization_header_wins_and_turns_the_flow_off(url, config):
+    assert mrtr("auth", "login", url, "--auth-open", BROWSER, env=config).code == 0
+    run = mrtr("call", "whoami", "--url", url, "-H", "Authorization: Bearer not-a-token", "--auth-open", BROWSER,
+               env=config)
+    assert run.code == 3 and "auth:" not in run.stderr
+    assert mrtr("call", "whoami", "--url", url, "--no-auth", env=config).code == 3
