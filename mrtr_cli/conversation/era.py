@@ -17,7 +17,8 @@ from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.explain import explain
-from mrtr_cli.errors import LegacyServerError, ProtocolError, RequestTimeout, UnreachableError, UsageError
+from mrtr_cli.errors import (LegacyServerError, MrtrError, ProtocolError, RequestTimeout, ServerError,
+                             UnreachableError, UsageError)
 from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.transport.base import Transport
@@ -84,13 +85,33 @@ def _probe(client: Client, options: TargetOptions, reopen: Callable[[], Transpor
         reason = "the server exited after server/discover; mrtr started it once more for the handshake"
     finally:
         client.settings.timeout = timeout
-    initialize(client, chain, reason)
+    try:
+        initialize(client, chain, reason)
+    except ServerError:
+        if reason != SILENT or not _slow_to_start(client):
+            raise
+
+
+SILENT = "no answer to server/discover within --era-probe-wait"
 
 
 def _reason(sign: LegacyServerError) -> str:
     if "hung" in sign.message or "no response" in sign.message:
-        return "no answer to server/discover within --era-probe-wait"
+        return SILENT
     return "the server answered server/discover with an error"
+
+
+def _slow_to_start(client: Client) -> bool:
+    """A server silent at the probe that refuses `initialize` may only have been slow to start (a
+    cold `uv run`, a loaded machine): ask server/discover once more, waiting the whole --timeout."""
+    try:
+        client.discovered = client.discover()
+    except MrtrError:
+        return False
+    client.speaks_modern = True
+    client.emit(events.EraChosen("modern", client.settings.version, "the server refused initialize and answered "
+                                 "server/discover when asked again (it was slow to start)"))
+    return True
 
 
 def initialize(client: Client, chain: Chain, reason: str) -> None:

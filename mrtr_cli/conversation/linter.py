@@ -13,7 +13,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol import handshake, lint_rules
-from mrtr_cli.protocol.jsonrpc import Notification, Request
+from mrtr_cli.protocol.jsonrpc import Notification, Request, Response, same_id
 from mrtr_cli.protocol.mrtr import questions
 
 
@@ -30,9 +30,12 @@ class Linter:
         self._noted: set[str] = set()
         self.older_version: str | None = None
         """The version of the initialize handshake, in the older era (whose rules differ)."""
+        self.cancelled: set[int] = set()
+        """Requests mrtr cancelled: a response to one may still come, and is no fault (basic/utilities/cancellation)."""
         self._handlers = {events.RequestSent: self._sent, events.FrameReceived: self._frame,
                           events.ResponseReceived: self._response, events.OutcomeReached: self._end,
-                          events.EraChosen: self._era, events.InputRequested: self._asked_in_flight}
+                          events.EraChosen: self._era, events.InputRequested: self._asked_in_flight,
+                          events.CancelSent: self._cancelled}
 
     def __call__(self, event: Any) -> None:
         handler = self._handlers.get(type(event))
@@ -41,6 +44,9 @@ class Linter:
 
     def _sent(self, event: events.RequestSent) -> None:
         self.in_flight, self.round = event.id, event.round
+
+    def _cancelled(self, event: events.CancelSent) -> None:
+        self.cancelled.add(event.id)
 
     def _era(self, event: events.EraChosen) -> None:
         self.older_version = event.version if event.era == "older" else None
@@ -59,6 +65,8 @@ class Linter:
     def _frame(self, event: events.FrameReceived) -> None:
         if self.older_version is not None and isinstance(event.message, (Request, Notification)):
             return  # server requests and log messages are that era's way
+        if isinstance(event.message, Response) and any(same_id(event.message.id, c) for c in self.cancelled):
+            return  # a response racing the cancellation
         self._report(lint_rules.check_frame(event.message, self.in_flight))
         if isinstance(event.message, Notification) and event.message.method == "notifications/message":
             self._once("deprecated-logging", "the server sends log messages (notifications/message)")

@@ -6,7 +6,7 @@ requestState) and hand-built ones (`InputRequiredResult` returned by a tool, a p
 resource template, reading `ctx.input_responses` / `ctx.request_state` on the retry).
 Each result says what the server received, so tests can assert what reached it.
 
-    python sdk_server.py [stdio | http PORT [json|sse]]
+    python sdk_server.py [stdio | http PORT [json|sse]]    (SDK_START_DELAY=SECONDS: start that much later)
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import base64
 import json
 import os
 import sys
+import time
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
@@ -171,6 +172,7 @@ def note(name: str, ctx: Context) -> Any:
 
 
 def main(argv: list[str]) -> None:
+    time.sleep(float(os.environ.get("SDK_START_DELAY", "0")))  # a server slow to start (a cold `uv run`)
     if len(argv) > 1 and argv[1] == "http":
         mode = argv[3] if len(argv) > 3 else "json"
         mcp.run("streamable-http", host="127.0.0.1", port=int(argv[2]), json_response=mode == "json")
