@@ -78,27 +78,18 @@ class TranscriptFile(pytest.File):
         return [TranscriptItem.from_parent(self, name=self.path.stem)]
 
 
-class ReplayFailed(Exception):
-    """The transcript did not replay the same; the text is what `mrtr replay` prints."""
-
-
 class TranscriptItem(pytest.Item):
-    """One transcript replayed against the configured server."""
+    """One transcript replayed against the configured server; it fails with what `mrtr replay` prints."""
 
     def setup(self) -> None:
         if replay_target(self.config) is None:
-            raise ReplayFailed(NO_TARGET)
+            pytest.fail(NO_TARGET, pytrace=False)  # in setup: reported as an error
 
     def runtest(self) -> None:
         failure = replay_transcript(str(self.path), replay_target(self.config), self.config.getoption("mrtr_update"),
                              tuple(self.config.getoption("mrtr_ignore")))
         if failure is not None:
-            raise ReplayFailed(failure)
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
-        if isinstance(excinfo.value, ReplayFailed):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
+            pytest.fail(failure, pytrace=False)  # the text mrtr replay prints, no traceback
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, 0, f"mrtr replay {self.path.name}"
