@@ -122,5 +122,5 @@ def test_the_fixture_returns_the_outcome_as_data_in_either_era(pytester: pytest.
 
 def test_the_entry_point_names_the_plugin_module():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    assert project["project"]["entry-points"]["pytest11"] == {"mrtr": "mrtr_cli.pytest_plugin"}
+    assert project["project"]["entry-points"]["pytest11"] == {"mrtr_cli.pytest_plugin": "mrtr_cli.pytest_plugin"}
     assert (ROOT / "mrtr_cli" / "pytest_plugin.py").is_file()
