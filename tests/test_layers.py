@@ -26,6 +26,9 @@ OWNERS = {
     "rich": {"render/"},
     "platformdirs": {"auth/store.py"},
     "authlib": {"auth/oauth.py"},
+    "xml": {"render/junit.py"},
+    "pytest": {"pytest_plugin.py"},
+    "_pytest": {"pytest_plugin.py"},
 }
 """Who may import each outside library: modules, or every module under a folder (ending in /)."""
 STDLIB_ONLY = ("protocol/", "text.py", "forms/formats.py", "forms/flat_forms.py", "forms/wording.py")

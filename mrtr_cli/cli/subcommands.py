@@ -11,7 +11,7 @@ import typer
 
 from mrtr_cli import __version__
 from mrtr_cli.cli.auth_app import auth_app
-from mrtr_cli.cli.option_groups import (TRANSCRIPTS, answering_options, output_options, recording_options,
+from mrtr_cli.cli.option_groups import (OUTPUT, TRANSCRIPTS, answering_options, output_options, recording_options,
                                         target_options, with_groups)
 from mrtr_cli.options import CallOptions
 
@@ -133,6 +133,8 @@ UPDATE = Annotated[bool, typer.Option("--update", rich_help_panel=TRANSCRIPTS,
 IGNORE = Annotated[Optional[List[str]], typer.Option("--ignore", metavar="JSON_PATH", rich_help_panel=TRANSCRIPTS,
                                                      help="Also ignore this path when comparing "
                                                      "($.rounds[*].received.result...). Repeatable.")]
+JUNIT = Annotated[Optional[str], typer.Option("--junit", metavar="FILE", rich_help_panel=OUTPUT,
+                                              help="Also write the run as a JUnit XML report to FILE.")]
 TRUST_TARGET = Annotated[bool, typer.Option("--trust-target", rich_help_panel=TRANSCRIPTS,
                                             help="Run a recorded stdio command without asking.")]
 
@@ -140,7 +142,7 @@ TRUST_TARGET = Annotated[bool, typer.Option("--trust-target", rich_help_panel=TR
 @app.command()
 @with_groups(target=target_options, answering=answering_options, output=output_options)
 def replay(files: TRANSCRIPT_FILES, arg: ARGUMENT = None, interactive: INTERACTIVE = False, update: UPDATE = False,
-           ignore: IGNORE = None, trust_target: TRUST_TARGET = False,
+           ignore: IGNORE = None, trust_target: TRUST_TARGET = False, junit: JUNIT = None,
            *, target: Any = None, answering: Any = None, output: Any = None) -> int:
     """Re-run transcripts against a live server and report any divergence (exit 6).
 
@@ -149,7 +151,7 @@ def replay(files: TRANSCRIPT_FILES, arg: ARGUMENT = None, interactive: INTERACTI
     from mrtr_cli.commands import replay as command
 
     options = command.ReplayOptions(tuple(files), tuple(arg or ()), interactive, update, tuple(ignore or ()),
-                                    trust_target, output.strict)
+                                    trust_target, output.strict, junit)
     return command.run(options, target, answering, output)
 
 
@@ -159,13 +161,13 @@ PROBED_TOOL = Annotated[Optional[str], typer.Option("--tool", metavar="NAME",
 
 @app.command()
 @with_groups(target=target_options, answering=answering_options, output=output_options)
-def check(tool: PROBED_TOOL = None, arg: ARGUMENT = None, args: ARGS_JSON = None,
+def check(tool: PROBED_TOOL = None, arg: ARGUMENT = None, args: ARGS_JSON = None, junit: JUNIT = None,
           *, target: Any = None, answering: Any = None, output: Any = None) -> int:
     """Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails."""
     from mrtr_cli.commands import check as command
 
     called = CallOptions("tools/call", tool, tuple(arg or ()), args) if tool else None
-    return command.run(called, target, answering, output)
+    return command.run(called, target, answering, output, junit)
 
 
 app.add_typer(auth_app, name="auth")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli import events
-from mrtr_cli.answering.chain import build_chain
+from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.conversation.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.conversation.preparation import Preparation, prepare_call
@@ -28,10 +28,23 @@ def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, o
 
 def _converse(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
               recording: RecordingOptions) -> ExitCode:
-    chain, flags = build_chain(answering, options.timeout, _people(context, answering))
+    outcome, flags = hold_conversation(context, call, options, answering, _people(context, answering), recording)
+    warn_unused_flags(context, flags.unused())
+    if answering.save_answers:
+        from mrtr_cli.answering.save import save_answers
+
+        save_answers(answering.save_answers, outcome.rounds)
+    return show_outcome(context, outcome)
+
+
+def hold_conversation(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
+                      people: list[Answerer], recording: RecordingOptions | None = None) -> tuple[Outcome, AnswerFlags]:
+    """One request and its whole conversation, answered by the flags, then `people`; every
+    failure is kept in the outcome."""
+    chain, flags = build_chain(answering, options.timeout, people)
     target = resolve_target(options)
     settings = client_settings(options, answering)
-    if recording.record:
+    if recording is not None and recording.record:
         from mrtr_cli.transcript.recorder import make_recorder
 
         context.emit.subscribe(make_recorder(recording, target.transcript_entry(), settings))
@@ -46,12 +59,7 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
         failure = error if isinstance(error, MrtrError) else interruption(error)
         outcome.status, outcome.error = status_of(failure), failure
         context.emit(events.OutcomeReached(outcome))
-    warn_unused_flags(context, flags.unused())
-    if answering.save_answers:
-        from mrtr_cli.answering.save import save_answers
-
-        save_answers(answering.save_answers, outcome.rounds)
-    return show_outcome(context, outcome)
+    return outcome, flags
 
 
 def _people(context: Context, answering: AnsweringOptions) -> list[Answerer]:

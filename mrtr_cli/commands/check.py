@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
@@ -20,15 +22,22 @@ from mrtr_cli.render.check_lines import check_lines
 from mrtr_cli.target import Target, resolve_target
 
 
-def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
+def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
+        junit: str | None = None) -> int:
     def body(context: Context) -> ExitCode:
-        checks, server, era = _probe(context, tool, target, answering)
+        started = time.monotonic()
+        try:
+            checks, server, era = _probe(context, tool, target, answering)
+        except MrtrError as error:  # no probe ran: the report still says why
+            _report_for_ci(context, [], time.monotonic() - started, junit, error.one_line())
+            raise
         if output.json:
             context.print_json({"version": json_report.VERSION, "server": server, "era": era,
                                 "checks": [c.as_dict() for c in checks], "summary": status_counts(checks)})
         else:
             for line in check_lines(checks, era["line"]):
                 context.consoles.out.print(line)
+        _report_for_ci(context, checks, time.monotonic() - started, junit)
         failed = [c for c in checks if c.status == "fail"]
         if failed and output.json:
             context.error_line(ExitCode.PROTOCOL, f"{len(failed)} check{'s' if len(failed) != 1 else ''} failed: "
@@ -36,6 +45,22 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
         return ExitCode.PROTOCOL if failed else ExitCode.OK
 
     return guarded(output, body)
+
+
+def _report_for_ci(context: Context, checks: list[Check], elapsed: float, junit: str | None,
+                   failure: str | None = None) -> None:
+    """The JUnit report (--junit), and GitHub Actions annotations on stderr when run there; the
+    XML code loads only for --junit."""
+    from mrtr_cli.render.annotations import check_annotations, error_annotation, in_github_actions
+
+    if junit:
+        from mrtr_cli.render.junit import check_suite, write_report
+
+        write_report(junit, check_suite(checks, elapsed, failure))
+    if in_github_actions():
+        lines = check_annotations(checks) + ([error_annotation(failure, "mrtr check")] if failure else [])
+        for line in lines:
+            context.consoles.err.file.write(line + "\n")
 
 
 def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ class ReplayOptions:
     ignore: tuple[str, ...] = ()
     trust_target: bool = False
     strict: bool = False
+    junit: str | None = None
 
 
 def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
@@ -62,6 +64,7 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
             context.print_json({"version": json_report.VERSION, "transcripts": [v.as_dict() for v in verdicts]})
         else:
             _print(context, verdicts)
+        _report_for_ci(context, verdicts, options.junit)
         code = decide(v.code for v in verdicts)
         if code != ExitCode.OK and output.json:
             context.error_line(code, f"{sum(v.code != ExitCode.OK for v in verdicts)} of {len(verdicts)} "
@@ -76,7 +79,9 @@ def _replay_all(context: Context, options: ReplayOptions, ignore: list[JsonPath]
     """Each transcript in turn, until one is stopped by Ctrl-C, SIGTERM or SIGHUP."""
     verdicts = []
     for path in options.files:
+        started = time.monotonic()
         verdicts.append(replay_file(context, path, options, ignore, target, answering))
+        verdicts[-1].elapsed = time.monotonic() - started
         if verdicts[-1].code in STOPPED:
             break
     return verdicts
@@ -107,7 +112,7 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
 
 def _run_live(context: Context, transcript: model.Transcript, options: ReplayOptions, target: TargetOptions,
               answering: AnsweringOptions) -> tuple[Outcome, TranscriptBuilder, AnswerFlags]:
-    terminal = person_at_terminal()
+    terminal = person_at_terminal() and not answering.no_input  # --no-input: never ask, not even consent
     person = options.interactive and terminal
     chosen = recorded_era(transcript, replay_target(transcript, target, options.trust_target,
                                                     _confirm if terminal else None))
@@ -135,6 +140,20 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
         outcome.status, outcome.error = status_of(error), error
         emit(events.OutcomeReached(outcome))
     return outcome, builder, flags
+
+
+def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], junit: str | None) -> None:
+    """The JUnit report (--junit), and GitHub Actions annotations on stderr when run there; the
+    XML code loads only for --junit."""
+    from mrtr_cli.render.annotations import in_github_actions, replay_annotations
+
+    if junit:
+        from mrtr_cli.render.junit import replay_suite, write_report
+
+        write_report(junit, replay_suite(verdicts))
+    if in_github_actions():
+        for line in replay_annotations(verdicts, lambda path, first: model.round_line(path, first.round)):
+            context.consoles.err.file.write(line + "\n")
 
 
 def _unused_everywhere(verdicts: list[ReplayVerdict]) -> list[str]:

@@ -65,6 +65,17 @@ def load(path: str) -> Transcript:
     return Transcript(path, located.data)
 
 
+def round_line(path: str, number: int | None) -> int | None:
+    """The line, from 1, where round `number` (from 1) stands in the transcript at `path`; the
+    line of its outcome for the whole conversation; None when the file cannot be read again."""
+    try:
+        located = yaml_io.load_located(path, "transcript", files.MAX_TRANSCRIPT_SIZE)
+    except MrtrError:
+        return None
+    place = located.place_of(["rounds", number - 1] if number else ["outcome"])
+    return place[0] if place else None
+
+
 def header(target: dict[str, Any], era: str, version: str, capabilities: dict[str, Any], server: dict[str, Any] | None,
            tool: dict[str, Any] | None, request: dict[str, Any], recorded: dict[str, str]) -> dict[str, Any]:
     """The part of a transcript above its rounds, in the order it is written."""

@@ -21,6 +21,8 @@ class ReplayVerdict:
     rounds: int = 0
     unused_flags: list[str] | None = None
     """The answer flags no question of the live run used (None: the run did not get that far)."""
+    elapsed: float = 0.0
+    """Seconds the replay took, loading the transcript included."""
 
     @property
     def result(self) -> str:
