@@ -63,12 +63,13 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
 
 def _authorization(context: Context, target: Target, options: TargetOptions) -> tuple[list[Check], bool]:
     """The authorization probes (check/authorization.py), and whether the server is behind OAuth."""
-    if target.kind != "http":
-        return authorization.skipped(f"{target.kind} has no authorization (the spec's is for HTTP)"), False
+    if not target.may_want_oauth:
+        return authorization.skipped("stdio has no authorization (the spec's is for HTTP)"), False
     transport = target.open(options._replace(no_auth=True), context.output.verbose, context.output.show_secrets)
     try:
-        status, header = authorization.unauthorized_answer(transport.fetch, target.url, target.headers)
-        return authorization.authorization_checks(transport.fetch, target.url, status, header), status == 401
+        url = transport.describe()
+        status, header = authorization.unauthorized_answer(transport.fetch, url, transport.extra_headers)
+        return authorization.authorization_checks(transport.fetch, url, status, header), status == 401
     finally:
         transport.close()
 
