@@ -34,6 +34,8 @@ class Target(Protocol):
     kind: ClassVar[str]
     """The kind's name, as a transcript's `target.transport` keeps it: stdio, demo or http."""
     mirrors_headers: ClassVar[bool]
+    may_want_oauth: ClassVar[bool]
+    """Whether the server may be behind OAuth (HTTP only: the spec's authorization is for HTTP)."""
     """HTTP headers mirror the body (Mcp-Method, Mcp-Name, Mcp-Param-* from `x-mcp-header`), so a tool
     with invalid annotations is excluded, and HTTP statuses can be checked."""
     probes_era: ClassVar[bool]
@@ -56,6 +58,7 @@ class StdioTarget:
 
     kind: ClassVar[str] = "stdio"
     mirrors_headers: ClassVar[bool] = False
+    may_want_oauth: ClassVar[bool] = False
     probes_era: ClassVar[bool] = True
     takes_headers: ClassVar[bool] = False
 
@@ -109,6 +112,7 @@ class HttpTarget:
 
     kind: ClassVar[str] = "http"
     mirrors_headers: ClassVar[bool] = True
+    may_want_oauth: ClassVar[bool] = True
     probes_era: ClassVar[bool] = False
     takes_headers: ClassVar[bool] = True
 

@@ -102,3 +102,13 @@ def test_an_authorization_header_wins_and_turns_the_flow_off(url, config):
                env=config)
     assert run.code == 3 and "auth:" not in run.stderr
     assert mrtr("call", "whoami", "--url", url, "--no-auth", env=config).code == 3
+
+
+def test_a_denied_login_is_exit_3_naming_the_denial_and_keeps_nothing(config):
+    with oauth_http("--deny") as denying:
+        run = mrtr("auth", "login", denying, "--auth-open", BROWSER, env=config)
+    assert run.code == 3, run.stderr
+    reason = run.stderr.strip().splitlines()[-1]
+    assert reason.startswith("✗ the authorization server denied the login: access_denied"), run.stderr
+    assert "Traceback" not in run.stderr
+    assert kept(config) == []

@@ -9,15 +9,15 @@ from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.arguments import tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
-from mrtr_cli.errors import MrtrError
+from mrtr_cli.errors import AuthError, MrtrError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.conversation.preparation import prepare_call
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
-from mrtr_cli.check import older
-from mrtr_cli.check.probes import Check, Prober, ToolProber
+from mrtr_cli.check import authorization, older
+from mrtr_cli.check.probes import TOOL_PROBES, Check, Prober, ToolProber
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.era import settle_era
-from mrtr_cli.check.verdicts import status_counts
+from mrtr_cli.check.verdicts import status_counts, verdict
 from mrtr_cli.render.check_lines import check_lines
 from mrtr_cli.target import Target, resolve_target
 
@@ -67,15 +67,48 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
            answering: AnsweringOptions) -> tuple[list[Check], dict | None, dict]:
     chain, _ = build_chain(answering, options.timeout)
     target = resolve_target(options)
-    with connect(context, target, options, client_settings(options, answering), chain=chain) as client:
-        settle_era(client)
-        if client.era == "older":
-            checks = _older(client, chain, tool, target)
-        else:
-            checks = _modern(context, client, chain, tool, target)
+    auth_checks, protected = _authorization(context, target, options)
+    if protected:
+        options = options._replace(auth_stored_only=True)  # a kept token is used; no browser, no wait
+    try:
+        with connect(context, target, options, client_settings(options, answering), chain=chain) as client:
+            settle_era(client)
+            if client.era == "older":
+                checks = _older(client, chain, tool, target)
+            else:
+                checks = _modern(context, client, chain, tool, target)
+    except AuthError as error:
+        if not protected:
+            raise
+        return [*auth_checks, *_not_logged_in(error, tool)], None, _era_unknown(error)
     if client.era == "older" and client.speaks_modern is None:
         client.speaks_modern = _answers_discover(context, target, options)
-    return checks, client.server_info, _era(client)
+    return [*auth_checks, *checks], client.server_info, _era(client)
+
+
+def _authorization(context: Context, target: Target, options: TargetOptions) -> tuple[list[Check], bool]:
+    """The authorization probes (check/authorization.py), and whether the server is behind OAuth."""
+    if not target.may_want_oauth:
+        return authorization.skipped("stdio has no authorization (the spec's is for HTTP)"), False
+    transport = target.open(options._replace(no_auth=True), context.output.verbose, context.output.show_secrets)
+    try:
+        url = transport.describe()
+        status, header = authorization.unauthorized_answer(transport.fetch, url, transport.extra_headers)
+        return authorization.authorization_checks(transport.fetch, url, status, header), status == 401
+    finally:
+        transport.close()
+
+
+def _not_logged_in(error: AuthError, tool: CallOptions | None) -> list[Check]:
+    """The other probes, skipped: without a usable token nothing else can be asked."""
+    why = f"not probed: {error.one_line()}"
+    probes = [*older.MODERN_PROBES, *(TOOL_PROBES if tool is not None else [])]
+    return [verdict(*probe, None, why) for probe in probes]
+
+
+def _era_unknown(error: AuthError) -> dict:
+    return {"era": None, "version": None, "speaks_2026_07_28": None,
+            "line": "era: not known (the server wants authorization and mrtr has no usable token)"}
 
 
 def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | None, target: Target) -> list[Check]:

@@ -19,13 +19,17 @@ Tokens are bound to the resource they were asked for: a token obtained without `
 refused by the MCP endpoint, as is an expired one.
 
     python oauth_server.py [--port N] [--scopes "mcp:read mcp:write"] [--required-scopes mcp:read]
-                           [--token-lifetime SECONDS]
+                           [--token-lifetime SECONDS] [--deny] [--metadata-fault no-s256|issuer]
+
+`--deny` makes `/authorize` refuse every request (a redirect with `error=access_denied`);
+`--metadata-fault` serves authorization server metadata without PKCE S256, or naming another issuer.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import secrets
 import socket
 import sys
@@ -51,8 +55,9 @@ class ApprovingProvider:
     It fills in the SDK's provider protocol; the SDK's handlers do the checking (client
     authentication, redirect URIs, registered scopes, the PKCE verifier, code expiry)."""
 
-    def __init__(self, resource: str, default_scopes: list[str], token_lifetime: int) -> None:
+    def __init__(self, resource: str, default_scopes: list[str], token_lifetime: int, deny: bool = False) -> None:
         self.resource = resource
+        self.deny = deny
         self.default_scopes = default_scopes
         self.token_lifetime = token_lifetime
         self.clients: dict[str, OAuthClientInformationFull] = {}
@@ -67,7 +72,10 @@ class ApprovingProvider:
         self.clients[str(client_info.client_id)] = client_info
 
     async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
-        """Approve at once: the redirect back to the client, with a fresh code and its state."""
+        """Approve at once: the redirect back to the client, with a fresh code and its state (or,
+        with --deny, the refusal the SDK turns into a redirect with `error=access_denied`)."""
+        if self.deny:
+            raise AuthorizeError("access_denied", "the resource owner denied the request")
         if params.resource is not None and params.resource.rstrip("/") != self.resource:
             raise AuthorizeError("invalid_target", f"this server issues tokens for {self.resource} only")
         code = secrets.token_urlsafe(32)
@@ -131,7 +139,7 @@ def build_server(base: str, options: argparse.Namespace) -> MCPServer:
     """The MCP server at `base`/mcp, protected by an approving authorization server at `base`."""
     valid_scopes = options.scopes.split()
     required = options.required_scopes.split()
-    provider = ApprovingProvider(f"{base}/mcp", valid_scopes, options.token_lifetime)
+    provider = ApprovingProvider(f"{base}/mcp", valid_scopes, options.token_lifetime, options.deny)
     auth = AuthSettings(
         issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=True,
         required_scopes=required or None,
@@ -150,10 +158,41 @@ def build_server(base: str, options: argparse.Namespace) -> MCPServer:
     return server
 
 
-async def serve(listener: socket.socket, server: MCPServer) -> None:
+class FaultyMetadata:
+    """The app, its authorization server metadata altered: `no-s256` drops PKCE S256, `issuer`
+    names another issuer."""
+
+    def __init__(self, app: Any, fault: str) -> None:
+        self.app = app
+        self.fault = fault
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("path") != "/.well-known/oauth-authorization-server":
+            await self.app(scope, receive, send)
+            return
+        sent: list[dict] = []
+
+        async def keep(message: dict) -> None:
+            sent.append(message)
+
+        await self.app(scope, receive, keep)
+        document = json.loads(b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body"))
+        if self.fault == "no-s256":
+            document["code_challenge_methods_supported"] = ["plain"]
+        else:
+            document["issuer"] = "http://issuer.invalid"
+        body = json.dumps(document).encode()
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+async def serve(listener: socket.socket, server: MCPServer, fault: str | None = None) -> None:
     """Serve on `listener`; say `listening on URL` once requests are accepted."""
     host, port = listener.getsockname()[:2]
-    app = server.streamable_http_app(json_response=True)
+    app: Any = server.streamable_http_app(json_response=True)
+    if fault:
+        app = FaultyMetadata(app, fault)
     runner = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     serving = asyncio.create_task(runner.serve(sockets=[listener]))
     deadline = time.monotonic() + 20
@@ -170,6 +209,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--scopes", default="mcp:read mcp:write", help="The scopes a client may ask for.")
     parser.add_argument("--required-scopes", default="", help="Scopes every call needs (else 403).")
     parser.add_argument("--token-lifetime", type=int, default=3600, help="Seconds an access token lasts.")
+    parser.add_argument("--deny", action="store_true", help="Refuse every authorization request (access_denied).")
+    parser.add_argument("--metadata-fault", choices=("no-s256", "issuer"), help="Serve faulty server metadata.")
     return parser.parse_args(argv)
 
 
@@ -179,7 +220,7 @@ def main(argv: list[str]) -> None:
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", options.port))
     base = f"http://127.0.0.1:{listener.getsockname()[1]}"
-    asyncio.run(serve(listener, build_server(base, options)))
+    asyncio.run(serve(listener, build_server(base, options), options.metadata_fault))
 
 
 if __name__ == "__main__":
