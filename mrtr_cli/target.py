@@ -126,7 +126,7 @@ class HttpTarget:
 
         authorizer = None
         if self.logs_in(options):
-            authorizer = functools.partial(_authorizer, self.url, options, self.oauth, show_secrets)
+            authorizer = functools.partial(_kept_token_first, self.url, options, self.oauth, show_secrets)
         return HttpTransport(self.url, self.headers, options.cacert, options.insecure, show_secrets,
                              max_message_size=options.max_message_size, authorizer=authorizer)
 
@@ -145,6 +145,15 @@ class HttpTarget:
     @staticmethod
     def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
         return options._replace(url=entry["url"])
+
+
+def _kept_token_first(url: str, options: TargetOptions, oauth: dict[str, Any], show_secrets: bool,
+                      transport: Any) -> Any:
+    """What answers the first request's authorization: the kept token (auth/kept.py); the flow
+    itself is loaded only when the server asks (a 401 or 403)."""
+    from mrtr_cli.auth.kept import KeptTokenFirst
+
+    return KeptTokenFirst(url, lambda: _authorizer(url, options, oauth, show_secrets, transport))
 
 
 def _authorizer(url: str, options: TargetOptions, oauth: dict[str, Any], show_secrets: bool, transport: Any) -> Any:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from peers import demo_http
 from mrtr_cli import __version__
 
 PACKAGE = ROOT / "mrtr_cli"
@@ -136,3 +137,15 @@ def test_the_kind_rule_lets_targets_be_asked():
               'if target.mirrors_headers and scheme == "http" and field.kind == "choice":\n    pass\n'
               'entry = target.transcript_entry()\n')
     assert target_kind_leaks(source) == []
+
+
+def test_a_call_over_http_to_a_server_without_oauth_loads_only_the_token_store():
+    """The kept token is sent first, so the store is read; the flow (and authlib) wait for a 401."""
+    with demo_http() as url:
+        code = ("import sys\nfrom mrtr_cli.entry import main\n"
+                f"try:\n    main(['call', 'greet', '--answer', 'name.name=Ada', '--no-input', '--url', {url!r}])\n"
+                "except SystemExit:\n    pass\n"
+                "print(sorted(m for m in sys.modules if m.startswith(('authlib', 'mrtr_cli.auth'))))")
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.stdout.splitlines()[-1] == "['mrtr_cli.auth', 'mrtr_cli.auth.kept', 'mrtr_cli.auth.store']", \
+        done.stdout + done.stderr

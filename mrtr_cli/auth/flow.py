@@ -21,7 +21,7 @@ from mrtr_cli.auth.discovery import ResourceMetadata, ServerMetadata, discovered
 from mrtr_cli.auth.identity import Preset, choose_scopes, client_identity, where_scopes_came_from
 from mrtr_cli.auth.steps import Fetch, Recorder, refuse
 from mrtr_cli.auth.store import Login, TokenStore
-from mrtr_cli.auth.tokens import bearer, login_from, refreshed, request_tokens
+from mrtr_cli.auth.tokens import login_from, refreshed, request_tokens
 from mrtr_cli.errors import AuthError, MrtrError
 from mrtr_cli.text import safe_line
 from mrtr_cli.transport.base import Incoming
@@ -130,7 +130,7 @@ class Authorizer:
     def authorization(self) -> str | None:
         """The kept token for this server, if any: sent with the first request."""
         self.login = self.store.load(self.server_url)
-        return bearer(self.login) if self.login is not None else None
+        return self.login.authorization() if self.login is not None else None
 
     def answer(self, status: int, header: str | None) -> Generator[Incoming, None, str]:
         """The steps taken (yielded), and the new Authorization; an AuthError when there is none."""
@@ -143,7 +143,7 @@ class Authorizer:
         yield from recorder.drain()
         self.login = login
         self.store.save(login)
-        return bearer(login)
+        return login.authorization()
 
     def _answer(self, recorder: Recorder, challenge: Challenge) -> Login:
         if challenge.status == 403 and not challenge.wants_more_scopes:

@@ -78,6 +78,10 @@ class Login:
         moment = time.time() if now is None else now
         return moment + margin >= self.expires_at
 
+    def authorization(self) -> str:
+        """The Authorization header value that sends this login's access token."""
+        return f"Bearer {self.access_token}"
+
     def __repr__(self) -> str:
         refresh = "kept" if self.refresh_token else "none"
         return (f"Login(resource={self.resource!r}, issuer={self.issuer!r}, client_id={self.client_id!r}, "

@@ -15,11 +15,6 @@ from mrtr_cli.errors import AuthError
 from mrtr_cli.text import safe_line
 
 
-def bearer(login: Login) -> str:
-    """The Authorization header value for a login."""
-    return f"Bearer {login.access_token}"
-
-
 def request_tokens(recorder: Recorder, metadata: ServerMetadata, request: Any, what: str) -> dict[str, Any]:
     """Send a token request (oauth.TokenRequest); the token response, or an AuthError naming the
     server's error (never the request's secrets)."""
