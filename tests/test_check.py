@@ -44,7 +44,7 @@ def test_without_a_tool_only_the_safe_probes_run():
     run = mrtr("check", "--demo")
     assert run.code == 0
     assert "tools/call" not in run.stderr  # no tool the user did not name
-    assert "5 pass · 0 fail · 0 warn · 8 skipped" in run.stdout
+    assert "5 pass · 0 fail · 0 warn · 1 skipped" in run.stdout
 
 
 @pytest.mark.parametrize("fault,check,status", [
@@ -155,13 +155,11 @@ OLDER_INIT = {"result": {"protocolVersion": "2025-06-18", "capabilities": {"tool
 def test_an_older_era_demo_gets_the_older_probes_and_the_rest_skipped_with_the_reason():
     run = mrtr("check", "--demo", "--protocol-era", "older")
     assert run.code == 0, run.stderr
-    assert run.stdout.count(OLDER_REASON) == 6 and "1 pass · 0 fail · 0 warn · 13 skipped" in run.stdout
+    assert run.stdout.count(OLDER_REASON) == 6 and "1 pass · 0 fail · 0 warn · 6 skipped" in run.stdout
     assert "also speaks 2026-07-28: yes, it answered server/discover" in run.stdout
     document = mrtr("check", "--demo", "--protocol-era", "older", "--json")
     assert statuses(document) == {"initialize-result": "pass", **{c: "skipped" for c in (
-        "discover", "discover-caching", "server-info", "meta-required", "unsupported-version", "header-mismatch",
-        "auth-challenge", "auth-resource-metadata", "auth-resource-matches", "auth-servers-listed",
-        "auth-server-metadata", "auth-pkce-s256", "auth-resource-canonical")}}
+        "discover", "discover-caching", "server-info", "meta-required", "unsupported-version", "header-mismatch")}}
     assert document.json()["era"]["era"] == "older" and document.json()["era"]["speaks_2026_07_28"] is True
 
 
@@ -191,7 +189,7 @@ def test_a_server_refusing_discover_is_checked_in_the_handshake_era(scripted):
     run = mrtr(*server.args("check", "--tool", "X"))
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-06-18); also speaks 2026-07-28: no" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 18 skipped" in run.stdout and "complete after 0 questions" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 11 skipped" in run.stdout and "complete after 0 questions" in run.stdout
     assert OLDER_REASON.replace("2025-11-25", "2025-06-18") in run.stdout
 
 

@@ -74,6 +74,9 @@ def test_check_writes_a_valid_report_with_failures_and_skips(tmp_path: Path):
     suite = suite_of(passing)
     assert counts(suite) == {"tests": 11, "failure": 0, "error": 0, "skipped": 1}
     assert suite.find("testcase[@name='header-mismatch']/skipped").get("message") == "stdio has no headers"
+    times = {case.get("name"): float(case.get("time", "-1")) for case in suite.iter("testcase")}
+    assert times["discover"] > 0 and times["capability-withheld"] > 0  # each probe group's own exchanges
+    assert times["discover-caching"] == 0  # judged from the discover probe's exchange
     run = mrtr("check", *BOOK, "--junit", str(failing), "--", PYTHON, str(SERVERS / "broken_server.py"),
                "meta-not-required", env={"GITHUB_ACTIONS": "true"})
     assert run.code == 2

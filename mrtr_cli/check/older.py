@@ -7,13 +7,14 @@ complete with its questions answered in flight. One line tells whether the serve
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Session
 from mrtr_cli.check.probes import DISCOVER_PROBES, HEADER_PROBE, META_PROBE, TOOL_PROBES, VERSION_PROBE
-from mrtr_cli.check.verdicts import SPEC, Check, Probe, short, verdict
+from mrtr_cli.check.verdicts import SPEC, Check, Probe, short, timed, verdict
 from mrtr_cli.transport.base import Mirrored
 
 MODERN_PROBES: list[Probe] = [*DISCOVER_PROBES, META_PROBE, VERSION_PROBE, HEADER_PROBE]
@@ -52,7 +53,9 @@ def safe_checks(client: Client) -> list[Check]:
 def tool_checks(client: Client, chain: Chain, name: str, arguments: dict[str, Any],
                 mirrored: Mirrored | None = None) -> list[Check]:
     """The tool's call, its questions answered in flight; the MRTR probes skipped."""
+    started = time.perf_counter()
     outcome = Session(client, chain).run("tools/call", {"name": name, "arguments": arguments}, mirrored)
+    elapsed = time.perf_counter() - started
     asked = sum(len(r.requests) for r in outcome.rounds)
     if outcome.status == "complete":
         ok: bool | None = True
@@ -61,7 +64,7 @@ def tool_checks(client: Client, chain: Chain, name: str, arguments: dict[str, An
         ok, seen = None, f"not judged: {outcome.error.message if outcome.error else 'incomplete'}"
     else:
         ok, seen = False, f"{outcome.status}: {outcome.error.message if outcome.error else 'no result'}"
-    return [older_verdict(TOOL_CALL_PROBE, ok, seen), *skipped(TOOL_PROBES, client.settings.version)]
+    return timed([older_verdict(TOOL_CALL_PROBE, ok, seen), *skipped(TOOL_PROBES, client.settings.version)], elapsed)
 
 
 def era_line(client: Client) -> str:

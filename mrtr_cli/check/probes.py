@@ -10,6 +10,7 @@ which never alters state.
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,7 +18,8 @@ from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain, Question
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.errors import IncompleteError, ProtocolError, RequestTimeout, UsageError
-from mrtr_cli.check.verdicts import SPEC, Check, Probe, ProbeFailed, judged, seen, shape_problem, short, verdict
+from mrtr_cli.check.verdicts import (SPEC, Check, Probe, ProbeFailed, judged, seen, shape_problem, short, timed,
+                                     verdict)
 from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, questions, required_capability
@@ -62,14 +64,15 @@ class Prober:
             raise ProbeFailed(f"{what}{error.message}{ignored}") from None
 
     def run(self, probes: list[Probe], probe: Callable[[], list[Check]]) -> list[Check]:
-        """The checks `probe` makes; when it got no usable response, the first fails, the rest are skipped."""
+        """The checks `probe` makes, timed; when it got no usable response, the first fails, the rest are skipped."""
+        started = time.perf_counter()
         try:
-            return probe()
+            checks = probe()
         except ProbeFailed as failed:
             id, title, level, page = probes[0]
-            return [Check(id, title, level, "fail", str(failed), SPEC + page),
-                    *(verdict(*rest, None, "not probed: nothing usable came before it")
-                      for rest in probes[1:])]
+            checks = [Check(id, title, level, "fail", str(failed), SPEC + page),
+                      *(verdict(*rest, None, "not probed: nothing usable came before it") for rest in probes[1:])]
+        return timed(checks, time.perf_counter() - started)
 
     # -- the safe probes ------------------------------------------------------------------------
 

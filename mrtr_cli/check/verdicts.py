@@ -8,7 +8,7 @@ whatever the probe's level, and the line shows what came.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mrtr_cli.conversation.client import Reply
@@ -33,10 +33,21 @@ class Check:
     status: str  # pass | fail | warn | skipped
     seen: str
     page: str
+    elapsed: float | None = None
+    """Seconds spent on the exchanges this probe made (0 when it is judged from the exchange of the
+    probe before it; None when it made none); for --junit, not part of --json."""
 
     def as_dict(self) -> dict[str, str]:
         return {"id": self.id, "title": self.title, "level": self.level, "status": self.status,
                 "seen": self.seen, "page": self.page}
+
+
+def timed(checks: list[Check], seconds: float) -> list[Check]:
+    """Checks judged from one group of exchanges that took `seconds`: the time not yet given to
+    a check of the group (a group may hold timed groups of its own) goes to the first."""
+    untimed = max(seconds - sum(check.elapsed or 0.0 for check in checks), 0.0)
+    return [replace(check, elapsed=(check.elapsed or 0.0) + (untimed if index == 0 else 0.0))
+            for index, check in enumerate(checks)]
 
 
 def status_counts(checks: list[Check]) -> dict[str, int]:

@@ -89,7 +89,7 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
 def _authorization(context: Context, target: Target, options: TargetOptions) -> tuple[list[Check], bool]:
     """The authorization probes (check/authorization.py), and whether the server is behind OAuth."""
     if not target.may_want_oauth:
-        return authorization.skipped("stdio has no authorization (the spec's is for HTTP)"), False
+        return [], False  # the spec's authorization is for HTTP: over stdio there is nothing to probe
     transport = target.open(options._replace(no_auth=True), context.output.verbose, context.output.show_secrets)
     try:
         url = transport.describe()

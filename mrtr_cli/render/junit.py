@@ -44,12 +44,12 @@ def replay_suite(verdicts: list[ReplayVerdict]) -> ElementTree.Element:
 
 
 def check_suite(checks: list[Check], elapsed: float, failure: str | None = None) -> ElementTree.Element:
-    """A test suite of one test case a probe, named by its id: fail is a failure, skipped is
-    skipped, warn passes with what was seen as its output. `failure`: the run stopped before any
+    """A test suite of one test case a probe, named by its id, with the time of its exchanges: fail
+    is a failure, skipped is skipped, warn passes with what was seen as its output. `failure`: the run stopped before any
     probe ran (the server unreachable, say), one error test case that says why."""
     suite = _suite("mrtr check")
     for check in checks:
-        case = _case(suite, "mrtr.check", check.id, None)
+        case = _case(suite, "mrtr.check", check.id, check.elapsed)
         if check.status == "fail":
             _outcome(case, "failure", check.level, check.title, f"{check.seen}\n{check.page}")
         elif check.status == "skipped":
