@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import socket
-import subprocess
 import time
 from dataclasses import dataclass
 
 import pytest
 
-from conftest import ROOT, SDK_SERVER, mrtr
-from peers import demo_http
+from conftest import mrtr
+from peers import demo_http, sdk_over_http
 from servers.http_faults import FaultServer
 
 
@@ -28,19 +27,8 @@ class Sdk:
 
 @pytest.fixture(scope="module", params=["json", "sse"])
 def sdk(request):
-    port = free_port()
-    process = subprocess.Popen([*SDK_SERVER, "http", str(port), request.param], cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.1)
-    yield Sdk(f"http://127.0.0.1:{port}/mcp", request.param)
-    process.terminate()
-    process.wait(timeout=10)
+    with sdk_over_http(request.param) as url:
+        yield Sdk(url, request.param)
 
 
 @pytest.fixture(scope="module")
