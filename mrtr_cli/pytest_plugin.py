@@ -1,4 +1,4 @@
-"""mrtr's pytest plugin (the `pytest11` entry point `mrtr`): inactive unless asked for.
+"""mrtr's pytest plugin (the `pytest11` entry point `mrtr_cli.pytest_plugin`): inactive unless asked for.
 
 `pytest --mrtr-replay DIR` (ini `mrtr_replay`) collects each transcript in DIR as a test item and
 replays it as `mrtr replay` does, against `--mrtr-stdio CMD`, `--mrtr-url URL` or `--mrtr-demo`,
