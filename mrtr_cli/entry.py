@@ -13,8 +13,9 @@ def main(argv: list[str] | None = None) -> int:
     if args == ["--version"]:
         print(f"mrtr {__version__}")  # the fast path: no typer, no rich
         return 0
-    from mrtr_cli import signals
+    from mrtr_cli import signals, workflow_commands
     from mrtr_cli.cli import run
 
     signals.install()
-    return run(args)
+    with workflow_commands.paused(sys.stderr):
+        return run(args)

@@ -3,6 +3,7 @@ licence) and read back to the right counts; GitHub Actions annotations; hostile 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -141,3 +142,32 @@ def test_a_plain_call_imports_neither_the_plugin_nor_xml():
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert "Booked a table" in loaded.stdout, loaded.stderr
     assert loaded.stdout.strip().splitlines()[-1] == "[]"
+
+
+def commands_the_runner_acts_on(output: str) -> list[str]:
+    """The workflow commands GitHub's runner would act on in `output`, as its parser reads them: a
+    line starting with `::` after leading spaces, or `##[` anywhere, except while paused by
+    `::stop-commands::TOKEN` until `::TOKEN::`."""
+    acted, resume = [], None
+    for line in output.splitlines():
+        if resume is not None:
+            resume = None if line.strip() == f"::{resume}::" else resume
+            continue
+        if line.lstrip().startswith("::stop-commands::"):
+            resume = line.strip().removeprefix("::stop-commands::")
+        elif line.lstrip().startswith("::") or "##[" in line:
+            acted.append(line.strip())
+    return acted
+
+
+def test_a_server_can_neither_forge_nor_hide_an_annotation(tmp_path: Path):
+    hostile = "##[error]forged::stop-commands::hidden"
+    path = tmp_path / "book_table.yaml"
+    path.write_text(BOOK_TABLE.read_text().replace("How many people, and any seating wishes?", f"'{hostile}'"))
+    done = subprocess.run([PYTHON, "-m", "mrtr_cli", "replay", str(path), "--demo"], cwd=ROOT, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60,
+                          env={**os.environ, "GITHUB_ACTIONS": "true"})
+    assert done.returncode == 6 and hostile in done.stdout, done.stdout
+    [annotation] = commands_the_runner_acts_on(done.stdout)
+    assert annotation.startswith(f"::error file={path},line=")
+    assert commands_the_runner_acts_on(done.stdout.replace("::stop-commands::", "::not-a-command::")) != [annotation]

@@ -51,7 +51,8 @@ def _report_for_ci(context: Context, checks: list[Check], elapsed: float, junit:
                    failure: str | None = None) -> None:
     """The JUnit report (--junit), and GitHub Actions annotations on stderr when run there; the
     XML code loads only for --junit."""
-    from mrtr_cli.render.annotations import check_annotations, error_annotation, in_github_actions
+    from mrtr_cli.render.annotations import check_annotations, error_annotation
+    from mrtr_cli.workflow_commands import in_github_actions, write_commands
 
     if junit:
         from mrtr_cli.render.junit import check_suite, write_report
@@ -59,8 +60,7 @@ def _report_for_ci(context: Context, checks: list[Check], elapsed: float, junit:
         write_report(junit, check_suite(checks, elapsed, failure))
     if in_github_actions():
         lines = check_annotations(checks) + ([error_annotation(failure, "mrtr check")] if failure else [])
-        for line in lines:
-            context.consoles.err.file.write(line + "\n")
+        write_commands(context.consoles.err.file, lines)
 
 
 def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,

@@ -145,15 +145,16 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
 def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], junit: str | None) -> None:
     """The JUnit report (--junit), and GitHub Actions annotations on stderr when run there; the
     XML code loads only for --junit."""
-    from mrtr_cli.render.annotations import in_github_actions, replay_annotations
+    from mrtr_cli.render.annotations import replay_annotations
+    from mrtr_cli.workflow_commands import in_github_actions, write_commands
 
     if junit:
         from mrtr_cli.render.junit import replay_suite, write_report
 
         write_report(junit, replay_suite(verdicts))
     if in_github_actions():
-        for line in replay_annotations(verdicts, lambda path, first: model.round_line(path, first.round)):
-            context.consoles.err.file.write(line + "\n")
+        lines = replay_annotations(verdicts, lambda path, first: model.round_line(path, first.round))
+        write_commands(context.consoles.err.file, lines)
 
 
 def _unused_everywhere(verdicts: list[ReplayVerdict]) -> list[str]:

@@ -10,7 +10,6 @@ Standard library only; pure functions.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 
 from mrtr_cli.check.verdicts import Check
@@ -20,11 +19,6 @@ from mrtr_cli.transcript.replay_verdict import ReplayVerdict
 
 MESSAGE_LIMIT = 4000
 """The most characters of one annotation's message (GitHub cuts longer ones anyway)."""
-
-
-def in_github_actions() -> bool:
-    """Whether this runs as a step of a GitHub Actions job."""
-    return os.environ.get("GITHUB_ACTIONS") == "true"
 
 
 def error_annotation(message: str, title: str, file: str | None = None, line: int | None = None) -> str:
