@@ -7,7 +7,9 @@ line), and no secret in -v, --json, a transcript, or another server's token file
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -112,3 +114,25 @@ def test_a_denied_login_is_exit_3_naming_the_denial_and_keeps_nothing(config):
     assert reason.startswith("✗ the authorization server denied the login: access_denied"), run.stderr
     assert "Traceback" not in run.stderr
     assert kept(config) == []
+
+
+def test_a_call_shows_each_step_while_the_login_waits(url, config, tmp_path):
+    """The browser is let go only once the timeline has said what mrtr waits for: were the steps
+    shown after the login, the browser would never go and the login would time out (exit 3)."""
+    go = tmp_path / "go"
+    waiting_browser = shlex.join([sys.executable, "-c", "import os, sys, time; "
+                                  f"[time.sleep(0.05) for _ in range(400) if not os.path.exists({str(go)!r})]; "
+                                  f"os.execv(sys.executable, [sys.executable, {str(ROOT / 'tests' / 'headless_browser.py')!r}, sys.argv[1]])"])
+    seen = []
+    with subprocess.Popen([sys.executable, "-m", "mrtr_cli", "call", "whoami", "--url", url, "--auth-open",
+                           waiting_browser, "--auth-timeout", "15"], cwd=ROOT, text=True, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, env={**os.environ, **config}) as process:
+        assert process.stderr is not None
+        for line in process.stderr:
+            seen.append(line)
+            if "waiting for the redirect" in line:
+                go.touch()
+        process.wait(timeout=30)
+    assert process.returncode == 0, "".join(seen)
+    assert [i for i, line in enumerate(seen) if "waiting for the redirect" in line] < \
+        [i for i, line in enumerate(seen) if "authorized by" in line]

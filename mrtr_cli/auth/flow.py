@@ -12,8 +12,10 @@ is exit 3 with the command to run.
 
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Generator
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from mrtr_cli.auth import loopback
 from mrtr_cli.auth.challenge import Challenge, parse_challenge
@@ -22,10 +24,12 @@ from mrtr_cli.auth.identity import Preset, choose_scopes, client_identity, where
 from mrtr_cli.auth.steps import Fetch, Recorder, refuse
 from mrtr_cli.auth.store import Login, TokenStore
 from mrtr_cli.auth.tokens import login_from, refreshed, request_tokens
-from mrtr_cli.errors import AuthError, MrtrError
+from mrtr_cli.errors import AuthError
 from mrtr_cli.text import safe_line
 from mrtr_cli.transport.base import Incoming
 
+_DONE = object()
+"""Ends the steps of one answer."""
 MAX_LOGINS = 3
 """The most logins (first one and step-ups) one run makes: a server that keeps refusing ends it."""
 
@@ -133,17 +137,30 @@ class Authorizer:
         return self.login.authorization() if self.login is not None else None
 
     def answer(self, status: int, header: str | None) -> Generator[Incoming, None, str]:
-        """The steps taken (yielded), and the new Authorization; an AuthError when there is none."""
-        recorder = Recorder(self.fetch, self.settings.show_secrets)
-        try:
-            login = self._answer(recorder, parse_challenge(status, header))
-        except MrtrError:
-            yield from recorder.drain()
-            raise
-        yield from recorder.drain()
+        """The steps taken, yielded as they happen (the login runs in a thread of its own, so the
+        timeline says what mrtr waits for while it waits), and the new Authorization; an AuthError
+        when there is none."""
+        steps: queue.Queue[Any] = queue.Queue()
+        outcome: dict[str, Any] = {}
+        threading.Thread(target=self._answer_in_thread, args=(parse_challenge(status, header), steps, outcome),
+                         name="mrtr-auth", daemon=True).start()
+        while (step := steps.get()) is not _DONE:
+            yield step
+        if "error" in outcome:
+            raise outcome["error"]
+        login = outcome["login"]
         self.login = login
         self.store.save(login)
         return login.authorization()
+
+    def _answer_in_thread(self, challenge: Challenge, steps: queue.Queue[Any], outcome: dict[str, Any]) -> None:
+        try:
+            outcome["login"] = self._answer(Recorder(self.fetch, self.settings.show_secrets, live=steps.put),
+                                            challenge)
+        except BaseException as error:  # noqa: BLE001 - handed to the waiting thread, which raises it
+            outcome["error"] = error
+        finally:
+            steps.put(_DONE)
 
     def _answer(self, recorder: Recorder, challenge: Challenge) -> Login:
         if challenge.status == 403 and not challenge.wants_more_scopes:
