@@ -9,12 +9,13 @@ asks for it (`__rich__`), so a terminal gets the same bytes.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Iterable, Optional
 
 if TYPE_CHECKING:
     from rich.text import Text
 
-CONTROL_CODES = dict.fromkeys((7, 8, 11, 12, 13))
+CONTROL_CODES = re.compile("[\x07\x08\x0b\x0c\r]")
 """Bell, backspace, vertical tab, form feed, carriage return: rich's `Text` drops them, so does `plain`."""
 
 
@@ -33,7 +34,7 @@ class StyledLine:
 
     @property
     def plain(self) -> str:
-        return "".join(text for text, _ in self.parts).translate(CONTROL_CODES)
+        return CONTROL_CODES.sub("", "".join([text for text, _ in self.parts]))
 
     def __rich__(self) -> Text:
         from rich.text import Text
