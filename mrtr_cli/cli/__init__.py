@@ -9,7 +9,7 @@ from typing import Any, List
 
 import typer
 
-from mrtr_cli.cli.subcommands import app
+from mrtr_cli.cli.subcommands import app, command_for
 
 __all__ = ["app", "run"]
 
@@ -21,7 +21,7 @@ def run(args: List[str]) -> int:
     if "--" in args:
         cut = args.index("--")
         args, server_command = args[:cut], args[cut + 1:]
-    command = typer.main.get_command(app)
+    command = command_for(args)
     click = _click_module()
     try:
         return int(command.main(args=args, prog_name="mrtr", standalone_mode=False, obj=server_command) or 0)

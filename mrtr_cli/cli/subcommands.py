@@ -1,21 +1,22 @@
 """The typer app and its commands: each parses, builds Options, calls one function in commands/.
 
-Commands load their module when they run, so `mrtr --help` loads none of them.
+Commands load their module when they run, so `mrtr --help` loads none of them. Only the command
+being run is built into a click command (`command_for`): building all of them, and the `auth`
+sub-app, cost every run about 25 ms.
 (No `from __future__ import annotations` here: typer reads these annotations at runtime.)
 """
 
 import enum
-from typing import Annotated, Any, List, Optional
+from typing import Annotated, Any, Dict, List, Optional
 
 import typer
 
 from mrtr_cli import __version__
-from mrtr_cli.cli.auth_app import auth_app
 from mrtr_cli.cli.option_groups import (OUTPUT, TRANSCRIPTS, answering_options, output_options, recording_options,
                                         target_options, with_groups)
 from mrtr_cli.options import CallOptions
 
-app = typer.Typer(
+APP_SETTINGS: Dict[str, Any] = dict(
     name="mrtr",
     help="Inspect MCP Multi Round-Trip Requests: send a request, answer what the server asks, "
     "and see every round.",
@@ -23,6 +24,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
 )
+app = typer.Typer(**APP_SETTINGS)
 
 CONVERSING = dict(target=target_options, answering=answering_options, output=output_options,
                   recording=recording_options)
@@ -170,7 +172,28 @@ def check(tool: PROBED_TOOL = None, arg: ARGUMENT = None, args: ARGS_JSON = None
     return command.run(called, target, answering, output, junit)
 
 
-app.add_typer(auth_app, name="auth")
+AUTH = "auth"
+"""The sub-app of `mrtr auth ...` (cli/auth_app.py), loaded only when it is run or listed."""
+
+
+def command_for(args: List[str]) -> Any:
+    """The click group that runs `args`, holding only the command they name; every command (and
+    `auth`) when they name none, or one mrtr does not know, so that help and errors list them all."""
+    name = next((arg for arg in args if not arg.startswith("-")), None)
+    chosen = [info for info in app.registered_commands if _command_name(info) == name]
+    runs = typer.Typer(**APP_SETTINGS)
+    runs.registered_callback = app.registered_callback
+    runs.registered_commands = chosen or ([] if name == AUTH else list(app.registered_commands))
+    if not chosen:
+        from mrtr_cli.cli.auth_app import auth_app
+
+        runs.add_typer(auth_app, name=AUTH)
+    return typer.main.get_command(runs)
+
+
+def _command_name(info: Any) -> str:
+    """A command's name as typer gives it: its own, or its function's with dashes."""
+    return info.name or info.callback.__name__.lower().replace("_", "-")
 
 
 def _version(value: bool) -> None:

@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.text import Text
 from rich.theme import Theme
 
+from mrtr_cli.render.styled_line import JoinedLines, StyledLine
+
 FALLBACK_WIDTH = 100
 """Width when the stream is not a terminal and COLUMNS is not set."""
 
@@ -59,9 +61,10 @@ def make_console(stream: IO[str], color: str = "auto") -> Console:
     return Console(**options)
 
 
-def emit_text(console: Console, text: Text) -> None:
-    """Print one Text. Where rich would write it plain anyway (not a terminal, colour not forced),
-    write it directly: the same bytes, without rich's layout on every line of a long timeline."""
+def emit_text(console: Console, text: Text | StyledLine | JoinedLines) -> None:
+    """Print one line (or lines). Where rich would write it plain anyway (not a terminal, colour not
+    forced), write it directly: the same bytes, without rich's layout on every line of a long timeline.
+    A StyledLine becomes a Text only when rich prints it."""
     if console.is_terminal:
         console.print(text)
     else:

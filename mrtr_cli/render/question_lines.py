@@ -6,17 +6,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from rich.text import Text
-
 from mrtr_cli.answering.questions import Question
 from mrtr_cli.forms.fields import Field, form_fields
-from mrtr_cli.render.server_text import content_summary, quoted
+from mrtr_cli.render.server_text import content_summary, quoted_line
+from mrtr_cli.render.styled_line import JoinedLines, StyledLine
 from mrtr_cli.text import safe_line
 
 
-def question_lines(question: Question) -> list[Text]:
-    """A question: its key, its kind, the message, and what it asks for (one Text: one print)."""
-    head = Text("  ? ", "mrtr.input")
+def question_lines(question: Question) -> list[JoinedLines]:
+    """A question: its key, its kind, the message, and what it asks for (joined: one print)."""
+    head = StyledLine("  ? ", "mrtr.input")
     head.append(safe_line(question.key, 120), "mrtr.key")
     mode = f" ({safe_line(question.mode, 20)})" if question.mode else ""
     head.append(f" · {safe_line(question.method, 60)}{mode}", "mrtr.dim")
@@ -24,14 +23,14 @@ def question_lines(question: Question) -> list[Text]:
         head.append(f" · question {question.index} of {question.count}", "mrtr.dim")
     lines = [head]
     if isinstance(question.params.get("message"), str):
-        lines.append(quoted(question.params["message"]))
+        lines.append(quoted_line(question.params["message"]))
     lines.extend(_asks(question))
-    return [Text("\n").join(lines)]
+    return [JoinedLines(lines)]
 
 
-def _asks(question: Question) -> list[Text]:
+def _asks(question: Question) -> list[StyledLine]:
     if question.mode == "url":
-        return [Text(f"    url: {safe_line(question.params.get('url'), 500)}")]
+        return [StyledLine(f"    url: {safe_line(question.params.get('url'), 500)}")]
     if question.mode is not None:  # an elicitation of any other mode: its form
         return [field_line(f) for f in form_fields(question.schema)]
     if question.method == "sampling/createMessage":
@@ -39,9 +38,9 @@ def _asks(question: Question) -> list[Text]:
     return []
 
 
-def field_line(field: Field) -> Text:
+def field_line(field: Field) -> StyledLine:
     """`· party: integer 1..12, required, default 2`."""
-    line = Text("    · ")
+    line = StyledLine("    · ")
     line.append(safe_line(field.name, 80), "mrtr.key")
     line.append(f": {field_detail(field)}", "mrtr.dim")
     return line
@@ -64,15 +63,15 @@ def field_detail(field: Field) -> str:
     return safe_line(", ".join(str(p) for p in parts), 300)
 
 
-def _sampling_lines(params: dict[str, Any]) -> list[Text]:
+def _sampling_lines(params: dict[str, Any]) -> list[StyledLine]:
     messages = params.get("messages") or []
     detail = f"    {len(messages)} message{'s' if len(messages) != 1 else ''}, maxTokens {params.get('maxTokens')}"
-    lines = [Text(safe_line(detail), "mrtr.dim")]
+    lines = [StyledLine(safe_line(detail), "mrtr.dim")]
     if isinstance(params.get("systemPrompt"), str):
-        lines.append(Text("    system prompt:", "mrtr.dim"))
-        lines.append(quoted(params["systemPrompt"], limit=500))
+        lines.append(StyledLine("    system prompt:", "mrtr.dim"))
+        lines.append(quoted_line(params["systemPrompt"], limit=500))
     last = messages[-1] if messages and isinstance(messages[-1], dict) else None
     if last is not None:
-        lines.append(Text(f"    last message ({safe_line(last.get('role'), 20)}):", "mrtr.dim"))
-        lines.append(quoted(content_summary(last.get("content")), limit=1000))
+        lines.append(StyledLine(f"    last message ({safe_line(last.get('role'), 20)}):", "mrtr.dim"))
+        lines.append(quoted_line(content_summary(last.get("content")), limit=1000))
     return lines

@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
+from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.text import safe, safe_line
 
 BAR = "│ "
@@ -29,8 +30,13 @@ def pretty_json(value: Any) -> Text:
 
 def quoted(text: str, indent: str = "    ", limit: int | None = 2000) -> Text:
     """Server text, each line indented under a bar so it never starts a line of its own."""
+    return quoted_line(text, indent, limit).__rich__()
+
+
+def quoted_line(text: str, indent: str = "    ", limit: int | None = 2000) -> StyledLine:
+    """`quoted` as a StyledLine, for the timeline."""
     lines = safe(text, limit).split("\n")
-    quoted_text = Text()
+    quoted_text = StyledLine()
     for number, line in enumerate(lines):
         if number:
             quoted_text.append("\n")

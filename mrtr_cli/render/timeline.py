@@ -13,6 +13,7 @@ from mrtr_cli.answering.questions import Question
 from mrtr_cli.render.console import emit_text
 from mrtr_cli.render.diagnostics import stderr_line
 from mrtr_cli.render.question_lines import question_lines
+from mrtr_cli.render.styled_line import JoinedLines, StyledLine
 from mrtr_cli.render.timeline_lines import (answer_line, discover_line, finding_line, ignored_line, input_summary,
                                             notification_line, request_line, response_line, wire_line)
 from mrtr_cli.text import safe_line
@@ -49,7 +50,7 @@ class Timeline:
             events.Finding: lambda e: self.print(finding_line(e)),
             events.EraChosen: self._era,
             events.MessageSent: self._sent,
-            events.Unanswered: lambda e: self.print(Text(f"  ! {safe_line(e.key, 60)} got an error: "
+            events.Unanswered: lambda e: self.print(StyledLine(f"  ! {safe_line(e.key, 60)} got an error: "
                                                          f"{safe_line(e.reason, 200)}", "mrtr.warn")),
         }
 
@@ -58,7 +59,7 @@ class Timeline:
         if handler is not None:
             handler(event)
 
-    def print(self, *texts: Text) -> None:
+    def print(self, *texts: Text | StyledLine | JoinedLines) -> None:
         for text in texts:
             emit_text(self.console, text)
 
@@ -97,24 +98,24 @@ class Timeline:
         self.print(notification_line(event))
 
     def _backoff(self, event: events.BackingOff) -> None:
-        self.print(Text(f"  … only requestState: retrying in {event.seconds * 1000:.0f} ms", "mrtr.dim"))
+        self.print(StyledLine(f"  … only requestState: retrying in {event.seconds * 1000:.0f} ms", "mrtr.dim"))
 
     def _era(self, event: events.EraChosen) -> None:
         name = "2026-07-28" if event.era == "modern" else f"the initialize handshake, {event.version}"
-        self.print(Text(f"  era: {event.era} ({name}): {safe_line(event.reason, 200)}", "mrtr.dim"))
+        self.print(StyledLine(f"  era: {event.era} ({name}): {safe_line(event.reason, 200)}", "mrtr.dim"))
 
     def _sent(self, event: events.MessageSent) -> None:
         if self.verbose:
-            self.print(Text(f"  → {safe_line(event.what, 80)}", "mrtr.dim"), wire_line("out", event.text))
+            self.print(StyledLine(f"  → {safe_line(event.what, 80)}", "mrtr.dim"), wire_line("out", event.text))
 
     def _version(self, event: events.VersionChanged) -> None:
         said = ", ".join(event.supported) or "nothing"
-        self.print(Text(f"  ! the server refused version {event.old} (it lists {said}); retrying with {event.new}",
+        self.print(StyledLine(f"  ! the server refused version {event.old} (it lists {said}); retrying with {event.new}",
                         "mrtr.warn"))
 
     def _reissued(self, event: events.Reissued) -> None:
         self.progress.stop()
-        self.print(Text(f"  ! the response stream of {event.method} (id {event.id}) ended before the response; "
+        self.print(StyledLine(f"  ! the response stream of {event.method} (id {event.id}) ended before the response; "
                         "sending it once more under a new id", "mrtr.warn"))
 
     def _stderr(self, event: events.ServerStderr) -> None:
@@ -127,12 +128,12 @@ class Timeline:
 
     def _authorization(self, event: events.AuthorizationStep) -> None:
         failed = event.step == "failed"
-        self.print(Text(f"  {'✗' if failed else '·'} auth: {safe_line(event.text, 300)}",
+        self.print(StyledLine(f"  {'✗' if failed else '·'} auth: {safe_line(event.text, 300)}",
                         "mrtr.warn" if failed else "mrtr.dim"))
 
     def _cancel(self, event: events.CancelSent) -> None:
         self.progress.stop()
-        self.print(Text(f"  ✗ cancelled request {event.id} ({event.reason})", "mrtr.warn"))
+        self.print(StyledLine(f"  ✗ cancelled request {event.id} ({event.reason})", "mrtr.warn"))
 
 
 class ProgressDisplay:

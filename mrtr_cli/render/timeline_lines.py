@@ -1,25 +1,24 @@
-"""The timeline's lines: one `Text` for each request, response, answer, notification, finding
+"""The timeline's lines: one `StyledLine` for each request, response, answer, notification, finding
 and frame of the wire (-v). Pure functions: nothing here prints (render/timeline.py does)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
-
 from mrtr_cli import events
 from mrtr_cli.protocol import meta
 from mrtr_cli.render.server_text import compact_json, content_summary, server_name
+from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.text import safe_line
 
 WIRE_LIMIT = 8000
 """Characters of a raw frame shown with -v before it is folded."""
 
 
-def request_line(event: events.RequestSent) -> Text:
+def request_line(event: events.RequestSent) -> StyledLine:
     """`→ tools/call book_table {...}  id 2`, or `↻` for a retry."""
     retry = event.purpose == "retry"
-    line = Text("↻ " if retry else "→ ", "mrtr.retry" if retry else "mrtr.request")
+    line = StyledLine("↻ " if retry else "→ ", "mrtr.retry" if retry else "mrtr.request")
     line.append(event.method, "mrtr.retry" if retry else "mrtr.request")
     subject = event.params.get("name") or event.params.get("uri")
     if subject is not None:
@@ -41,38 +40,38 @@ def _retry_detail(params: dict[str, Any]) -> str:
     return f" · {' · '.join(parts)}" if parts else ""
 
 
-def response_line(event: events.ResponseReceived) -> Text:
+def response_line(event: events.ResponseReceived) -> StyledLine:
     """`← complete · 12 ms`, `← input_required · round 1`, or `← error -32602 ...`."""
     took = f" · {event.elapsed_ms:.0f} ms"
     if event.error is not None:
-        line = Text("← error ", "mrtr.error")
+        line = StyledLine("← error ", "mrtr.error")
         line.append(f"{safe_line(event.error.get('code'))} {safe_line(event.error.get('message'), 300)}")
         return line.append(took, "mrtr.dim")
     result_type = event.result.get("resultType", "complete") if isinstance(event.result, dict) else "?"
     style = "mrtr.input" if result_type == "input_required" else "mrtr.complete"
-    line = Text(f"← {safe_line(result_type, 60)}", style)
+    line = StyledLine(f"← {safe_line(result_type, 60)}", style)
     if event.round is not None:
         line.append(f" · round {event.round}", "mrtr.dim")
     return line.append(took, "mrtr.dim")
 
 
-def discover_line(result: dict[str, Any]) -> Text:
+def discover_line(result: dict[str, Any]) -> StyledLine:
     """What server/discover told: who the server is and which versions it speaks."""
     info = meta.server_info(result)
     versions = result.get("supportedVersions") or []
-    line = Text("  ")
+    line = StyledLine("  ")
     line.append(server_name(info) or "(no serverInfo)", "mrtr.key")
     line.append(f" · speaks {safe_line(', '.join(map(str, versions)), 120)}", "mrtr.dim")
     return line
 
 
-def input_summary(event: events.InputRequested) -> Text:
+def input_summary(event: events.InputRequested) -> StyledLine:
     if event.in_flight:
         where = f"while request {event.id} is in flight" if event.id is not None else "outside a call"
         keys = ", ".join(safe_line(key, 60) for key in event.requests)
-        return Text(f"  asked in flight: {keys} ({where}; the key takes --answer and answers files)", "mrtr.input")
+        return StyledLine(f"  asked in flight: {keys} ({where}; the key takes --answer and answers files)", "mrtr.input")
     count = len(event.requests)
-    line = Text(f"  round {event.round} asks {count} question{'s' if count != 1 else ''}", "mrtr.input")
+    line = StyledLine(f"  round {event.round} asks {count} question{'s' if count != 1 else ''}", "mrtr.input")
     if event.state is not None:
         line.append(f" · requestState {len(event.state)} chars", "mrtr.dim")
     elif not count:
@@ -80,9 +79,9 @@ def input_summary(event: events.InputRequested) -> Text:
     return line
 
 
-def answer_line(event: events.AnswerChosen) -> Text:
+def answer_line(event: events.AnswerChosen) -> StyledLine:
     """`✓ date ← accept {"date": ...}  from answers-file`."""
-    line = Text("  ✓ ", "mrtr.complete")
+    line = StyledLine("  ✓ ", "mrtr.complete")
     line.append(safe_line(event.key, 120), "mrtr.key")
     line.append(f" ← {_answer_summary(event.response)}")
     line.append(f"  from {event.source}", "mrtr.source")
@@ -98,40 +97,40 @@ def _answer_summary(response: dict[str, Any]) -> str:
     return "reply " + compact_json(content_summary(response.get("content")), 300)
 
 
-def notification_line(event: events.NotificationReceived) -> Text:
+def notification_line(event: events.NotificationReceived) -> StyledLine:
     params = event.params
     if event.method == "notifications/message":
-        line = Text(f"  log {safe_line(params.get('level', '?'), 20)}", "mrtr.warn")
+        line = StyledLine(f"  log {safe_line(params.get('level', '?'), 20)}", "mrtr.warn")
         if params.get("logger"):
             line.append(f" {safe_line(params['logger'], 60)}", "mrtr.dim")
         data = params.get("data")
         return line.append(f": {safe_line(data if isinstance(data, str) else compact_json(data), 500)}")
     if event.method == "notifications/progress":
         return progress_line(params)
-    return Text(f"  notification {safe_line(event.method, 80)} {compact_json(params, 300)}", "mrtr.dim")
+    return StyledLine(f"  notification {safe_line(event.method, 80)} {compact_json(params, 300)}", "mrtr.dim")
 
 
-def progress_line(params: dict[str, Any]) -> Text:
+def progress_line(params: dict[str, Any]) -> StyledLine:
     total = params.get("total")
     amount = f"{params.get('progress')}/{total}" if total is not None else f"{params.get('progress')}"
-    line = Text(f"  progress {safe_line(amount, 40)}", "mrtr.dim")
+    line = StyledLine(f"  progress {safe_line(amount, 40)}", "mrtr.dim")
     if params.get("message"):
         line.append(f" {safe_line(params['message'], 200)}")
     return line
 
 
-def ignored_line(event: events.FrameIgnored) -> Text:
+def ignored_line(event: events.FrameIgnored) -> StyledLine:
     """A frame mrtr could not use (the linter's finding says why it is wrong)."""
-    line = Text("  ✗ ignored: ", "mrtr.warn")
+    line = StyledLine("  ✗ ignored: ", "mrtr.warn")
     return line.append(safe_line(event.raw, 300), "mrtr.dim")
 
 
 SEVERITY_STYLES = {"error": "mrtr.error", "warning": "mrtr.warn", "info": "mrtr.dim"}
 
 
-def finding_line(finding: Any) -> Text:
+def finding_line(finding: Any) -> StyledLine:
     """`! error [rule] message  (spec page)`."""
-    line = Text(f"  ! {finding.severity} ", SEVERITY_STYLES.get(finding.severity, "mrtr.warn"))
+    line = StyledLine(f"  ! {finding.severity} ", SEVERITY_STYLES.get(finding.severity, "mrtr.warn"))
     line.append(f"[{finding.rule}] ", "mrtr.dim")
     line.append(safe_line(finding.message, 400))
     if finding.page:
@@ -139,9 +138,9 @@ def finding_line(finding: Any) -> Text:
     return line
 
 
-def wire_line(direction: str, text: str) -> Text:
+def wire_line(direction: str, text: str) -> StyledLine:
     """Raw wire for -v: `» ...` sent, `« ...` received; each line of `text` made safe."""
     marker = "    » " if direction == "out" else "    « "
     shown = text[:WIRE_LIMIT * 2]  # a huge frame: only its start
     lines = [safe_line(line, WIRE_LIMIT) for line in shown.rstrip("\r\n").split("\n")]
-    return Text(marker + f"\n{' ' * len(marker)}".join(lines), "mrtr.dim")
+    return StyledLine(marker + f"\n{' ' * len(marker)}".join(lines), "mrtr.dim")

@@ -1,0 +1,134 @@
+"""Issue 16, per round and start-up: mrtr against its baselines in paired, alternating runs.
+
+    python benchmarks/speed_cpu.py [--repeat N]
+
+Each case runs its variants in turn (the order flips every repeat), so a busy moment of a shared
+machine falls on both; the rows give medians and the ratios of medians. The cost per round is
+(time of 2000 rounds - time of 1 round) / 1999, for mrtr and for the bare client alike.
+Runs keep Python's bytecode cache (PYTHONDONTWRITEBYTECODE is dropped), as an installed mrtr has it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PY = sys.executable
+SERVER = [PY, str(HERE / "server.py")]
+MRTR = [PY, "-m", "mrtr_cli"]
+ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "NO_COLOR": "1"}
+
+Budget = tuple[str, float, float]
+
+
+def seconds(argv: list[str]) -> float:
+    """Wall time of one run; a failed run stops the benchmark."""
+    started = time.perf_counter()
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=HERE.parent,
+                          env=ENV)
+    took = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"failed ({done.returncode}): {' '.join(argv)}\n{done.stderr[-2000:]}")
+    return took
+
+
+def paired(variants: dict[str, list[str]], repeat: int) -> dict[str, float]:
+    """Median seconds of each variant, run alternately after one warm-up run each."""
+    for argv in variants.values():
+        seconds(argv)
+    samples: dict[str, list[float]] = {name: [] for name in variants}
+    for turn in range(repeat):
+        order = list(variants) if turn % 2 == 0 else list(reversed(variants))
+        for name in order:
+            samples[name].append(seconds(variants[name]))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def mrtr_ask(target: list[str], rounds: int) -> list[str]:
+    return [*MRTR, "call", "ask", "--args", f'{{"n": {rounds}}}', "--answer", "step.ok=true",
+            "--max-rounds", "3000", "--timeout", "120", *target]
+
+
+def bare_ask(client: str, target: str, rounds: int) -> list[str]:
+    return [PY, str(HERE / client), target, "ask", str(rounds)]
+
+
+def row(name: str, medians: dict[str, float], base: str) -> str:
+    cells = " · ".join(f"{label} {value * 1000:.1f} ms" for label, value in medians.items())
+    ratios = " · ".join(f"{label}/{base} {value / medians[base]:.2f}x" for label, value in medians.items()
+                        if label != base)
+    return f"| {name} | {cells} | {ratios} |"
+
+
+def start_up(repeat: int) -> tuple[list[str], list[Budget]]:
+    medians = paired({"python": [PY, "-c", "pass"], "help": [*MRTR, "--help"],
+                      "call-help": [*MRTR, "call", "--help"]}, repeat)
+    budgets = [("mrtr --help ≤ 6x python -c pass", medians["help"] / medians["python"], 6.0),
+               ("mrtr call --help ≤ 7x python -c pass", medians["call-help"] / medians["python"], 7.0)]
+    return [row("start-up: python -c pass, mrtr --help, mrtr call --help", medians, "python")], budgets
+
+
+def stdio_rounds(repeat: int) -> tuple[list[str], list[Budget]]:
+    stdio = ["--stdio", " ".join(SERVER)]
+    lines, budgets, runs = [], [], {}
+    for rounds, tries, limit in ((1, repeat, 1.5), (200, repeat, 1.8), (2000, max(3, repeat // 3), None)):
+        runs[rounds] = paired({"bare": bare_ask("bare_client.py", "stdio", rounds),
+                               "mrtr": mrtr_ask(stdio, rounds)}, tries)
+        lines.append(row(f"stdio call, {rounds} round{'s' if rounds > 1 else ''}", runs[rounds], "bare"))
+        if limit is not None:
+            budgets.append((f"stdio {rounds} round{'s' if rounds > 1 else ''}: mrtr ≤ {limit}x bare",
+                            runs[rounds]["mrtr"] / runs[rounds]["bare"], limit))
+    per = {name: (runs[2000][name] - runs[1][name]) / 1999 for name in ("bare", "mrtr")}
+    lines.append(f"| stdio cost per round (2000 rounds - 1) / 1999 | bare {per['bare'] * 1000:.3f} ms · "
+                 f"mrtr {per['mrtr'] * 1000:.3f} ms | mrtr/bare {per['mrtr'] / per['bare']:.2f}x |")
+    budgets.append(("stdio per round at 2000 rounds: mrtr ≤ 3x bare", per["mrtr"] / per["bare"], 3.0))
+    return lines, budgets
+
+
+def http_round(repeat: int) -> tuple[list[str], list[Budget]]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([*SERVER, "--http", str(port)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None and server.stdout.readline().strip() == "ready"
+        url = f"http://127.0.0.1:{port}/mcp"
+        medians = paired({"httpx": bare_ask("bare_httpx_client.py", url, 1),
+                          "mrtr": mrtr_ask(["--url", url], 1)}, repeat)
+    finally:
+        server.terminate()
+        server.wait()
+    return ([row("HTTP call, 1 round, vs a bare httpx client", medians, "httpx")],
+            [("HTTP 1 round: mrtr ≤ 1.5x bare httpx", medians["mrtr"] / medians["httpx"], 1.5)])
+
+
+def add_rows(lines: list[str], budgets: list[Budget], repeat: int) -> None:
+    """The rows and budgets of this file, added to benchmarks/run.py's tables."""
+    for case in (start_up, stdio_rounds, http_round):
+        more_lines, more_budgets = case(repeat)
+        lines.extend(more_lines)
+        budgets.extend(more_budgets)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=15)
+    lines: list[str] = []
+    budgets: list[Budget] = []
+    add_rows(lines, budgets, parser.parse_args().repeat)
+    print("| case | medians | ratios |\n|---|---|---|")
+    print("\n".join(lines))
+    print("\n| budget | measured | within |\n|---|---|---|")
+    for name, value, limit in budgets:
+        print(f"| {name} | {value:.2f}x | {'yes' if value <= limit else 'NO'} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,63 @@
+"""A timeline line as its parts and their styles: plain text at once, a rich `Text` only when a
+terminal shows it.
+
+Building a `Text` for every line costs a long conversation more than everything else it prints,
+and where stderr is not a terminal only the plain text is written. A `StyledLine` keeps the parts
+and builds the very `Text` the timeline built before (same base style, same appends) when rich
+asks for it (`__rich__`), so a terminal gets the same bytes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Iterable, Optional
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+CONTROL_CODES = re.compile("[\x07\x08\x0b\x0c\r]")
+"""Bell, backspace, vertical tab, form feed, carriage return: rich's `Text` drops them, so does `plain`."""
+
+
+class StyledLine:
+    """Text with a base style (for the whole line) and parts appended in styles of their own."""
+
+    __slots__ = ("style", "parts")
+
+    def __init__(self, text: str = "", style: str = "") -> None:
+        self.style = style
+        self.parts: list[tuple[str, Optional[str]]] = [(text, None)]
+
+    def append(self, text: str, style: Optional[str] = None) -> StyledLine:
+        self.parts.append((text, style))
+        return self
+
+    @property
+    def plain(self) -> str:
+        return CONTROL_CODES.sub("", "".join([text for text, _ in self.parts]))
+
+    def __rich__(self) -> Text:
+        from rich.text import Text
+
+        text = Text(self.parts[0][0], self.style)
+        for part, style in self.parts[1:]:
+            text.append(part, style)
+        return text
+
+
+class JoinedLines:
+    """Lines printed together, one under the other (rich's `Text("\\n").join(...)`)."""
+
+    __slots__ = ("lines",)
+
+    def __init__(self, lines: Iterable[StyledLine]) -> None:
+        self.lines = list(lines)
+
+    @property
+    def plain(self) -> str:
+        return "\n".join(line.plain for line in self.lines)
+
+    def __rich__(self) -> Text:
+        from rich.text import Text
+
+        return Text("\n").join(line.__rich__() for line in self.lines)

@@ -1,0 +1,50 @@
+"""The command line builds only the command being run, and its help still lists everything."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from conftest import mrtr
+from mrtr_cli.cli.subcommands import command_for
+
+COMMANDS = ["call", "read", "prompt", "discover", "list", "demo-server", "serve", "show", "replay", "check", "auth"]
+
+
+def test_the_help_lists_every_command_in_order():
+    run = mrtr("--help", env={"COLUMNS": "100"})
+    assert run.code == 0, run.stderr
+    listed = [line.split()[1] for line in run.stdout.splitlines()
+              if len(line.split()) > 1 and line.split()[1] in COMMANDS]
+    assert listed == COMMANDS
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_each_command_has_its_help(name):
+    run = mrtr(name, "--help", env={"COLUMNS": "100"})
+    assert run.code == 0, run.stderr
+    assert f"Usage: mrtr {name} [OPTIONS]" in run.stdout
+
+
+def test_only_the_command_run_is_built():
+    assert list(command_for(["call", "ask", "--demo"]).commands) == ["call"]
+    assert list(command_for(["demo-server", "--http", "0"]).commands) == ["demo-server"]
+    assert list(command_for(["auth", "status"]).commands) == ["auth"]
+    assert list(command_for(["--help"]).commands) == COMMANDS
+    assert list(command_for(["nope"]).commands) == COMMANDS  # "No such command" comes from the whole group
+
+
+def test_running_a_command_does_not_load_the_auth_app():
+    import subprocess
+
+    code = ("import sys; from mrtr_cli.cli import run; run(['list', 'tools', '--demo', '--json']); "
+            "print('mrtr_cli.cli.auth_app' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip().splitlines()[-1] == "False", done.stderr
+
+
+def test_an_unknown_command_is_a_usage_error_naming_it():
+    run = mrtr("nope")
+    assert run.code == 1
+    assert "No such command 'nope'" in run.stderr
