@@ -1,9 +1,8 @@
 """The stdio transport: a server process, newline-delimited JSON on its stdin and stdout.
 
-The caller reads the server's stdout itself, within its deadline (`PipeLines`); a thread keeps the
-server's stderr. With `-v` the stderr lines are shown among the frames: then a second thread moves
-stdout's lines too, and both go through one inbox. The server's stderr never mixes with its
-frames: its last lines are kept for the message when the process dies.
+Two reader threads move the server's stdout lines and stderr lines into one inbox; the
+caller reads the inbox with a deadline. The server's stderr never mixes with its frames:
+its last lines are kept for the message when the process dies, and forwarded for `-v`.
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from typing import Any
 from mrtr_cli.errors import UnreachableError
 from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Frame, Incoming, Mirrored, StderrLine,
                                      TransportTimeout, message_too_large)
-from mrtr_cli.transport.pipe_lines import TIMED_OUT, PipeLines
 
 STDERR_TAIL = 20
 """How many of the server's last stderr lines an error message may show."""
@@ -52,12 +50,10 @@ class StdioTransport:
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         self._forward_stderr = forward_stderr
         self._process = _spawn(command, env, cwd)
-        assert self._process.stdout is not None
-        self._lines = PipeLines(self._process.stdout, max_message_size)
-        self._stderr_reader = _start_thread(self._read_stderr, "mrtr-stderr")
-        self._stdout_reader: threading.Thread | None = None  # the caller reads stdout itself
-        if forward_stderr or os.name != "posix":  # select() waits on pipes only on POSIX
-            self._stdout_reader = _start_thread(self._read_stdout, "mrtr-stdout")
+        self._threads = [
+            _start_thread(self._read_stdout, "mrtr-stdout"),
+            _start_thread(self._read_stderr, "mrtr-stderr"),
+        ]
 
     def describe(self) -> str:
         return shlex.join(self.command)
@@ -86,22 +82,14 @@ class StdioTransport:
 
     def receive(self, deadline: Deadline) -> Incoming:
         """The next thing the server wrote; `TransportTimeout` when the deadline passes."""
-        kind, data = self._lines.next(deadline) if self._stdout_reader is None else self._from_inbox(deadline)
-        if kind == "timeout":
-            raise TransportTimeout()
-        if kind in ("eof", "too-large", "broken"):
-            raise self._ended(kind, data)
-        return Frame(data) if kind == "out" else StderrLine(data)
-
-    def _from_inbox(self, deadline: Deadline) -> tuple[str, Any]:
-        """What the reader threads put in the inbox (with -v), or a time-out."""
         try:
             kind, data = self._inbox.get(timeout=deadline.remaining())
         except queue.Empty:
-            return TIMED_OUT
+            raise TransportTimeout() from None
         if kind in ("eof", "too-large", "broken"):
             self._inbox.put((kind, data))  # later readers see it too
-        return kind, data
+            raise self._ended(kind, data)
+        return Frame(data) if kind == "out" else StderrLine(data)
 
     def _ended(self, kind: str, data: Any) -> Exception:
         """Why the server's stdout can be read no further; past the size limit, the server is stopped."""
@@ -115,7 +103,7 @@ class StdioTransport:
     def gone(self) -> UnreachableError:
         """The error that says the process ended, with its last stderr lines."""
         code = self._exit_code()
-        self._stderr_reader.join(timeout=1.0)  # let the stderr tail drain
+        self._threads[1].join(timeout=1.0)  # let the stderr tail drain
         status = f"exited with code {code}" if code is not None else "closed its stdout"
         hint = "its last stderr lines follow" if self._stderr_tail else "it wrote nothing to stderr"
         return UnreachableError(f"the server process {status}", hint, details=self._stderr_tail)
@@ -149,9 +137,8 @@ class StdioTransport:
                 continue
 
     def _release(self) -> None:
-        for thread in (self._stdout_reader, self._stderr_reader):
-            if thread is not None:
-                thread.join(timeout=1.0)
+        for thread in self._threads:
+            thread.join(timeout=1.0)
         for stream in (self._process.stdout, self._process.stderr):
             if stream is not None:
                 stream.close()
@@ -172,13 +159,18 @@ class StdioTransport:
             self._inbox.put(("broken", f"{type(error).__name__}: {error}"))
 
     def _pump_stdout(self) -> tuple[str, Any]:
-        """Move lines until the end of stdout, or one past the limit; return how reading ended."""
+        """Read lines until the end of stdout, or one past the limit; return how reading ended."""
+        stdout = self._process.stdout
+        assert stdout is not None
+        limit = self.max_message_size
         while True:
-            kind, data = self._lines.next(None)
-            if kind != "out":
-                return kind, data
-            self._inbox.put((kind, data))
-            del data  # not kept alive while the next line is awaited: it may be a big frame
+            line = stdout.readline(limit + 2)  # room for the line ending, \n or \r\n
+            if not line:
+                return _EOF
+            if len(line.rstrip(b"\r\n")) > limit:
+                return ("too-large", limit)
+            self._inbox.put(("out", _text(line)))
+            del line  # not kept alive while the next line is awaited: it may be a big frame
 
     def _read_stderr(self) -> None:
         """Keep the stderr tail (and forward lines for -v); never raises."""
@@ -200,6 +192,15 @@ class StdioTransport:
         self._stderr_tail.append(line)
         if self._forward_stderr:
             self._inbox.put(("err", line))
+
+
+def _text(line: bytes) -> str | bytes:
+    """A line as text, decoded here so that only one copy of a big frame is kept; bytes that are
+    not UTF-8 stay bytes (jsonrpc.decode reports them). The line ending stays: JSON ignores it."""
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return line
 
 
 class _StdioExchange:
