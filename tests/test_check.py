@@ -44,13 +44,13 @@ def test_without_a_tool_only_the_safe_probes_run():
     run = mrtr("check", "--demo")
     assert run.code == 0
     assert "tools/call" not in run.stderr  # no tool the user did not name
-    assert "5 pass · 0 fail · 0 warn · 1 skipped" in run.stdout
+    assert "16 pass · 0 fail · 0 warn · 5 skipped" in run.stdout
 
 
 @pytest.mark.parametrize("fault,check,status", [
     ("meta-not-required", "meta-required", "fail"),
     ("wrong-version-error", "unsupported-version", "fail"),
-    ("no-cache-hints", "discover-caching", "fail"),
+    ("prompts-undeclared", "capabilities-match", "fail"),
     ("no-server-info", "server-info", "warn"),
     ("asks-withheld", "capability-withheld", "fail"),
     ("answerless-error", "answerless-retry", "warn"),
@@ -66,6 +66,21 @@ def test_a_server_breaking_one_rule_is_told_exactly(fault: str, check: str, stat
         assert run.error_line()["error"]["message"] == f"1 check failed: {check}"
 
 
+LIST_CACHING = {"tools-list-caching", "prompts-list-caching", "resources-list-caching", "templates-list-caching"}
+
+
+@pytest.mark.parametrize("fault,failed", [
+    ("no-cache-hints", {"discover-caching", *LIST_CACHING}),
+    ("list-asks", {"lists-not-input-required", *LIST_CACHING}),
+])
+def test_a_server_breaking_a_list_rule_fails_each_list_it_breaks(fault: str, failed: set[str]):
+    run = mrtr("check", "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), fault)
+    verdicts = statuses(run)
+    assert {c for c, s in verdicts.items() if s not in ("pass", "skipped")} == failed and run.code == 2
+    assert {c["id"]: c["conformance"] for c in run.json()["checks"]}["tools-list-caching"][0] == \
+        "sep-2549-tools-list-caching-hints"
+
+
 def test_unchecked_state_warns_on_both_state_probes():
     run = mrtr("check", *BOOK, "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), "state-unchecked")
     verdicts = statuses(run)
@@ -76,7 +91,10 @@ def test_unchecked_state_warns_on_both_state_probes():
 def test_headers_that_disagree_must_be_refused_over_http():
     with http_server([PYTHON, str(SERVERS / "broken_server.py"), "headers-unchecked", "--http"]) as url:
         run = mrtr("check", "--url", url, "--json")
-    assert statuses(run)["header-mismatch"] == "fail" and run.code == 2
+    verdicts = statuses(run)
+    assert {c for c, s in verdicts.items() if s == "fail"} == {"header-mismatch", "header-name-mismatch",
+                                                                "header-name-missing", "header-method-case"}
+    assert run.code == 2
 
 
 @settings(max_examples=300, deadline=None)

@@ -61,7 +61,7 @@ class GenericProber:
             return verdict(*probe, False if offered else None, seen(reply) if offered else "not offered")
         hints = [f.message for f in lint_rules.check_result(method, reply.result, self.prober.client.settings.capabilities)
                  if f.rule == "caching-hints"] if isinstance(reply.result, dict) else ["no result object"]
-        return judged(probe, reply, not hints, hints[0] if hints else "ttlMs and cacheScope present")
+        return judged(probe, reply, not hints, hints[0] if hints else f"{method}: ttlMs and cacheScope present")
 
     def _not_input_required(self, replies: dict[str, Any]) -> Check:
         asking = [method for method, reply in replies.items() if not isinstance(reply, str)
@@ -73,8 +73,9 @@ class GenericProber:
     def _capabilities_match(self, declared: dict[str, Any] | None, replies: dict[str, Any]) -> Check:
         if declared is None:
             return verdict(*LIST_PROBES[5], None, "no capabilities in the DiscoverResult")
-        wrong = [f"{method}: {_mismatch(name in declared, reply)}" for method, name, _ in LISTS
-                 if not isinstance(replies[method], str) and _mismatch(name in declared, replies[method])]
+        found = [(method, _mismatch(name in declared, replies[method])) for method, name, _ in LISTS
+                 if not isinstance(replies[method], str)]
+        wrong = [f"{method}: {why}" for method, why in found if why]
         return verdict(*LIST_PROBES[5], not wrong, "; ".join(wrong) or f"declared {sorted(declared)}")
 
     # -- _meta, ids and methods ---------------------------------------------------------------
@@ -93,7 +94,9 @@ class GenericProber:
     def error_id(self) -> list[Check]:
         """The client matches each response to its request by id: an error that came back, came with it."""
         reply = self.prober.send("server/discover", {})
-        return [judged(ERROR_ID_PROBE, reply, reply.error is not None, f"request id {reply.id}")]
+        if reply.error is None:
+            return [verdict(*ERROR_ID_PROBE, None, f"no error came to judge: {seen(reply)}")]
+        return [judged(ERROR_ID_PROBE, reply, True, f"request id {reply.id}")]
 
     def method_not_found(self) -> list[Check]:
         reply = self._send("mrtr/probe-unknown-method")
