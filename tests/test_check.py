@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, mrtr
+from mrtr_cli.check.generic import GENERIC_PROBES
 from mrtr_cli.check.probes import tampered
 from mrtr_cli.server.state import Sealer, StateRejected
 from peers import demo_http, http_server
@@ -173,11 +174,12 @@ OLDER_INIT = {"result": {"protocolVersion": "2025-06-18", "capabilities": {"tool
 def test_an_older_era_demo_gets_the_older_probes_and_the_rest_skipped_with_the_reason():
     run = mrtr("check", "--demo", "--protocol-era", "older")
     assert run.code == 0, run.stderr
-    assert run.stdout.count(OLDER_REASON) == 6 and "1 pass · 0 fail · 0 warn · 6 skipped" in run.stdout
+    assert run.stdout.count(OLDER_REASON) == 21 and "1 pass · 0 fail · 0 warn · 21 skipped" in run.stdout
     assert "also speaks 2026-07-28: yes, it answered server/discover" in run.stdout
     document = mrtr("check", "--demo", "--protocol-era", "older", "--json")
     assert statuses(document) == {"initialize-result": "pass", **{c: "skipped" for c in (
-        "discover", "discover-caching", "server-info", "meta-required", "unsupported-version", "header-mismatch")}}
+        "discover", "discover-caching", "server-info", "meta-required", "unsupported-version", "header-mismatch",
+        *(probe[0] for probe in GENERIC_PROBES))}}
     assert document.json()["era"]["era"] == "older" and document.json()["era"]["speaks_2026_07_28"] is True
 
 
@@ -187,7 +189,7 @@ def test_an_older_era_check_over_http_also_asks_whether_the_server_speaks_2026_0
                    "--answers", "examples/match_rules.yaml")
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: yes" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 18 skipped" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 33 skipped" in run.stdout
 
 
 def test_an_older_era_tool_completes_with_its_questions_answered_in_flight():
@@ -207,7 +209,7 @@ def test_a_server_refusing_discover_is_checked_in_the_handshake_era(scripted):
     run = mrtr(*server.args("check", "--tool", "X"))
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-06-18); also speaks 2026-07-28: no" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 11 skipped" in run.stdout and "complete after 0 questions" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 26 skipped" in run.stdout and "complete after 0 questions" in run.stdout
     assert OLDER_REASON.replace("2025-11-25", "2025-06-18") in run.stdout
 
 
