@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, mrtr
+from mrtr_cli.check.generic import GENERIC_PROBES
 from mrtr_cli.check.probes import tampered
 from mrtr_cli.server.state import Sealer, StateRejected
 from peers import demo_http, http_server
@@ -44,13 +45,13 @@ def test_without_a_tool_only_the_safe_probes_run():
     run = mrtr("check", "--demo")
     assert run.code == 0
     assert "tools/call" not in run.stderr  # no tool the user did not name
-    assert "5 pass · 0 fail · 0 warn · 1 skipped" in run.stdout
+    assert "16 pass · 0 fail · 0 warn · 5 skipped" in run.stdout
 
 
 @pytest.mark.parametrize("fault,check,status", [
     ("meta-not-required", "meta-required", "fail"),
     ("wrong-version-error", "unsupported-version", "fail"),
-    ("no-cache-hints", "discover-caching", "fail"),
+    ("prompts-undeclared", "capabilities-match", "fail"),
     ("no-server-info", "server-info", "warn"),
     ("asks-withheld", "capability-withheld", "fail"),
     ("answerless-error", "answerless-retry", "warn"),
@@ -66,6 +67,21 @@ def test_a_server_breaking_one_rule_is_told_exactly(fault: str, check: str, stat
         assert run.error_line()["error"]["message"] == f"1 check failed: {check}"
 
 
+LIST_CACHING = {"tools-list-caching", "prompts-list-caching", "resources-list-caching", "templates-list-caching"}
+
+
+@pytest.mark.parametrize("fault,failed", [
+    ("no-cache-hints", {"discover-caching", *LIST_CACHING}),
+    ("list-asks", {"lists-not-input-required", *LIST_CACHING}),
+])
+def test_a_server_breaking_a_list_rule_fails_each_list_it_breaks(fault: str, failed: set[str]):
+    run = mrtr("check", "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), fault)
+    verdicts = statuses(run)
+    assert {c for c, s in verdicts.items() if s not in ("pass", "skipped")} == failed and run.code == 2
+    assert {c["id"]: c["conformance"] for c in run.json()["checks"]}["tools-list-caching"][0] == \
+        "sep-2549-tools-list-caching-hints"
+
+
 def test_unchecked_state_warns_on_both_state_probes():
     run = mrtr("check", *BOOK, "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), "state-unchecked")
     verdicts = statuses(run)
@@ -76,7 +92,10 @@ def test_unchecked_state_warns_on_both_state_probes():
 def test_headers_that_disagree_must_be_refused_over_http():
     with http_server([PYTHON, str(SERVERS / "broken_server.py"), "headers-unchecked", "--http"]) as url:
         run = mrtr("check", "--url", url, "--json")
-    assert statuses(run)["header-mismatch"] == "fail" and run.code == 2
+    verdicts = statuses(run)
+    assert {c for c, s in verdicts.items() if s == "fail"} == {"header-mismatch", "header-name-mismatch",
+                                                                "header-name-missing", "header-method-case"}
+    assert run.code == 2
 
 
 @settings(max_examples=300, deadline=None)
@@ -155,11 +174,12 @@ OLDER_INIT = {"result": {"protocolVersion": "2025-06-18", "capabilities": {"tool
 def test_an_older_era_demo_gets_the_older_probes_and_the_rest_skipped_with_the_reason():
     run = mrtr("check", "--demo", "--protocol-era", "older")
     assert run.code == 0, run.stderr
-    assert run.stdout.count(OLDER_REASON) == 6 and "1 pass · 0 fail · 0 warn · 6 skipped" in run.stdout
+    assert run.stdout.count(OLDER_REASON) == 21 and "1 pass · 0 fail · 0 warn · 21 skipped" in run.stdout
     assert "also speaks 2026-07-28: yes, it answered server/discover" in run.stdout
     document = mrtr("check", "--demo", "--protocol-era", "older", "--json")
     assert statuses(document) == {"initialize-result": "pass", **{c: "skipped" for c in (
-        "discover", "discover-caching", "server-info", "meta-required", "unsupported-version", "header-mismatch")}}
+        "discover", "discover-caching", "server-info", "meta-required", "unsupported-version", "header-mismatch",
+        *(probe[0] for probe in GENERIC_PROBES))}}
     assert document.json()["era"]["era"] == "older" and document.json()["era"]["speaks_2026_07_28"] is True
 
 
@@ -169,7 +189,7 @@ def test_an_older_era_check_over_http_also_asks_whether_the_server_speaks_2026_0
                    "--answers", "examples/match_rules.yaml")
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: yes" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 18 skipped" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 33 skipped" in run.stdout
 
 
 def test_an_older_era_tool_completes_with_its_questions_answered_in_flight():
@@ -189,7 +209,7 @@ def test_a_server_refusing_discover_is_checked_in_the_handshake_era(scripted):
     run = mrtr(*server.args("check", "--tool", "X"))
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-06-18); also speaks 2026-07-28: no" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 11 skipped" in run.stdout and "complete after 0 questions" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 26 skipped" in run.stdout and "complete after 0 questions" in run.stdout
     assert OLDER_REASON.replace("2025-11-25", "2025-06-18") in run.stdout
 
 

@@ -18,6 +18,7 @@ from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain, Question
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.errors import IncompleteError, ProtocolError, RequestTimeout, UsageError
+from mrtr_cli.check.generic import GENERIC_PROBES, GenericProber
 from mrtr_cli.check.verdicts import (SPEC, Check, Probe, ProbeFailed, judged, seen, shape_problem, short, timed,
                                      verdict)
 from mrtr_cli.protocol import jsonrpc, meta
@@ -25,7 +26,7 @@ from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, questions, required_capability
 from mrtr_cli.transport.base import Mirrored
 
-__all__ = ["SPEC", "Check", "Prober", "ToolProber", "tampered"]
+__all__ = ["GENERIC_PROBES", "SPEC", "Check", "Prober", "ToolProber", "tampered"]
 PROBE_KEY = "__mrtr_probe"
 
 
@@ -36,6 +37,8 @@ class Prober:
         self.client = client
         self.over_http = over_http
         self.ignored: list[str] = []
+        self.declared: dict[str, Any] | None = None
+        """The capabilities the DiscoverResult declared, once discover answered."""
 
     def __call__(self, event: Any) -> None:
         """Observes the client's events: a frame it could not read is part of what a probe saw."""
@@ -79,7 +82,7 @@ class Prober:
     def safe_checks(self) -> list[Check]:
         return [*self.run(DISCOVER_PROBES, self.discover), *self.run([META_PROBE], self.meta_required),
                 *self.run([VERSION_PROBE], self.unsupported_version),
-                    *self.run([HEADER_PROBE], self.header_mismatch)]
+                *self.run([HEADER_PROBE], self.header_mismatch), *GenericProber(self).checks(self.declared)]
 
     def discover(self) -> list[Check]:
         reply = self.send("server/discover", {"_meta": self.meta_for()})
@@ -90,6 +93,8 @@ class Prober:
         found = lint_rules.check_result("server/discover", result, self.client.settings.capabilities) if answers else []
         hints = [f.message for f in found if f.rule == "caching-hints"]
         info = meta.server_info(result)
+        capabilities = result.get("capabilities") if answers else None
+        self.declared = capabilities if isinstance(capabilities, dict) else None
         detail = f"supportedVersions {versions}" if answers else seen(reply)
         return [
             verdict(*DISCOVER_PROBES[0], answers, short(versions) if answers else detail),

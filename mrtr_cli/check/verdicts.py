@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
+from mrtr_cli.check.rules import CONFORMANCE
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.protocol import lint_rules
@@ -37,9 +38,10 @@ class Check:
     """Seconds spent on the exchanges this probe made (0 when it is judged from the exchange of the
     probe before it; None when it made none); for --junit, not part of --json."""
 
-    def as_dict(self) -> dict[str, str]:
+    def as_dict(self) -> dict[str, Any]:
+        """For --json: also the conformance suite's check ids the probe judges (check/rules.py)."""
         return {"id": self.id, "title": self.title, "level": self.level, "status": self.status,
-                "seen": self.seen, "page": self.page}
+                "seen": self.seen, "page": self.page, "conformance": CONFORMANCE.get(self.id, [])}
 
 
 def timed(checks: list[Check], seconds: float) -> list[Check]:

@@ -19,6 +19,8 @@ from mrtr_cli.server.stdio import serve_stdio
 original_check_meta = dispatcher._check_meta
 original_mrtr = dispatcher.Dispatcher._mrtr
 original_decorate = dispatcher.Dispatcher._decorate
+original_page = dispatcher.Dispatcher.page
+original_capabilities = DemoApp.capabilities
 
 
 def meta_not_required(params: dict[str, Any]) -> None:
@@ -66,6 +68,14 @@ def state_unchecked(self: Any, token: str, request: dict[str, Any]) -> Any:
         return None
 
 
+def prompts_undeclared(self: Any) -> dict[str, Any]:
+    return {name: value for name, value in original_capabilities(self).items() if name != "prompts"}
+
+
+def list_asks(self: Any, *args: Any) -> dict[str, Any]:
+    return {**original_page(self, *args), "resultType": "input_required", "inputRequests": {}}
+
+
 FAULTS = {
     "meta-not-required": lambda: setattr(dispatcher, "_check_meta", meta_not_required),
     "wrong-version-error": lambda: setattr(dispatcher, "_check_meta", wrong_version_error),
@@ -75,6 +85,8 @@ FAULTS = {
     "state-unchecked": lambda: setattr(state.Sealer, "open", state_unchecked),
     "answerless-error": lambda: setattr(dispatcher.Dispatcher, "_mrtr", answerless_error),
     "extra-error": lambda: setattr(dispatcher.Dispatcher, "_mrtr", extra_error),
+    "prompts-undeclared": lambda: setattr(DemoApp, "capabilities", prompts_undeclared),
+    "list-asks": lambda: setattr(dispatcher.Dispatcher, "page", list_asks),
     "headers-unchecked": lambda: setattr(http_serving, "check_request_headers", lambda headers, message, app: None),
 }
 

@@ -9,7 +9,7 @@ The script is a JSON object:
                or a list of steps (below; "default" for the usual answer), one for each
                server/discover in turn, then the usual answer
   "tools":     the tools of tools/list (default: none)
-  "steps":     one step per request other than discover and the lists, in order; a step is
+  "steps":     one step per request other than discover, the lists and mrtr/probe-*, in order; a step is
                {"result": {...}} or {"error": {...}} (sent with the request's id),
                {"echo": true} (a complete result whose structuredContent is the params received),
                {"raw": ["line", ...]} (written verbatim, nothing else),
@@ -63,6 +63,8 @@ def respond(script: dict[str, Any], steps: Any, message: dict[str, Any]) -> None
                "resources/templates/list": "resourceTemplates"}[method]
         result = complete({key: script.get(key, []), **CACHE})
         return send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+    if method.startswith("mrtr/probe"):  # mrtr check's unknown-method probe: not part of a script
+        return send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}})
     step = next(steps, {"error": {"code": -32603, "message": "the script has no more steps"}})
     play(step, message)
 
