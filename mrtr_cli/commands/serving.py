@@ -44,6 +44,20 @@ def serve(app: App, http: str | None) -> int:
     return ExitCode.OK
 
 
+def demo_server_fast(args: list[str]) -> int | None:
+    """`mrtr demo-server [--http [HOST:]PORT]` without building the command line (no typer, no
+    rich: `--demo` starts one per run); None for any other arguments (`--help`, a mistake), which
+    the command line then parses and answers."""
+    if args and args[0].startswith("--http="):
+        args = ["--http", args[0].partition("=")[2], *args[1:]]
+    if args and not (len(args) == 2 and args[0] == "--http" and not args[1].startswith("-")):
+        return None
+    try:
+        return run_demo_server(args[1] if args else None)
+    except KeyboardInterrupt as raised:  # Ctrl-C, SIGTERM or SIGHUP while serving stdio
+        return int(interruption(raised).exit_code)
+
+
 def run_demo_server(http: str | None) -> int:
     from mrtr_cli.server.demo import DemoApp
 
