@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import speed_io
+
 HERE = Path(__file__).resolve().parent
 PY = sys.executable
 SERVER = [PY, str(HERE / "server.py")]
@@ -125,6 +127,7 @@ def main() -> None:
         budgets.append((f"{name} 20 MB: mrtr peak memory ≤ 5x the payload", (big["mrtr"].peak or 0) / BIG, 5.0))
     lines.append(replay[0])
     budgets.append(("replay 400 transcripts ≤ 4.4x the time of 100", replay[1], 4.4))
+    speed_io.add_rows(lines, budgets, repeat)
     report(lines, budgets)
 
 

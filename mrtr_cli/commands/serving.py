@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable
 
@@ -75,7 +76,9 @@ def run_serve(files: list[str], http: str | None) -> int:
 def _serve_or_say_why(make_app: Callable[[], App], http: str | None) -> int:
     """Serve the app `make_app` builds; a usage error (a bad transcript, a bad --http) is one line."""
     try:
-        return int(serve(make_app(), http))
+        app = make_app()
+        gc.freeze()  # what the app holds (every transcript) lives to the end: no collection walks it again
+        return int(serve(app, http))
     except UsageError as error:
         print(f"mrtr: {error.one_line()}", file=sys.stderr)
         return int(error.exit_code)
