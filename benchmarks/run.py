@@ -20,8 +20,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import speed_io
-
 HERE = Path(__file__).resolve().parent
 PY = sys.executable
 SERVER = [PY, str(HERE / "server.py")]
@@ -127,7 +125,7 @@ def main() -> None:
         budgets.append((f"{name} 20 MB: mrtr peak memory ≤ 5x the payload", (big["mrtr"].peak or 0) / BIG, 5.0))
     lines.append(replay[0])
     budgets.append(("replay 400 transcripts ≤ 4.4x the time of 100", replay[1], 4.4))
-    speed_io.add_rows(lines, budgets, repeat)
+    __import__("speed_io").add_rows(lines, budgets, repeat)  # speed_io.py: recording, serving, replaying
     report(lines, budgets)
 
 
