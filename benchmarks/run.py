@@ -128,6 +128,7 @@ def main() -> None:
     lines.append(replay[0])
     budgets.append(("replay 400 transcripts ≤ 4.4x the time of 100", replay[1], 4.4))
     speed_cpu.add_rows(lines, budgets, max(10, repeat * 2))  # issue 16: per round and start-up, paired
+    __import__("speed_io").add_rows(lines, budgets, repeat)  # speed_io.py: recording, serving, replaying
     report(lines, budgets)
 
 

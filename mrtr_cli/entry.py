@@ -14,8 +14,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mrtr {__version__}")  # the fast path: no typer, no rich
         return 0
     from mrtr_cli import signals, workflow_commands
-    from mrtr_cli.cli import run
 
     signals.install()
+    if args[:1] == ["demo-server"]:  # the fast path: no typer, no rich (--demo starts one per run)
+        from mrtr_cli.commands.serving import demo_server_fast
+
+        code = demo_server_fast(args[1:])
+        if code is not None:
+            return code
+    from mrtr_cli.cli import run
+
     with workflow_commands.paused(sys.stderr):
         return run(args)

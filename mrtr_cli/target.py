@@ -10,6 +10,7 @@ Only this module tells the kinds apart; everything else asks the target.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import re
@@ -94,6 +95,16 @@ class DemoTarget(StdioTarget):
 
     kind: ClassVar[str] = "demo"
 
+    pool: Any = field(default=None, compare=False)
+    """A `transport.shared.ServerPool` to take the process from (replay, modern era), or None."""
+
+    def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
+        start = functools.partial(StdioTarget.open, self, options, verbose, show_secrets)
+        if self.pool is None:
+            return start()
+        key = (self.command, tuple(sorted(self.env.items())), self.cwd, verbose, options.max_message_size)
+        return self.pool.open(key, start)
+
     def transcript_entry(self) -> dict[str, Any]:
         return {"transport": self.kind}
 
@@ -175,6 +186,12 @@ def login_authorizer(target: Target, options: TargetOptions, show_secrets: bool,
     if not isinstance(target, HttpTarget):
         raise UsageError("mrtr auth login is for a server over HTTP", "give --url URL, or a --config entry with a url")
     return _authorizer(target.url, options, target.oauth, show_secrets, transport)
+
+
+def sharing_server(target: Target, pool: Any) -> Target:
+    """`target`, its server process taken from `pool` (transport/shared.py) when one process may
+    serve many conversations in turn: the demo's, which keeps no state between 2026-07-28 requests."""
+    return dataclasses.replace(target, pool=pool) if isinstance(target, DemoTarget) else target
 
 
 KINDS = {kind.kind: kind for kind in (StdioTarget, DemoTarget, HttpTarget)}

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from mrtr_cli import validation
 from mrtr_cli.forms import flat_forms
+from mrtr_cli.server.demo import TOOLS
 from mrtr_cli.server.demo_tools import ALL_FIELDS, ALL_FIELDS_REQUIRED
 
 SCHEMAS = [
@@ -21,6 +22,9 @@ SCHEMAS = [
         "two": {"type": "string", "minLength": 2, "maxLength": 3},
         "none": {"type": "array", "maxItems": 0, "items": {"type": "string", "enum": ["a", "b"]}},
         "some": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": ["a", "b"]}}}},
+    {"type": "object", "properties": {  # x-mcp-header is an annotation: no verdict changes
+        "city": {"type": "string", "default": "Lisbon", "x-mcp-header": "City", "minLength": 2},
+        "n": {"type": "integer", "x-mcp-header": "N"}}, "required": ["city"]},
 ]
 EDGES = {"empty": "A", "one": "", "two": "A", "none": ["a"], "some": []}
 VALUES = st.recursive(
@@ -44,6 +48,11 @@ def test_same_messages_at_the_edges_of_the_bounds():
     for name, value in EDGES.items():
         content = {name: value}
         assert flat_forms.problems(content, schema) == validation._jsonschema_problems(content, schema) != []
+
+
+def test_the_demo_servers_tools_are_checked_without_jsonschema():
+    for definition, _ in TOOLS.values():
+        assert flat_forms.covers(definition["inputSchema"]), definition["name"]
 
 
 def test_what_it_does_not_cover_goes_to_jsonschema():

@@ -27,7 +27,7 @@ from mrtr_cli.render.replay_report import summary_table, verdict_lines
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.era import requested_era
 from mrtr_cli.conversation.preparation import prepare_call
-from mrtr_cli.target import resolve_target
+from mrtr_cli.target import resolve_target, sharing_server
 from mrtr_cli.transcript import model
 from mrtr_cli.answering.recorded import RecordedAnswerer
 from mrtr_cli.transcript.across_eras import compare_conversations
@@ -36,6 +36,7 @@ from mrtr_cli.transcript.recorder import TranscriptBuilder
 from mrtr_cli.transcript.redact import Redaction
 from mrtr_cli.transcript.replay_setup import recorded_capabilities, recorded_era, replay_params, replay_target
 from mrtr_cli.transcript.replay_verdict import ReplayVerdict
+from mrtr_cli.transport.shared import ServerPool, keep
 
 STOPPED = {ExitCode.INTERRUPTED, ExitCode.TERMINATED, ExitCode.HANGUP}
 """Ctrl-C, SIGTERM, SIGHUP: replay stops there, and runs no further transcript."""
@@ -77,22 +78,26 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
 def _replay_all(context: Context, options: ReplayOptions, ignore: list[JsonPath], target: TargetOptions,
                 answering: AnsweringOptions) -> list[ReplayVerdict]:
     """Each transcript in turn, until one is stopped by Ctrl-C, SIGTERM or SIGHUP."""
-    verdicts = []
-    for path in options.files:
-        started = time.monotonic()
-        verdicts.append(replay_file(context, path, options, ignore, target, answering))
-        verdicts[-1].elapsed = time.monotonic() - started
-        if verdicts[-1].code in STOPPED:
-            break
+    verdicts, pool = [], ServerPool()  # --demo: one demo server for the run's modern-era transcripts
+    try:
+        for path in options.files:
+            started = time.monotonic()
+            verdicts.append(replay_file(context, path, options, ignore, target, answering, pool))
+            verdicts[-1].elapsed = time.monotonic() - started
+            if verdicts[-1].code in STOPPED:
+                break
+    finally:
+        pool.close()
     return verdicts
 
 
 def replay_file(context: Context, path: str, options: ReplayOptions, ignore: list[JsonPath],
-                target: TargetOptions, answering: AnsweringOptions) -> ReplayVerdict:
+                target: TargetOptions, answering: AnsweringOptions, pool: ServerPool | None = None) -> ReplayVerdict:
+    """Replay one transcript; `pool` lends a server process that outlives it (the demo's)."""
     verdict = ReplayVerdict(path)
     try:
         transcript = model.load(path)
-        live, builder, flags = _run_live(context, transcript, options, target, answering)
+        live, builder, flags = _run_live(context, transcript, options, target, answering, pool)
     except MrtrError as error:
         verdict.code, verdict.error = error.exit_code, error
         return verdict
@@ -111,13 +116,15 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
 
 
 def _run_live(context: Context, transcript: model.Transcript, options: ReplayOptions, target: TargetOptions,
-              answering: AnsweringOptions) -> tuple[Outcome, TranscriptBuilder, AnswerFlags]:
+              answering: AnsweringOptions, pool: ServerPool | None) -> tuple[Outcome, TranscriptBuilder, AnswerFlags]:
     terminal = person_at_terminal() and not answering.no_input  # --no-input: never ask, not even consent
     person = options.interactive and terminal
     chosen = recorded_era(transcript, replay_target(transcript, target, options.trust_target,
                                                     _confirm if terminal else None))
     params = replay_params(transcript, options.arguments, _ask if person else None)
     resolved = resolve_target(chosen)
+    if pool is not None and requested_era(chosen) != "older":
+        resolved = sharing_server(resolved, pool)
     settings = client_settings(chosen, answering)
     settings.capabilities = recorded_capabilities(transcript)
     if not chosen.protocol_version and requested_era(chosen) in ("auto", transcript.era):
@@ -136,6 +143,8 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
             method = transcript.request["method"]
             prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
             outcome = Session(client, chain, max_rounds=answering.max_rounds).run(method, params, prepared.mirrored)
+            if outcome.error is None and client.era == "modern":
+                keep(client.transport)  # every request answered: the next transcript may use this server
     except MrtrError as error:  # before the request was sent: compared like any other ending
         outcome.status, outcome.error = status_of(error), error
         emit(events.OutcomeReached(outcome))

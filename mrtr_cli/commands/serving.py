@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Callable
 
@@ -44,6 +45,20 @@ def serve(app: App, http: str | None) -> int:
     return ExitCode.OK
 
 
+def demo_server_fast(args: list[str]) -> int | None:
+    """`mrtr demo-server [--http [HOST:]PORT]` without building the command line (no typer, no
+    rich: `--demo` starts one per run); None for any other arguments (`--help`, a mistake), which
+    the command line then parses and answers."""
+    if args and args[0].startswith("--http="):
+        args = ["--http", args[0].partition("=")[2], *args[1:]]
+    if args and not (len(args) == 2 and args[0] == "--http" and not args[1].startswith("-")):
+        return None
+    try:
+        return run_demo_server(args[1] if args else None)
+    except KeyboardInterrupt as raised:  # Ctrl-C, SIGTERM or SIGHUP while serving stdio
+        return int(interruption(raised).exit_code)
+
+
 def run_demo_server(http: str | None) -> int:
     from mrtr_cli.server.demo import DemoApp
 
@@ -61,7 +76,9 @@ def run_serve(files: list[str], http: str | None) -> int:
 def _serve_or_say_why(make_app: Callable[[], App], http: str | None) -> int:
     """Serve the app `make_app` builds; a usage error (a bad transcript, a bad --http) is one line."""
     try:
-        return int(serve(make_app(), http))
+        app = make_app()
+        gc.freeze()  # what the app holds (every transcript) lives to the end: no collection walks it again
+        return int(serve(app, http))
     except UsageError as error:
         print(f"mrtr: {error.one_line()}", file=sys.stderr)
         return int(error.exit_code)

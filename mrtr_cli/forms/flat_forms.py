@@ -4,8 +4,8 @@ The elicitation spec limits forms to a flat object of strings (lengths, formats)
 integers (bounds), booleans, single-selects and multi-selects. For such a form this gives the
 verdict jsonschema gives, worded by `form_wording` as validation.py words jsonschema's errors (a
 test holds the two together), without importing jsonschema, which costs more than the rest of
-a short run. Any schema that uses anything
-else is left to jsonschema (`covers` says which).
+a short run (the demo server's tools, `x-mcp-header` included, are all in the subset). Any schema
+that uses anything else is left to jsonschema (`covers` says which).
 """
 
 from __future__ import annotations
@@ -17,7 +17,10 @@ from mrtr_cli.forms.formats import FORMATS
 
 ROOT_KEYWORDS = {"type", "properties", "required", "title", "description"}
 FIELD_KEYWORDS = {"type", "title", "description", "default", "minLength", "maxLength", "format", "minimum",
-                  "maximum", "enum", "enumNames", "oneOf", "items", "minItems", "maxItems", "uniqueItems"}
+                  "maximum", "enum", "enumNames", "oneOf", "items", "minItems", "maxItems", "uniqueItems",
+                  "x-mcp-header"}
+"""The keywords checked here, and annotations that never change a verdict (`default`, `x-mcp-header`:
+the HTTP header a tool argument is mirrored in)."""
 ITEM_KEYWORDS = {"type", "enum", "anyOf"}
 CHOICE_KEYWORDS = {"const", "title"}
 TYPES = {"string", "number", "integer", "boolean", "array"}

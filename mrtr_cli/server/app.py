@@ -87,5 +87,9 @@ class App(Protocol):
     def listing(self, key: str) -> list[dict[str, Any]]:
         """tools, prompts, resources or resourceTemplates, in a stable order."""
 
+    def tool(self, name: str) -> dict[str, Any] | None:
+        """The definition of the tool `name` (as listed), or None (the header checks look it up
+        on every tools/call over HTTP: a look-up, not a scan)."""
+
     def handle(self, call: Call) -> dict[str, Any] | NeedInput:
         """A complete result, or the input needed; `RpcError` for a bad request."""

@@ -62,6 +62,9 @@ class DemoApp:
             return [definition for definition, _ in TOOLS.values()]
         return {"prompts": PROMPTS, "resources": [README], "resourceTemplates": TEMPLATES}[key]
 
+    def tool(self, name: str) -> dict[str, Any] | None:
+        return TOOLS[name][0] if name in TOOLS else None
+
     def handle(self, call: Call) -> dict[str, Any] | NeedInput:
         if call.method == "tools/call":
             return self._tool(call)

@@ -65,7 +65,7 @@ def _check_equal(headers: Any, name: str, body: str, encoded: bool) -> None:
 
 
 def _check_params(headers: Any, params: dict[str, Any], app: App) -> None:
-    tool = next((t for t in app.listing("tools") if t.get("name") == params.get("name")), None)
+    tool = app.tool(params["name"]) if isinstance(params.get("name"), str) else None
     if tool is None:
         return
     try:

@@ -39,6 +39,13 @@ class MockApp:
         self.steps = [served_steps(t.rounds) for t in transcripts]
         server = next((t.data["server"] for t in transcripts if t.data.get("server")), None)
         self.info = server or {"name": "mrtr-serve", "version": __version__}
+        self._listings = {key: self._list(key) for key in ("tools", "prompts", "resources")}
+        self._tools = {tool.get("name"): tool for tool in self._listings["tools"]}
+        self._originals: dict[Any, int] = {}
+        """Each recorded original request (method, subject, arguments, as `_frozen` keys) and the
+        first transcript that recorded it: a request is matched in one look-up, not a scan."""
+        for index, transcript in enumerate(transcripts):
+            self._originals.setdefault(_request_key(transcript.request["method"], *_original(transcript)), index)
 
     def capabilities(self) -> dict[str, Any]:
         methods = {t.request["method"] for t in self.transcripts}
@@ -46,16 +53,21 @@ class MockApp:
         return {names[m]: {} for m in sorted(methods)}
 
     def listing(self, key: str) -> list[dict[str, Any]]:
+        """The tools, prompts or resources the transcripts recorded (listed once, at start)."""
+        return self._listings.get(key, [])
+
+    def tool(self, name: str) -> dict[str, Any] | None:
+        return self._tools.get(name)
+
+    def _list(self, key: str) -> list[dict[str, Any]]:
         if key == "tools":
             return _unique([t.data.get("tool") or {"name": t.request["params"]["name"],
                                                    "inputSchema": {"type": "object"}}
                             for t in self._of("tools/call")])
         if key == "prompts":
             return _unique([{"name": t.request["params"]["name"]} for t in self._of("prompts/get")])
-        if key == "resources":
-            return _unique([{"uri": t.request["params"]["uri"], "name": t.request["params"]["uri"]}
-                            for t in self._of("resources/read")], "uri")
-        return []
+        return _unique([{"uri": t.request["params"]["uri"], "name": t.request["params"]["uri"]}
+                        for t in self._of("resources/read")], "uri")
 
     def _of(self, method: str) -> list[Transcript]:
         return [t for t in self.transcripts if t.request["method"] == method]
@@ -75,10 +87,10 @@ class MockApp:
 
     def _match(self, call: Call) -> int:
         """The transcript whose original request this is; -32602 naming the nearest otherwise."""
+        index = self._originals.get(_request_key(call.method, call.subject, call.arguments))
+        if index is not None:
+            return index
         candidates = [i for i, t in enumerate(self.transcripts) if t.request["method"] == call.method]
-        for index in candidates:
-            if _original(self.transcripts[index]) == (call.subject, call.arguments):
-                return index
         raise RpcError(jsonrpc.INVALID_PARAMS, _no_match(call, [self.transcripts[i] for i in candidates]),
                        {"method": call.method, "subject": call.subject})
 
@@ -138,6 +150,20 @@ def _step_problem(method: str, step: ServedStep) -> str | None:
 def _original(transcript: Transcript) -> tuple[Any, Any]:
     params = transcript.request["params"]
     return params.get(NAMED_METHODS[transcript.request["method"]]), params.get("arguments") or {}
+
+
+def _request_key(method: str, subject: Any, arguments: Any) -> Any:
+    return method, _frozen(subject), _frozen(arguments)
+
+
+def _frozen(value: Any) -> Any:
+    """`value` as a dictionary key that is equal where the values are equal (`==`, so 1 is 1.0
+    as in the scan this replaced): mappings as frozensets of pairs, lists as tuples."""
+    if isinstance(value, dict):
+        return frozenset((key, _frozen(item)) for key, item in value.items())
+    if isinstance(value, list):
+        return ("list", tuple(_frozen(item) for item in value))
+    return value
 
 
 def _result(step: ServedStep) -> dict[str, Any]:

@@ -1,0 +1,87 @@
+"""`mrtr serve` of many transcripts: requests are matched through an index made at start, with the
+answers the scan it replaced gave (the first transcript recording a request wins; 1 is 1.0)."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from mrtr_cli import yaml_io
+from mrtr_cli.server.app import Call, RpcError
+from mrtr_cli.server.dispatcher import Dispatcher
+from mrtr_cli.server.mock import MockApp
+from mrtr_cli.transcript import model
+from peers import request
+
+RECORDING = ROOT / "recordings" / "book_table.yaml"
+
+
+def variants(tmp_path: Path, changes: list) -> list[model.Transcript]:
+    """book_table.yaml once per change, each change applied to a copy of its document."""
+    original = yaml_io.load_file(RECORDING, "transcript")
+    paths = []
+    for number, change in enumerate(changes):
+        document = copy.deepcopy(original)
+        change(document)
+        paths.append(tmp_path / f"t{number}.yaml")
+        paths[-1].write_text(yaml_io.dumps(document), encoding="utf-8")
+    return [model.load(str(path)) for path in paths]
+
+
+def city(name, tool: str = "book_table"):
+    def change(document):
+        document["request"]["params"].update(name=tool, arguments={"city": name})
+        document["tool"] = {"name": tool, "inputSchema": {"type": "object"}}
+        for entry in document["rounds"]:
+            entry["sent"]["params"].update(name=tool, arguments={"city": name})
+    return change
+
+
+def first_reply(app: MockApp, tool: str, arguments: dict) -> dict:
+    return Dispatcher(app).handle(request(1, "tools/call", {"name": tool, "arguments": arguments})).message
+
+
+def served_transcript(app: MockApp, tool: str, arguments: dict) -> int:
+    """The index of the transcript a first request of `tool` with `arguments` is served from."""
+    return app._match(Call("tools/call", tool, arguments, {}, None, {}))
+
+
+def test_each_request_reaches_the_transcript_that_recorded_it(tmp_path: Path):
+    transcripts = variants(tmp_path, [city(f"city {n}", f"tool_{n % 7}") for n in range(60)])
+    app = MockApp(transcripts)
+    for n in (0, 1, 33, 59):
+        assert served_transcript(app, f"tool_{n % 7}", {"city": f"city {n}"}) == n
+    assert first_reply(app, "tool_3", {"city": "city 10"})["result"]["resultType"] == "input_required"
+
+
+def test_the_first_transcript_of_a_request_recorded_twice_wins_and_numbers_compare_by_value(tmp_path: Path):
+    app = MockApp(variants(tmp_path, [city("Porto"), city(7), city("Porto"), city(7.0), city([1, {"a": True}])]))
+    assert served_transcript(app, "book_table", {"city": "Porto"}) == 0
+    assert served_transcript(app, "book_table", {"city": 7.0}) == 1
+    assert served_transcript(app, "book_table", {"city": [1.0, {"a": 1}]}) == 4  # == says True is 1
+    with pytest.raises(RpcError):
+        served_transcript(app, "book_table", {"city": [1]})
+
+
+def test_a_request_nobody_recorded_names_the_nearest(tmp_path: Path):
+    app = MockApp(variants(tmp_path, [city("Porto"), city("Faro")]))
+    error = first_reply(app, "book_table", {"city": "Fara"})["error"]
+    assert error["code"] == -32602
+    assert error["message"].startswith("Invalid params: no recorded conversation is tools/call 'book_table' with "
+                                       'arguments {"city": "Fara"}; the nearest, in ')
+    assert first_reply(app, "book_table", {"city": ["Porto"]})["error"]["code"] == -32602  # a list is not a text
+
+
+def test_the_listing_is_made_once_and_keeps_the_first_definition_of_each_tool(tmp_path: Path):
+    transcripts = variants(tmp_path, [city("Porto", "b"), city("Faro", "a"), city("Braga", "b")])
+    transcripts[2].data["tool"]["description"] = "a later definition"
+    app = MockApp(transcripts)
+    names = [tool["name"] for tool in app.listing("tools")]
+    assert names == ["b", "a"] and app.listing("tools") is app.listing("tools")
+    assert app.tool("b") is app.listing("tools")[0] and app.tool("missing") is None
+    assert app.listing("prompts") == [] and app.listing("resourceTemplates") == []
+    page = Dispatcher(app).handle(request(2, "tools/list")).message["result"]
+    assert [tool["name"] for tool in page["tools"]] == ["b", "a"]
