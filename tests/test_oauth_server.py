@@ -70,11 +70,13 @@ def token(web: httpx.Client, url: str, client: dict[str, Any], **form: str) -> h
     return web.post(f"{origin(url)}/token", data=body, auth=auth)
 
 
-def log_in(web: httpx.Client, url: str, **registration: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The whole flow: register, authorize, exchange the code. The client and the token response."""
+def log_in(web: httpx.Client, url: str, scope: str | None = None,
+           **registration: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The whole flow: register, authorize (asking for `scope`), exchange the code. The client and the
+    token response."""
     client = register(web, url, **registration)
     verifier, challenge = pkce()
-    redirect = authorize(web, url, client, challenge)
+    redirect = authorize(web, url, client, challenge, **({"scope": scope} if scope else {}))
     code = parse_qs(urlsplit(redirect.headers["location"]).query)["code"][0]
     granted = token(web, url, client, grant_type="authorization_code", code=code, redirect_uri=REDIRECT,
                     code_verifier=verifier, resource=url)
@@ -176,12 +178,7 @@ def test_a_confidential_client_without_its_secret_is_refused(url, web):
 
 
 def test_the_scope_asked_for_is_the_scope_granted(url, web):
-    client = register(web, url)
-    verifier, challenge = pkce()
-    redirect = authorize(web, url, client, challenge, scope="mcp:read")
-    code = parse_qs(urlsplit(redirect.headers["location"]).query)["code"][0]
-    granted = token(web, url, client, grant_type="authorization_code", code=code, redirect_uri=REDIRECT,
-                    code_verifier=verifier, resource=url).json()
+    _, granted = log_in(web, url, scope="mcp:read")
     assert granted["scope"] == "mcp:read"
     assert whoami(url, granted["access_token"])["scopes"] == ["mcp:read"]
 
@@ -266,12 +263,7 @@ def test_a_required_scope_missing_is_403_insufficient_scope():
     with oauth_http("--required-scopes", "mcp:write") as url, httpx.Client(timeout=10) as web:
         resource = web.get(f"{origin(url)}/.well-known/oauth-protected-resource/mcp").json()
         assert resource["scopes_supported"] == ["mcp:write"]
-        client = register(web, url)
-        verifier, challenge = pkce()
-        redirect = authorize(web, url, client, challenge, scope="mcp:read")
-        code = parse_qs(urlsplit(redirect.headers["location"]).query)["code"][0]
-        granted = token(web, url, client, grant_type="authorization_code", code=code, redirect_uri=REDIRECT,
-                        code_verifier=verifier, resource=url).json()
+        _, granted = log_in(web, url, scope="mcp:read")
         response = call_whoami(url, granted["access_token"])
         assert response.status_code == 403
         assert 'error="insufficient_scope"' in response.headers["www-authenticate"]

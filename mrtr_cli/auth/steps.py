@@ -2,14 +2,14 @@
 
 Every request of the authorization flow goes through `Recorder.fetch`, which notes it for -v with
 secrets hidden (Authorization, and the body fields that carry codes, tokens, secrets and the PKCE
-verifier) unless --show-secrets. Steps are kept until the flow hands them on (`drain`), or passed
-at once to `live` (`mrtr auth login`). No httpx here: the transport's `fetch` does the HTTP.
+verifier) unless --show-secrets. Each step goes at once to `live` (the login's thread hands it to the
+timeline; check's probes show none). No httpx here: the transport's `fetch` does the HTTP.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
 
@@ -32,7 +32,6 @@ class Recorder:
         self._fetch = fetch
         self.show_secrets = show_secrets
         self.live = live
-        self._kept: list[Incoming] = []
 
     def note(self, step: str, text: str, **fields: Any) -> None:
         """A step for the timeline; `fields` (never a secret) for the transcript."""
@@ -40,10 +39,6 @@ class Recorder:
 
     def failed(self, reason: str) -> None:
         self.note("failed", reason)
-
-    def drain(self) -> Iterator[Incoming]:
-        kept, self._kept = self._kept, []
-        yield from kept
 
     def get_json(self, url: str) -> tuple[int | str, Any]:
         """GET a JSON document: the HTTP status (or why there was none), and the document (None when
@@ -64,8 +59,6 @@ class Recorder:
     def _add(self, item: Incoming) -> None:
         if self.live is not None:
             self.live(item)
-        else:
-            self._kept.append(item)
 
     def _describe_request(self, method: str, url: str, headers: dict[str, str], body: bytes | None) -> str:
         first = f"{method} {safe_line(url, 500)}"
