@@ -38,9 +38,9 @@ class HelpPage(NamedTuple):
     panels: list[Panel]
 
 
-STYLES = {"bold": "1", "dim": "2", "italic": "3", "red": "31", "green": "32", "yellow": "33", "magenta": "35",
-          "cyan": "36"}
-COLOURS = {"red", "green", "yellow", "magenta", "cyan"}
+STYLES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+"""The SGR code of each style word."""
+COLOURS = {"red", "green", "yellow", "cyan"}
 HIGHLIGHTS = re.compile(r"(?<!\w)(?:(?P<option>--[\w-]+)|(?P<switch>-\w+))(?![a-zA-Z0-9])|(?P<types><[^>]+>)")
 """Option names and <types> in help text, styled as typer's highlighter styled them."""
 HIGHLIGHT_STYLES = {"option": "bold cyan", "switch": "bold green", "types": "bold yellow"}
@@ -97,8 +97,8 @@ def help_width(stream: IO[str]) -> int:
 def _usage_line(usage: str) -> Line:
     label, found, rest = usage.partition("Usage: ")
     if not found:
-        return [(MARGIN + usage, "bold")]
-    return [(MARGIN + label, "bold"), ("Usage: ", "bold yellow"), (rest, "bold")]
+        return [(MARGIN, ""), (usage, "bold")]
+    return [(MARGIN, ""), (label, "bold"), ("Usage: ", "bold yellow"), (rest, "bold")]
 
 
 def _paragraphs(text: str, style: str, width: int) -> list[Line]:
@@ -124,29 +124,36 @@ def _panel(panel: Panel, width: int) -> list[Line]:
 def _table(rows: list[Row], inner: int) -> list[Line]:
     """The rows as columns: each narrow column as wide as its widest cell (empty ones left out),
     the help wrapped in what is left; when that is too little, the widest narrow column folds."""
-    count = len(rows[0].cells)
-    widths = [max(len(row.cells[column][0]) for row in rows) for column in range(count)]
-    shown = [column for column in range(count) if widths[column]]
-    help_width = inner - sum(widths[column] + len(GAP) for column in shown)
-    wanted = min(NARROWEST_HELP, inner // 2)
-    if help_width < wanted and shown:
-        widest = max(shown, key=lambda column: widths[column])
-        narrowed = max(widths[widest] - (wanted - help_width), NARROWEST_CELL)
-        help_width += widths[widest] - narrowed
-        widths[widest] = narrowed
-    help_width = max(help_width, NARROWEST_CELL)
+    widths, help_width = _column_widths(rows, inner)
+    shown = [column for column, width in enumerate(widths) if width]
     lines: list[Line] = []
     for row in rows:
         cells = [(_fold(row.cells[column][0], widths[column]), row.cells[column][1]) for column in shown]
         helps = _help_lines(row.help, help_width)
         for number in range(max([len(helps)] + [len(folded) for folded, _ in cells])):
-            line = [_cell_line(folded, number, widths[column], style) for (folded, style), column in zip(cells, shown)]
+            line = [part for (folded, style), column in zip(cells, shown)
+                    for part in _cell_line(folded, number, widths[column], style)]
             lines.append(line + (helps[number] if number < len(helps) else []))
     return lines
 
 
-def _cell_line(folded: list[str], number: int, width: int, style: str) -> Part:
-    return ((folded[number] if number < len(folded) else "").ljust(width) + GAP, style)
+def _column_widths(rows: list[Row], inner: int) -> tuple[list[int], int]:
+    """The width of each narrow column (0: left out) and of the help column."""
+    widths = [max(len(row.cells[column][0]) for row in rows) for column in range(len(rows[0].cells))]
+    help_width = inner - sum(width + len(GAP) for width in widths if width)
+    longest = max(len(" ".join(text for text, _ in row.help)) for row in rows)
+    wanted = min(NARROWEST_HELP, inner // 2, longest)
+    if help_width < wanted and any(widths):
+        widest = widths.index(max(widths))
+        narrowed = max(widths[widest] - (wanted - help_width), NARROWEST_CELL)
+        help_width += widths[widest] - narrowed
+        widths[widest] = narrowed
+    return widths, max(help_width, NARROWEST_CELL)
+
+
+def _cell_line(folded: list[str], number: int, width: int, style: str) -> Line:
+    text = folded[number] if number < len(folded) else ""
+    return [(text, style), (" " * (width - len(text)) + GAP, "")]
 
 
 def _fold(text: str, width: int) -> list[str]:
