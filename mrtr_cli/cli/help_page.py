@@ -10,7 +10,7 @@ a "[default: ...]").
 
 import inspect
 import sys
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Tuple
 
 import typer.core
 
@@ -71,10 +71,10 @@ def _type_text(param: Any, ctx: Any) -> str:
     return text
 
 
-def _parameter_help(param: Any, ctx: Any) -> tuple:
-    """The help text, then `[default: ...]` and `[required]`, as typer showed them."""
-    paragraphs = [part.replace("\n", " ").strip() for part in (param.help or "").split("\n\n")]
-    items = [("\n".join(paragraphs).strip(), "")] if param.help else []
+def _parameter_help(param: Any, ctx: Any) -> Tuple[Tuple[str, str], ...]:
+    """The help text (its line breaks as spaces), then `[default: ...]` and `[required]`, as typer
+    showed them."""
+    items = [(" ".join(param.help.split()), "")] if param.help else []
     default = param._extract_default_help_str(ctx=ctx)
     shows_text = isinstance(param.show_default, str)
     if shows_text or (default is not None and (param.show_default or ctx.show_default)):
