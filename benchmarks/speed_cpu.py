@@ -1,6 +1,6 @@
 """Issue 16, per round and start-up: mrtr against its baselines in paired, alternating runs.
 
-    python benchmarks/speed_cpu.py [--repeat N]
+    python benchmarks/speed_cpu.py [--repeat N] [--case startup|stdio|http]...
 
 Each case runs its variants in turn (the order flips every repeat), so a busy moment of a shared
 machine falls on both; the rows give medians and the ratios of medians. The cost per round is
@@ -109,10 +109,13 @@ def http_round(repeat: int) -> tuple[list[str], list[Budget]]:
             [("HTTP 1 round: mrtr ≤ 1.5x bare httpx", medians["mrtr"] / medians["httpx"], 1.5)])
 
 
-def add_rows(lines: list[str], budgets: list[Budget], repeat: int) -> None:
-    """The rows and budgets of this file, added to benchmarks/run.py's tables."""
-    for case in (start_up, stdio_rounds, http_round):
-        more_lines, more_budgets = case(repeat)
+CASES = {"startup": start_up, "stdio": stdio_rounds, "http": http_round}
+
+
+def add_rows(lines: list[str], budgets: list[Budget], repeat: int, cases: list[str] | None = None) -> None:
+    """The rows and budgets of this file (of `cases`, or all), added to benchmarks/run.py's tables."""
+    for name in cases or list(CASES):
+        more_lines, more_budgets = CASES[name](repeat)
         lines.extend(more_lines)
         budgets.extend(more_budgets)
 
@@ -120,9 +123,11 @@ def add_rows(lines: list[str], budgets: list[Budget], repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--case", action="append", choices=list(CASES), help="only these cases (default: all)")
+    arguments = parser.parse_args()
     lines: list[str] = []
     budgets: list[Budget] = []
-    add_rows(lines, budgets, parser.parse_args().repeat)
+    add_rows(lines, budgets, arguments.repeat, arguments.case)
     print("| case | medians | ratios |\n|---|---|---|")
     print("\n".join(lines))
     print("\n| budget | measured | within |\n|---|---|---|")

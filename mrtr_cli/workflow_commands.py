@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 from collections.abc import Iterator
 from typing import TextIO
 
@@ -52,6 +51,8 @@ def write_commands(stream: TextIO, lines: list[str]) -> None:
 
 
 def _pause(stream: TextIO) -> None:
+    import secrets  # hmac and hashlib: loaded only in GitHub Actions
+
     token = secrets.token_hex(16)
     stream.write(f"::stop-commands::{token}\n")
     stream.flush()

@@ -2,7 +2,7 @@
 
 A typer sub-app, added to the main app as `auth`. Each command loads its module when it runs, so
 nothing of OAuth (the auth package, platformdirs, authlib) loads with `mrtr --help`. A new
-command (`login`) is one more function decorated with `@auth_app.command()`.
+command (`login`) is one more function decorated with `@auth_app.command(cls=HelpCommand)`.
 (No `from __future__ import annotations` here: typer reads these annotations at runtime.)
 """
 
@@ -10,6 +10,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from mrtr_cli.cli.help_command import HelpCommand, HelpGroup
 from mrtr_cli.cli.option_groups import (AUTH_OPEN, AUTH_TIMEOUT, CACERT, CLIENT_ID, CLIENT_METADATA_URL,
                                         CLIENT_SECRET, COLOR, CONFIG, DEBUG, HEADER, INSECURE, JSON_OUTPUT,
                                         SERVER_NAME, SHOW_SECRETS, VERBOSE, Color)
@@ -21,6 +22,7 @@ auth_app = typer.Typer(
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
+    cls=HelpGroup,
 )
 
 
@@ -29,7 +31,7 @@ def plain_output(json_output: bool, color: Color, debug: bool) -> OutputOptions:
     return OutputOptions(json=json_output, color=color.value, debug=debug)
 
 
-@auth_app.command()
+@auth_app.command(cls=HelpCommand)
 def status(json_output: JSON_OUTPUT = False, color: COLOR = Color.auto, debug: DEBUG = False) -> None:
     """Which servers mrtr has tokens for: issuer, scopes, expiry, refresh token (never a token)."""
     from mrtr_cli.commands import auth as command
@@ -41,7 +43,7 @@ LOGOUT_URL = Annotated[Optional[str], typer.Argument(metavar="[URL]", help="The 
 ALL = Annotated[bool, typer.Option("--all", help="Log out of every server.")]
 
 
-@auth_app.command()
+@auth_app.command(cls=HelpCommand)
 def logout(url: LOGOUT_URL = None, all_servers: ALL = False, json_output: JSON_OUTPUT = False,
            color: COLOR = Color.auto, debug: DEBUG = False) -> None:
     """Forget the tokens kept for one server (URL), or for every server (--all)."""
@@ -54,7 +56,7 @@ LOGIN_URL = Annotated[Optional[str], typer.Argument(metavar="[URL]", help="The s
                                                    "FILE --server NAME).")]
 
 
-@auth_app.command()
+@auth_app.command(cls=HelpCommand)
 def login(url: LOGIN_URL = None, config: CONFIG = None, server: SERVER_NAME = None, header: HEADER = None,
           auth_open: AUTH_OPEN = None, auth_timeout: AUTH_TIMEOUT = 300.0, client_id: CLIENT_ID = None,
           client_secret: CLIENT_SECRET = None, client_metadata_url: CLIENT_METADATA_URL = None,

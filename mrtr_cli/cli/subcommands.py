@@ -12,6 +12,7 @@ from typing import Annotated, Any, Dict, List, Optional
 import typer
 
 from mrtr_cli import __version__
+from mrtr_cli.cli.help_command import HelpCommand, HelpGroup
 from mrtr_cli.cli.option_groups import (OUTPUT, TRANSCRIPTS, answering_options, output_options, recording_options,
                                         target_options, with_groups)
 from mrtr_cli.options import CallOptions
@@ -23,6 +24,7 @@ APP_SETTINGS: Dict[str, Any] = dict(
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
+    cls=HelpGroup,
 )
 app = typer.Typer(**APP_SETTINGS)
 
@@ -37,7 +39,7 @@ ARGS_JSON = Annotated[Optional[str], typer.Option("--args", metavar="JSON|@FILE"
                                                   help="All arguments as a JSON object; -a keys override.")]
 
 
-@app.command()
+@app.command(cls=HelpCommand)
 @with_groups(**CONVERSING)
 def call(tool: Annotated[str, typer.Argument(help="The tool to call.")], arg: ARGUMENT = None,
          args: ARGS_JSON = None, *, target: Any = None, answering: Any = None, output: Any = None,
@@ -48,7 +50,7 @@ def call(tool: Annotated[str, typer.Argument(help="The tool to call.")], arg: AR
     return command.run(CallOptions("tools/call", tool, tuple(arg or ()), args), target, answering, output, recording)
 
 
-@app.command()
+@app.command(cls=HelpCommand)
 @with_groups(**CONVERSING)
 def read(uri: Annotated[str, typer.Argument(help="The resource URI.")],
          *, target: Any = None, answering: Any = None, output: Any = None, recording: Any = None) -> int:
@@ -58,7 +60,7 @@ def read(uri: Annotated[str, typer.Argument(help="The resource URI.")],
     return command.run(CallOptions("resources/read", uri), target, answering, output, recording)
 
 
-@app.command()
+@app.command(cls=HelpCommand)
 @with_groups(**CONVERSING)
 def prompt(name: Annotated[str, typer.Argument(help="The prompt to get.")], arg: ARGUMENT = None,
            args: ARGS_JSON = None, *, target: Any = None, answering: Any = None, output: Any = None,
@@ -69,7 +71,7 @@ def prompt(name: Annotated[str, typer.Argument(help="The prompt to get.")], arg:
     return command.run(CallOptions("prompts/get", name, tuple(arg or ()), args), target, answering, output, recording)
 
 
-@app.command()
+@app.command(cls=HelpCommand)
 @with_groups(target=target_options, output=output_options)
 def discover(*, target: Any = None, output: Any = None) -> int:
     """server/discover: the versions, capabilities and serverInfo of a server."""
@@ -85,7 +87,7 @@ class ListKind(str, enum.Enum):
     templates = "templates"
 
 
-@app.command("list")
+@app.command("list", cls=HelpCommand)
 @with_groups(target=target_options, output=output_options)
 def list_(kind: Annotated[ListKind, typer.Argument(help="What to list.")],
           *, target: Any = None, output: Any = None) -> int:
@@ -100,7 +102,7 @@ HTTP_LISTEN = Annotated[Optional[str], typer.Option("--http", metavar="[HOST:]PO
                                                    "127.0.0.1; port 0 picks a free one) instead of stdio.")]
 
 
-@app.command("demo-server")
+@app.command("demo-server", cls=HelpCommand)
 def demo_server(http: HTTP_LISTEN = None) -> int:
     """The built-in demo server: every tool asks for input through MRTR (stdio by default)."""
     from mrtr_cli.commands import serving
@@ -108,7 +110,7 @@ def demo_server(http: HTTP_LISTEN = None) -> int:
     raise typer.Exit(serving.run_demo_server(http))
 
 
-@app.command("serve")
+@app.command("serve", cls=HelpCommand)
 def serve_(files: Annotated[List[str], typer.Argument(metavar="TRANSCRIPT.yaml...", help="Transcripts to serve.")],
            http: HTTP_LISTEN = None) -> int:
     """Play transcripts back as a 2026-07-28 server (stdio by default)."""
@@ -117,7 +119,7 @@ def serve_(files: Annotated[List[str], typer.Argument(metavar="TRANSCRIPT.yaml..
     raise typer.Exit(serving.run_serve(files, http))
 
 
-@app.command()
+@app.command(cls=HelpCommand)
 @with_groups(output=output_options)
 def show(file: Annotated[str, typer.Argument(metavar="TRANSCRIPT.yaml", help="The transcript to show.")],
          *, output: Any = None) -> int:
@@ -141,7 +143,7 @@ TRUST_TARGET = Annotated[bool, typer.Option("--trust-target", rich_help_panel=TR
                                             help="Run a recorded stdio command without asking.")]
 
 
-@app.command()
+@app.command(cls=HelpCommand)
 @with_groups(target=target_options, answering=answering_options, output=output_options)
 def replay(files: TRANSCRIPT_FILES, arg: ARGUMENT = None, interactive: INTERACTIVE = False, update: UPDATE = False,
            ignore: IGNORE = None, trust_target: TRUST_TARGET = False, junit: JUNIT = None,
@@ -161,7 +163,7 @@ PROBED_TOOL = Annotated[Optional[str], typer.Option("--tool", metavar="NAME",
                                                     help="Also probe MRTR with this tool (and only this one).")]
 
 
-@app.command()
+@app.command(cls=HelpCommand)
 @with_groups(target=target_options, answering=answering_options, output=output_options)
 def check(tool: PROBED_TOOL = None, arg: ARGUMENT = None, args: ARGS_JSON = None, junit: JUNIT = None,
           *, target: Any = None, answering: Any = None, output: Any = None) -> int:

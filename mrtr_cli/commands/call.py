@@ -15,7 +15,6 @@ from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.protocol.headers import NAMED_METHODS
-from mrtr_cli.render import json_report
 from mrtr_cli.render.outcome import failure_message, print_outcome
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.target import resolve_target
@@ -84,6 +83,8 @@ def show_outcome(context: Context, outcome: Outcome) -> ExitCode:
     """The result (with --json: the document), the status, and the exit code it makes."""
     code = outcome.exit_code(context.output.strict)
     if context.output.json:
+        from mrtr_cli.render import json_report  # with the transcript's report view: --json only
+
         context.print_json(json_report.conversation(outcome))
     print_outcome(context.consoles, outcome, result=not context.output.json)
     if code != ExitCode.OK and context.output.json:

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 
 from mrtr_cli import __version__
 from mrtr_cli.answering.questions import Answerer, Chain
-from mrtr_cli.render import json_report
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.events import Broadcast
@@ -43,9 +42,13 @@ class Context:
         return error.exit_code
 
     def error_line(self, code: ExitCode, message: str) -> None:
+        from mrtr_cli.render import json_report  # --json only
+
         self.consoles.err.file.write(json_report.error_line(code, message) + "\n")
 
     def print_json(self, document: dict) -> None:
+        from mrtr_cli.render import json_report  # --json only
+
         out = self.consoles.out.file
         for piece in json_report.json_pieces(document):
             write_long(out, piece)

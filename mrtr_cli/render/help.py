@@ -1,0 +1,219 @@
+"""`--help`, laid out with plain strings: the usage line, the command's help, and its panels.
+
+typer's rich help imported rich.markdown and rich.traceback and laid out a rich table per panel,
+most of what `mrtr --help` cost. This draws the same panels (box characters, the same columns and
+wording) from a `HelpPage` that cli/help_page.py collects from the click command. On a terminal
+the parts are styled as typer styled them, with escape sequences written here; elsewhere the text
+is plain. Nothing of rich is imported.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import textwrap
+from typing import IO, NamedTuple
+
+Part = tuple[str, str]
+"""A piece of a line and its style: words from STYLES, space-separated ("" for none)."""
+Line = list[Part]
+
+
+class Row(NamedTuple):
+    """One option, argument or command: the cells of the narrow columns, then the help items."""
+
+    cells: tuple[Part, ...]
+    help: tuple[Part, ...]
+
+
+class Panel(NamedTuple):
+    title: str
+    rows: list[Row]
+
+
+class HelpPage(NamedTuple):
+    usage: str
+    description: str
+    details: str
+    panels: list[Panel]
+
+
+STYLES = {"bold": "1", "dim": "2", "red": "31", "green": "32", "yellow": "33", "cyan": "36"}
+"""The SGR code of each style word."""
+COLOURS = {"red", "green", "yellow", "cyan"}
+HIGHLIGHTS = re.compile(r"(?<!\w)(?:(?P<option>--[\w-]+)|(?P<switch>-\w+))(?![a-zA-Z0-9])|(?P<types><[^>]+>)")
+"""Option names and <types> in help text, styled as typer's highlighter styled them."""
+HIGHLIGHT_STYLES = {"option": "bold cyan", "switch": "bold green", "types": "bold yellow"}
+GAP = "  "
+"""Between the columns of a panel."""
+NARROWEST_HELP = 40
+"""The help column's least width, where the terminal allows: narrower, a narrow column folds."""
+NARROWEST_CELL = 8
+MARGIN = " "
+
+
+def write(page: HelpPage, stream: IO[str]) -> None:
+    """Write the help to `stream`, styled when it is a terminal that shows styles."""
+    styled = _shows_styles(stream)
+    no_colour = bool(os.environ.get("NO_COLOR"))
+    text = "".join(_line_text(line, styled, no_colour) + "\n" for line in lay_out(page, help_width(stream)))
+    stream.write(text)
+    stream.flush()
+
+
+def lay_out(page: HelpPage, width: int) -> list[Line]:
+    """The lines of the help page at `width` columns."""
+    lines: list[Line] = [[]]
+    for usage in page.usage.splitlines():
+        lines.append(_usage_line(usage))
+    lines.append([])
+    if page.description:
+        lines.extend(_paragraphs(page.description, "", width - 2))
+        if page.details:
+            lines.append([])
+            lines.extend(_paragraphs(page.details, "dim", width - 2))
+        lines.append([])
+    for panel in page.panels:
+        lines.extend(_panel(panel, width))
+    return lines
+
+
+def help_width(stream: IO[str]) -> int:
+    """The width rich gave typer's help: TERMINAL_WIDTH, else COLUMNS, else a terminal's, else 80."""
+    for name in ("TERMINAL_WIDTH", "COLUMNS"):
+        value = os.environ.get(name, "")
+        if value.isdigit() and int(value) > 0:
+            return int(value)
+    if _is_dumb_terminal():
+        return 80
+    for descriptor in (0, 1, 2):  # as rich looks: stdin, stdout, stderr
+        try:
+            return os.get_terminal_size(descriptor).columns or 80
+        except (OSError, ValueError):
+            continue
+    return 80
+
+
+def _usage_line(usage: str) -> Line:
+    label, found, rest = usage.partition("Usage: ")
+    if not found:
+        return [(MARGIN, ""), (usage, "bold")]
+    return [(MARGIN, ""), (label, "bold"), ("Usage: ", "bold yellow"), (rest, "bold")]
+
+
+def _paragraphs(text: str, style: str, width: int) -> list[Line]:
+    lines: list[Line] = []
+    for source in text.split("\n"):
+        wrapped = _wrap(source, width) if source.strip() else [""]
+        lines.extend([(MARGIN, "")] + _highlighted(line, style) for line in wrapped)
+    return lines
+
+
+def _panel(panel: Panel, width: int) -> list[Line]:
+    """A box titled with the panel's name, one row per option, argument or command."""
+    inner = width - 4
+    top = f"╭─ {panel.title} " + "─" * max(inner - len(panel.title) - 1, 0) + "╮"
+    lines: list[Line] = [[(top, "dim")]]
+    for content in _table(panel.rows, inner):
+        padding = " " * max(inner - sum(len(text) for text, _ in content), 0)
+        lines.append([("│ ", "dim"), *content, (padding + " ", ""), ("│", "dim")])
+    lines.append([("╰" + "─" * (width - 2) + "╯", "dim")])
+    return lines
+
+
+def _table(rows: list[Row], inner: int) -> list[Line]:
+    """The rows as columns: each narrow column as wide as its widest cell (empty ones left out),
+    the help wrapped in what is left; when that is too little, the widest narrow column folds."""
+    widths, help_width = _column_widths(rows, inner)
+    shown = [column for column, width in enumerate(widths) if width]
+    lines: list[Line] = []
+    for row in rows:
+        cells = [(_fold(row.cells[column][0], widths[column]), row.cells[column][1]) for column in shown]
+        helps = _help_lines(row.help, help_width)
+        for number in range(max([len(helps)] + [len(folded) for folded, _ in cells])):
+            line = [part for (folded, style), column in zip(cells, shown)
+                    for part in _cell_line(folded, number, widths[column], style)]
+            lines.append(line + (helps[number] if number < len(helps) else []))
+    return lines
+
+
+def _column_widths(rows: list[Row], inner: int) -> tuple[list[int], int]:
+    """The width of each narrow column (0: left out) and of the help column."""
+    widths = [max(len(row.cells[column][0]) for row in rows) for column in range(len(rows[0].cells))]
+    help_width = inner - sum(width + len(GAP) for width in widths if width)
+    longest = max(len(" ".join(text for text, _ in row.help)) for row in rows)
+    wanted = min(NARROWEST_HELP, inner // 2, longest)
+    if help_width < wanted and any(widths):
+        widest = widths.index(max(widths))
+        narrowed = max(widths[widest] - (wanted - help_width), NARROWEST_CELL)
+        help_width += widths[widest] - narrowed
+        widths[widest] = narrowed
+    return widths, max(help_width, NARROWEST_CELL)
+
+
+def _cell_line(folded: list[str], number: int, width: int, style: str) -> Line:
+    text = folded[number] if number < len(folded) else ""
+    return [(text, style), (" " * (width - len(text)) + GAP, "")]
+
+
+def _fold(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width`, broken after a "|" where one is near."""
+    lines = []
+    while len(text) > width > 0:
+        cut = text.rfind("|", 0, width) + 1 or width
+        lines.append(text[:cut])
+        text = text[cut:]
+    return lines + [text]
+
+
+def _help_lines(items: tuple[Part, ...], width: int) -> list[Line]:
+    """The help items on one line when they fit, else each wrapped on lines of its own."""
+    joined = " ".join(text for text, _ in items)
+    if len(joined) <= width:
+        return [_items_line(items)]
+    lines: list[Line] = []
+    for text, style in items:
+        lines.extend(_highlighted(line, style) for line in _wrap(text, width))
+    return lines or [[]]
+
+
+def _items_line(items: tuple[Part, ...]) -> Line:
+    line: Line = []
+    for number, (text, style) in enumerate(items):
+        line.extend(([(" ", "")] if number else []) + _highlighted(text, style))
+    return line
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+
+
+def _highlighted(text: str, style: str) -> Line:
+    """`text` in `style`, option names and <types> in theirs."""
+    line: Line = []
+    start = 0
+    for match in HIGHLIGHTS.finditer(text):
+        line.extend([(text[start:match.start()], style), (match.group(), HIGHLIGHT_STYLES[match.lastgroup or ""])])
+        start = match.end()
+    line.append((text[start:], style))
+    return line
+
+
+def _line_text(line: Line, styled: bool, no_colour: bool) -> str:
+    text = "".join(_styled(part, style, no_colour) if styled and style else part for part, style in line)
+    return text.rstrip()
+
+
+def _styled(text: str, style: str, no_colour: bool) -> str:
+    """`text` between SGR escape sequences for `style` (colours dropped under NO_COLOR)."""
+    codes = [STYLES[word] for word in style.split() if not (no_colour and word in COLOURS)]
+    return f"\x1b[{';'.join(codes)}m{text}\x1b[0m" if codes and text else text
+
+
+def _shows_styles(stream: IO[str]) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and not _is_dumb_terminal()
+
+
+def _is_dumb_terminal() -> bool:
+    return os.environ.get("TERM", "").lower() in ("dumb", "unknown")
