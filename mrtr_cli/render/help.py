@@ -123,7 +123,7 @@ def _panel(panel: Panel, width: int) -> list[Line]:
 
 def _table(rows: list[Row], inner: int) -> list[Line]:
     """The rows as columns: each narrow column as wide as its widest cell (empty ones left out),
-    the help wrapped in what is left; when that is too little, the widest narrow column folds."""
+    the help wrapped in what is left; when that is too little, the metavar column folds at "|"."""
     widths, help_width = _column_widths(rows, inner)
     shown = [column for column, width in enumerate(widths) if width]
     lines: list[Line] = []
@@ -143,12 +143,17 @@ def _column_widths(rows: list[Row], inner: int) -> tuple[list[int], int]:
     help_width = inner - sum(width + len(GAP) for width in widths if width)
     longest = max(len(" ".join(text for text, _ in row.help)) for row in rows)
     wanted = min(NARROWEST_HELP, inner // 2, longest)
-    if help_width < wanted and any(widths):
-        widest = widths.index(max(widths))
-        narrowed = max(widths[widest] - (wanted - help_width), NARROWEST_CELL)
-        help_width += widths[widest] - narrowed
-        widths[widest] = narrowed
+    if help_width < wanted and widths[-1]:
+        narrowed = max(widths[-1] - (wanted - help_width), _least_fold(rows), NARROWEST_CELL)
+        help_width += widths[-1] - narrowed
+        widths[-1] = narrowed
     return widths, max(help_width, NARROWEST_CELL)
+
+
+def _least_fold(rows: list[Row]) -> int:
+    """How narrow the last narrow column (the metavars) can fold: to its longest piece between "|"s.
+    Option names never fold."""
+    return max(len(piece) for row in rows for piece in row.cells[-1][0].split("|"))
 
 
 def _cell_line(folded: list[str], number: int, width: int, style: str) -> Line:
