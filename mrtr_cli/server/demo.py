@@ -17,29 +17,39 @@ Handler = Callable[[Call], "dict[str, Any] | NeedInput"]
 NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
-def _tool(name: str, description: str, handler: Handler, schema: dict[str, Any] | None = None) -> tuple:
+def define_tool(name: str, description: str, handler: Handler, schema: dict[str, Any] | None = None) -> tuple:
+    """(definition, handler) of one tool, as TOOLS holds them."""
     return {"name": name, "description": description, "inputSchema": schema or NO_ARGUMENTS}, handler
 
 
 TOOLS = dict((definition["name"], (definition, handler)) for definition, handler in [
-    _tool("all_fields", "One form with every field type of the elicitation spec.", demo_tools.all_fields),
-    _tool("always_fails", "Asks why, then fails with isError.", demo_tools.always_fails),
-    _tool("book_table", "Books a restaurant table in three rounds: date, party, confirmation.",
+    define_tool("all_fields", "One form with every field type of the elicitation spec.", demo_tools.all_fields),
+    define_tool("always_fails", "Asks why, then fails with isError.", demo_tools.always_fails),
+    define_tool("book_table", "Books a restaurant table in three rounds: date, party, confirmation.",
           demo_tools.book_table, {"type": "object", "properties": {
               "city": {"type": "string", "description": "Where to eat", "default": "Lisbon", "x-mcp-header": "City"}}}),
-    _tool("connect_account", "Connects a third-party account through a URL (URL-mode elicitation).",
+    define_tool("connect_account", "Connects a third-party account through a URL (URL-mode elicitation).",
           demo_tools.connect_account, {"type": "object", "properties": {
               "service": {"type": "string", "enum": ["github", "gitlab"], "default": "github"}}}),
-    _tool("poll_status", "Polls a job: rounds that carry only requestState, with progress.",
+    define_tool("poll_status", "Polls a job: rounds that carry only requestState, with progress.",
           demo_tools.poll_status, {"type": "object", "properties": {"job": {"type": "string"}}}),
-    _tool("summarize", "Summarizes text with the client's LLM (sampling).", demo_tools.summarize,
+    define_tool("summarize", "Summarizes text with the client's LLM (sampling).", demo_tools.summarize,
           {"type": "object", "properties": {"text": {"type": "string"}}}),
-    _tool("two_questions", "Asks two questions in one round.", demo_tools.two_questions),
-    _tool("workspace_roots", "Lists the client's roots.", demo_tools.workspace_roots),
+    define_tool("two_questions", "Asks two questions in one round.", demo_tools.two_questions),
+    define_tool("workspace_roots", "Lists the client's roots.", demo_tools.workspace_roots),
 ])
 
-PROMPTS = [{"name": "release_notes", "description": "Release notes for an audience it asks about.",
-            "arguments": [{"name": "version", "description": "The version", "required": True}]}]
+
+
+def _release_notes(call: Call) -> dict[str, Any] | NeedInput:
+    if not isinstance(call.arguments.get("version"), str):
+        raise RpcError(jsonrpc.INVALID_PARAMS, "release_notes needs the argument version")
+    return demo_tools.release_notes(call)
+
+
+PROMPTS = {"release_notes": ({"name": "release_notes", "description": "Release notes for an audience it asks about.",
+                              "arguments": [{"name": "version", "description": "The version", "required": True}]},
+                             _release_notes)}
 README = {"uri": "demo://readme", "name": "readme", "mimeType": "text/plain",
           "description": "What this demo server offers."}
 TEMPLATES = [{"uriTemplate": "vault://{name}", "name": "vault", "mimeType": "text/plain",
@@ -49,21 +59,28 @@ README_TEXT = ("The mrtr demo server. Every tool asks for input through Multi Ro
 
 
 class DemoApp:
-    """Serves the demo tools, prompt and resources."""
+    """Serves the demo tools, prompt and resources (and more tools and prompts when given:
+    `mrtr demo-server --conformance-fixtures`, conformance_fixtures.py)."""
 
     info = {"name": "mrtr-demo", "version": __version__}
     instructions = "A demo of MCP Multi Round-Trip Requests: every tool asks the client for input."
+
+    def __init__(self, tools: dict[str, tuple] = TOOLS, prompts: dict[str, tuple] = PROMPTS) -> None:
+        self.tools = tools
+        self.prompts = prompts
+        self._tool_list = [definition for definition, _ in tools.values()]
+        self._prompt_list = [definition for definition, _ in prompts.values()]
 
     def capabilities(self) -> dict[str, Any]:
         return {"tools": {}, "prompts": {}, "resources": {}, "logging": {}}
 
     def listing(self, key: str) -> list[dict[str, Any]]:
         if key == "tools":
-            return [definition for definition, _ in TOOLS.values()]
-        return {"prompts": PROMPTS, "resources": [README], "resourceTemplates": TEMPLATES}[key]
+            return self._tool_list
+        return {"prompts": self._prompt_list, "resources": [README], "resourceTemplates": TEMPLATES}[key]
 
     def tool(self, name: str) -> dict[str, Any] | None:
-        return TOOLS[name][0] if name in TOOLS else None
+        return self.tools[name][0] if name in self.tools else None
 
     def handle(self, call: Call) -> dict[str, Any] | NeedInput:
         if call.method == "tools/call":
@@ -73,20 +90,18 @@ class DemoApp:
         return self._resource(call)
 
     def _tool(self, call: Call) -> dict[str, Any] | NeedInput:
-        if call.subject not in TOOLS:
+        if call.subject not in self.tools:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {call.subject}")
-        definition, handler = TOOLS[call.subject]
+        definition, handler = self.tools[call.subject]
         problems = validation.problems(call.arguments, definition["inputSchema"])
         if problems:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid arguments for {call.subject}: {'; '.join(problems)}")
         return handler(call)
 
     def _prompt(self, call: Call) -> dict[str, Any] | NeedInput:
-        if call.subject != "release_notes":
+        if call.subject not in self.prompts:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown prompt: {call.subject}")
-        if not isinstance(call.arguments.get("version"), str):
-            raise RpcError(jsonrpc.INVALID_PARAMS, "release_notes needs the argument version")
-        return demo_tools.release_notes(call)
+        return self.prompts[call.subject][1](call)
 
     def _resource(self, call: Call) -> dict[str, Any] | NeedInput:
         if call.subject == README["uri"]:
