@@ -10,6 +10,7 @@ something that is not an answer) is asked again.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.server import demo
@@ -17,10 +18,12 @@ from mrtr_cli.server.app import Call, NeedInput
 from mrtr_cli.server.asking import ROOTS, form, sampling, text_result, walk
 
 NAME = {"name": {"type": "string"}}
-CONFIRM = {"ok": {"type": "boolean"}}
+ASK_NAME = {"user_name": form("What is your name?", NAME, ["name"])}
+CONFIRM = {"confirm": form("Please confirm", {"ok": {"type": "boolean"}}, ["ok"])}
+Questions = dict[str, dict[str, Any]]
 
 
-def _asks(rounds: list[dict[str, dict[str, Any]]], finish: Any) -> Any:
+def _asks(rounds: list[Questions], finish: Callable[[dict[str, Any]], dict[str, Any]]) -> demo.Handler:
     """A handler that asks `rounds` in order, then returns `finish(answers)`."""
     def handler(call: Call) -> dict[str, Any] | NeedInput:
         progress = walk(call, [_fixed(questions) for questions in rounds])
@@ -31,7 +34,12 @@ def _asks(rounds: list[dict[str, dict[str, Any]]], finish: Any) -> Any:
     return handler
 
 
-def _fixed(questions: dict[str, dict[str, Any]]) -> Any:
+def _fixture(name: str, description: str, handler: demo.Handler) -> tuple[dict[str, Any], demo.Handler]:
+    """(definition, handler) of a fixture tool: none takes arguments."""
+    return {"name": name, "description": description, "inputSchema": demo.NO_ARGUMENTS}, handler
+
+
+def _fixed(questions: Questions) -> Callable[[dict[str, Any]], Questions]:
     """A round of `walk` that asks the same questions whatever was answered before."""
     return lambda answers: questions
 
@@ -50,17 +58,20 @@ def elicitation_result(answers: dict[str, Any]) -> dict[str, Any]:
     return text_result(f"Hello, {_named(answers, 'user_name', 'name')}!", answers)
 
 
+_greeted = _asks([ASK_NAME], elicitation_result)
+_confirmed = _asks([CONFIRM], lambda answers: text_result("state-ok: the requestState came back intact.", answers))
+
+
 def request_state(call: Call) -> dict[str, Any] | NeedInput:
     """Completes only on a retry that echoes the requestState of round one (the suite looks for `state-ok`)."""
     if call.state is None:
-        return NeedInput({"confirm": form("Please confirm", CONFIRM, ["ok"])}, {"answers": {}})
-    return _asks([{"confirm": form("Please confirm", CONFIRM, ["ok"])}],
-                 lambda answers: text_result("state-ok: the requestState came back intact.", answers))(call)
+        return NeedInput(CONFIRM, {"answers": {}})
+    return _confirmed(call)
 
 
 def capabilities(call: Call) -> dict[str, Any] | NeedInput:
     """Asks only what the client declared: a sampling question, a form, both or neither."""
-    questions: dict[str, dict[str, Any]] = {}
+    questions: Questions = {}
     if "sampling" in call.capabilities:
         questions["sample"] = sampling("Say hello", 50)
     if "elicitation" in call.capabilities:
@@ -78,10 +89,10 @@ def logging_tool(call: Call) -> dict[str, Any]:
 
 
 def streaming_elicitation(call: Call) -> dict[str, Any] | NeedInput:
-    """Progress on the response stream, then a form: the stream carries notifications and the
-    input_required result, never a request of its own."""
+    """Progress (when the client sent a progressToken), then a form: the response stream carries
+    notifications and the input_required result, never a request of its own."""
     call.progress(1, 2, "about to ask")
-    return _asks([{"user_name": form("What is your name?", NAME, ["name"])}], elicitation_result)(call)
+    return _greeted(call)
 
 
 def prompt_result(answers: dict[str, Any]) -> dict[str, Any]:
@@ -90,38 +101,41 @@ def prompt_result(answers: dict[str, Any]) -> dict[str, Any]:
             "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}
 
 
-GREETING = sampling("Generate a greeting", 50)
+def _said(key: str) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    return lambda answers: text_result(f"Model said: {_sampled_text(answers, key)}", answers)
+
+
+def _roots_counted(answers: dict[str, Any]) -> dict[str, Any]:
+    return text_result(f"Client exposed {len(answers['client_roots'].get('roots', []))} root(s).", answers)
+
+
+def _colour_liked(answers: dict[str, Any]) -> dict[str, Any]:
+    return text_result(f"{_named(answers, 'step1', 'name')} likes {_named(answers, 'step2', 'color')}.", answers)
+
+
+EVERY_KIND = {**ASK_NAME, "greeting": sampling("Generate a greeting", 50), "client_roots": ROOTS}
+TWO_STEPS = [{"step1": form("Step 1: What is your name?", NAME, ["name"])},
+             {"step2": form("Step 2: What is your favorite color?", {"color": {"type": "string"}}, ["color"])}]
 TOOLS = dict((definition["name"], (definition, handler)) for definition, handler in [
-    demo.define_tool("test_input_required_result_elicitation", "Asks for a name (one form), then greets.",
-               _asks([{"user_name": form("What is your name?", NAME, ["name"])}], elicitation_result)),
-    demo.define_tool("test_input_required_result_sampling", "Asks the client's LLM the capital of France.",
-               _asks([{"capital_question": sampling("What is the capital of France?", 100)}],
-                     lambda answers: text_result(f"Model said: {_sampled_text(answers, 'capital_question')}",
-                                                 answers))),
-    demo.define_tool("test_input_required_result_list_roots", "Asks for the client's roots.",
-               _asks([{"client_roots": ROOTS}], lambda answers: text_result(
-                   f"Client exposed {len(answers['client_roots'].get('roots', []))} root(s).", answers))),
-    demo.define_tool("test_input_required_result_request_state", "Asks for a confirmation; completes only when the "
-               "requestState comes back.", request_state),
-    demo.define_tool("test_input_required_result_multiple_inputs", "Asks a form, a sampling question and roots at once.",
-               _asks([{"user_name": form("What is your name?", NAME, ["name"]), "greeting": GREETING,
-                       "client_roots": ROOTS}], lambda answers: text_result("All inputs received.", answers))),
-    demo.define_tool("test_input_required_result_multi_round", "Three rounds: a name, a colour, then the result.",
-               _asks([{"step1": form("Step 1: What is your name?", NAME, ["name"])},
-                      {"step2": form("Step 2: What is your favorite color?", {"color": {"type": "string"}},
-                                     ["color"])}],
-                     lambda answers: text_result(f"{_named(answers, 'step1', 'name')} likes "
-                                                 f"{_named(answers, 'step2', 'color')}.", answers))),
-    demo.define_tool("test_input_required_result_tampered_state", "Asks for a confirmation; its requestState is sealed.",
-               _asks([{"confirm": form("Please confirm", CONFIRM, ["ok"])}],
-                     lambda answers: text_result("state-ok: confirmed.", answers))),
-    demo.define_tool("test_input_required_result_capabilities", "Asks only what the client declared.", capabilities),
-    demo.define_tool("test_missing_capability", "Needs sampling: without the capability, -32021.",
-               _asks([{"sample": sampling("Say hello", 50)}],
-                     lambda answers: text_result(f"Model said: {_sampled_text(answers, 'sample')}", answers))),
-    demo.define_tool("test_streaming_elicitation", "Progress, then a form, on one response stream.",
-               streaming_elicitation),
-    demo.define_tool("test_logging_tool", "Logs three messages (only when the client set a logLevel).", logging_tool),
+    _fixture("test_input_required_result_elicitation", "Asks for a name (one form), then greets.", _greeted),
+    _fixture("test_input_required_result_sampling", "Asks the client's LLM the capital of France.",
+             _asks([{"capital_question": sampling("What is the capital of France?", 100)}],
+                   _said("capital_question"))),
+    _fixture("test_input_required_result_list_roots", "Asks for the client's roots.",
+             _asks([{"client_roots": ROOTS}], _roots_counted)),
+    _fixture("test_input_required_result_request_state", "Asks to confirm; completes only when the requestState "
+             "comes back.", request_state),
+    _fixture("test_input_required_result_multiple_inputs", "A form, a sampling question and roots at once.",
+             _asks([EVERY_KIND], lambda answers: text_result("All inputs received.", answers))),
+    _fixture("test_input_required_result_multi_round", "Three rounds: a name, a colour, then the result.",
+             _asks(TWO_STEPS, _colour_liked)),
+    _fixture("test_input_required_result_tampered_state", "Asks to confirm; its requestState is sealed.",
+             _asks([CONFIRM], lambda answers: text_result("state-ok: confirmed.", answers))),
+    _fixture("test_input_required_result_capabilities", "Asks only what the client declared.", capabilities),
+    _fixture("test_missing_capability", "Needs sampling: without the capability, -32021.",
+             _asks([{"sample": sampling("Say hello", 50)}], _said("sample"))),
+    _fixture("test_streaming_elicitation", "Progress, then a form, on one response stream.", streaming_elicitation),
+    _fixture("test_logging_tool", "Logs three messages (only when the client set a logLevel).", logging_tool),
 ])
 
 PROMPTS = {"test_input_required_result_prompt": (

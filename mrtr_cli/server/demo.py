@@ -17,28 +17,26 @@ Handler = Callable[[Call], "dict[str, Any] | NeedInput"]
 NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
-def define_tool(name: str, description: str, handler: Handler, schema: dict[str, Any] | None = None) -> tuple:
-    """(definition, handler) of one tool, as TOOLS holds them."""
+def _tool(name: str, description: str, handler: Handler, schema: dict[str, Any] | None = None) -> tuple:
     return {"name": name, "description": description, "inputSchema": schema or NO_ARGUMENTS}, handler
 
 
 TOOLS = dict((definition["name"], (definition, handler)) for definition, handler in [
-    define_tool("all_fields", "One form with every field type of the elicitation spec.", demo_tools.all_fields),
-    define_tool("always_fails", "Asks why, then fails with isError.", demo_tools.always_fails),
-    define_tool("book_table", "Books a restaurant table in three rounds: date, party, confirmation.",
+    _tool("all_fields", "One form with every field type of the elicitation spec.", demo_tools.all_fields),
+    _tool("always_fails", "Asks why, then fails with isError.", demo_tools.always_fails),
+    _tool("book_table", "Books a restaurant table in three rounds: date, party, confirmation.",
           demo_tools.book_table, {"type": "object", "properties": {
               "city": {"type": "string", "description": "Where to eat", "default": "Lisbon", "x-mcp-header": "City"}}}),
-    define_tool("connect_account", "Connects a third-party account through a URL (URL-mode elicitation).",
+    _tool("connect_account", "Connects a third-party account through a URL (URL-mode elicitation).",
           demo_tools.connect_account, {"type": "object", "properties": {
               "service": {"type": "string", "enum": ["github", "gitlab"], "default": "github"}}}),
-    define_tool("poll_status", "Polls a job: rounds that carry only requestState, with progress.",
+    _tool("poll_status", "Polls a job: rounds that carry only requestState, with progress.",
           demo_tools.poll_status, {"type": "object", "properties": {"job": {"type": "string"}}}),
-    define_tool("summarize", "Summarizes text with the client's LLM (sampling).", demo_tools.summarize,
+    _tool("summarize", "Summarizes text with the client's LLM (sampling).", demo_tools.summarize,
           {"type": "object", "properties": {"text": {"type": "string"}}}),
-    define_tool("two_questions", "Asks two questions in one round.", demo_tools.two_questions),
-    define_tool("workspace_roots", "Lists the client's roots.", demo_tools.workspace_roots),
+    _tool("two_questions", "Asks two questions in one round.", demo_tools.two_questions),
+    _tool("workspace_roots", "Lists the client's roots.", demo_tools.workspace_roots),
 ])
-
 
 
 def _release_notes(call: Call) -> dict[str, Any] | NeedInput:
