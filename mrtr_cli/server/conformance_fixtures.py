@@ -16,7 +16,10 @@ from typing import Any
 from mrtr_cli.server import demo
 from mrtr_cli.server.app import Call, NeedInput
 from mrtr_cli.server.asking import ROOTS, form, sampling, text_result, walk
+from mrtr_cli.server.subscriptions import Subscriptions
 
+CHANGES = Subscriptions()
+"""The listen streams of the server (one per process), to which the trigger tools announce changes."""
 NAME = {"name": {"type": "string"}}
 ASK_NAME = {"user_name": form("What is your name?", NAME, ["name"])}
 CONFIRM = {"confirm": form("Please confirm", {"ok": {"type": "boolean"}}, ["ok"])}
@@ -95,6 +98,14 @@ def streaming_elicitation(call: Call) -> dict[str, Any] | NeedInput:
     return _greeted(call)
 
 
+def _announces(method: str) -> demo.Handler:
+    """A handler that announces a change of a list to the listen streams (the list ends as it was)."""
+    def handler(call: Call) -> dict[str, Any]:
+        CHANGES.announce(method)
+        return text_result(f"Announced {method}.")
+    return handler
+
+
 def prompt_result(answers: dict[str, Any]) -> dict[str, Any]:
     text = f"Use the following context: {_named(answers, 'user_context', 'context')}"
     return {"description": "A prompt that asked for its context",
@@ -136,6 +147,10 @@ TOOLS = dict((definition["name"], (definition, handler)) for definition, handler
              _asks([{"sample": sampling("Say hello", 50)}], _said("sample"))),
     _fixture("test_streaming_elicitation", "Progress, then a form, on one response stream.", streaming_elicitation),
     _fixture("test_logging_tool", "Logs three messages (only when the client set a logLevel).", logging_tool),
+    _fixture("test_trigger_tool_change", "Announces a change of the tool list to the listen streams.",
+             _announces("notifications/tools/list_changed")),
+    _fixture("test_trigger_prompt_change", "Announces a change of the prompt list to the listen streams.",
+             _announces("notifications/prompts/list_changed")),
 ])
 
 PROMPTS = {"test_input_required_result_prompt": (
@@ -145,5 +160,5 @@ PROMPTS = {"test_input_required_result_prompt": (
 
 
 def app() -> demo.DemoApp:
-    """The demo with the fixtures after its own tools and prompt."""
-    return demo.DemoApp({**demo.TOOLS, **TOOLS}, {**demo.PROMPTS, **PROMPTS})
+    """The demo with the fixtures after its own tools and prompt, and listen streams."""
+    return demo.DemoApp({**demo.TOOLS, **TOOLS}, {**demo.PROMPTS, **PROMPTS}, CHANGES)

@@ -11,6 +11,7 @@ from mrtr_cli import __version__, validation
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.server import demo_tools
 from mrtr_cli.server.app import Call, NeedInput, RpcError
+from mrtr_cli.server.subscriptions import Subscriptions
 
 Handler = Callable[[Call], "dict[str, Any] | NeedInput"]
 
@@ -58,19 +59,25 @@ README_TEXT = ("The mrtr demo server. Every tool asks for input through Multi Ro
 
 class DemoApp:
     """Serves the demo tools, prompt and resources (and more tools and prompts when given:
-    `mrtr demo-server --conformance-fixtures`, conformance_fixtures.py)."""
+    `mrtr demo-server --conformance-fixtures`, conformance_fixtures.py); with `subscriptions`,
+    it declares listChanged and serves subscriptions/listen."""
 
     info = {"name": "mrtr-demo", "version": __version__}
     instructions = "A demo of MCP Multi Round-Trip Requests: every tool asks the client for input."
 
-    def __init__(self, tools: dict[str, tuple] = TOOLS, prompts: dict[str, tuple] = PROMPTS) -> None:
+    def __init__(self, tools: dict[str, tuple] = TOOLS, prompts: dict[str, tuple] = PROMPTS,
+                 subscriptions: Subscriptions | None = None) -> None:
         self.tools = tools
         self.prompts = prompts
+        self.subscriptions = subscriptions
         self._tool_list = [definition for definition, _ in tools.values()]
         self._prompt_list = [definition for definition, _ in prompts.values()]
 
     def capabilities(self) -> dict[str, Any]:
-        return {"tools": {}, "prompts": {}, "resources": {}, "logging": {}}
+        if self.subscriptions is None:
+            return {"tools": {}, "prompts": {}, "resources": {}, "logging": {}}
+        changing = {"listChanged": True}
+        return {"tools": changing, "prompts": changing, "resources": {}, "logging": {}}
 
     def listing(self, key: str) -> list[dict[str, Any]]:
         if key == "tools":
