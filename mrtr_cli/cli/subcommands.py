@@ -103,11 +103,12 @@ HTTP_LISTEN = Annotated[Optional[str], typer.Option("--http", metavar="[HOST:]PO
 
 
 @app.command("demo-server", cls=HelpCommand)
-def demo_server(http: HTTP_LISTEN = None) -> int:
+def demo_server(http: HTTP_LISTEN = None, conformance_fixtures: Annotated[bool, typer.Option(
+        "--conformance-fixtures", help="Also serve the conformance suite's fixture tools and prompt.")] = False) -> int:
     """The built-in demo server: every tool asks for input through MRTR (stdio by default)."""
     from mrtr_cli.commands import serving
 
-    raise typer.Exit(serving.run_demo_server(http))
+    raise typer.Exit(serving.run_demo_server(http, conformance_fixtures))
 
 
 @app.command("serve", cls=HelpCommand)

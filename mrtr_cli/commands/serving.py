@@ -12,6 +12,7 @@ from mrtr_cli.server.app import App
 from mrtr_cli.server.dispatcher import Dispatcher
 
 DEFAULT_HOST = "127.0.0.1"
+FIXTURES_FLAG = "--conformance-fixtures"
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -46,20 +47,27 @@ def serve(app: App, http: str | None) -> int:
 
 
 def demo_server_fast(args: list[str]) -> int | None:
-    """`mrtr demo-server [--http [HOST:]PORT]` without building the command line (no typer, no
-    rich: `--demo` starts one per run); None for any other arguments (`--help`, a mistake), which
-    the command line then parses and answers."""
+    """`mrtr demo-server [--http [HOST:]PORT] [--conformance-fixtures]` without building the command
+    line (no typer, no rich: `--demo` starts one per run); None for any other arguments (`--help`,
+    a mistake), which the command line then parses and answers."""
+    fixtures = FIXTURES_FLAG in args
+    args = [arg for arg in args if arg != FIXTURES_FLAG]
     if args and args[0].startswith("--http="):
         args = ["--http", args[0].partition("=")[2], *args[1:]]
     if args and not (len(args) == 2 and args[0] == "--http" and not args[1].startswith("-")):
         return None
     try:
-        return run_demo_server(args[1] if args else None)
+        return run_demo_server(args[1] if args else None, fixtures)
     except KeyboardInterrupt as raised:  # Ctrl-C, SIGTERM or SIGHUP while serving stdio
         return int(interruption(raised).exit_code)
 
 
-def run_demo_server(http: str | None) -> int:
+def run_demo_server(http: str | None, fixtures: bool = False) -> int:
+    """The demo; with `fixtures`, also the conformance suite's fixture tools and prompt."""
+    if fixtures:
+        from mrtr_cli.server import conformance_fixtures
+
+        return _serve_or_say_why(conformance_fixtures.app, http)
     from mrtr_cli.server.demo import DemoApp
 
     return _serve_or_say_why(DemoApp, http)

@@ -11,6 +11,7 @@ from mrtr_cli import __version__, validation
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.server import demo_tools
 from mrtr_cli.server.app import Call, NeedInput, RpcError
+from mrtr_cli.server.subscriptions import Subscriptions
 
 Handler = Callable[[Call], "dict[str, Any] | NeedInput"]
 
@@ -38,8 +39,16 @@ TOOLS = dict((definition["name"], (definition, handler)) for definition, handler
     _tool("workspace_roots", "Lists the client's roots.", demo_tools.workspace_roots),
 ])
 
-PROMPTS = [{"name": "release_notes", "description": "Release notes for an audience it asks about.",
-            "arguments": [{"name": "version", "description": "The version", "required": True}]}]
+
+def _release_notes(call: Call) -> dict[str, Any] | NeedInput:
+    if not isinstance(call.arguments.get("version"), str):
+        raise RpcError(jsonrpc.INVALID_PARAMS, "release_notes needs the argument version")
+    return demo_tools.release_notes(call)
+
+
+PROMPTS = {"release_notes": ({"name": "release_notes", "description": "Release notes for an audience it asks about.",
+                              "arguments": [{"name": "version", "description": "The version", "required": True}]},
+                             _release_notes)}
 README = {"uri": "demo://readme", "name": "readme", "mimeType": "text/plain",
           "description": "What this demo server offers."}
 TEMPLATES = [{"uriTemplate": "vault://{name}", "name": "vault", "mimeType": "text/plain",
@@ -49,21 +58,34 @@ README_TEXT = ("The mrtr demo server. Every tool asks for input through Multi Ro
 
 
 class DemoApp:
-    """Serves the demo tools, prompt and resources."""
+    """Serves the demo tools, prompt and resources (and more tools and prompts when given:
+    `mrtr demo-server --conformance-fixtures`, conformance_fixtures.py); with `subscriptions`,
+    it declares listChanged and serves subscriptions/listen."""
 
     info = {"name": "mrtr-demo", "version": __version__}
     instructions = "A demo of MCP Multi Round-Trip Requests: every tool asks the client for input."
 
+    def __init__(self, tools: dict[str, tuple] = TOOLS, prompts: dict[str, tuple] = PROMPTS,
+                 subscriptions: Subscriptions | None = None) -> None:
+        self.tools = tools
+        self.prompts = prompts
+        self.subscriptions = subscriptions
+        self._tool_list = [definition for definition, _ in tools.values()]
+        self._prompt_list = [definition for definition, _ in prompts.values()]
+
     def capabilities(self) -> dict[str, Any]:
-        return {"tools": {}, "prompts": {}, "resources": {}, "logging": {}}
+        if self.subscriptions is None:
+            return {"tools": {}, "prompts": {}, "resources": {}, "logging": {}}
+        changing = {"listChanged": True}
+        return {"tools": changing, "prompts": changing, "resources": {}, "logging": {}}
 
     def listing(self, key: str) -> list[dict[str, Any]]:
         if key == "tools":
-            return [definition for definition, _ in TOOLS.values()]
-        return {"prompts": PROMPTS, "resources": [README], "resourceTemplates": TEMPLATES}[key]
+            return self._tool_list
+        return {"prompts": self._prompt_list, "resources": [README], "resourceTemplates": TEMPLATES}[key]
 
     def tool(self, name: str) -> dict[str, Any] | None:
-        return TOOLS[name][0] if name in TOOLS else None
+        return self.tools[name][0] if name in self.tools else None
 
     def handle(self, call: Call) -> dict[str, Any] | NeedInput:
         if call.method == "tools/call":
@@ -73,20 +95,18 @@ class DemoApp:
         return self._resource(call)
 
     def _tool(self, call: Call) -> dict[str, Any] | NeedInput:
-        if call.subject not in TOOLS:
+        if call.subject not in self.tools:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown tool: {call.subject}")
-        definition, handler = TOOLS[call.subject]
+        definition, handler = self.tools[call.subject]
         problems = validation.problems(call.arguments, definition["inputSchema"])
         if problems:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid arguments for {call.subject}: {'; '.join(problems)}")
         return handler(call)
 
     def _prompt(self, call: Call) -> dict[str, Any] | NeedInput:
-        if call.subject != "release_notes":
+        if call.subject not in self.prompts:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Unknown prompt: {call.subject}")
-        if not isinstance(call.arguments.get("version"), str):
-            raise RpcError(jsonrpc.INVALID_PARAMS, "release_notes needs the argument version")
-        return demo_tools.release_notes(call)
+        return self.prompts[call.subject][1](call)
 
     def _resource(self, call: Call) -> dict[str, Any] | NeedInput:
         if call.subject == README["uri"]:

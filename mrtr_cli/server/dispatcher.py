@@ -4,7 +4,8 @@ It checks what every request must carry (`_meta` with a version and capabilities
 a version it speaks: -32022), routes the method (-32601), opens sealed requestState
 (-32602 when it fails verification), refuses to ask what the client did not declare
 (-32021), seals the state of an input_required result, and adds serverInfo to every result
-and caching hints to complete results of discover, the lists and resources/read.
+and caching hints to complete results of discover, the lists and resources/read. An app with
+`subscriptions` also serves subscriptions/listen (subscriptions.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.protocol.mrtr import INPUT_REQUESTS, INPUT_RESPONSES, MRTR_METHODS, REQUEST_STATE, required_capability
 from mrtr_cli.server.app import App, Call, NeedInput, RpcError
 from mrtr_cli.server.state import Sealer, StateRejected
+from mrtr_cli.server.subscriptions import Subscription, Subscriptions
 
 SUPPORTED_VERSIONS = list(meta.SPOKEN_VERSIONS)
 LISTS = dict(meta.LIST_METHODS.values())
@@ -28,6 +30,7 @@ LIST_CACHE = (300_000, "public")
 READ_CACHE = (0, "private")
 """ttlMs and cacheScope of resources/read: a read may depend on the caller's answers."""
 PAGE_SIZE = 100
+LISTEN = "subscriptions/listen"
 Notify = Callable[[str, dict[str, Any]], None]
 
 
@@ -37,6 +40,9 @@ class DispatchReply:
 
     message: dict[str, Any] | None
     status: int = 200
+    listening: Subscription | None = None
+    """An open subscriptions/listen stream (no message now), and the response due when the server ends it."""
+    ending: dict[str, Any] | None = None
 
 
 class Dispatcher:
@@ -54,6 +60,9 @@ class Dispatcher:
             request = check_envelope(message)
             if request is None:
                 return DispatchReply(None, 202)
+            subscriptions = getattr(self.app, "subscriptions", None)  # an app that announces list changes
+            if request["method"] == LISTEN and subscriptions is not None:
+                return self._listen(subscriptions, request, notify)
             return DispatchReply(jsonrpc.result_response(request_id, self._dispatch(request, notify)))
         except RpcError as error:
             return DispatchReply({"jsonrpc": "2.0", "id": request_id, "error": error.error_object()}, error.status)
@@ -80,6 +89,17 @@ class Dispatcher:
         if method in MRTR_METHODS:
             return self._mrtr(request, notify)
         raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}", status=404)
+
+    def _listen(self, subscriptions: Subscriptions, request: dict[str, Any], notify: Notify) -> DispatchReply:
+        """Open a subscription, acknowledged through `notify`, where the app's list changes go."""
+        params = request["params"]
+        _check_meta(params)
+        try:
+            subscription = subscriptions.listen(request["id"], params, notify)
+        except ValueError as error:
+            raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {error}") from None
+        ending = jsonrpc.result_response(request["id"], self._decorate({}))
+        return DispatchReply(None, listening=subscription, ending=ending)
 
     def _discover(self) -> dict[str, Any]:
         result: dict[str, Any] = {"supportedVersions": SUPPORTED_VERSIONS, "capabilities": self.app.capabilities()}

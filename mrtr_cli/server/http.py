@@ -17,10 +17,11 @@ from urllib.parse import urlsplit
 
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.server.app import RpcError
-from mrtr_cli.server.dispatcher import Dispatcher
+from mrtr_cli.server.dispatcher import DispatchReply, Dispatcher
 from mrtr_cli.server.http_checks import check_request_headers
 from mrtr_cli.server.http_older import SessionTable, end_session, serve_older_era
 from mrtr_cli.server.sse_responses import ResponseStream
+from mrtr_cli.server.subscriptions import hold_open
 
 ENDPOINT = "/mcp"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -135,9 +136,18 @@ class McpHandler(BaseHTTPRequestHandler):
             return self._send_json(error.status, _error_body(request_id, error))
         stream = ResponseStream(self)
         reply = self.dispatcher.handle(message, stream.notify)
+        if reply.listening is not None:
+            return self._hold_listen_stream(stream, reply)
         if reply.message is None:
             return self._send_empty(HTTPStatus.ACCEPTED)
         stream.finish(reply.status, reply.message)
+
+    def _hold_listen_stream(self, stream: ResponseStream, reply: DispatchReply) -> None:
+        """A subscriptions/listen stream, open until the client leaves or the server ends it."""
+        assert reply.listening is not None and reply.ending is not None
+        if hold_open(reply.listening, stream.keepalive):
+            stream.finish(HTTPStatus.OK, reply.ending)
+        self.close_connection = True
 
     def _refuse(self, status: int, reason: str, extra: dict[str, str] | None = None) -> None:
         """An HTTP-level refusal; the connection closes, as the body may not have been read."""

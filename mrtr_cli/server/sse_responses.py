@@ -38,6 +38,12 @@ class ResponseStream:
             else:
                 self.handler._send_json(status, message)
 
+    def keepalive(self) -> None:
+        """An SSE comment on an open stream (a listen stream's way to notice a client that left)."""
+        with self.lock:
+            self.handler.wfile.write(b": keepalive\n\n")
+            self.handler.wfile.flush()
+
     def end(self) -> None:
         """No response will come (the call was cancelled): the stream, started if need be, closes empty."""
         with self.lock:
