@@ -134,6 +134,11 @@ def test_sse_parser_is_linear_on_a_big_event():
     assert len(events) == 1 and len(events[0].data) == 5_000_000
 
 
+def test_sse_parser_splits_lines_at_the_first_colon_even_around_bad_utf8():
+    stream = b"data\n\ndata:\xc3: y\n\n\xff: z\ndata:w:v\n\n:\xff comment\nid\xc3\n\n"
+    assert SseParser().feed(stream) == [Event(""), Event("\ufffd: y"), Event("w:v")]
+
+
 @pytest.mark.parametrize("value,retry", [
     ("250", 250), ("0001", 1), ("1000", 1000), ("1001", RETRY_CAP_MS), ("9" * 5000, RETRY_CAP_MS),
     ("²", None), ("٣", None), ("1.5", None), ("-1", None), ("", None),
