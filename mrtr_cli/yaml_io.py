@@ -8,7 +8,8 @@ value is built, the node tree is measured: nesting deeper than `files.MAX_DEPTH`
 repeat more than `MAX_ALIAS_REPEATS` values (a "billion laughs"), are refused. Every error is one
 line, `FILE:LINE:COLUMN: what is wrong`. Dumping is plain block style in the caller's key order,
 with multi-line strings as literal blocks, so files diff cleanly in git; libyaml's emitter writes
-it when installed (about ten times faster), pure Python otherwise.
+it when installed and when it writes the same bytes (yaml_emitters.py; about ten times faster),
+pure Python otherwise.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mrtr_cli import files
+from mrtr_cli.yaml_emitters import emitters_agree, literal_safe, written_as_is
 from mrtr_cli.errors import UsageError
 
 MAX_ALIAS_REPEATS = 100_000
@@ -257,7 +259,23 @@ def _value_problem(node: Any, error: Exception) -> str:
 def dumps(data: Any) -> str:
     """`data` as readable block-style YAML, keys in the order given. libyaml's emitter writes it
     when installed (and USE_LIBYAML is on) and when it writes the same bytes (`emitters_agree`);
-    pure Python otherwise."""
+    pure Python otherwise. Long texts that YAML writes as they are (`written_as_is`) are set
+    aside first and put back in the written text, so no emitter walks them."""
+    aside: list[str] = []
+    small = _set_aside(data, aside) if isinstance(data, (dict, list)) else data
+    if not aside:
+        return _emit(data)
+    pieces = _emit(small).split(_SET_ASIDE)
+    if len(pieces) != len(aside) + 1:
+        return _emit(data)  # a text of the document holds _SET_ASIDE itself
+    joined = [pieces[0]]
+    for value, piece in zip(aside, pieces[1:]):
+        joined += (value, piece)
+    return "".join(joined)
+
+
+def _emit(data: Any) -> str:
+    """`data` written by libyaml's emitter where it writes what the pure one does, else by the pure one."""
     import yaml
 
     fast = USE_LIBYAML and emitters_agree(data)
@@ -265,42 +283,23 @@ def dumps(data: Any) -> str:
                      default_flow_style=False, width=100)
 
 
-_EMITTERS_DIFFER = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
-"""Characters libyaml's emitter writes otherwise than PyYAML's (it escapes characters beyond
-U+FFFF, breaks long double-quoted lines elsewhere, and treats U+0085, U+2028 and U+2029 its own way)."""
-MAX_SIMPLE_KEY = 40
-"""Keys up to this many characters are written the same way by both emitters (`key: value`)."""
+SET_ASIDE_LENGTH = 65_536
+"""Texts at least this long that YAML writes as they are are set aside while dumping."""
+_SET_ASIDE = "mrtrSetAside7f3a9c"
+"""What stands for a text set aside while dumping: plain, one line, and read as text."""
 
 
-def emitters_agree(data: Any) -> bool:
-    """Whether libyaml's emitter writes `data` byte for byte as the pure-Python one does: a
-    mapping or a list whose text needs no double quotes (no tabs, control characters, characters
-    beyond U+FFFF, multi-line text that cannot be a literal block), and no key that is empty or
-    long (libyaml measures a key's length in bytes, PyYAML in characters)."""
-    if not isinstance(data, (dict, list)):
-        return False  # a lone scalar: libyaml ends the document with `...`
-    stack = [data]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            if any(not key or len(key) > MAX_SIMPLE_KEY for key in value if isinstance(key, str)):
-                return False
-            stack.extend(value)
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            stack.extend(value)
-        elif isinstance(value, str) and not _same_in_both(value):
-            return False
-    return True
-
-
-def _same_in_both(text: str) -> bool:
-    if text.isascii():  # the common case, checked about ten times faster than by the pattern
-        if not text.replace("\n", "").isprintable():
-            return False
-    elif _EMITTERS_DIFFER.search(text):
-        return False
-    return "\n" not in text or _literal_safe(text)
+def _set_aside(value: Any, aside: list[str]) -> Any:
+    """`value` with each long text written as it is replaced by _SET_ASIDE (kept in `aside`, in
+    the order the emitters write them); mappings and lists are copied, keys kept."""
+    if isinstance(value, dict):
+        return {key: _set_aside(item, aside) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_set_aside(item, aside) for item in value]
+    if isinstance(value, str) and len(value) >= SET_ASIDE_LENGTH and written_as_is(value):
+        aside.append(value)
+        return _SET_ASIDE
+    return value
 
 
 @lru_cache(maxsize=1)
@@ -321,14 +320,8 @@ def _dumper_class(base: Any) -> Any:
             return True
 
     def represent_str(dumper: Any, value: str) -> Any:
-        style = "|" if "\n" in value and _literal_safe(value) else None
+        style = "|" if "\n" in value and literal_safe(value) else None
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     Dumper.add_representer(str, represent_str)
     return Dumper
-
-
-def _literal_safe(value: str) -> bool:
-    """Literal blocks cannot hold trailing spaces on lines or most control characters exactly."""
-    lines = value.split("\n")
-    return all(line == line.rstrip(" \t") and line.isprintable() for line in lines)

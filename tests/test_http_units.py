@@ -134,6 +134,11 @@ def test_sse_parser_is_linear_on_a_big_event():
     assert len(events) == 1 and len(events[0].data) == 5_000_000
 
 
+def test_sse_parser_splits_lines_at_the_first_colon_even_around_bad_utf8():
+    stream = b"data\n\ndata:\xc3: y\n\n\xff: z\ndata:w:v\n\n:\xff comment\nid\xc3\n\n"
+    assert SseParser().feed(stream) == [Event(""), Event("\ufffd: y"), Event("w:v")]
+
+
 @pytest.mark.parametrize("value,retry", [
     ("250", 250), ("0001", 1), ("1000", 1000), ("1001", RETRY_CAP_MS), ("9" * 5000, RETRY_CAP_MS),
     ("²", None), ("٣", None), ("1.5", None), ("-1", None), ("", None),
@@ -195,3 +200,33 @@ def test_redirects_refused(status: int, location: str, said: str):
     with pytest.raises(ProtocolError) as refused:
         redirects.next_url("http://a.example/mcp", status, location)
     assert said in refused.value.message and "\x1b" not in refused.value.message
+
+
+class _Body:
+    """A streamed response of `size` bytes, as httpx hands it over (chunks of 64 KiB)."""
+
+    url = "http://127.0.0.1/mcp"
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def iter_bytes(self):
+        for start in range(0, self.size, 65536):
+            yield b"x" * min(65536, self.size - start)
+
+
+def test_a_big_json_body_is_read_without_a_copy_at_the_end():
+    import tracemalloc
+
+    from mrtr_cli.transport.http import HttpExchange, HttpTransport
+
+    transport = HttpTransport("http://127.0.0.1/mcp", {})
+    exchange = HttpExchange(transport, "{}", {})
+    tracemalloc.start()
+    try:
+        body = exchange._read(_Body(8_000_000))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        transport.close()
+    assert len(body) == 8_000_000 and peak < 1.5 * len(body)

@@ -7,6 +7,7 @@ import threading
 from mrtr_cli.transport.base import Deadline, Frame, WireInfo
 from mrtr_cli.transport.listening import ListeningStream, attached
 from mrtr_cli.transport.pump import Pump
+from mrtr_cli.transport import resume
 from mrtr_cli.transport.resume import MAX_RESUMES, Resumption, StreamPosition
 from mrtr_cli.transport.sse import RETRY_CAP_MS, SseParser
 
@@ -34,6 +35,22 @@ def test_the_response_ends_resumption_and_tries_are_bounded():
     broken = Resumption(REQUEST)
     read(broken, b"id: 1\ndata: \n\n")
     assert [broken.wanted() for _ in range(MAX_RESUMES + 1)] == [True] * MAX_RESUMES + [False]
+
+
+def test_the_response_before_the_first_event_id_still_ends_resumption():
+    answered = Resumption(REQUEST)
+    read(answered, b'data: {"jsonrpc":"2.0","id":7,"result":{}}\n\ndata: {"id":7,"method":"ping"}\n\nid: 1\ndata: \n\n')
+    assert not answered.wanted()
+    late = Resumption(REQUEST)
+    read(late, b'data: {"jsonrpc":"2.0","id":7,"result":{}}\n\nid: 1\ndata: {"id":7,"method":"ping"}\n\n')
+    assert not late.wanted()
+
+
+def test_a_response_on_a_stream_without_event_ids_is_not_parsed_twice(monkeypatch):
+    parsed, resumption = [], Resumption(REQUEST)
+    monkeypatch.setattr(resume.json, "loads", lambda text: parsed.append(text))
+    read(resumption, b'data: {"jsonrpc":"2.0","id":7,"result":{}}\n\n')
+    assert parsed == []  # it cannot be resumed: only the client reads the response
 
 
 def test_no_event_id_means_no_resumption_and_the_delay_is_capped():

@@ -3,7 +3,8 @@
 The transcript bytes must not depend on whether libyaml is installed: the two emitters give the
 same bytes on recordings/ and on a benchmark's transcript (a 200-round conversation, a 2 MB
 result), and wherever they would differ (characters beyond U+FFFF, tabs, long keys) `dumps`
-takes the pure emitter, while libyaml's text still reads back as the same data.
+takes the pure emitter, while libyaml's text still reads back as the same data. Long texts
+`dumps` sets aside (base64 and the like) are put back exactly where the emitters write them.
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ def test_both_emitters_write_a_benchmark_transcript_alike(tool: str, value: int,
     document = yaml_io.load_file(path, "transcript")
     assert yaml_io.emitters_agree(document)
     assert written(document, True, monkeypatch) == written(document, False, monkeypatch) == path.read_text()
+    assert emitted(document, False, monkeypatch) == path.read_text()  # long texts set aside or not
 
 
 AWKWARD = ["emoji \U0001F600 in text", "a tab\there", "line \nwith a trailing space", "bell \x07", "next \x85 line",
@@ -112,3 +114,49 @@ def test_without_libyaml_the_pure_emitter_writes(monkeypatch):
 def test_a_lone_scalar_is_written_by_the_pure_emitter(monkeypatch):
     assert not yaml_io.emitters_agree("text")
     assert written("text", True, monkeypatch) == "text\n...\n"
+
+
+def emitted(data, libyaml: bool, monkeypatch) -> str:
+    """What an emitter writes of the whole document, no text set aside."""
+    monkeypatch.setattr(yaml_io, "USE_LIBYAML", libyaml)
+    return yaml_io._emit(data)
+
+
+@pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.name)
+def test_texts_set_aside_are_put_back_byte_for_byte(path: Path, monkeypatch):
+    monkeypatch.setattr(yaml_io, "SET_ASIDE_LENGTH", 6)  # every text that can be set aside is
+    document = yaml_io.load_file(path, "transcript")
+    text = path.read_text(encoding="utf-8")
+    assert written(document, True, monkeypatch) == written(document, False, monkeypatch) == text
+
+
+def test_random_words_set_aside_are_written_as_the_emitters_write_them(monkeypatch):
+    monkeypatch.setattr(yaml_io, "SET_ASIDE_LENGTH", 1)
+    chance = random.Random(18)
+    starts, good, bad = "aefnotyFNOTYZ+/09.-_=:#' ", "aZ09+/=._-", ":# ',é\t[]{}*&!|>%@`?"
+    words = ["false", "FALSE", "null", "Null", "yes", "off", "On", "true", "n", "Y"]  # YAML reads these otherwise
+    set_aside = 0
+    for number in range(1500):
+        text = words[number] if number < len(words) else chance.choice(starts) + "".join(
+            chance.choice(good) for _ in range(chance.choice([0, 4, 5, 40, 150])))
+        if chance.random() < 0.3:  # one character that may not be written as it is
+            cut = chance.choice([0, len(text), chance.randrange(len(text) + 1)])
+            text = text[:cut] + chance.choice(bad) + text[cut:]
+        for document in ({"k": text, "l": [text, {"m": text}]}, [text, [text]], {"k": {"k": [{"k": text}]}}):
+            for libyaml in (True, False):
+                assert written(document, libyaml, monkeypatch) == emitted(document, False, monkeypatch), text
+        set_aside += yaml_io.written_as_is(text)
+    assert set_aside > 250  # the path was taken often enough to mean something
+
+
+def test_a_big_text_set_aside_is_written_as_the_pure_emitter_writes_it(monkeypatch):
+    blob = "iVBORw0KGgoAAAANSUhEUgAA" + "AbC+/09=._-" * 20_000 + "=="
+    document = [{"round": 1, "received": {"result": {"content": [{"type": "image", "data": blob}]}}, "n": blob}]
+    assert yaml_io.written_as_is(blob)
+    assert written(document, True, monkeypatch) == emitted(document, False, monkeypatch)
+
+
+def test_a_document_holding_the_stand_in_is_written_without_setting_aside(monkeypatch):
+    document = {"a": "x" * yaml_io.SET_ASIDE_LENGTH, "b": f"see {yaml_io._SET_ASIDE}"}
+    assert written(document, True, monkeypatch) == emitted(document, False, monkeypatch)
+    assert yaml_io.loads(written(document, True, monkeypatch), "t.yaml", "transcript").data == document

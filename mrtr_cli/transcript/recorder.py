@@ -199,18 +199,20 @@ class Recorder(TranscriptBuilder):
         self._write(yaml_io.dumps(top))
 
     def added(self, entry: dict[str, Any]) -> None:
-        self._write(("rounds:\n" if len(self.rounds) == 1 else "") + yaml_io.dumps([entry]))
+        self._write("rounds:\n" if len(self.rounds) == 1 else "", yaml_io.dumps([entry]))
 
     def finished(self, ending: dict[str, Any]) -> None:
         assert self.file is not None
-        self._write(("rounds: []\n" if not self.rounds else "") + yaml_io.dumps(ending))
+        self._write("rounds: []\n" if not self.rounds else "", yaml_io.dumps(ending))
         os.fsync(self.file.fileno())
         self.file.close()
         os.replace(self.partial, self.path)
 
-    def _write(self, text: str) -> None:
+    def _write(self, *texts: str) -> None:
+        """Write `texts` and flush (each piece as it is: a round of 20 MB is not copied to join it)."""
         assert self.file is not None
-        self.file.write(text)
+        for text in texts:
+            self.file.write(text)
         self.file.flush()
 
 

@@ -11,6 +11,7 @@ ends it. Redirects follow redirects.py. Closing the response stream is how a req
 from __future__ import annotations
 
 import contextlib
+import io
 import threading
 from collections.abc import Callable, Generator, Iterator
 from typing import Any, Protocol
@@ -306,19 +307,20 @@ class HttpExchange:
         yield from self.resumption.follow(parser, read_events(response, parser))
 
     def _read(self, response: httpx.Response) -> bytes:
-        """The body, decoded, up to --max-message-size (a gzip bomb stops there too)."""
+        """The body, decoded, up to --max-message-size (a gzip bomb stops there too). Kept in a
+        BytesIO, whose value is its own buffer: a big body is not copied once more at the end."""
         limit = self.transport.max_message_size
-        body = bytearray()
+        body = io.BytesIO()
         try:
             for chunk in response.iter_bytes():
-                if len(body) + len(chunk) > limit:
+                if body.tell() + len(chunk) > limit:
                     raise message_too_large(limit, "a response body")
-                body += chunk
+                body.write(chunk)
         except httpx.TimeoutException:
             raise TransportTimeout() from None
         except httpx.HTTPError as error:
             raise unreachable(str(response.url), str(error) or type(error).__name__) from None
-        return bytes(body)
+        return body.getvalue()
 
     def _describe_request(self, url: str, headers: dict[str, str]) -> str:
         return http_headers.describe(f"POST {safe_line(url, 500)}", headers.items(), self.transport.show_secrets)

@@ -36,14 +36,18 @@ class StreamPosition:
         try:
             for item in items:
                 if isinstance(item, Frame):
-                    self.saw(str(item.data))
+                    self.saw(str(item.data), (parser.last_event_id or self.last_event_id) is not None)
                 yield item
         finally:
             self.last_event_id = parser.last_event_id or self.last_event_id
             self.retry_ms = parser.retry if parser.retry is not None else self.retry_ms
+            self.ended()
 
-    def saw(self, data: str) -> None:
-        """A message arrived on the stream."""
+    def saw(self, data: str, resumable: bool) -> None:
+        """A message arrived on the stream (`resumable`: the stream has given an event id)."""
+
+    def ended(self) -> None:
+        """The connection ended (`last_event_id` is where it got to)."""
 
     def delay_seconds(self) -> float:
         return (self.retry_ms if self.retry_ms is not None else DEFAULT_RETRY_MS) / 1000
@@ -64,10 +68,29 @@ class Resumption(StreamPosition):
         self.request_id = _request_id(request_text)
         self.answered = False
         self.tries = 0
+        self._unread: str | None = None
+        """A message that may be the response, not parsed yet (see `saw`)."""
 
-    def saw(self, data: str) -> None:
-        """A message arrived on the stream: is it the response to the request?"""
+    def saw(self, data: str, resumable: bool) -> None:
+        """A message arrived on the stream: is it the response to the request? It matters only
+        if the stream can be resumed, so a message on a stream without event ids is kept unread
+        (one at most) until an id or the next message comes: a big response is not parsed twice
+        (here and by the client) when no resumption can follow."""
         if self.request_id is None or self.answered or '"id"' not in data:
+            return
+        self._read_unread()
+        self._unread = data
+        if resumable:
+            self._read_unread()
+
+    def ended(self) -> None:
+        if self.last_event_id is not None:
+            self._read_unread()
+        self._unread = None
+
+    def _read_unread(self) -> None:
+        data, self._unread = self._unread, None
+        if data is None or self.answered:
             return
         try:
             message = json.loads(data)

@@ -71,7 +71,8 @@ class SseParser:
         self._started = True
         return True
 
-    def _lines(self) -> list[str]:
+    def _lines(self) -> list[tuple[str, str] | None]:
+        """The complete lines in the buffer, as (field, value), or None for a blank line."""
         lines = []
         start = 0
         while True:
@@ -80,12 +81,24 @@ class SseParser:
                 break
             self._event_size = 0 if end == start else self._event_size + end - start  # a blank line ends the event
             self._check_size(0)
-            with memoryview(self._buffer) as view:  # decoded straight from the buffer: no copy of a big line
-                lines.append(str(view[start:end], "utf-8", "replace"))
+            lines.append(self._split(start, end) if end > start else None)
             start = end + (2 if self._buffer[end:end + 2] == b"\r\n" else 1)
         del self._buffer[:start]
         self._scanned -= start
         return lines
+
+    def _split(self, start: int, end: int) -> tuple[str, str]:
+        """The line at buffer[start:end] as (field, value), each decoded straight from the buffer:
+        a big data line is decoded once and never copied (UTF-8 splits cleanly at the colon)."""
+        colon = self._buffer.find(b":", start, end)
+        if colon == start:
+            return "", ""  # a comment: nothing to decode
+        if colon < 0:
+            colon = value_start = end  # a field with no value
+        else:
+            value_start = colon + 2 if self._buffer[colon + 1:colon + 2] == b" " else colon + 1
+        with memoryview(self._buffer) as view:
+            return str(view[start:colon], "utf-8", "replace"), str(view[value_start:end], "utf-8", "replace")
 
     def _line_end(self, position: int) -> int | None:
         """Where the next line ends (CR, LF or CRLF); None until it is known.
@@ -103,18 +116,14 @@ class SseParser:
             return None
         return end
 
-    def _line(self, line: str) -> Event | None:
-        if not line:
+    def _line(self, line: tuple[str, str] | None) -> Event | None:
+        if line is None:
             return self._dispatch()
-        if line.startswith(":"):
+        field, value = line
+        if not field:  # the line starts with a colon: a comment (a keep-alive)
             self.comments += 1
             return None
-        colon = line.find(":")
-        if colon < 0:
-            self._field(line, "")
-            return None
-        start = colon + 2 if line.startswith(" ", colon + 1) else colon + 1
-        self._field(line[:colon], line[start:])  # one slice: a big data line is copied once
+        self._field(field, value)
         return None
 
     def _field(self, field: str, value: str) -> None:
