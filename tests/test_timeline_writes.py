@@ -1,4 +1,4 @@
-"""Off a terminal, the live timeline writes a round in two pieces, never holds a line while mrtr
+"""Off a terminal, the live timeline writes a round in one piece, never holds a line while mrtr
 waits, and writes the very bytes a line-at-a-time timeline writes. A real conversation with the
 benchmark server (a process on stdio), observed in process."""
 
@@ -46,7 +46,7 @@ def converse(emit: Any, rounds: int = ROUNDS) -> None:
     assert outcome.status == "complete"
 
 
-def test_a_round_is_two_writes_and_nothing_waits_unwritten():
+def test_a_round_is_one_write_and_nothing_waits_unwritten():
     stream = CountingStream()
     timeline = Timeline(make_console(stream))
     seen: list[Any] = []
@@ -58,7 +58,7 @@ def test_a_round_is_two_writes_and_nothing_waits_unwritten():
             written_at_requests.append(stream.getvalue())
 
     converse(events.Broadcast([timeline, watch]))
-    assert stream.writes <= 2 * ROUNDS + 3
+    assert stream.writes <= ROUNDS + 3
     one_at_a_time = io.StringIO()
     reference = Timeline(make_console(one_at_a_time), live=False)
     lines_so_far = []
@@ -68,3 +68,20 @@ def test_a_round_is_two_writes_and_nothing_waits_unwritten():
             lines_so_far.append(one_at_a_time.getvalue())
     assert stream.getvalue() == one_at_a_time.getvalue()
     assert written_at_requests == lines_so_far
+
+
+SAMPLING = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 5}}
+FORM = {"method": "elicitation/create", "params": {"mode": "form", "message": "Go on?", "requestedSchema": {
+    "type": "object", "properties": {"ok": {"type": "boolean"}}}}}
+
+
+def test_a_question_for_a_sampler_is_written_before_it_is_answered():
+    """A sampler is a command mrtr waits for: its question must show first. A form is answered at once."""
+    for request, held in ((FORM, True), (SAMPLING, False)):
+        stream = CountingStream()
+        timeline = Timeline(make_console(stream))
+        timeline(events.ResponseReceived(2, "tools/call", {"resultType": "input_required"}, None, 1.0, 1))
+        timeline(events.InputRequested(1, 2, {"q": request}, None))
+        assert (stream.getvalue() == "") is held
+        timeline(events.OutcomeReached(None))
+        assert "round 1 asks 1 question" in stream.getvalue()

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from mrtr_cli import events
 from mrtr_cli.answering import sources
-from mrtr_cli.answering.questions import Question
+from mrtr_cli.answering.questions import SAMPLE, Question
 from mrtr_cli.render.console import emit_text
 from mrtr_cli.render.diagnostics import stderr_line
 from mrtr_cli.render.question_lines import question_lines
@@ -152,10 +152,14 @@ class Timeline:
 
 def _more_follows(event: Any) -> bool:
     """Whether more lines follow `event` at once, with nothing waited for in between: a round's
-    response (its questions follow) and an answer (the next answer or the retry follows). Any other
+    response, its questions (answered from flags, files or a recording: a sampler command is waited
+    for, so questions for sampling are written first) and its answers, up to the retry. Any other
     event writes what is held, so that nothing is held while mrtr waits (for the server, a backoff,
-    a sampler command) or after the conversation ends."""
-    return type(event) is events.AnswerChosen or (type(event) is events.ResponseReceived and event.round is not None)
+    a sampler) or after the conversation ends."""
+    kind = type(event)
+    if kind is events.InputRequested:
+        return not event.in_flight and all(request.get("method") != SAMPLE for request in event.requests.values())
+    return kind is events.AnswerChosen or (kind is events.ResponseReceived and event.round is not None)
 
 
 class ProgressDisplay:
