@@ -67,7 +67,7 @@ class Timeline:
 
     def print(self, *texts: Text | StyledLine | JoinedLines) -> None:
         if self._holding:
-            self._held.extend(text.plain for text in texts)
+            self._held.extend([text.plain for text in texts])
             return
         for text in texts:
             emit_text(self.console, text)
