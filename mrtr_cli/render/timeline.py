@@ -33,7 +33,7 @@ class Timeline:
         then shows a question's details only with an answer that came from elsewhere."""
         self._asked: dict[str, Question] = {}
         self._holding = live and not console.is_terminal
-        """Off a terminal, a live timeline writes a round's lines in a few pieces instead of one a line:
+        """Off a terminal, a live timeline writes a round's lines in one piece instead of one a line:
         each write to a pipe wakes its reader, which a long conversation pays for on every line."""
         self._held: list[str] = []
         self._handlers = {
