@@ -59,7 +59,7 @@ def _needs_escapes(text: str, unsafe: re.Pattern[str]) -> bool:
     bytes.translate a slice at a time: three times faster than the pattern, in little memory. A short
     text (a timeline line's parts) is quicker searched with the pattern at once."""
     if len(text) <= _SHORT or not text.isascii():
-        return unsafe.search(text) is not None
+        return not text.isprintable() and unsafe.search(text) is not None  # every unsafe character is unprintable
     keep = _SAFE_ASCII[unsafe]
     return any(text[start:start + _CHUNK].encode("ascii").translate(None, keep)
                for start in range(0, len(text), _CHUNK))
@@ -71,4 +71,6 @@ def json_escaped(json_text: str) -> str:
     The JSON value is unchanged (lone surrogates survive too), but the text can be printed
     on a terminal and encoded as UTF-8.
     """
+    if json_text.isprintable():  # every unsafe character is unprintable: the usual frame has none
+        return json_text
     return _UNSAFE_IN_TEXT.sub(lambda match: f"\\u{ord(match.group()):04x}", json_text)

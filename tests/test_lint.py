@@ -127,3 +127,38 @@ def test_no_finding_on_the_specs_examples():
             assert lint_rules.check_frame(message, in_flight) == [], path
             checked += 1
     assert checked > 30
+
+
+def _json_trees(leaves: int):
+    from hypothesis import strategies as st
+
+    return st.recursive(st.one_of(st.none(), st.integers(), st.text(max_size=2)),
+                        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=2), inner,
+                                                                                     max_size=4),
+                        max_leaves=leaves)
+
+
+def test_the_quick_bounds_check_agrees_with_the_measure():
+    """beyond_bounds measures level by level first; its verdict is the full measure's, at and past both bounds."""
+    from hypothesis import given, settings
+
+    def deep(levels: int) -> object:
+        value: object = "leaf"
+        for _ in range(levels):
+            value = {"a": value}
+        return value
+
+    @settings(max_examples=300, deadline=None)
+    @given(_json_trees(60))
+    def agrees(tree):
+        depth, nodes = lint_rules._measure(tree)
+        within = depth <= lint_rules.MAX_SCHEMA_DEPTH and nodes <= lint_rules.MAX_SCHEMA_NODES
+        assert lint_rules._within_bounds(tree) is within
+
+    agrees()
+    for levels in (7, 8, 9, 30):
+        assert lint_rules._within_bounds(deep(levels)) is (levels <= lint_rules.MAX_SCHEMA_DEPTH)
+    for size in (lint_rules.MAX_SCHEMA_NODES - 1, lint_rules.MAX_SCHEMA_NODES, 10 * lint_rules.MAX_SCHEMA_NODES):
+        wide = {"enum": list(range(size))}  # the dict and its list: two values more
+        assert lint_rules._within_bounds(wide) is (size + 2 <= lint_rules.MAX_SCHEMA_NODES)
+        assert (lint_rules.beyond_bounds(wide) is None) is (size + 2 <= lint_rules.MAX_SCHEMA_NODES)

@@ -33,6 +33,19 @@ def test_safe_line_escapes_newlines_and_folds():
     assert safe_line("x" * 300, 10).startswith("xxxxxxxxxx… [290 more")
 
 
+def test_every_unsafe_character_is_unprintable():
+    """The fast paths of text.py skip the pattern for printable text: every character the pattern
+    escapes must be one str.isprintable refuses (all of Unicode checked)."""
+    from mrtr_cli import text
+
+    for code in range(0x110000):
+        char = chr(code)
+        if char.isprintable():
+            assert not text._UNSAFE_IN_LINE.match(char), hex(code)
+    assert safe_line("a\u202eb\tc") == "a\\u202eb\\tc"
+    assert json_escaped('{"a":"\u2028"}') == '{"a":"\\u2028"}'
+
+
 def test_json_escaped_keeps_the_value():
     value = {"s": "\ud800 \u202e \x9b é \n"}
     text = json_escaped(json.dumps(value, ensure_ascii=False))

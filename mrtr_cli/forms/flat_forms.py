@@ -28,7 +28,7 @@ TYPES = {"string", "number", "integer", "boolean", "array"}
 
 def covers(schema: Any) -> bool:
     """Whether every keyword of `schema` is one this module checks."""
-    if not isinstance(schema, dict) or set(schema) - ROOT_KEYWORDS or schema.get("type") != "object":
+    if not isinstance(schema, dict) or not ROOT_KEYWORDS.issuperset(schema) or schema.get("type") != "object":
         return False
     properties, required = schema.get("properties", {}), schema.get("required", [])
     return (isinstance(properties, dict) and isinstance(required, list)
@@ -43,7 +43,7 @@ which refuses a schema that is not valid JSON Schema."""
 
 
 def _field_covered(field: Any) -> bool:
-    if not isinstance(field, dict) or set(field) - FIELD_KEYWORDS or not _values_typed(field):
+    if not isinstance(field, dict) or not FIELD_KEYWORDS.issuperset(field) or not _values_typed(field):
         return False
     if not isinstance(field.get("type"), str) or field["type"] not in TYPES:
         return False
@@ -51,15 +51,15 @@ def _field_covered(field: Any) -> bool:
         return False
     choices = field.get("oneOf", [])
     items = field.get("items", {})
-    return (_choices_covered(choices) and isinstance(items, dict) and not set(items) - ITEM_KEYWORDS
+    return (_choices_covered(choices) and isinstance(items, dict) and ITEM_KEYWORDS.issuperset(items)
             and _choices_covered(items.get("anyOf", [])) and (field["type"] == "array") == ("items" in field))
 
 
 def _values_typed(field: dict[str, Any]) -> bool:
     """Whether every keyword value of `field` has the type its keyword needs (booleans are not numbers)."""
-    for keyword, kind in KEYWORD_VALUES.items():
-        value = field.get(keyword)
-        if value is None:
+    for keyword, value in field.items():
+        kind = KEYWORD_VALUES.get(keyword)
+        if kind is None or value is None:
             continue
         if isinstance(value, bool) and kind is not bool:
             return False
@@ -69,7 +69,7 @@ def _values_typed(field: dict[str, Any]) -> bool:
 
 
 def _choices_covered(choices: Any) -> bool:
-    return isinstance(choices, list) and all(isinstance(c, dict) and not set(c) - CHOICE_KEYWORDS for c in choices)
+    return isinstance(choices, list) and all(isinstance(c, dict) and CHOICE_KEYWORDS.issuperset(c) for c in choices)
 
 
 def problems(content: Any, schema: dict[str, Any]) -> list[str]:

@@ -73,9 +73,19 @@ class Malformed(NamedTuple):
 Message = Union[Response, Notification, Request, Malformed]
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""Made once: `json.dumps` with options makes a new encoder on every call, twice a round and more."""
+
+
+def compact(value: Any) -> str:
+    """A JSON value as compact text on one line (`json.dumps(value, ensure_ascii=False,
+    separators=(",", ":"))`); not yet safe to print."""
+    return _COMPACT.encode(value)
+
+
 def encode(message: dict[str, Any]) -> str:
     """One frame as compact JSON text on one line, always encodable as UTF-8."""
-    return json_escaped(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
+    return json_escaped(compact(message))
 
 
 def request(request_id: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:

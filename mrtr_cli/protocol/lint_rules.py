@@ -182,12 +182,35 @@ def check_schema(key: str, schema: dict[str, Any]) -> list[Finding]:
 
 def beyond_bounds(schema: Any) -> tuple[str, str] | None:
     """(rule, what) when a schema is deeper or larger than mrtr validates or shows; else None."""
+    if _within_bounds(schema):
+        return None
     depth, nodes = _measure(schema)
     if depth > MAX_SCHEMA_DEPTH:
         return "schema-too-deep", f"nests more than {MAX_SCHEMA_DEPTH} levels"
     if nodes > MAX_SCHEMA_NODES:
         return "schema-too-large", f"has more than {MAX_SCHEMA_NODES} parts"
     return None
+
+
+def _within_bounds(node: Any) -> bool:
+    """Whether a JSON value is within both bounds, measured a level at a time (the usual small
+    schema, twice a round, costs a few list extensions). When it is not, `_measure` says which
+    bound it breaks first, as it always has."""
+    level, count, values = 0, 0, [node]
+    while values:
+        count += len(values)
+        if count > MAX_SCHEMA_NODES or level > MAX_SCHEMA_DEPTH:
+            return False
+        children: list[Any] = []
+        for value in values:
+            if isinstance(value, dict):
+                children.extend(value.values())
+            elif isinstance(value, list):
+                children.extend(value)
+            if len(children) > MAX_SCHEMA_NODES:
+                return False
+        level, values = level + 1, children
+    return True
 
 
 def _measure(node: Any, depth: int = 0) -> tuple[int, int]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
+from mrtr_cli.protocol.jsonrpc import compact
 from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.text import safe, safe_line
 
@@ -21,7 +22,7 @@ BAR = "│ "
 
 def compact_json(value: Any, limit: int | None = 400) -> str:
     """A JSON value on one safe line."""
-    return safe_line(json.dumps(value, ensure_ascii=False, separators=(",", ":")), limit)
+    return safe_line(compact(value), limit)
 
 
 def pretty_json(value: Any) -> Text:

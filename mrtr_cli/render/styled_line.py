@@ -34,7 +34,8 @@ class StyledLine:
 
     @property
     def plain(self) -> str:
-        return CONTROL_CODES.sub("", "".join([text for text, _ in self.parts]))
+        text = "".join([part for part, _ in self.parts])
+        return text if text.isprintable() else CONTROL_CODES.sub("", text)  # printable: no control code
 
     def __rich__(self) -> Text:
         from rich.text import Text

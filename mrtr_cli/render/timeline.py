@@ -9,7 +9,7 @@ from rich.text import Text
 
 from mrtr_cli import events
 from mrtr_cli.answering import sources
-from mrtr_cli.answering.questions import Question
+from mrtr_cli.answering.questions import SAMPLE, Question
 from mrtr_cli.render.console import emit_text
 from mrtr_cli.render.diagnostics import stderr_line
 from mrtr_cli.render.question_lines import question_lines
@@ -32,6 +32,10 @@ class Timeline:
         """When a person is asked at the terminal, each prompt shows its question: the timeline
         then shows a question's details only with an answer that came from elsewhere."""
         self._asked: dict[str, Question] = {}
+        self._holding = live and not console.is_terminal
+        """Off a terminal, a live timeline writes a round's lines in one piece instead of one a line:
+        each write to a pipe wakes its reader, which a long conversation pays for on every line."""
+        self._held: list[str] = []
         self._handlers = {
             events.RequestSent: self._request,
             events.ResponseReceived: self._response,
@@ -58,10 +62,20 @@ class Timeline:
         handler = self._handlers.get(type(event))
         if handler is not None:
             handler(event)
+        if self._held and not _more_follows(event):
+            self.flush()
 
     def print(self, *texts: Text | StyledLine | JoinedLines) -> None:
+        if self._holding:
+            self._held.extend([text.plain for text in texts])
+            return
         for text in texts:
             emit_text(self.console, text)
+
+    def flush(self) -> None:
+        """Write the lines held back, in one piece."""
+        held, self._held = self._held, []
+        self.console.file.write("\n".join(held) + "\n")
 
     def _request(self, event: events.RequestSent) -> None:
         self.print(request_line(event))
@@ -134,6 +148,18 @@ class Timeline:
     def _cancel(self, event: events.CancelSent) -> None:
         self.progress.stop()
         self.print(StyledLine(f"  ✗ cancelled request {event.id} ({event.reason})", "mrtr.warn"))
+
+
+def _more_follows(event: Any) -> bool:
+    """Whether more lines follow `event` at once, with nothing waited for in between: a round's
+    response, its questions (answered from flags, files or a recording: a sampler command is waited
+    for, so questions for sampling are written first) and its answers, up to the retry. Any other
+    event writes what is held, so that nothing is held while mrtr waits (for the server, a backoff,
+    a sampler) or after the conversation ends."""
+    kind = type(event)
+    if kind is events.InputRequested:
+        return not event.in_flight and all(request.get("method") != SAMPLE for request in event.requests.values())
+    return kind is events.AnswerChosen or (kind is events.ResponseReceived and event.round is not None)
 
 
 class ProgressDisplay:
