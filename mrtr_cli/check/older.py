@@ -13,7 +13,8 @@ from typing import Any
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Session
-from mrtr_cli.check.probes import DISCOVER_PROBES, GENERIC_PROBES, HEADER_PROBE, META_PROBE, TOOL_PROBES, VERSION_PROBE
+from mrtr_cli.check.probes import (ALL_TOOL_PROBES, DISCOVER_PROBES, GENERIC_PROBES, HEADER_PROBE, META_PROBE,
+                                   VERSION_PROBE)
 from mrtr_cli.check.verdicts import SPEC, Check, Probe, short, timed, verdict
 from mrtr_cli.transport.base import Mirrored
 
@@ -64,7 +65,7 @@ def tool_checks(client: Client, chain: Chain, name: str, arguments: dict[str, An
         ok, seen = None, f"not judged: {outcome.error.message if outcome.error else 'incomplete'}"
     else:
         ok, seen = False, f"{outcome.status}: {outcome.error.message if outcome.error else 'no result'}"
-    return timed([older_verdict(TOOL_CALL_PROBE, ok, seen), *skipped(TOOL_PROBES, client.settings.version)], elapsed)
+    return timed([older_verdict(TOOL_CALL_PROBE, ok, seen), *skipped(ALL_TOOL_PROBES, client.settings.version)], elapsed)
 
 
 def era_line(client: Client) -> str:

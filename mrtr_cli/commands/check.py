@@ -14,7 +14,7 @@ from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.conversation.preparation import prepare_call
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
 from mrtr_cli.check import authorization, older
-from mrtr_cli.check.probes import TOOL_PROBES, Check, Prober, ToolProber
+from mrtr_cli.check.probes import ALL_TOOL_PROBES, Check, Prober, ToolProber
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.era import settle_era
 from mrtr_cli.check.verdicts import status_counts, verdict
@@ -102,7 +102,7 @@ def _authorization(context: Context, target: Target, options: TargetOptions) -> 
 def _not_logged_in(error: AuthError, tool: CallOptions | None) -> list[Check]:
     """The other probes, skipped: without a usable token nothing else can be asked."""
     why = f"not probed: {error.one_line()}"
-    probes = [*older.MODERN_PROBES, *(TOOL_PROBES if tool is not None else [])]
+    probes = [*older.MODERN_PROBES, *(ALL_TOOL_PROBES if tool is not None else [])]
     return [verdict(*probe, None, why) for probe in probes]
 
 
