@@ -11,13 +11,14 @@ import pytest
 
 from conftest import ROOT, elicit, input_required, mrtr, text_result
 from mrtr_cli.check.probes import ALL_TOOL_PROBES
+from mrtr_cli.check.stream import STREAM_PROBES
 
 SCHEMA = json.loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
 ROUND_IDS = ["asks-elicitation", "completes-after-elicitation", "asks-sampling", "completes-after-sampling",
              "asks-roots", "completes-after-roots", "carries-state", "completes-with-state", "asks-several",
              "completes-after-several", "multi-round-state", "multi-round-new-state", "multi-round-completes"]
 
-TOOL_IDS = [probe[0] for probe in ALL_TOOL_PROBES]
+TOOL_IDS = [probe[0] for probe in [*ALL_TOOL_PROBES, *STREAM_PROBES]]
 """The probes of the named tool: the scripted server fails some of the safe probes, which these tests leave alone."""
 
 
@@ -125,3 +126,15 @@ def test_answers_that_run_out_leave_the_completion_probes_not_judged(scripted):
     assert checks["completes-after-elicitation"]["status"] == "skipped"
     assert checks["completes-after-elicitation"]["seen"].startswith("not judged: ")
     assert checks["multi-round-completes"]["status"] == "skipped"
+
+
+LOG = json.dumps({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hi"}})
+ASKING = json.dumps({"jsonrpc": "2.0", "id": "s-1", "method": "elicitation/create",
+                     "params": {"message": "Name?", "requestedSchema": {"type": "object", "properties": {}}}})
+
+
+@pytest.mark.parametrize("line,probe", [(LOG, "no-log-without-level"), (ASKING, "no-server-requests")])
+def test_a_log_or_a_request_on_the_tools_response_stream_fails(scripted, line: str, probe: str):
+    checks = check_scripted(scripted, [{"result": ASKS, "before": [line]}, DONE])
+    assert {id for id, check in checks.items() if check["status"] == "fail"} == {probe}
+    assert checks[probe]["seen"].startswith("1 ")

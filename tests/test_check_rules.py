@@ -4,6 +4,7 @@ header and stateless server scenarios has a row, each row's probes exist in mrtr
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 
@@ -88,3 +89,21 @@ def test_every_probe_the_doc_names_exists_and_agrees_with_its_conformance_field(
         for id in ids:
             kind, text = rows()[id]
             assert kind == "probe" and f"`{probe}`" in text, f"{probe} claims {id}; the doc disagrees"
+
+
+COUNTING = re.compile(r"^Counting: (\d+) distinct ids; (\d+) covered by a probe, (\d+) not \((\d+) suite-internal, "
+                      r"(\d+) fixture-only, (\d+) not probed yet\)\.$", re.M)
+
+
+def test_the_counting_line_counts_the_rows():
+    counted = [int(n) for n in COUNTING.search((ROOT / "docs" / "check-rules.md").read_text()).groups()]
+    kinds = [text for kind, text in rows().values() if kind == "none"]
+    assert counted == [len(rows()), len(rows()) - len(kinds), len(kinds),
+                       sum(text.startswith("suite-internal") for text in kinds),
+                       sum(text.startswith("fixture-only") for text in kinds),
+                       sum(text.startswith("not probed yet") for text in kinds)]
+
+
+def test_every_probe_id_is_in_the_json_schema_of_check():
+    schema = json.loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
+    assert mrtr_probe_ids() <= set(schema["properties"]["checks"]["items"]["properties"]["id"]["enum"])

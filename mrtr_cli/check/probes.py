@@ -19,6 +19,7 @@ from mrtr_cli.answering.questions import Chain, Question
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.session import Session
 from mrtr_cli.errors import IncompleteError, ProtocolError, RequestTimeout, UsageError
+from mrtr_cli.check.exact_headers import EXACT_HEADER_PROBES, ExactHeaderProber
 from mrtr_cli.check.generic import GENERIC_PROBES, GenericProber
 from mrtr_cli.check.rounds import ROUND_PROBES, round_checks
 from mrtr_cli.check.verdicts import (SPEC, Check, Probe, ProbeFailed, judged, seen, shape_problem, short, timed,
@@ -28,7 +29,7 @@ from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, questions, required_capability
 from mrtr_cli.transport.base import Mirrored
 
-__all__ = ["GENERIC_PROBES", "SPEC", "Check", "Prober", "ToolProber", "tampered"]
+__all__ = ["EXACT_HEADER_PROBES", "GENERIC_PROBES", "SPEC", "Check", "Prober", "ToolProber", "tampered"]
 PROBE_KEY = "__mrtr_probe"
 
 
@@ -84,7 +85,8 @@ class Prober:
     def safe_checks(self) -> list[Check]:
         return [*self.run(DISCOVER_PROBES, self.discover), *self.run([META_PROBE], self.meta_required),
                 *self.run([VERSION_PROBE], self.unsupported_version),
-                *self.run([HEADER_PROBE], self.header_mismatch), *GenericProber(self).checks(self.declared)]
+                *self.run([HEADER_PROBE], self.header_mismatch), *GenericProber(self).checks(self.declared),
+                *ExactHeaderProber(self).checks()]
 
     def discover(self) -> list[Check]:
         reply = self.send("server/discover", {"_meta": self.meta_for()})

@@ -51,5 +51,9 @@ CONFORMANCE: dict[str, list[str]] = {
     "header-name-mismatch": _HEADERS,
     "header-name-missing": _HEADERS,
     "header-method-case": _HEADERS,
+    "no-server-requests": [f"{_2575}http-server-no-independent-requests-on-stream"],
+    "no-log-without-level": [f"{_2575}server-no-log-without-loglevel"],
+    "header-name-case": ["sep-2243-header-name-case-insensitive"],
+    "header-value-whitespace": ["sep-2243-server-accepts-whitespace-header-value"],
 }
 """Probe id -> the conformance check ids it judges; a probe not here has none."""

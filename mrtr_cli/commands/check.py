@@ -15,6 +15,7 @@ from mrtr_cli.conversation.preparation import prepare_call
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
 from mrtr_cli.check import authorization, older
 from mrtr_cli.check.probes import ALL_TOOL_PROBES, Check, Prober, ToolProber
+from mrtr_cli.check.stream import StreamWatch
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.era import settle_era
 from mrtr_cli.check.verdicts import status_counts, verdict
@@ -113,14 +114,15 @@ def _era_unknown(error: AuthError) -> dict:
 
 def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | None, target: Target) -> list[Check]:
     """The checks of a 2026-07-28 server (check/probes.py)."""
-    prober = Prober(client, over_http=target.mirrors_headers)
+    prober, watch = Prober(client, over_http=target.mirrors_headers), StreamWatch(client.settings.log_level)
     context.emit.subscribe(prober)
+    context.emit.subscribe(watch)
     checks = prober.safe_checks()
     if tool is not None:
         prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
         arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
         checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored).checks()
-    return checks
+    return checks + watch.checks()
 
 
 def _answers_discover(context: Context, target: Target, options: TargetOptions) -> bool:
