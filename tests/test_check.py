@@ -13,6 +13,7 @@ from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, mrtr
 from mrtr_cli.check.generic import GENERIC_PROBES
 from mrtr_cli.check.probes import EXACT_HEADER_PROBES, tampered
 from mrtr_cli.check.stream import STREAM_PROBES
+from mrtr_cli.check.subscriptions import LISTEN_PROBES
 from mrtr_cli.server.state import Sealer, StateRejected
 from peers import demo_http, http_server
 
@@ -37,7 +38,8 @@ def test_the_demo_server_passes_over_stdio_and_http():
         over_http = mrtr("check", *BOOK, "--url", url, "--json")
     verdicts = {k: v for k, v in statuses(over_http).items() if not k.startswith("auth-")}
     assert over_http.code == 0 and set(verdicts.values()) == {"pass", "skipped"}
-    assert {k for k, v in verdicts.items() if v == "skipped"} == NOT_ASKED_BY_BOOK_TABLE
+    assert {k for k, v in verdicts.items() if v == "skipped"} == NOT_ASKED_BY_BOOK_TABLE | {
+        "subscription-ack", "subscription-id-tagged"}  # the demo offers no listen stream
 
 
 def test_the_sdk_server_passes_with_a_declarative_tool():
@@ -51,7 +53,7 @@ def test_without_a_tool_only_the_safe_probes_run():
     run = mrtr("check", "--demo")
     assert run.code == 0
     assert "tools/call" not in run.stderr  # no tool the user did not name
-    assert "18 pass · 0 fail · 0 warn · 7 skipped" in run.stdout
+    assert "18 pass · 0 fail · 0 warn · 9 skipped" in run.stdout
 
 
 @pytest.mark.parametrize("fault,check,status", [
@@ -190,12 +192,12 @@ OLDER_INIT = {"result": {"protocolVersion": "2025-06-18", "capabilities": {"tool
 def test_an_older_era_demo_gets_the_older_probes_and_the_rest_skipped_with_the_reason():
     run = mrtr("check", "--demo", "--protocol-era", "older")
     assert run.code == 0, run.stderr
-    assert run.stdout.count(OLDER_REASON) == 25 and "1 pass · 0 fail · 0 warn · 25 skipped" in run.stdout
+    assert run.stdout.count(OLDER_REASON) == 27 and "1 pass · 0 fail · 0 warn · 27 skipped" in run.stdout
     assert "also speaks 2026-07-28: yes, it answered server/discover" in run.stdout
     document = mrtr("check", "--demo", "--protocol-era", "older", "--json")
     assert statuses(document) == {"initialize-result": "pass", **{c: "skipped" for c in (
         "discover", "discover-caching", "server-info", "meta-required", "unsupported-version", "header-mismatch",
-        *(probe[0] for probe in [*GENERIC_PROBES, *EXACT_HEADER_PROBES, *STREAM_PROBES]))}}
+        *(probe[0] for probe in [*GENERIC_PROBES, *EXACT_HEADER_PROBES, *LISTEN_PROBES, *STREAM_PROBES]))}}
     assert document.json()["era"]["era"] == "older" and document.json()["era"]["speaks_2026_07_28"] is True
 
 
@@ -205,7 +207,7 @@ def test_an_older_era_check_over_http_also_asks_whether_the_server_speaks_2026_0
                    "--answers", "examples/match_rules.yaml")
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: yes" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 52 skipped" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 54 skipped" in run.stdout
 
 
 def test_an_older_era_tool_completes_with_its_questions_answered_in_flight():
@@ -225,7 +227,7 @@ def test_a_server_refusing_discover_is_checked_in_the_handshake_era(scripted):
     run = mrtr(*server.args("check", "--tool", "X"))
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-06-18); also speaks 2026-07-28: no" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 45 skipped" in run.stdout and "complete after 0 questions" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 47 skipped" in run.stdout and "complete after 0 questions" in run.stdout
     assert OLDER_REASON.replace("2025-11-25", "2025-06-18") in run.stdout
 
 

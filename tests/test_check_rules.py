@@ -12,7 +12,8 @@ import pytest
 
 from conformance import SPEC_VERSION, cache_dir, run_server_scenario, suite_command
 from conftest import ROOT
-from mrtr_cli.check import authorization, exact_headers, generic, named, older, probes, rounds, stream
+from mrtr_cli.check import (authorization, exact_headers, generic, named, older, probes, rounds, stream,
+                             subscriptions)
 from mrtr_cli.check.rules import CONFORMANCE
 from peers import demo_http
 
@@ -64,7 +65,8 @@ def rows() -> dict[str, tuple[str, str]]:
 
 
 def mrtr_probe_ids() -> set[str]:
-    tables = [getattr(module, name) for module in (probes, generic, older, authorization, exact_headers, named, rounds, stream) for name in dir(module)
+    tables = [getattr(module, name) for module in (probes, generic, older, authorization, exact_headers, named, rounds, stream,
+                                                    subscriptions) for name in dir(module)
               if name.endswith(("_PROBE", "_PROBES"))]
     probes_in = [probe for table in tables for probe in (table if isinstance(table, list) else [table])]
     return {probe[0] for probe in probes_in if isinstance(probe, tuple) and len(probe) == 4}

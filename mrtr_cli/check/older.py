@@ -16,11 +16,12 @@ from mrtr_cli.conversation.session import Session
 from mrtr_cli.check.probes import (ALL_TOOL_PROBES, DISCOVER_PROBES, EXACT_HEADER_PROBES, GENERIC_PROBES,
                                    HEADER_PROBE, META_PROBE, VERSION_PROBE)
 from mrtr_cli.check.stream import STREAM_PROBES
+from mrtr_cli.check.subscriptions import LISTEN_PROBES
 from mrtr_cli.check.verdicts import SPEC, Check, Probe, short, timed, verdict
 from mrtr_cli.transport.base import Mirrored
 
 MODERN_PROBES: list[Probe] = [*DISCOVER_PROBES, META_PROBE, VERSION_PROBE, HEADER_PROBE, *GENERIC_PROBES,
-                              *EXACT_HEADER_PROBES, *STREAM_PROBES]
+                              *EXACT_HEADER_PROBES, *LISTEN_PROBES, *STREAM_PROBES]
 """The safe probes that apply to 2026-07-28 only."""
 INITIALIZE_PROBE: Probe = ("initialize-result", "the initialize result has protocolVersion, capabilities and "
                            "serverInfo", "MUST", "basic/lifecycle#initialization")

@@ -56,6 +56,8 @@ CONFORMANCE: dict[str, list[str]] = {
     "resource-input-required": ["sep-2322-non-tool-incomplete"],
     "resource-completes": ["sep-2322-non-tool-complete"],
     "resource-read-caching": ["sep-2549-resources-read-caching-hints", *_CACHE_VALUES],
+    "subscription-ack": [f"{_2575}server-sends-subscription-ack"],
+    "subscription-id-tagged": [f"{_2575}server-tags-subscription-id"],
     "no-server-requests": [f"{_2575}http-server-no-independent-requests-on-stream"],
     "no-log-without-level": [f"{_2575}server-no-log-without-loglevel"],
     "header-name-case": ["sep-2243-header-name-case-insensitive"],

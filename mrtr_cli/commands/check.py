@@ -17,6 +17,7 @@ from mrtr_cli.check import authorization, older
 from mrtr_cli.check.probes import ALL_TOOL_PROBES, Check, Prober, ToolProber
 from mrtr_cli.check.named import PROMPT_PROBES, RESOURCE_PROBES, named_checks
 from mrtr_cli.check.stream import StreamWatch
+from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.era import settle_era
 from mrtr_cli.check.verdicts import status_counts, verdict
@@ -127,6 +128,7 @@ def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | 
         checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored).checks()
     for request in named:
         checks += named_checks(client, chain, request.method, _named_params(request))
+    checks += prober.run(LISTEN_PROBES, lambda: listen_checks(prober))  # last: it ends with a stream cancelled
     return checks + watch.checks()
 
 
