@@ -53,7 +53,7 @@ def test_without_a_tool_only_the_safe_probes_run():
     run = mrtr("check", "--demo")
     assert run.code == 0
     assert "tools/call" not in run.stderr  # no tool the user did not name
-    assert "18 pass · 0 fail · 0 warn · 9 skipped" in run.stdout
+    assert "19 pass · 0 fail · 0 warn · 9 skipped" in run.stdout
 
 
 @pytest.mark.parametrize("fault,check,status", [
@@ -79,7 +79,7 @@ LIST_CACHING = {"tools-list-caching", "prompts-list-caching", "resources-list-ca
 
 
 @pytest.mark.parametrize("fault,failed", [
-    ("no-cache-hints", {"discover-caching", *LIST_CACHING}),
+    ("no-cache-hints", {"discover-caching", *LIST_CACHING, "schema-valid"}),  # the schema requires them too
     ("list-asks", {"lists-not-input-required", *LIST_CACHING}),
 ])
 def test_a_server_breaking_a_list_rule_fails_each_list_it_breaks(fault: str, failed: set[str]):
@@ -192,7 +192,7 @@ OLDER_INIT = {"result": {"protocolVersion": "2025-06-18", "capabilities": {"tool
 def test_an_older_era_demo_gets_the_older_probes_and_the_rest_skipped_with_the_reason():
     run = mrtr("check", "--demo", "--protocol-era", "older")
     assert run.code == 0, run.stderr
-    assert run.stdout.count(OLDER_REASON) == 27 and "1 pass · 0 fail · 0 warn · 27 skipped" in run.stdout
+    assert run.stdout.count(OLDER_REASON) == 28 and "1 pass · 0 fail · 0 warn · 28 skipped" in run.stdout
     assert "also speaks 2026-07-28: yes, it answered server/discover" in run.stdout
     document = mrtr("check", "--demo", "--protocol-era", "older", "--json")
     assert statuses(document) == {"initialize-result": "pass", **{c: "skipped" for c in (
@@ -207,7 +207,7 @@ def test_an_older_era_check_over_http_also_asks_whether_the_server_speaks_2026_0
                    "--answers", "examples/match_rules.yaml")
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: yes" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 54 skipped" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 55 skipped" in run.stdout
 
 
 def test_an_older_era_tool_completes_with_its_questions_answered_in_flight():
@@ -227,7 +227,7 @@ def test_a_server_refusing_discover_is_checked_in_the_handshake_era(scripted):
     run = mrtr(*server.args("check", "--tool", "X"))
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-06-18); also speaks 2026-07-28: no" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 47 skipped" in run.stdout and "complete after 0 questions" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 48 skipped" in run.stdout and "complete after 0 questions" in run.stdout
     assert OLDER_REASON.replace("2025-11-25", "2025-06-18") in run.stdout
 
 

@@ -62,7 +62,8 @@ DONE = {"result": text_result("done")}
 def probe_steps(wrong_shape: dict = {"result": ASKS}, null: dict = REFUSED) -> list[dict]:
     """The steps of the tool probes before the conversation: first round, capability withheld,
     answerless retry, tampered state, other arguments, extra answers, wrong shape, null answers."""
-    withheld = {"error": {"code": -32021, "message": "Missing required client capability"}}
+    withheld = {"error": {"code": -32021, "message": "Missing required client capability",
+                          "data": {"requiredCapabilities": {"elicitation": {}}}}}
     return [{"result": ASKS}, withheld, {"result": ASKS}, REFUSED, REFUSED, {"result": ASKS}, wrong_shape, null]
 
 
@@ -138,3 +139,9 @@ def test_a_log_or_a_request_on_the_tools_response_stream_fails(scripted, line: s
     checks = check_scripted(scripted, [{"result": ASKS, "before": [line]}, DONE])
     assert {id for id, check in checks.items() if check["status"] == "fail"} == {probe}
     assert checks[probe]["seen"].startswith("1 ")
+
+
+def test_a_message_the_schema_forbids_fails_the_schema_probe(scripted):
+    checks = check_scripted(scripted, [{"result": ASKS}, {"result": {"resultType": "complete", "content": "x"}}])
+    assert {id for id, check in checks.items() if check["status"] == "fail"} == {"schema-valid"}
+    assert "CallToolResult/content: 'x' is not of type 'array' (result of tools/call)" in checks["schema-valid"]["seen"]

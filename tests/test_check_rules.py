@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from conformance import SPEC_VERSION, cache_dir, run_server_scenario, suite_command
-from conftest import ROOT
+from conftest import ROOT, SPEC
 from mrtr_cli.check import (authorization, exact_headers, generic, named, older, probes, rounds, stream,
                              subscriptions)
 from mrtr_cli.check.rules import CONFORMANCE
@@ -109,3 +109,7 @@ def test_the_counting_line_counts_the_rows():
 def test_every_probe_id_is_in_the_json_schema_of_check():
     schema = json.loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
     assert mrtr_probe_ids() <= set(schema["properties"]["checks"]["items"]["properties"]["id"]["enum"])
+
+
+def test_the_shipped_spec_schema_is_the_spec_s():
+    assert (ROOT / "mrtr_cli" / "check" / "schema-2026-07-28.json").read_bytes() == (SPEC / "schema.json").read_bytes()

@@ -60,6 +60,7 @@ CONFORMANCE: dict[str, list[str]] = {
     "subscription-id-tagged": [f"{_2575}server-tags-subscription-id"],
     "no-server-requests": [f"{_2575}http-server-no-independent-requests-on-stream"],
     "no-log-without-level": [f"{_2575}server-no-log-without-loglevel"],
+    "schema-valid": ["wire-schema-valid"],
     "header-name-case": ["sep-2243-header-name-case-insensitive"],
     "header-value-whitespace": ["sep-2243-server-accepts-whitespace-header-value"],
 }
