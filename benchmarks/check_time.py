@@ -38,15 +38,14 @@ def paired(check: list[str], call: list[str], repeat: int) -> tuple[float, float
 
 
 def cases(url: str) -> dict[str, tuple[list[str], list[str]]]:
-    """Each case's check and call, the same tool, target and answers."""
-    return {
-        "demo over stdio, book_table (3 rounds of questions)": ([*MRTR, "check", "--tool", "book_table", *BOOK, "--demo"],
-                                                   [*MRTR, "call", "book_table", *BOOK, "--demo"]),
-        "demo over HTTP, book_table (3 rounds of questions)": ([*MRTR, "check", "--tool", "book_table", *BOOK, "--url", url],
-                                                  [*MRTR, "call", "book_table", *BOOK, "--url", url]),
-        "SDK server over stdio, greet (1 round of questions)": ([*MRTR, "check", "--tool", "greet", *SDK],
-                                                   [*MRTR, "call", "greet", *SDK]),
-    }
+    """Each case's check and call: the same tool, target and answers."""
+    book = {"demo over stdio": ["--demo"], "demo over HTTP": ["--url", url]}
+    found = {f"{where}, book_table (3 rounds of questions)": ([*MRTR, "check", "--tool", "book_table", *BOOK, *target],
+                                                              [*MRTR, "call", "book_table", *BOOK, *target])
+             for where, target in book.items()}
+    found["SDK server over stdio, greet (1 round of questions)"] = ([*MRTR, "check", "--tool", "greet", *SDK],
+                                                                   [*MRTR, "call", "greet", *SDK])
+    return found
 
 
 def rows(repeat: int) -> tuple[list[str], list[tuple[str, float, float]]]:

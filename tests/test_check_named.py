@@ -56,7 +56,8 @@ def test_a_prompt_refusing_its_answers_fails_and_one_answered_passes(scripted):
     checks = checks_of(mrtr(*refused.args("check", "--prompt", "P", "--answer", "a.name=Ada", "--json")))
     assert (checks["prompt-input-required"]["status"], checks["prompt-completes"]["status"]) == ("pass", "fail")
     assert checks["prompt-completes"]["seen"].startswith("round 2: ")
-    done = {"result": {"resultType": "complete", "messages": [{"role": "user", "content": text_result("x")["content"][0]}]}}
+    message = {"role": "user", "content": text_result("x")["content"][0]}
+    done = {"result": {"resultType": "complete", "messages": [message]}}
     answered = scripted(prompts=prompts, steps=[{"result": ASKS}, done])
     checks = checks_of(mrtr(*answered.args("check", "--prompt", "P", "--answer", "a.name=Ada", "--json")))
     assert (checks["prompt-input-required"]["status"], checks["prompt-completes"]["status"]) == ("pass", "pass")

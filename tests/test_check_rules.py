@@ -65,8 +65,8 @@ def rows() -> dict[str, tuple[str, str]]:
 
 
 def mrtr_probe_ids() -> set[str]:
-    tables = [getattr(module, name) for module in (probes, generic, older, authorization, exact_headers, named, rounds, stream,
-                                                    subscriptions) for name in dir(module)
+    modules = (probes, generic, older, authorization, exact_headers, named, rounds, stream, subscriptions)
+    tables = [getattr(module, name) for module in modules for name in dir(module)
               if name.endswith(("_PROBE", "_PROBES"))]
     probes_in = [probe for table in tables for probe in (table if isinstance(table, list) else [table])]
     return {probe[0] for probe in probes_in if isinstance(probe, tuple) and len(probe) == 4}

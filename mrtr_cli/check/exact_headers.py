@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from mrtr_cli.check.generic import PROBE_TOOL, STATELESS
-from mrtr_cli.check.verdicts import Check, Probe, ProbeFailed, judged, seen, verdict
+from mrtr_cli.check.verdicts import Check, Probe, ProbeFailed, judged, verdict
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.errors import ProtocolError, RequestTimeout
 from mrtr_cli.protocol import headers as mcp_headers

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.answering.questions import Chain
+from mrtr_cli.check.rounds import ending, unreadable_checks, unreadable_round
 from mrtr_cli.check.verdicts import Check, Probe, verdict
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Outcome, Session
@@ -43,28 +44,15 @@ def named_checks(client: Client, chain: Chain, method: str, params: dict[str, An
 
 def _asking(outcome: Outcome, probes: list[Probe]) -> list[Check]:
     asking = [r for r in outcome.rounds if r.result_type == "input_required"]
-    unreadable = outcome.status == "error" and outcome.rounds and outcome.rounds[-1].result_type is None \
-        and outcome.rounds[-1].reply.error is None
-    if unreadable:
-        why = f"round {len(outcome.rounds)}: {outcome.error.message if outcome.error else 'unreadable'}"
-        return [verdict(*probes[0], False, why), verdict(*probes[1], None, "not probed: the round before it "
-                                                                           "could not be read")]
+    if unreadable_round(outcome) is not None:
+        return unreadable_checks(outcome, probes)
     if not asking:
         why = f"it asked for no input: {_ended(outcome)}"
         return [verdict(*probe, None, why) for probe in probes[:2]]
     first = asking[0]
     seen = f"round {first.number} asks {', '.join(sorted(r.get('method', '?') for r in first.requests.values()))}" \
         if first.requests else f"round {first.number} carries requestState only"
-    return [verdict(*probes[0], True, seen), _completes(outcome, probes[1])]
-
-
-def _completes(outcome: Outcome, probe: Probe) -> Check:
-    if outcome.status == "complete":
-        return verdict(*probe, True, f"complete in round {len(outcome.rounds)}")
-    message = outcome.error.message if outcome.error else outcome.status
-    if outcome.status == "error":
-        return verdict(*probe, False, f"round {len(outcome.rounds)}: {message}")
-    return verdict(*probe, None, f"not judged: {message} (pass --answer or --answers)")
+    return [verdict(*probes[0], True, seen), ending(outcome, probes[1])]
 
 
 def _caching(outcome: Outcome, client: Client) -> Check:

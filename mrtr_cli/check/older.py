@@ -68,7 +68,8 @@ def tool_checks(client: Client, chain: Chain, name: str, arguments: dict[str, An
         ok, seen = None, f"not judged: {outcome.error.message if outcome.error else 'incomplete'}"
     else:
         ok, seen = False, f"{outcome.status}: {outcome.error.message if outcome.error else 'no result'}"
-    return timed([older_verdict(TOOL_CALL_PROBE, ok, seen), *skipped(ALL_TOOL_PROBES, client.settings.version)], elapsed)
+    checks = [older_verdict(TOOL_CALL_PROBE, ok, seen), *skipped(ALL_TOOL_PROBES, client.settings.version)]
+    return timed(checks, elapsed)
 
 
 def era_line(client: Client) -> str:

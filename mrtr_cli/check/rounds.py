@@ -26,7 +26,8 @@ KINDS = [("elicitation/create", "elicitation"), ("sampling/createMessage", "samp
 
 def _kind_probes(method: str, word: str) -> list[Probe]:
     article = "an" if method[0] in "aeiou" else "a"
-    return [(f"asks-{word}", f"{article} {method} question comes in a well-formed input_required result", "MUST", WORKFLOW),
+    return [(f"asks-{word}", f"{article} {method} question comes in a well-formed input_required result", "MUST",
+             WORKFLOW),
             (f"completes-after-{word}", f"answering the {method} question completes the call", "MUST", WORKFLOW)]
 
 
@@ -61,10 +62,7 @@ class _Judge:
     def __init__(self, outcome: Outcome) -> None:
         self.outcome = outcome
         self.asking = [r for r in outcome.rounds if r.result_type == "input_required" and r.requests]
-        last = outcome.rounds[-1] if outcome.rounds else None
-        self.malformed = last if last is not None and last.result_type is None and outcome.status == "error" \
-            and last.reply.error is None else None
-        """The last round, when mrtr could not read its result (it ended the conversation)."""
+        self.malformed = unreadable_round(outcome)
 
     def kind(self, method: str, probes: list[Probe]) -> list[Check]:
         asked = [(r.number, key) for r in self.asking for key, request in r.requests.items()
@@ -111,21 +109,36 @@ class _Judge:
                 self.ending(MULTI_ROUND_PROBES[2])]
 
     def ending(self, probe: Probe) -> Check:
-        """Whether answering completed the call: pass, fail on an error, skipped when the answers ran out."""
-        outcome, rounds = self.outcome, len(self.outcome.rounds)
-        if outcome.status == "complete":
-            return verdict(*probe, True, f"complete in round {rounds}")
-        message = outcome.error.message if outcome.error else outcome.status
-        if outcome.status == "error":
-            return verdict(*probe, False, f"round {rounds}: {message}")
-        return verdict(*probe, None, f"not judged: {message} (pass --answer or --answers)")
+        return ending(self.outcome, probe)
 
     def _malformed_asks(self, matches: Callable[[list[dict[str, Any]]], bool]) -> bool:
         """Whether the round mrtr could not read asked what `matches` looks for (its questions as sent)."""
         return self.malformed is not None and matches(questions(self.malformed.reply.result))
 
     def _malformed_checks(self, probes: list[Probe]) -> list[Check]:
-        round: Round = self.malformed
-        why = f"round {round.number}: {self.outcome.error.message if self.outcome.error else 'unreadable'}"
-        return [verdict(*probes[0], False, why), verdict(*probes[1], None, "not probed: the round before it "
-                                                                           "could not be read")]
+        return unreadable_checks(self.outcome, probes)
+
+
+def unreadable_round(outcome: Outcome) -> Round | None:
+    """The last round, when mrtr could not read its result (it ended the conversation)."""
+    last = outcome.rounds[-1] if outcome.rounds else None
+    readable = last is None or last.result_type is not None or outcome.status != "error" or last.reply.error is not None
+    return None if readable else last
+
+
+def unreadable_checks(outcome: Outcome, probes: list[Probe]) -> list[Check]:
+    """A pair of probes (it asks, answering completes) when a round could not be read: the first fails."""
+    why = f"round {len(outcome.rounds)}: {outcome.error.message if outcome.error else 'unreadable'}"
+    return [verdict(*probes[0], False, why), verdict(*probes[1], None, "not probed: the round before it "
+                                                                       "could not be read")]
+
+
+def ending(outcome: Outcome, probe: Probe) -> Check:
+    """Whether answering completed the request: pass, fail on an error, skipped when the answers ran out."""
+    rounds = len(outcome.rounds)
+    if outcome.status == "complete":
+        return verdict(*probe, True, f"complete in round {rounds}")
+    message = outcome.error.message if outcome.error else outcome.status
+    if outcome.status == "error":
+        return verdict(*probe, False, f"round {rounds}: {message}")
+    return verdict(*probe, None, f"not judged: {message} (pass --answer or --answers)")

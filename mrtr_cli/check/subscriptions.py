@@ -41,7 +41,8 @@ def listen_checks(prober: Any) -> list[Check]:
                                                    for probe in LISTEN_PROBES]
     if not isinstance(first, jsonrpc.Notification):
         return _both(False, f"the first message is not a notification: {short(first.raw[:200])}")
-    tag = (first.params.get("_meta") or {}).get(SUBSCRIPTION_ID) if isinstance(first.params.get("_meta"), dict) else None
+    meta = first.params.get("_meta")
+    tag = meta.get(SUBSCRIPTION_ID) if isinstance(meta, dict) else None
     return [verdict(*LISTEN_PROBES[0], first.method == ACKNOWLEDGED, f"the first message is {first.method}"),
             verdict(*LISTEN_PROBES[1], tag == LISTEN_ID, f"{first.method}: {SUBSCRIPTION_ID} {short(tag)} "
                                                          f"(the listen request's id is {LISTEN_ID})")]

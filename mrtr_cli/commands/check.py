@@ -78,7 +78,8 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
         with connect(context, target, options, client_settings(options, answering), chain=chain) as client:
             settle_era(client)
             if client.era == "older":
-                checks = _older(client, chain, tool, target) + older.skipped(_named_probes(named), client.settings.version)
+                checks = [*_older(client, chain, tool, target),
+                          *older.skipped(_named_probes(named), client.settings.version)]
             else:
                 checks = _modern(context, client, chain, tool, target, named)
     except AuthError as error:
