@@ -47,7 +47,8 @@ def _asking(outcome: Outcome, probes: list[Probe]) -> list[Check]:
     if unreadable_round(outcome) is not None:
         return unreadable_checks(outcome, probes)
     if not asking:
-        why = f"it asked for no input: {_ended(outcome)}"
+        why = f"it asked for no input: {_ended(outcome)}" if outcome.status == "complete" else \
+            f"not judged: {_ended(outcome)}"
         return [verdict(*probe, None, why) for probe in probes[:2]]
     first = asking[0]
     seen = f"round {first.number} asks {', '.join(sorted(r.get('method', '?') for r in first.requests.values()))}" \

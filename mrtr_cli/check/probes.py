@@ -225,7 +225,6 @@ class ToolProber:
         reply = self._retry({**_with_state(self.params, state), INPUT_RESPONSES: extra})
         return judged(probe, reply, reply.error is None, f"an extra answer {PROBE_KEY!r}")
 
-
     def wrong_shape(self, asked: dict[str, Any], state: str | None, answers: dict[str, Any] | str) -> Check:
         """The first question answered with a number where its response object is due."""
         probe = TOOL_PROBES[5]

@@ -175,8 +175,8 @@ def check(tool: PROBED_TOOL = None, prompt: PROBED_PROMPT = None, resource: PROB
     from mrtr_cli.commands import check as command
 
     called = CallOptions("tools/call", tool, tuple(arg or ()), args) if tool else None
-    named = ((CallOptions("prompts/get", prompt, *(((), None) if tool else (tuple(arg or ()), args))),) if prompt
-             else ()) + ((CallOptions("resources/read", resource),) if resource else ())
+    prompt_args = ((), None) if tool else (tuple(arg or ()), args)  # -a and --args are the tool's when one is named
+    named = command.named_requests(prompt, resource, *prompt_args)
     return command.run(called, target, answering, output, junit, named)
 
 

@@ -133,6 +133,13 @@ def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | 
     return checks + watch.checks()
 
 
+def named_requests(prompt: str | None, resource: str | None, arguments: tuple[str, ...] = (),
+                   args_json: str | None = None) -> tuple[CallOptions, ...]:
+    """The prompt and resource `--prompt` and `--resource` name, the prompt with its arguments."""
+    prompts = [CallOptions("prompts/get", prompt, arguments, args_json)] if prompt else []
+    return tuple(prompts + ([CallOptions("resources/read", resource)] if resource else []))
+
+
 def _named_params(request: CallOptions) -> dict:
     if request.method == "prompts/get":
         return {"name": request.name, "arguments": prompt_arguments(request.arguments, request.args_json)}
