@@ -8,6 +8,7 @@ import json
 import pytest
 
 from conftest import SDK_SERVER, mrtr
+from peers import sdk_over_http
 
 LISTEN = ["subscription-ack", "subscription-id-tagged"]
 DECLARES = {"capabilities": {"tools": {"listChanged": True}}}
@@ -49,3 +50,13 @@ def test_a_server_declaring_list_changed_is_judged_on_the_first_message(scripted
     server = scripted(discover=DECLARES, steps=[step])
     verdicts = listen_verdicts(mrtr(*server.args("check", "--json")))
     assert (verdicts["subscription-ack"][0], verdicts["subscription-id-tagged"][0]) == expected, verdicts
+
+
+@pytest.mark.parametrize("mode", ["json", "sse"])
+def test_the_sdk_server_over_http_passes_the_listen_and_exact_header_probes(mode: str):
+    with sdk_over_http(mode) as url:
+        run = mrtr("check", "--url", url, "--json")
+    checks = {check["id"]: check["status"] for check in run.json()["checks"]}
+    assert run.code == 0, run.stderr
+    assert {id: checks[id] for id in [*LISTEN, "header-name-case", "header-value-whitespace", "schema-valid"]} == {
+        id: "pass" for id in [*LISTEN, "header-name-case", "header-value-whitespace", "schema-valid"]}
