@@ -145,3 +145,10 @@ def test_a_message_the_schema_forbids_fails_the_schema_probe(scripted):
     checks = check_scripted(scripted, [{"result": ASKS}, {"result": {"resultType": "complete", "content": "x"}}])
     assert {id for id, check in checks.items() if check["status"] == "fail"} == {"schema-valid"}
     assert "CallToolResult/content: 'x' is not of type 'array' (result of tools/call)" in checks["schema-valid"]["seen"]
+
+
+def test_a_first_round_whose_state_is_no_string_fails_the_state_probe(scripted):
+    numbered = {**ASKS, "requestState": 7}
+    checks = check_scripted(scripted, [{"result": numbered}])
+    assert checks["carries-state"]["status"] == "fail" and "requestState is a JSON int" in checks["carries-state"]["seen"]
+    assert checks["completes-with-state"]["status"] == "skipped"

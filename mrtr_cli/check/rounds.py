@@ -76,13 +76,15 @@ class _Judge:
 
     def state(self) -> list[Check]:
         first = self.outcome.rounds[0] if self.outcome.rounds else None
-        if first is None or first.result_type != "input_required":
-            return [verdict(*probe, None, "the tool's first round asked for no input") for probe in STATE_PROBES]
+        if first is not None and first is self.malformed and _asks_input(first.reply.result):
+            return self._malformed_checks(STATE_PROBES)  # e.g. a requestState that is not a string
+        if first is None or first.result_type != "input_required" or not first.requests:
+            return [verdict(*probe, None, "the tool's first round asked no question") for probe in STATE_PROBES]
         if first.state is None:
             why = "the first round carries no requestState (the spec lets a tool go without one)"
             return [verdict(*probe, None, why) for probe in STATE_PROBES]
-        return [verdict(*STATE_PROBES[0], bool(first.requests), f"requestState {short(first.state)}, "
-                                                                f"{len(first.requests)} question(s)"),
+        return [verdict(*STATE_PROBES[0], True, f"requestState {short(first.state)}, "
+                                                f"{len(first.requests)} question(s)"),
                 self.ending(STATE_PROBES[1])]
 
     def several(self) -> list[Check]:
@@ -117,6 +119,10 @@ class _Judge:
 
     def _malformed_checks(self, probes: list[Probe]) -> list[Check]:
         return unreadable_checks(self.outcome, probes)
+
+
+def _asks_input(result: Any) -> bool:
+    return isinstance(result, dict) and result.get("resultType") == "input_required"
 
 
 def unreadable_round(outcome: Outcome) -> Round | None:
