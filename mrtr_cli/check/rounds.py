@@ -103,11 +103,8 @@ class _Judge:
             return [verdict(*probe, None, why) for probe in MULTI_ROUND_PROBES]
         first, second = self.asking[:2]
         new_state = second.state is not None and second.state != first.state
-        second_seen = "the same requestState as round 1" if second.state == first.state and second.state \
-            else f"requestState {short(second.state)}" if second.state else "no requestState"
-        return [verdict(*MULTI_ROUND_PROBES[0], first.state is not None,
-                        f"round 1: {'requestState ' + short(first.state) if first.state else 'no requestState'}"),
-                verdict(*MULTI_ROUND_PROBES[1], new_state, f"round {second.number}: {second_seen}"),
+        return [verdict(*MULTI_ROUND_PROBES[0], first.state is not None, f"round {first.number}: {_state_seen(first)}"),
+                verdict(*MULTI_ROUND_PROBES[1], new_state, f"round {second.number}: {_state_seen(second, first)}"),
                 self.ending(MULTI_ROUND_PROBES[2])]
 
     def ending(self, probe: Probe) -> Check:
@@ -119,6 +116,15 @@ class _Judge:
 
     def _malformed_checks(self, probes: list[Probe]) -> list[Check]:
         return unreadable_checks(self.outcome, probes)
+
+
+def _state_seen(round: Round, before: Round | None = None) -> str:
+    """The requestState a round carried, in a few words; `before`: the round it should differ from."""
+    if round.state is None:
+        return "no requestState"
+    if before is not None and round.state == before.state:
+        return f"the same requestState as round {before.number}"
+    return f"requestState {short(round.state)}"
 
 
 def _asks_input(result: Any) -> bool:
