@@ -129,6 +129,7 @@ def main() -> None:
     budgets.append(("replay 400 transcripts ≤ 4.4x the time of 100", replay[1], 4.4))
     speed_cpu.add_rows(lines, budgets, max(10, repeat * 2))  # issue 16: per round and start-up, paired
     __import__("speed_io").add_rows(lines, budgets, repeat)  # speed_io.py: recording, serving, replaying
+    __import__("check_time").add_rows(lines, budgets, repeat)  # check_time.py: check --tool vs one call (issue 17)
     report(lines, budgets)
 
 

@@ -196,3 +196,72 @@ def _shown(value: Any) -> str:
         return "a list"
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+UNIONS = {"ClientRequest", "ClientNotification", "ClientResult", "ClientMessage", "ServerRequest",
+          "ServerNotification", "ServerResult", "ServerMessage"}
+"""The spec schema's unions, not one message each (skipped when its definitions are indexed)."""
+
+
+def wire_problems(message: Any, request_method: str | None, schema_path: Path) -> list[str]:
+    """Why one JSON-RPC message a server sent breaks the spec's JSON schema (none: valid). The
+    definition is picked as the conformance suite picks it: by method, by error code, by the
+    result of the request's method (InputRequiredResult for input_required), then the envelope."""
+    wire = _wire(schema_path)
+    if not isinstance(message, dict):
+        return ["not a JSON-RPC object"]
+    if isinstance(message.get("method"), str):
+        return wire.problems(wire.methods.get(message["method"]) or
+                             ("JSONRPCRequest" if "id" in message else "JSONRPCNotification"), message)
+    if message.get("error") is not None:
+        code = message["error"].get("code") if isinstance(message["error"], dict) else None
+        return wire.problems(wire.errors.get(code, "JSONRPCErrorResponse") if isinstance(code, int)
+                             else "JSONRPCErrorResponse", message)
+    if "result" in message:
+        result = message["result"]
+        kind = result.get("resultType") if isinstance(result, dict) else None
+        name = "InputRequiredResult" if kind == "input_required" else wire.results.get(request_method or "")
+        found = [f"{line} (result of {request_method})" for line in wire.problems(name, result)] if name else []
+        return found or wire.problems("JSONRPCResultResponse", message)
+    return ["not a JSON-RPC request, notification or response"]
+
+
+class _Wire:
+    """The spec schema's definitions indexed by method, error code and request, with a validator each."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        from referencing import Registry, Resource
+
+        self.uri = "urn:mrtr:mcp-schema"
+        self.registry = Registry().with_resource(self.uri, Resource.from_contents(schema))
+        self.methods: dict[str, str] = {}
+        self.errors: dict[int, str] = {}
+        self.results: dict[str, str] = {}
+        definitions = schema["$defs"]
+        for name, definition in definitions.items():
+            properties = definition.get("properties", {}) if name not in UNIONS else {}
+            method = properties.get("method", {}).get("const")
+            if isinstance(method, str):
+                self.methods[method] = name
+                if name.endswith("Request") and name[:-7] + "Result" in definitions:
+                    self.results[method] = name[:-7] + "Result"
+            for part in properties.get("error", {}).get("allOf", []):
+                code = part.get("properties", {}).get("code", {}).get("const")
+                if isinstance(code, int):
+                    self.errors[code] = name
+        self._validators: dict[str, Any] = {}
+
+    def problems(self, name: str, instance: Any) -> list[str]:
+        from jsonschema import Draft202012Validator
+
+        if name not in self._validators:
+            self._validators[name] = Draft202012Validator({"$ref": f"{self.uri}#/$defs/{name}"},
+                                                          registry=self.registry)
+        errors = list(self._validators[name].iter_errors(instance))[:6]
+        return [f"{name}{''.join(f'/{part}' for part in error.absolute_path)}: {safe_line(error.message, 200)}"
+                for error in errors]
+
+
+@lru_cache(maxsize=2)
+def _wire(schema_path: Path) -> _Wire:
+    return _Wire(packaged_schema(schema_path))

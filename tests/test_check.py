@@ -11,12 +11,17 @@ from hypothesis import strategies as st
 
 from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, mrtr
 from mrtr_cli.check.generic import GENERIC_PROBES
-from mrtr_cli.check.probes import tampered
+from mrtr_cli.check.probes import EXACT_HEADER_PROBES, tampered
+from mrtr_cli.check.stream import STREAM_PROBES
+from mrtr_cli.check.subscriptions import LISTEN_PROBES
 from mrtr_cli.server.state import Sealer, StateRejected
 from peers import demo_http, http_server
 
 SCHEMA = json.loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
 BOOK = ("--tool", "book_table", "--answers", "examples/book_table.yaml")
+NOT_ASKED_BY_BOOK_TABLE = {"asks-sampling", "completes-after-sampling", "asks-roots", "completes-after-roots",
+                           "asks-several", "completes-after-several"}
+"""The round probes book_table gives nothing to judge: it asks one elicitation question a round."""
 
 
 def statuses(run) -> dict[str, str]:
@@ -31,7 +36,10 @@ def test_the_demo_server_passes_over_stdio_and_http():
     assert set(statuses(run).values()) == {"pass", "skipped"} and statuses(run)["header-mismatch"] == "skipped"
     with demo_http() as url:
         over_http = mrtr("check", *BOOK, "--url", url, "--json")
-    assert over_http.code == 0 and set(v for k, v in statuses(over_http).items() if not k.startswith("auth-")) == {"pass"}
+    verdicts = {k: v for k, v in statuses(over_http).items() if not k.startswith("auth-")}
+    assert over_http.code == 0 and set(verdicts.values()) == {"pass", "skipped"}
+    assert {k for k, v in verdicts.items() if v == "skipped"} == NOT_ASKED_BY_BOOK_TABLE | {
+        "subscription-ack", "subscription-id-tagged"}  # the demo offers no listen stream
 
 
 def test_the_sdk_server_passes_with_a_declarative_tool():
@@ -45,7 +53,7 @@ def test_without_a_tool_only_the_safe_probes_run():
     run = mrtr("check", "--demo")
     assert run.code == 0
     assert "tools/call" not in run.stderr  # no tool the user did not name
-    assert "16 pass · 0 fail · 0 warn · 5 skipped" in run.stdout
+    assert "19 pass · 0 fail · 0 warn · 9 skipped" in run.stdout
 
 
 @pytest.mark.parametrize("fault,check,status", [
@@ -71,7 +79,7 @@ LIST_CACHING = {"tools-list-caching", "prompts-list-caching", "resources-list-ca
 
 
 @pytest.mark.parametrize("fault,failed", [
-    ("no-cache-hints", {"discover-caching", *LIST_CACHING}),
+    ("no-cache-hints", {"discover-caching", *LIST_CACHING, "schema-valid"}),  # the schema requires them too
     ("list-asks", {"lists-not-input-required", *LIST_CACHING}),
 ])
 def test_a_server_breaking_a_list_rule_fails_each_list_it_breaks(fault: str, failed: set[str]):
@@ -96,6 +104,16 @@ def test_headers_that_disagree_must_be_refused_over_http():
     assert {c for c, s in verdicts.items() if s == "fail"} == {"header-mismatch", "header-name-mismatch",
                                                                 "header-name-missing", "header-method-case"}
     assert run.code == 2
+
+
+@pytest.mark.parametrize("fault,probe", [("header-value-untrimmed", "header-value-whitespace"),
+                                         ("header-names-case-sensitive", "header-name-case")])
+def test_header_names_and_values_sent_exactly_as_given_are_judged(fault: str, probe: str):
+    with http_server([PYTHON, str(SERVERS / "broken_server.py"), fault, "--http"]) as url:
+        run = mrtr("check", "--url", url, "--json")
+    checks = {check["id"]: check for check in run.json()["checks"]}
+    assert {c for c, check in checks.items() if check["status"] == "fail"} == {probe} and run.code == 2
+    assert "error -32020" in checks[probe]["seen"] and "(HTTP 400)" in checks[probe]["seen"]
 
 
 @settings(max_examples=300, deadline=None)
@@ -174,12 +192,12 @@ OLDER_INIT = {"result": {"protocolVersion": "2025-06-18", "capabilities": {"tool
 def test_an_older_era_demo_gets_the_older_probes_and_the_rest_skipped_with_the_reason():
     run = mrtr("check", "--demo", "--protocol-era", "older")
     assert run.code == 0, run.stderr
-    assert run.stdout.count(OLDER_REASON) == 21 and "1 pass · 0 fail · 0 warn · 21 skipped" in run.stdout
+    assert run.stdout.count(OLDER_REASON) == 28 and "1 pass · 0 fail · 0 warn · 28 skipped" in run.stdout
     assert "also speaks 2026-07-28: yes, it answered server/discover" in run.stdout
     document = mrtr("check", "--demo", "--protocol-era", "older", "--json")
     assert statuses(document) == {"initialize-result": "pass", **{c: "skipped" for c in (
         "discover", "discover-caching", "server-info", "meta-required", "unsupported-version", "header-mismatch",
-        *(probe[0] for probe in GENERIC_PROBES))}}
+        *(probe[0] for probe in [*GENERIC_PROBES, *EXACT_HEADER_PROBES, *LISTEN_PROBES, *STREAM_PROBES]))}}
     assert document.json()["era"]["era"] == "older" and document.json()["era"]["speaks_2026_07_28"] is True
 
 
@@ -189,7 +207,7 @@ def test_an_older_era_check_over_http_also_asks_whether_the_server_speaks_2026_0
                    "--answers", "examples/match_rules.yaml")
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: yes" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 33 skipped" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 55 skipped" in run.stdout
 
 
 def test_an_older_era_tool_completes_with_its_questions_answered_in_flight():
@@ -209,7 +227,7 @@ def test_a_server_refusing_discover_is_checked_in_the_handshake_era(scripted):
     run = mrtr(*server.args("check", "--tool", "X"))
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-06-18); also speaks 2026-07-28: no" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 26 skipped" in run.stdout and "complete after 0 questions" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 48 skipped" in run.stdout and "complete after 0 questions" in run.stdout
     assert OLDER_REASON.replace("2025-11-25", "2025-06-18") in run.stdout
 
 

@@ -4,14 +4,16 @@ header and stateless server scenarios has a row, each row's probes exist in mrtr
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 
 import pytest
 
 from conformance import SPEC_VERSION, cache_dir, run_server_scenario, suite_command
-from conftest import ROOT
-from mrtr_cli.check import authorization, generic, older, probes
+from conftest import ROOT, SPEC
+from mrtr_cli.check import (authorization, exact_headers, generic, named, older, probes, rounds, stream,
+                             subscriptions)
 from mrtr_cli.check.rules import CONFORMANCE
 from peers import demo_http
 
@@ -63,7 +65,8 @@ def rows() -> dict[str, tuple[str, str]]:
 
 
 def mrtr_probe_ids() -> set[str]:
-    tables = [getattr(module, name) for module in (probes, generic, older, authorization) for name in dir(module)
+    modules = (probes, generic, older, authorization, exact_headers, named, rounds, stream, subscriptions)
+    tables = [getattr(module, name) for module in modules for name in dir(module)
               if name.endswith(("_PROBE", "_PROBES"))]
     probes_in = [probe for table in tables for probe in (table if isinstance(table, list) else [table])]
     return {probe[0] for probe in probes_in if isinstance(probe, tuple) and len(probe) == 4}
@@ -88,3 +91,25 @@ def test_every_probe_the_doc_names_exists_and_agrees_with_its_conformance_field(
         for id in ids:
             kind, text = rows()[id]
             assert kind == "probe" and f"`{probe}`" in text, f"{probe} claims {id}; the doc disagrees"
+
+
+COUNTING = re.compile(r"^Counting: (\d+) distinct ids; (\d+) covered by a probe, (\d+) not \((\d+) suite-internal, "
+                      r"(\d+) fixture-only, (\d+) not probed yet\)\.$", re.M)
+
+
+def test_the_counting_line_counts_the_rows():
+    counted = [int(n) for n in COUNTING.search((ROOT / "docs" / "check-rules.md").read_text()).groups()]
+    kinds = [text for kind, text in rows().values() if kind == "none"]
+    assert counted == [len(rows()), len(rows()) - len(kinds), len(kinds),
+                       sum(text.startswith("suite-internal") for text in kinds),
+                       sum(text.startswith("fixture-only") for text in kinds),
+                       sum(text.startswith("not probed yet") for text in kinds)]
+
+
+def test_every_probe_id_is_in_the_json_schema_of_check():
+    schema = json.loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
+    assert mrtr_probe_ids() <= set(schema["properties"]["checks"]["items"]["properties"]["id"]["enum"])
+
+
+def test_the_shipped_spec_schema_is_the_spec_s():
+    assert (ROOT / "mrtr_cli" / "check" / "schema-2026-07-28.json").read_bytes() == (SPEC / "schema.json").read_bytes()

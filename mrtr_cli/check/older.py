@@ -13,11 +13,15 @@ from typing import Any
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Session
-from mrtr_cli.check.probes import DISCOVER_PROBES, GENERIC_PROBES, HEADER_PROBE, META_PROBE, TOOL_PROBES, VERSION_PROBE
+from mrtr_cli.check.probes import (ALL_TOOL_PROBES, DISCOVER_PROBES, EXACT_HEADER_PROBES, GENERIC_PROBES,
+                                   HEADER_PROBE, META_PROBE, VERSION_PROBE)
+from mrtr_cli.check.stream import STREAM_PROBES
+from mrtr_cli.check.subscriptions import LISTEN_PROBES
 from mrtr_cli.check.verdicts import SPEC, Check, Probe, short, timed, verdict
 from mrtr_cli.transport.base import Mirrored
 
-MODERN_PROBES: list[Probe] = [*DISCOVER_PROBES, META_PROBE, VERSION_PROBE, HEADER_PROBE, *GENERIC_PROBES]
+MODERN_PROBES: list[Probe] = [*DISCOVER_PROBES, META_PROBE, VERSION_PROBE, HEADER_PROBE, *GENERIC_PROBES,
+                              *EXACT_HEADER_PROBES, *LISTEN_PROBES, *STREAM_PROBES]
 """The safe probes that apply to 2026-07-28 only."""
 INITIALIZE_PROBE: Probe = ("initialize-result", "the initialize result has protocolVersion, capabilities and "
                            "serverInfo", "MUST", "basic/lifecycle#initialization")
@@ -64,7 +68,8 @@ def tool_checks(client: Client, chain: Chain, name: str, arguments: dict[str, An
         ok, seen = None, f"not judged: {outcome.error.message if outcome.error else 'incomplete'}"
     else:
         ok, seen = False, f"{outcome.status}: {outcome.error.message if outcome.error else 'no result'}"
-    return timed([older_verdict(TOOL_CALL_PROBE, ok, seen), *skipped(TOOL_PROBES, client.settings.version)], elapsed)
+    checks = [older_verdict(TOOL_CALL_PROBE, ok, seen), *skipped(ALL_TOOL_PROBES, client.settings.version)]
+    return timed(checks, elapsed)
 
 
 def era_line(client: Client) -> str:

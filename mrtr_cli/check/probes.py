@@ -17,8 +17,11 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain, Question
 from mrtr_cli.conversation.client import Client, Reply
+from mrtr_cli.conversation.session import Session
 from mrtr_cli.errors import IncompleteError, ProtocolError, RequestTimeout, UsageError
+from mrtr_cli.check.exact_headers import EXACT_HEADER_PROBES, ExactHeaderProber
 from mrtr_cli.check.generic import GENERIC_PROBES, GenericProber
+from mrtr_cli.check.rounds import ROUND_PROBES, round_checks
 from mrtr_cli.check.verdicts import (SPEC, Check, Probe, ProbeFailed, judged, seen, shape_problem, short, timed,
                                      verdict)
 from mrtr_cli.protocol import jsonrpc, meta
@@ -26,7 +29,7 @@ from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, questions, required_capability
 from mrtr_cli.transport.base import Mirrored
 
-__all__ = ["GENERIC_PROBES", "SPEC", "Check", "Prober", "ToolProber", "tampered"]
+__all__ = ["EXACT_HEADER_PROBES", "GENERIC_PROBES", "SPEC", "Check", "Prober", "ToolProber", "tampered"]
 PROBE_KEY = "__mrtr_probe"
 
 
@@ -82,7 +85,8 @@ class Prober:
     def safe_checks(self) -> list[Check]:
         return [*self.run(DISCOVER_PROBES, self.discover), *self.run([META_PROBE], self.meta_required),
                 *self.run([VERSION_PROBE], self.unsupported_version),
-                *self.run([HEADER_PROBE], self.header_mismatch), *GenericProber(self).checks(self.declared)]
+                *self.run([HEADER_PROBE], self.header_mismatch), *GenericProber(self).checks(self.declared),
+                *ExactHeaderProber(self).checks()]
 
     def discover(self) -> list[Check]:
         reply = self.send("server/discover", {"_meta": self.meta_for()})
@@ -139,7 +143,7 @@ class ToolProber:
         """The arguments the tool's calls also send as headers (conversation/preparation.py)."""
 
     def checks(self) -> list[Check]:
-        return self.prober.run(TOOL_PROBES, self._checks)
+        return self.prober.run(ALL_TOOL_PROBES, self._checks)
 
     def _checks(self) -> list[Check]:
         first = self._first_round()
@@ -148,14 +152,22 @@ class ToolProber:
         asked = first.result.get("inputRequests") or {} if _input_required(first) else None
         if asked is None:
             why = f"the tool did not ask for input: {seen(first)}"
-            return [verdict(*probe, None, why) for probe in TOOL_PROBES]
+            return [verdict(*probe, None, why) for probe in ALL_TOOL_PROBES]
         state = first.result.get(REQUEST_STATE)
         answers = self._answers(asked)
         return [*self.prober.run(TOOL_PROBES[:1], lambda: [self.capability_withheld(asked)]),
                 *self.prober.run(TOOL_PROBES[1:2], lambda: [self.answerless_retry(state)]),
                 *self.prober.run(TOOL_PROBES[2:3], lambda: [self.tampered_state(state, answers)]),
                 *self.prober.run(TOOL_PROBES[3:4], lambda: [self.state_with_other_arguments(state, answers)]),
-                *self.prober.run(TOOL_PROBES[4:], lambda: [self.extra_answers(state, answers)])]
+                *self.prober.run(TOOL_PROBES[4:5], lambda: [self.extra_answers(state, answers)]),
+                *self.prober.run(TOOL_PROBES[5:6], lambda: [self.wrong_shape(asked, state, answers)]),
+                *self.prober.run(TOOL_PROBES[6:7], lambda: [self.null_answers(state)]),
+                *self.prober.run(ROUND_PROBES, self.conversation)]
+
+    def conversation(self) -> list[Check]:
+        """The tool's whole conversation, as `mrtr call` has it, judged round by round (check/rounds.py)."""
+        outcome = Session(self.client, self.chain).run("tools/call", self.params, self.mirrored)
+        return round_checks(outcome)
 
     def _first_round(self) -> Reply:
         return self.prober.attempt(lambda: self.client.request("tools/call", self.params, purpose="probe",
@@ -213,6 +225,21 @@ class ToolProber:
         reply = self._retry({**_with_state(self.params, state), INPUT_RESPONSES: extra})
         return judged(probe, reply, reply.error is None, f"an extra answer {PROBE_KEY!r}")
 
+    def wrong_shape(self, asked: dict[str, Any], state: str | None, answers: dict[str, Any] | str) -> Check:
+        """The first question answered with a number where its response object is due."""
+        probe = TOOL_PROBES[5]
+        if not asked:
+            return verdict(*probe, None, "the first round asked no question")
+        key = next(iter(asked))
+        wrong = {**(answers if isinstance(answers, dict) else {}), key: WRONG_SHAPE}
+        reply = self._retry({**_with_state(self.params, state), INPUT_RESPONSES: wrong})
+        return judged(probe, reply, not _complete(reply), f"{key!r} answered with {WRONG_SHAPE}")
+
+    def null_answers(self, state: str | None) -> Check:
+        """`inputResponses: null`: a protocol error, to be refused, not taken as answers."""
+        reply = self._retry({**_with_state(self.params, state), INPUT_RESPONSES: None})
+        return judged(TOOL_PROBES[6], reply, not _complete(reply), "inputResponses null")
+
 
 def tampered(state: str) -> str:
     """`state` with its middle character changed: the probe that alters state, knowingly.
@@ -246,11 +273,24 @@ TOOL_PROBES: list[Probe] = [
     ("state-other-arguments", "a requestState sent with other arguments is rejected", "SHOULD",
      "basic/patterns/mrtr#server-requirements-basic-workflow"),
     ("extra-answers", "unknown extra inputResponses are ignored", "SHOULD", "basic/patterns/mrtr#error-handling"),
+    ("answer-wrong-shape", "an answer of the wrong shape is not taken into a complete result", "SHOULD",
+     "basic/patterns/mrtr#error-handling"),
+    ("answers-null", "inputResponses null is not taken into a complete result (a JSON-RPC error)", "SHOULD",
+     "basic/patterns/mrtr#error-handling"),
 ]
+ALL_TOOL_PROBES: list[Probe] = [*TOOL_PROBES, *ROUND_PROBES]
+"""Every probe that needs the named tool."""
+WRONG_SHAPE = 12345
+"""The answer the wrong-shape probe sends: a number where an object is due, as the suite sends."""
 
 
 def _input_required(reply: Reply) -> bool:
     return reply.error is None and isinstance(reply.result, dict) and reply.result.get("resultType") == "input_required"
+
+
+def _complete(reply: Reply) -> bool:
+    return reply.error is None and isinstance(reply.result, dict) and reply.result.get("resultType", "complete") == \
+        "complete"
 
 
 def _with_state(params: dict[str, Any], state: str | None) -> dict[str, Any]:

@@ -162,17 +162,25 @@ def replay(files: TRANSCRIPT_FILES, arg: ARGUMENT = None, interactive: INTERACTI
 
 PROBED_TOOL = Annotated[Optional[str], typer.Option("--tool", metavar="NAME",
                                                     help="Also probe MRTR with this tool (and only this one).")]
+PROBED_PROMPT = Annotated[Optional[str], typer.Option("--prompt", metavar="NAME",
+                                                      help="Also probe prompts/get of this prompt (-a/--args are its "
+                                                      "arguments when no --tool is named).")]
+PROBED_RESOURCE = Annotated[Optional[str], typer.Option("--resource", metavar="URI",
+                                                        help="Also probe resources/read of this resource.")]
 
 
 @app.command(cls=HelpCommand)
 @with_groups(target=target_options, answering=answering_options, output=output_options)
-def check(tool: PROBED_TOOL = None, arg: ARGUMENT = None, args: ARGS_JSON = None, junit: JUNIT = None,
+def check(tool: PROBED_TOOL = None, prompt: PROBED_PROMPT = None, resource: PROBED_RESOURCE = None,
+          arg: ARGUMENT = None, args: ARGS_JSON = None, junit: JUNIT = None,
           *, target: Any = None, answering: Any = None, output: Any = None) -> int:
     """Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails."""
     from mrtr_cli.commands import check as command
 
     called = CallOptions("tools/call", tool, tuple(arg or ()), args) if tool else None
-    return command.run(called, target, answering, output, junit)
+    prompt_args = ((), None) if tool else (tuple(arg or ()), args)  # -a and --args are the tool's when one is named
+    named = command.named_requests(prompt, resource, *prompt_args)
+    return command.run(called, target, answering, output, junit, named)
 
 
 AUTH = "auth"

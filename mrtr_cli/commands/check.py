@@ -7,14 +7,17 @@ import time
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.conversation.arguments import tool_arguments
+from mrtr_cli.conversation.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
 from mrtr_cli.errors import AuthError, MrtrError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.conversation.preparation import prepare_call
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
 from mrtr_cli.check import authorization, older
-from mrtr_cli.check.probes import TOOL_PROBES, Check, Prober, ToolProber
+from mrtr_cli.check.probes import ALL_TOOL_PROBES, Check, Prober, ToolProber
+from mrtr_cli.check.named import PROMPT_PROBES, RESOURCE_PROBES, named_checks
+from mrtr_cli.check.stream import StreamWatch
+from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.era import settle_era
 from mrtr_cli.check.verdicts import status_counts, verdict
@@ -23,11 +26,12 @@ from mrtr_cli.target import Target, resolve_target
 
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
-        junit: str | None = None) -> int:
+        junit: str | None = None, named: tuple[CallOptions, ...] = ()) -> int:
+    """`named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py)."""
     def body(context: Context) -> ExitCode:
         started = time.monotonic()
         try:
-            checks, server, era = _probe(context, tool, target, answering)
+            checks, server, era = _probe(context, tool, target, answering, named)
         except MrtrError as error:  # no probe ran: the report still says why
             _report_for_ci(context, [], time.monotonic() - started, junit, error.one_line())
             raise
@@ -63,8 +67,8 @@ def _report_for_ci(context: Context, checks: list[Check], elapsed: float, junit:
         write_commands(context.consoles.err.file, lines)
 
 
-def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
-           answering: AnsweringOptions) -> tuple[list[Check], dict | None, dict]:
+def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, answering: AnsweringOptions,
+           named: tuple[CallOptions, ...]) -> tuple[list[Check], dict | None, dict]:
     chain, _ = build_chain(answering, options.timeout)
     target = resolve_target(options)
     auth_checks, protected = _authorization(context, target, options)
@@ -74,13 +78,14 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions,
         with connect(context, target, options, client_settings(options, answering), chain=chain) as client:
             settle_era(client)
             if client.era == "older":
-                checks = _older(client, chain, tool, target)
+                checks = [*_older(client, chain, tool, target),
+                          *older.skipped(_named_probes(named), client.settings.version)]
             else:
-                checks = _modern(context, client, chain, tool, target)
+                checks = _modern(context, client, chain, tool, target, named)
     except AuthError as error:
         if not protected:
             raise
-        return [*auth_checks, *_not_logged_in(error, tool)], None, _era_unknown(error)
+        return [*auth_checks, *_not_logged_in(error, tool, named)], None, _era_unknown(error)
     if client.era == "older" and client.speaks_modern is None:
         client.speaks_modern = _answers_discover(context, target, options)
     return [*auth_checks, *checks], client.server_info, _era(client)
@@ -99,10 +104,10 @@ def _authorization(context: Context, target: Target, options: TargetOptions) -> 
         transport.close()
 
 
-def _not_logged_in(error: AuthError, tool: CallOptions | None) -> list[Check]:
+def _not_logged_in(error: AuthError, tool: CallOptions | None, named: tuple[CallOptions, ...]) -> list[Check]:
     """The other probes, skipped: without a usable token nothing else can be asked."""
     why = f"not probed: {error.one_line()}"
-    probes = [*older.MODERN_PROBES, *(TOOL_PROBES if tool is not None else [])]
+    probes = [*older.MODERN_PROBES, *(ALL_TOOL_PROBES if tool is not None else []), *_named_probes(named)]
     return [verdict(*probe, None, why) for probe in probes]
 
 
@@ -111,16 +116,39 @@ def _era_unknown(error: AuthError) -> dict:
             "line": "era: not known (the server wants authorization and mrtr has no usable token)"}
 
 
-def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | None, target: Target) -> list[Check]:
+def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | None, target: Target,
+            named: tuple[CallOptions, ...]) -> list[Check]:
     """The checks of a 2026-07-28 server (check/probes.py)."""
-    prober = Prober(client, over_http=target.mirrors_headers)
+    prober, watch = Prober(client, over_http=target.mirrors_headers), StreamWatch(client.settings.log_level)
     context.emit.subscribe(prober)
+    context.emit.subscribe(watch)
     checks = prober.safe_checks()
     if tool is not None:
         prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
         arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
         checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored).checks()
-    return checks
+    for request in named:
+        checks += named_checks(client, chain, request.method, _named_params(request))
+    checks += prober.run(LISTEN_PROBES, lambda: listen_checks(prober))  # last: it ends with a stream cancelled
+    return checks + watch.checks()
+
+
+def named_requests(prompt: str | None, resource: str | None, arguments: tuple[str, ...] = (),
+                   args_json: str | None = None) -> tuple[CallOptions, ...]:
+    """The prompt and resource `--prompt` and `--resource` name, the prompt with its arguments."""
+    prompts = [CallOptions("prompts/get", prompt, arguments, args_json)] if prompt else []
+    return tuple(prompts + ([CallOptions("resources/read", resource)] if resource else []))
+
+
+def _named_params(request: CallOptions) -> dict:
+    if request.method == "prompts/get":
+        return {"name": request.name, "arguments": prompt_arguments(request.arguments, request.args_json)}
+    return {"uri": request.name}
+
+
+def _named_probes(named: tuple[CallOptions, ...]) -> list:
+    return [probe for request in named for probe in (PROMPT_PROBES if request.method == "prompts/get"
+                                                     else RESOURCE_PROBES)]
 
 
 def _answers_discover(context: Context, target: Target, options: TargetOptions) -> bool:

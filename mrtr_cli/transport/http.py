@@ -66,6 +66,7 @@ class HttpTransport:
         """The `Mcp-Session-Id` the server gave in its initialize response (older era)."""
         self.listening: ListeningStream | None = None
         """The GET stream (older era), opened after the handshake."""
+        self.cacert, self.insecure = cacert, insecure
         plain = url.lower().startswith("http://")  # no TLS: skip loading a CA bundle (redirects keep the scheme)
         verify: Any = False if insecure or plain else (cacert or True)
         try:
@@ -109,6 +110,16 @@ class HttpTransport:
         with contextlib.closing(response):
             body_read = b"" if response.is_redirect else _read_limited(response, url)
             return PlainReply(response.status_code, {k.lower(): v for k, v in response.headers.items()}, body_read)
+
+    def post_exact(self, headers: list[tuple[str, str]], body: bytes, timeout: float) -> tuple[list[str], int]:
+        """The frames answering one POST whose headers (with the -H headers) go exactly as given, in
+        name case and value whitespace (check's header probes; transport/exact_http.py)."""
+        from mrtr_cli.transport import exact_http
+
+        tls = exact_http.tls_context(self.cacert, self.insecure) if self.url.lower().startswith("https") else None
+        reply = exact_http.post(self.url, [*self.extra_headers.items(), *headers], body, timeout, tls,
+                                self.max_message_size)
+        return exact_http.frames(reply, self.max_message_size), reply.status
 
     def _session_headers(self) -> dict[str, str]:
         return http_headers.session_headers(self.older_version, self.session_id)

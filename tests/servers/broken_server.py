@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 import mrtr_cli.server.http as http_serving
+from mrtr_cli.server import http_checks
 from mrtr_cli.server import dispatcher, state
 from mrtr_cli.server.app import RpcError
 from mrtr_cli.server.demo import DemoApp
@@ -21,6 +22,7 @@ original_mrtr = dispatcher.Dispatcher._mrtr
 original_decorate = dispatcher.Dispatcher._decorate
 original_page = dispatcher.Dispatcher.page
 original_capabilities = DemoApp.capabilities
+original_value = http_checks._value
 
 
 def meta_not_required(params: dict[str, Any]) -> None:
@@ -76,6 +78,18 @@ def list_asks(self: Any, *args: Any) -> dict[str, Any]:
     return {**original_page(self, *args), "resultType": "input_required", "inputRequests": {}}
 
 
+def value_untrimmed(headers: Any, name: str) -> str | None:
+    """Reads a header value with the whitespace around it kept (the parser drops the leading part)."""
+    trimmed = original_value(headers, name)
+    return None if trimmed is None else headers.get(name)
+
+
+def names_case_sensitive(headers: Any, name: str) -> str | None:
+    """Finds a header only under the exact name asked for."""
+    exact = [value for given, value in headers.items() if given == name]
+    return original_value({name: exact[0]}, name) if exact else None
+
+
 FAULTS = {
     "meta-not-required": lambda: setattr(dispatcher, "_check_meta", meta_not_required),
     "wrong-version-error": lambda: setattr(dispatcher, "_check_meta", wrong_version_error),
@@ -87,6 +101,8 @@ FAULTS = {
     "extra-error": lambda: setattr(dispatcher.Dispatcher, "_mrtr", extra_error),
     "prompts-undeclared": lambda: setattr(DemoApp, "capabilities", prompts_undeclared),
     "list-asks": lambda: setattr(dispatcher.Dispatcher, "page", list_asks),
+    "header-value-untrimmed": lambda: setattr(http_checks, "_value", value_untrimmed),
+    "header-names-case-sensitive": lambda: setattr(http_checks, "_value", names_case_sensitive),
     "headers-unchecked": lambda: setattr(http_serving, "check_request_headers", lambda headers, message, app: None),
 }
 

@@ -1,0 +1,79 @@
+"""`mrtr check --tool X` against one `mrtr call X`, side by side in one run (issue 17).
+
+    python benchmarks/check_time.py [--repeat N]
+
+The issue's budget: check stays under 3x one call of the tool per probe group. These rows hold the
+strictest reading of it: the whole check (every probe group together: the safe probes, the tool's
+probes, its conversation judged round by round, the listen stream) against ONE call of the tool,
+on the demo over stdio and over HTTP, and on the PyPI SDK's server (a declarative tool). Runs are
+paired and alternate; only ratios taken in the same run mean anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+
+from run import HERE, MRTR, PY, free_port, once, report
+
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+from speed_io import listening  # noqa: E402  (after the path: speed_io imports this checkout's mrtr_cli)
+
+BOOK = ["--answers", "examples/book_table.yaml"]
+SDK = ["-a", "greeting=hi", "--answer", "__main__:ask_name.name=Ada", "--",
+       PY, str(ROOT / "tests" / "servers" / "sdk_server.py")]
+BUDGET = 3.0
+
+
+def paired(check: list[str], call: list[str], repeat: int) -> tuple[float, float]:
+    """Median seconds of the check and of the call, run in turn `repeat` times."""
+    once(check), once(call)  # warm the caches
+    samples: dict[str, list[float]] = {"check": [], "call": []}
+    for _ in range(repeat):
+        samples["check"].append(once(check).seconds)
+        samples["call"].append(once(call).seconds)
+    return statistics.median(samples["check"]), statistics.median(samples["call"])
+
+
+def cases(url: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Each case's check and call: the same tool, target and answers."""
+    book = {"demo over stdio": ["--demo"], "demo over HTTP": ["--url", url]}
+    found = {f"{where}, book_table (3 rounds of questions)": ([*MRTR, "check", "--tool", "book_table", *BOOK, *target],
+                                                              [*MRTR, "call", "book_table", *BOOK, *target])
+             for where, target in book.items()}
+    found["SDK server over stdio, greet (1 round of questions)"] = ([*MRTR, "check", "--tool", "greet", *SDK],
+                                                                   [*MRTR, "call", "greet", *SDK])
+    return found
+
+
+def rows(repeat: int) -> tuple[list[str], list[tuple[str, float, float]]]:
+    lines, budgets = [], []
+    port = free_port()
+    with listening([*MRTR, "demo-server", "--http", f"127.0.0.1:{port}"], port) as url:
+        for name, (check, call) in cases(url).items():
+            checked, called = paired(check, call, repeat)
+            ratio = checked / called
+            lines.append(f"| check --tool vs one call: {name} | check {checked * 1000:.0f} ms · call "
+                         f"{called * 1000:.0f} ms | {ratio:.2f}x |")
+            budgets.append((f"check --tool ≤ {BUDGET:g}x one call ({name})", ratio, BUDGET))
+    return lines, budgets
+
+
+def add_rows(lines: list[str], budgets: list[tuple[str, float, float]], repeat: int) -> None:
+    """benchmarks/run.py's hook: these rows after its own."""
+    more_lines, more_budgets = rows(repeat)
+    lines.extend(more_lines)
+    budgets.extend(more_budgets)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5)
+    lines, budgets = rows(parser.parse_args().repeat)
+    report(lines, budgets)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""`mrtr check --prompt NAME` and `--resource URI`: the requests other than tools/call that may
+carry input_required, on the prompt or resource the user names (and only that one). Each is
+driven as `mrtr prompt` and `mrtr read` drive it, its questions answered from the user's answers:
+an input_required round is well-formed, answering completes it, and a resource's complete result
+carries its caching hints.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mrtr_cli.answering.questions import Chain
+from mrtr_cli.check.rounds import ending, unreadable_checks, unreadable_round
+from mrtr_cli.check.verdicts import Check, Probe, verdict
+from mrtr_cli.conversation.client import Client
+from mrtr_cli.conversation.session import Outcome, Session
+from mrtr_cli.protocol import lint_rules
+
+WORKFLOW = "basic/patterns/mrtr#server-requirements-basic-workflow"
+CACHING = "server/utilities/caching#cacheable-results"
+
+
+def _asking_probes(word: str, method: str) -> list[Probe]:
+    return [(f"{word}-input-required", f"{method} may ask through a well-formed input_required result", "MUST",
+             WORKFLOW),
+            (f"{word}-completes", f"answering its questions completes {method}", "MUST", WORKFLOW)]
+
+
+PROMPT_PROBES: list[Probe] = _asking_probes("prompt", "prompts/get")
+RESOURCE_PROBES: list[Probe] = [*_asking_probes("resource", "resources/read"),
+                                ("resource-read-caching", "resources/read's complete result carries ttlMs and "
+                                                          "cacheScope", "MUST", CACHING)]
+
+
+def named_checks(client: Client, chain: Chain, method: str, params: dict[str, Any]) -> list[Check]:
+    """The probes of one named prompt (prompts/get) or resource (resources/read)."""
+    outcome = Session(client, chain).run(method, params)
+    probes = PROMPT_PROBES if method == "prompts/get" else RESOURCE_PROBES
+    checks = _asking(outcome, probes)
+    if method == "resources/read":
+        checks.append(_caching(outcome, client))
+    return checks
+
+
+def _asking(outcome: Outcome, probes: list[Probe]) -> list[Check]:
+    asking = [r for r in outcome.rounds if r.result_type == "input_required"]
+    if unreadable_round(outcome) is not None:
+        return unreadable_checks(outcome, probes)
+    if not asking:
+        why = f"it asked for no input: {_ended(outcome)}" if outcome.status == "complete" else \
+            f"not judged: {_ended(outcome)}"
+        return [verdict(*probe, None, why) for probe in probes[:2]]
+    first = asking[0]
+    seen = f"round {first.number} asks {', '.join(sorted(r.get('method', '?') for r in first.requests.values()))}" \
+        if first.requests else f"round {first.number} carries requestState only"
+    return [verdict(*probes[0], True, seen), ending(outcome, probes[1])]
+
+
+def _caching(outcome: Outcome, client: Client) -> Check:
+    probe = RESOURCE_PROBES[2]
+    if outcome.status != "complete" or outcome.result is None:
+        return verdict(*probe, None, f"no complete result to judge: {_ended(outcome)}")
+    found = [f.message for f in lint_rules.check_result("resources/read", outcome.result, client.settings.capabilities)
+             if f.rule == "caching-hints"]
+    hints = f"ttlMs {outcome.result.get('ttlMs')!r}, cacheScope {outcome.result.get('cacheScope')!r}"
+    return verdict(*probe, not found, found[0] if found else hints)
+
+
+def _ended(outcome: Outcome) -> str:
+    if outcome.status == "complete":
+        return f"complete in round {len(outcome.rounds)}"
+    return f"{outcome.status}: {outcome.error.message if outcome.error else 'no result'}"

@@ -1,0 +1,156 @@
+"""The named tool's own conversation, judged round by round as the conformance suite judges its
+fixture tools: each kind of question comes in a well-formed input_required result, answering
+completes the call, requestState is carried and echoed, and a tool that asks over several rounds
+gives each round a new state.
+
+The conversation is the one `mrtr call` has: the tool called with the user's arguments, its
+questions answered from the user's answers, its requestState echoed as received. A rule about
+something the tool does not do (a kind of question it never asks, a second round it never needs)
+is skipped, saying so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mrtr_cli.check.verdicts import Check, Probe, short, verdict
+from mrtr_cli.conversation.session import Outcome, Round
+from mrtr_cli.protocol.mrtr import questions
+
+MRTR = "basic/patterns/mrtr"
+WORKFLOW = f"{MRTR}#server-requirements-basic-workflow"
+KINDS = [("elicitation/create", "elicitation"), ("sampling/createMessage", "sampling"), ("roots/list", "roots")]
+"""The kinds of question, and the word each probe's id uses for it."""
+
+
+def _kind_probes(method: str, word: str) -> list[Probe]:
+    article = "an" if method[0] in "aeiou" else "a"
+    return [(f"asks-{word}", f"{article} {method} question comes in a well-formed input_required result", "MUST",
+             WORKFLOW),
+            (f"completes-after-{word}", f"answering the {method} question completes the call", "MUST", WORKFLOW)]
+
+
+KIND_PROBES: list[Probe] = [probe for method, word in KINDS for probe in _kind_probes(method, word)]
+STATE_PROBES: list[Probe] = [
+    ("carries-state", "the first round carries inputRequests and a requestState string", "MUST", WORKFLOW),
+    ("completes-with-state", "echoing the requestState with the answers completes the call", "MUST", WORKFLOW),
+]
+SEVERAL_PROBES: list[Probe] = [
+    ("asks-several", "a round asking several questions is well-formed", "MUST", WORKFLOW),
+    ("completes-after-several", "answering all of them at once completes the call", "MUST", WORKFLOW),
+]
+MULTI_ROUND_PROBES: list[Probe] = [
+    ("multi-round-state", "a tool asking over several rounds carries requestState in round 1", "SHOULD", WORKFLOW),
+    ("multi-round-new-state", "round 2 asks again with a new requestState", "SHOULD", WORKFLOW),
+    ("multi-round-completes", "answering the last round completes the call", "MUST", WORKFLOW),
+]
+ROUND_PROBES: list[Probe] = [*KIND_PROBES, *STATE_PROBES, *SEVERAL_PROBES, *MULTI_ROUND_PROBES]
+
+
+def round_checks(outcome: Outcome) -> list[Check]:
+    """Every round probe, judged on one conversation with the named tool."""
+    judge = _Judge(outcome)
+    return [*(check for method, word in KINDS for check in judge.kind(method, _kind_probes(method, word))),
+            *judge.state(), *judge.several(), *judge.multi_round()]
+
+
+class _Judge:
+    """What the conversation showed: the well-formed input_required rounds, the round that was
+    not, and how it ended."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+        self.asking = [r for r in outcome.rounds if r.result_type == "input_required" and r.requests]
+        self.malformed = unreadable_round(outcome)
+
+    def kind(self, method: str, probes: list[Probe]) -> list[Check]:
+        asked = [(r.number, key) for r in self.asking for key, request in r.requests.items()
+                 if request.get("method") == method]
+        if self._malformed_asks(lambda found: any(q.get("method") == method for q in found)):
+            return self._malformed_checks(probes)
+        if not asked:
+            return [verdict(*probe, None, f"the tool asks no {method} question") for probe in probes]
+        number, key = asked[0]
+        return [verdict(*probes[0], True, f"round {number} asks {key!r}: {method}"), self.ending(probes[1])]
+
+    def state(self) -> list[Check]:
+        first = self.outcome.rounds[0] if self.outcome.rounds else None
+        if first is not None and first is self.malformed and _asks_input(first.reply.result):
+            return self._malformed_checks(STATE_PROBES)  # e.g. a requestState that is not a string
+        if first is None or first.result_type != "input_required" or not first.requests:
+            return [verdict(*probe, None, "the tool's first round asked no question") for probe in STATE_PROBES]
+        if first.state is None:
+            why = "the first round carries no requestState (the spec lets a tool go without one)"
+            return [verdict(*probe, None, why) for probe in STATE_PROBES]
+        return [verdict(*STATE_PROBES[0], True, f"requestState {short(first.state)}, "
+                                                f"{len(first.requests)} question(s)"),
+                self.ending(STATE_PROBES[1])]
+
+    def several(self) -> list[Check]:
+        if self._malformed_asks(lambda found: len(found) > 1):
+            return self._malformed_checks(SEVERAL_PROBES)
+        rounds = [r for r in self.asking if len(r.requests) > 1]
+        if not rounds:
+            return [verdict(*probe, None, "no round asks more than one question") for probe in SEVERAL_PROBES]
+        kinds = sorted({request.get("method") for request in rounds[0].requests.values()})
+        seen = f"round {rounds[0].number} asks {len(rounds[0].requests)}: {', '.join(kinds)}"
+        return [verdict(*SEVERAL_PROBES[0], True, seen), self.ending(SEVERAL_PROBES[1])]
+
+    def multi_round(self) -> list[Check]:
+        if len(self.asking) < 2:
+            why = "the tool asks in one round" if self.asking else "the tool asks no question"
+            return [verdict(*probe, None, why) for probe in MULTI_ROUND_PROBES]
+        first, second = self.asking[:2]
+        new_state = second.state is not None and second.state != first.state
+        return [verdict(*MULTI_ROUND_PROBES[0], first.state is not None, f"round {first.number}: {_state_seen(first)}"),
+                verdict(*MULTI_ROUND_PROBES[1], new_state, f"round {second.number}: {_state_seen(second, first)}"),
+                self.ending(MULTI_ROUND_PROBES[2])]
+
+    def ending(self, probe: Probe) -> Check:
+        return ending(self.outcome, probe)
+
+    def _malformed_asks(self, matches: Callable[[list[dict[str, Any]]], bool]) -> bool:
+        """Whether the round mrtr could not read asked what `matches` looks for (its questions as sent)."""
+        return self.malformed is not None and matches(questions(self.malformed.reply.result))
+
+    def _malformed_checks(self, probes: list[Probe]) -> list[Check]:
+        return unreadable_checks(self.outcome, probes)
+
+
+def _state_seen(round: Round, before: Round | None = None) -> str:
+    """The requestState a round carried, in a few words; `before`: the round it should differ from."""
+    if round.state is None:
+        return "no requestState"
+    if before is not None and round.state == before.state:
+        return f"the same requestState as round {before.number}"
+    return f"requestState {short(round.state)}"
+
+
+def _asks_input(result: Any) -> bool:
+    return isinstance(result, dict) and result.get("resultType") == "input_required"
+
+
+def unreadable_round(outcome: Outcome) -> Round | None:
+    """The last round, when mrtr could not read its result (it ended the conversation)."""
+    last = outcome.rounds[-1] if outcome.rounds else None
+    readable = last is None or last.result_type is not None or outcome.status != "error" or last.reply.error is not None
+    return None if readable else last
+
+
+def unreadable_checks(outcome: Outcome, probes: list[Probe]) -> list[Check]:
+    """A pair of probes (it asks, answering completes) when a round could not be read: the first fails."""
+    why = f"round {len(outcome.rounds)}: {outcome.error.message if outcome.error else 'unreadable'}"
+    return [verdict(*probes[0], False, why), verdict(*probes[1], None, "not probed: the round before it "
+                                                                       "could not be read")]
+
+
+def ending(outcome: Outcome, probe: Probe) -> Check:
+    """Whether answering completed the request: pass, fail on an error, skipped when the answers ran out."""
+    rounds = len(outcome.rounds)
+    if outcome.status == "complete":
+        return verdict(*probe, True, f"complete in round {rounds}")
+    message = outcome.error.message if outcome.error else outcome.status
+    if outcome.status == "error":
+        return verdict(*probe, False, f"round {rounds}: {message}")
+    return verdict(*probe, None, f"not judged: {message} (pass --answer or --answers)")

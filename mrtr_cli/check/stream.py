@@ -1,0 +1,92 @@
+"""`mrtr check`'s rules about what comes on the response streams, judged on every exchange of the
+run (the named tool's conversation among them): no request from the server (since 2026-07-28 a
+server asks through input_required), no log message for a request that did not ask for logs with
+`logLevel` in its `_meta`, and every message valid against the spec's JSON schema (shipped as
+check/schema-2026-07-28.json; validated once the probes are done, by validation.py). mrtr's
+probes never ask for logs; with `--log-level` the tool's requests do, and the log rule is not judged.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mrtr_cli import events
+from mrtr_cli.check.verdicts import Check, Probe, short, verdict
+from mrtr_cli.protocol import jsonrpc
+
+LOG_MESSAGE = "notifications/message"
+SCHEMA = Path(__file__).with_name("schema-2026-07-28.json")
+KEPT_MESSAGES, KEPT_SIZE = 500, 1024 * 1024
+"""At most this many messages are validated, each at most this many characters (a 20 MB result is not)."""
+
+
+class StreamWatch:
+    """Observes the client's events: the frames that came besides the responses."""
+
+    def __init__(self, log_level: str | None) -> None:
+        self.log_level = log_level
+        self.responses = 0
+        self.logs: list[str] = []
+        self.requests: list[str] = []
+        self.methods: dict[Any, str] = {}
+        """The method of each request sent, by id: a result is validated as that method's result."""
+        self.kept: list[tuple[str, str | None]] = []
+        self.unkept = 0
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, events.RequestSent):
+            self.methods[event.id] = event.method
+        if not isinstance(event, events.FrameReceived):
+            return
+        message = event.message
+        self._keep(message)
+        if isinstance(message, jsonrpc.Response):
+            self.responses += 1
+        elif isinstance(message, jsonrpc.Notification) and message.method == LOG_MESSAGE:
+            self.logs.append(message.raw)
+        elif isinstance(message, jsonrpc.Request):
+            self.requests.append(message.method)
+
+    def _keep(self, message: Any) -> None:
+        if isinstance(message, jsonrpc.Malformed):
+            return  # not JSON-RPC at all: the probe that read it failed already
+        if len(self.kept) >= KEPT_MESSAGES or len(message.raw) > KEPT_SIZE:
+            self.unkept += 1
+            return
+        method = self.methods.get(message.id) if isinstance(message, jsonrpc.Response) else None
+        self.kept.append((message.raw, method))
+
+    def schema_check(self) -> Check:
+        from mrtr_cli.validation import wire_problems
+
+        broken = [(raw, found) for raw, method in self.kept
+                  for found in [wire_problems(json.loads(raw), method, SCHEMA)] if found]
+        unkept = f" ({self.unkept} more not validated: past {KEPT_MESSAGES} messages or 1 MiB each)" \
+            if self.unkept else ""
+        if broken:
+            raw, found = broken[0]
+            return verdict(*STREAM_PROBES[2], False, f"{len(broken)} of {len(self.kept)} invalid; first: "
+                                                     f"{'; '.join(found[:2])}: {short(json.loads(raw))}{unkept}")
+        return verdict(*STREAM_PROBES[2], True, f"{len(self.kept)} messages valid{unkept}")
+
+    def checks(self) -> list[Check]:
+        read = f"{self.responses} response{'s' if self.responses != 1 else ''} read"
+        asked = f"{len(self.requests)} request(s) from the server: {', '.join(sorted(set(self.requests)))}"
+        logs = (verdict(*STREAM_PROBES[1], None, f"not judged: --log-level {self.log_level} asked for logs")
+                if self.log_level else verdict(*STREAM_PROBES[1], not self.logs, f"{len(self.logs)} {LOG_MESSAGE} "
+                                               f"for requests without logLevel" if self.logs else
+                                               f"{read}, no {LOG_MESSAGE}"))
+        return [verdict(*STREAM_PROBES[0], not self.requests, asked if self.requests else f"{read}, no request"),
+                logs, self.schema_check()]
+
+
+STREAM_PROBES: list[Probe] = [
+    ("no-server-requests", "no request from the server comes on a response stream (it asks through input_required)",
+     "MUST", "basic/patterns/mrtr"),
+    ("no-log-without-level", "no notifications/message for a request without logLevel in _meta", "MUST",
+     "server/utilities/logging#requesting-log-messages"),
+    ("schema-valid", "every message the server sent is valid against the spec's JSON schema", "MUST",
+     "basic/index#messages"),
+]
