@@ -14,7 +14,7 @@ from mrtr_cli.check.probes import ALL_TOOL_PROBES
 from mrtr_cli.check.stream import STREAM_PROBES
 
 SCHEMA = json.loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
-ROUND_IDS = ["asks-elicitation", "completes-after-elicitation", "asks-sampling", "completes-after-sampling",
+ROUND_IDS = ["result-type-present", "asks-elicitation", "completes-after-elicitation", "asks-sampling", "completes-after-sampling",
              "asks-roots", "completes-after-roots", "carries-state", "completes-with-state", "asks-several",
              "completes-after-several", "multi-round-state", "multi-round-new-state", "multi-round-completes"]
 
@@ -44,7 +44,8 @@ def test_the_demo_tools_pass_the_round_probes_that_apply_and_skip_the_rest_sayin
     run = mrtr("check", "--demo", "--tool", tool, "--answers", f"examples/{tool}.yaml", "--json")
     assert run.code == 0, run.stderr
     checks = checks_of(run)
-    expected = {id: "pass" if id in [*judged, "carries-state", "completes-with-state"] else "skipped"
+    expected = {id: "pass" if id in [*judged, "result-type-present", "carries-state", "completes-with-state"]
+                else "skipped"
                 for id in ROUND_IDS}
     assert statuses(checks, ROUND_IDS) == expected
     assert all(checks[id]["seen"].startswith(("the tool asks no", "no round asks", "the tool asks in one round"))
@@ -152,3 +153,17 @@ def test_a_first_round_whose_state_is_no_string_fails_the_state_probe(scripted):
     checks = check_scripted(scripted, [{"result": numbered}])
     assert checks["carries-state"]["status"] == "fail" and "requestState is a JSON int" in checks["carries-state"]["seen"]
     assert checks["completes-with-state"]["status"] == "skipped"
+
+
+def test_a_first_round_asking_without_a_result_type_fails_the_result_type_probe(scripted):
+    untyped = {key: value for key, value in ASKS.items() if key != "resultType"}
+    checks = check_scripted(scripted, [{"result": untyped}])
+    assert checks["result-type-present"]["status"] == "fail"
+    assert checks["result-type-present"]["seen"] == "the first round asks, with no resultType"
+    assert checks["result-type-present"]["conformance"] == ["sep-2322-result-type-included"]
+
+
+def test_a_first_round_asking_under_another_result_type_fails_the_result_type_probe(scripted):
+    checks = check_scripted(scripted, [{"result": {**ASKS, "resultType": "incomplete"}}])
+    assert checks["result-type-present"]["status"] == "fail"
+    assert checks["result-type-present"]["seen"] == 'resultType "incomplete"'

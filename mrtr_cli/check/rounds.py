@@ -45,14 +45,30 @@ MULTI_ROUND_PROBES: list[Probe] = [
     ("multi-round-new-state", "round 2 asks again with a new requestState", "SHOULD", WORKFLOW),
     ("multi-round-completes", "answering the last round completes the call", "MUST", WORKFLOW),
 ]
-ROUND_PROBES: list[Probe] = [*KIND_PROBES, *STATE_PROBES, *SEVERAL_PROBES, *MULTI_ROUND_PROBES]
+RESULT_TYPE_PROBE: Probe = ("result-type-present", "a first round that asks carries resultType \"input_required\"",
+                            "MUST", "schema#inputrequiredresult")
+ROUND_PROBES: list[Probe] = [RESULT_TYPE_PROBE, *KIND_PROBES, *STATE_PROBES, *SEVERAL_PROBES, *MULTI_ROUND_PROBES]
 
 
 def round_checks(outcome: Outcome) -> list[Check]:
     """Every round probe, judged on one conversation with the named tool."""
     judge = _Judge(outcome)
-    return [*(check for method, word in KINDS for check in judge.kind(method, _kind_probes(method, word))),
+    return [result_type_check(outcome), *(check for method, word in KINDS for check in judge.kind(method, _kind_probes(method, word))),
             *judge.state(), *judge.several(), *judge.multi_round()]
+
+
+def result_type_check(outcome: Outcome) -> Check:
+    """The first round, when it asks (inputRequests or requestState), says so in `resultType`: the
+    field may be left out only of a complete result."""
+    result = outcome.rounds[0].reply.result if outcome.rounds else None
+    asks = isinstance(result, dict) and ("inputRequests" in result or "requestState" in result
+                                         or result.get("resultType") == "input_required")
+    if not asks:
+        return verdict(*RESULT_TYPE_PROBE, None, "the tool's first round asked no question")
+    if "resultType" not in result:
+        return verdict(*RESULT_TYPE_PROBE, False, "the first round asks, with no resultType")
+    seen = f"resultType {short(result['resultType'])}"
+    return verdict(*RESULT_TYPE_PROBE, result["resultType"] == "input_required", seen)
 
 
 class _Judge:
