@@ -111,12 +111,15 @@ def _at(path: str, mark: Any) -> str:
     return f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else path
 
 
-_NOT_YAML = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+@lru_cache(maxsize=1)
+def _not_yaml() -> re.Pattern[str]:
+    """A character YAML does not allow (compiled when first needed: the set costs milliseconds)."""
+    return re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _unreadable(text: str, path: str, what: str) -> UsageError:
     """The error for a character YAML does not allow (a control character, NUL)."""
-    found = _NOT_YAML.search(text)
+    found = _not_yaml().search(text)
     if found is None:
         return UsageError(f"{path}: the {what} holds a character YAML does not allow", "remove it")
     return UsageError(f"{files.place(path, text, found.start())}: the {what} holds the control character "
@@ -265,9 +268,14 @@ def dumps(data: Any) -> str:
                      default_flow_style=False, width=100)
 
 
-_EMITTERS_DIFFER = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
-"""Characters libyaml's emitter writes otherwise than PyYAML's (it escapes characters beyond
-U+FFFF, breaks long double-quoted lines elsewhere, and treats U+0085, U+2028 and U+2029 its own way)."""
+@lru_cache(maxsize=1)
+def _emitters_differ() -> re.Pattern[str]:
+    """Characters libyaml's emitter writes otherwise than PyYAML's (it escapes characters beyond
+    U+FFFF, breaks long double-quoted lines elsewhere, and treats U+0085, U+2028 and U+2029 its own
+    way). Compiled when first needed: the set costs milliseconds."""
+    return re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
+
+
 MAX_SIMPLE_KEY = 40
 """Keys up to this many characters are written the same way by both emitters (`key: value`)."""
 
@@ -298,7 +306,7 @@ def _same_in_both(text: str) -> bool:
     if text.isascii():  # the common case, checked about ten times faster than by the pattern
         if not text.replace("\n", "").isprintable():
             return False
-    elif _EMITTERS_DIFFER.search(text):
+    elif _emitters_differ().search(text):
         return False
     return "\n" not in text or _literal_safe(text)
 
