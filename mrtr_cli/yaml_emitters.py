@@ -10,11 +10,9 @@ through here.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
-_EMITTERS_DIFFER = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
-"""Characters libyaml's emitter writes otherwise than PyYAML's (it escapes characters beyond
-U+FFFF, breaks long double-quoted lines elsewhere, and treats U+0085, U+2028 and U+2029 its own way)."""
 _PRINTABLE_ASCII = bytes(range(0x20, 0x7F)) + b"\n"
 """The ASCII characters both emitters write alike in any text."""
 MAX_SIMPLE_KEY = 40
@@ -52,9 +50,17 @@ def same_in_both(text: str) -> bool:
     if text.isascii():  # the common case, checked about ten times faster than by the pattern
         if not _only(text, _PRINTABLE_ASCII):
             return False
-    elif _EMITTERS_DIFFER.search(text):
+    elif _emitters_differ().search(text):
         return False
     return "\n" not in text or literal_safe(text)
+
+
+@lru_cache(maxsize=1)
+def _emitters_differ() -> re.Pattern[str]:
+    """Characters libyaml's emitter writes otherwise than PyYAML's (it escapes characters beyond
+    U+FFFF, breaks long double-quoted lines elsewhere, and treats U+0085, U+2028 and U+2029 its own
+    way). Compiled when first needed: the set costs milliseconds."""
+    return re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd]")
 
 
 def written_as_is(text: str) -> bool:

@@ -113,12 +113,15 @@ def _at(path: str, mark: Any) -> str:
     return f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else path
 
 
-_NOT_YAML = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+@lru_cache(maxsize=1)
+def _not_yaml() -> re.Pattern[str]:
+    """A character YAML does not allow (compiled when first needed: the set costs milliseconds)."""
+    return re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _unreadable(text: str, path: str, what: str) -> UsageError:
     """The error for a character YAML does not allow (a control character, NUL)."""
-    found = _NOT_YAML.search(text)
+    found = _not_yaml().search(text)
     if found is None:
         return UsageError(f"{path}: the {what} holds a character YAML does not allow", "remove it")
     return UsageError(f"{files.place(path, text, found.start())}: the {what} holds the control character "

@@ -48,3 +48,11 @@ def test_an_unknown_command_is_a_usage_error_naming_it():
     run = mrtr("nope")
     assert run.code == 1
     assert "No such command 'nope'" in run.stderr
+
+
+@pytest.mark.parametrize("args, path", [([], "mrtr"), (["auth"], "mrtr auth")])
+def test_no_command_shows_the_help_and_says_what_is_missing(args, path):
+    run = mrtr(*args, env={"COLUMNS": "100"})
+    assert run.code == 1  # a usage error, as README's exit codes have it
+    assert f"Usage: {path} [OPTIONS] COMMAND [ARGS]..." in run.stdout
+    assert run.stderr == f"mrtr: missing command: name one of the commands listed above (see {path} --help)\n"

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
-from mrtr_cli.render.console import THEME
+from mrtr_cli.render.console import theme
 from mrtr_cli.render.styled_line import JoinedLines, StyledLine
 
 STYLES = st.sampled_from([None, "mrtr.dim", "mrtr.key", "mrtr.request"])
@@ -27,7 +27,7 @@ def both(first: str, base: str, parts: list[tuple[str, str | None]]) -> tuple[St
 
 def printed(renderable: object) -> str:
     stream = io.StringIO()
-    Console(file=stream, theme=THEME, force_terminal=True, color_system="truecolor", width=60,
+    Console(file=stream, theme=theme(), force_terminal=True, color_system="truecolor", width=60,
             highlight=False, emoji=False, soft_wrap=True).print(renderable)
     return stream.getvalue()
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import validation, yaml_io
+from mrtr_cli import validation
 from mrtr_cli.answering.scripted import AnswersFile, MatchRule
 from mrtr_cli.errors import UsageError
 
@@ -16,6 +16,8 @@ SCHEMA = Path(__file__).with_name("answers.schema.json")
 
 def load_answers_file(path: str) -> AnswersFile:
     """The answers file at `path`, checked against its schema before anything runs."""
+    from mrtr_cli import yaml_io  # loaded only with --answers
+
     located = yaml_io.load_located(path, "answers file")
     if located.node is None:
         raise UsageError(f"{path}: the answers file is empty", "start it with answers: or match: (see the README)")

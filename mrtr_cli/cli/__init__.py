@@ -5,7 +5,7 @@ options several commands share, once each; subcommands.py holds the app and its 
 """
 
 import sys
-from typing import Any, List
+from typing import Any, List, Tuple
 
 import typer
 
@@ -26,7 +26,7 @@ def run(args: List[str]) -> int:
     try:
         return int(command.main(args=args, prog_name="mrtr", standalone_mode=False, obj=server_command) or 0)
     except click.exceptions.ClickException as error:
-        return _usage_error(error.format_message(), "--json" in args)
+        return _usage_error(*_message(error), "--json" in args)
     except typer.Abort as abort:  # click turns a KeyboardInterrupt it sees into Abort
         from mrtr_cli.errors import interruption
 
@@ -43,11 +43,20 @@ def _click_module() -> Any:
     return click
 
 
-def _usage_error(message: str, as_json: bool) -> int:
+def _message(error: Any) -> Tuple[str, str]:
+    """What click says went wrong, and the help to see. `mrtr` or `mrtr auth` alone has shown its
+    help already (click's message is that help, which mrtr's wrote to stdout itself): the line
+    says what is missing."""
+    if type(error).__name__ == "NoArgsIsHelpError":
+        return "missing command: name one of the commands listed above", error.ctx.command_path
+    return error.format_message(), "mrtr"
+
+
+def _usage_error(message: str, command_path: str, as_json: bool) -> int:
     from mrtr_cli.render import json_report
     from mrtr_cli.exit_codes import ExitCode
 
-    line = f"mrtr: {message.strip()} (see mrtr --help)"
+    line = f"mrtr: {message.strip()} (see {command_path} --help)"
     print(line, file=sys.stderr)
     if as_json:
         print(json_report.error_line(ExitCode.USAGE, line), file=sys.stderr)

@@ -3,26 +3,36 @@ Pure functions: nothing here prints."""
 
 from __future__ import annotations
 
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from mrtr_cli.errors import MrtrError
 from mrtr_cli.render.server_text import BAR
 from mrtr_cli.text import safe_line
 
+if TYPE_CHECKING:
+    from rich.text import Text
+
 
 def stderr_line(text: str) -> Text:
-    line = Text("    stderr ", "mrtr.dim")
+    line = _text("    stderr ", "mrtr.dim")
     line.append(BAR, "mrtr.dim")
     return line.append(safe_line(text, 1000), "mrtr.dim")
 
 
 def error_lines(error: MrtrError) -> list[Text]:
     """`✗ what happened; what to do`, then any detail lines (a dead server's stderr)."""
-    head = Text("✗ ", "mrtr.error")
+    head = _text("✗ ", "mrtr.error")
     head.append(safe_line(error.one_line(), None))
     return [head] + [stderr_line(line) for line in error.details]
 
 
 def warning_line(message: str) -> Text:
     """A warning of mrtr's own, in its colour (the message is already safe)."""
-    return Text(message, "mrtr.warn")
+    return _text(message, "mrtr.warn")
+
+
+def _text(text: str, style: str = "") -> Text:
+    """A rich `Text`, rich loaded only when there is something to say (a call that went well has not)."""
+    from rich.text import Text
+
+    return Text(text, style)

@@ -3,20 +3,23 @@ error) on stderr, or on stdout for `show`."""
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.render.console import Consoles, write_long
+from mrtr_cli.render.console import AnyConsole, Consoles, write_long
 from mrtr_cli.render.diagnostics import error_lines
-from mrtr_cli.render.result_texts import as_text, result_texts
+from mrtr_cli.render.result_texts import result_texts
+from mrtr_cli.render.styled_line import StyledLine
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 BIG = 1_000_000
 """Result text longer than this goes to stdout as it is (already safe), without rich's layout."""
 
 
-def print_outcome(consoles: Consoles, outcome: Outcome, result: bool = True, status: Console | None = None) -> None:
+def print_outcome(consoles: Consoles, outcome: Outcome, result: bool = True, status: AnyConsole | None = None) -> None:
     """The result on stdout; the status line and any error on `status` (default: stderr)."""
     status = status or consoles.err
     if result and outcome.result is not None:
@@ -28,23 +31,24 @@ def print_outcome(consoles: Consoles, outcome: Outcome, result: bool = True, sta
             status.print(line)
 
 
-def _print_result(out: Console, piece: Text | str) -> None:
+def _print_result(out: AnyConsole, piece: Text | str) -> None:
+    """A piece of the result; a `str` piece is already safe, and never read as markup."""
     if len(piece) > BIG:
         write_long(out.file, piece if isinstance(piece, str) else piece.plain)
         out.file.write("\n")
     else:
-        out.print(as_text(piece))
+        out.print(StyledLine(piece) if isinstance(piece, str) else piece)
 
 
-def status_line(outcome: Outcome) -> Text:
+def status_line(outcome: Outcome) -> StyledLine:
     """`✓ complete · 3 rounds · 12 ms`, or what went wrong instead."""
     rounds = len(outcome.rounds)
     took = sum(r.reply.elapsed_ms for r in outcome.rounds)
     detail = f" · {rounds} round{'s' if rounds != 1 else ''} · {took:.0f} ms" if rounds else ""
     if outcome.status == "complete" and outcome.exit_code() == ExitCode.TOOL_ERROR:
-        return Text(f"✗ complete, but the tool reported an error (isError){detail}", "mrtr.error")
+        return StyledLine(f"✗ complete, but the tool reported an error (isError){detail}", "mrtr.error")
     style = "mrtr.complete" if outcome.status == "complete" else "mrtr.error"
-    return Text(f"{'✓' if outcome.status == 'complete' else '✗'} {outcome.status}{detail}", style)
+    return StyledLine(f"{'✓' if outcome.status == 'complete' else '✗'} {outcome.status}{detail}", style)
 
 
 def failure_message(outcome: Outcome, code: ExitCode) -> str:

@@ -9,13 +9,14 @@ Pure functions: nothing here prints.
 from __future__ import annotations
 
 import json
-from typing import Any
-
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.protocol.jsonrpc import compact
 from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.text import safe, safe_line
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 BAR = "│ "
 
@@ -26,6 +27,8 @@ def compact_json(value: Any, limit: int | None = 400) -> str:
 
 
 def pretty_json(value: Any) -> Text:
+    from rich.text import Text  # loaded only when a result or a prompt shows JSON
+
     return Text(safe(json.dumps(value, ensure_ascii=False, indent=2)))
 
 

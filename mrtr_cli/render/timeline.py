@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli import events
 from mrtr_cli.answering import sources
@@ -17,6 +14,11 @@ from mrtr_cli.render.styled_line import JoinedLines, StyledLine
 from mrtr_cli.render.timeline_lines import (answer_line, discover_line, finding_line, ignored_line, input_summary,
                                             notification_line, request_line, response_line, wire_line)
 from mrtr_cli.text import safe_line
+
+if TYPE_CHECKING:
+    from rich.text import Text
+
+    from mrtr_cli.render.console import AnyConsole as Console
 
 
 class Timeline:
