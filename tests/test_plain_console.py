@@ -68,7 +68,8 @@ def test_a_tab_is_expanded_as_rich_expands_it():
     assert stream.getvalue() == "key     value\n"
 
 
-def test_what_is_not_a_line_is_laid_out_by_rich():
+def test_what_is_not_a_line_is_laid_out_by_rich(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)  # another test of the same worker may have left one
     table = Table("name", "description")
     table.add_row("ask", "asks [bold]once[/bold]")
     assert plain_bytes(table) == rich_bytes(table)
