@@ -128,8 +128,10 @@ def main() -> None:
     lines.append(replay[0])
     budgets.append(("replay 400 transcripts ≤ 4.4x the time of 100", replay[1], 4.4))
     speed_cpu.add_rows(lines, budgets, max(10, repeat * 2))  # issue 16: per round and start-up, paired
-    __import__("speed_io").add_rows(lines, budgets, repeat)  # speed_io.py: recording, serving, replaying
-    __import__("check_time").add_rows(lines, budgets, repeat)  # check_time.py: check --tool vs one call (issue 17)
+    for module in ("speed_io", "check_time"):  # recording, serving, replaying; check --tool vs one call
+        more_lines, more_budgets = __import__(module).rows(repeat)
+        lines.extend(more_lines)
+        budgets.extend(more_budgets)
     report(lines, budgets)
 
 
@@ -149,6 +151,13 @@ def replay_rows(url: str, repeat: int) -> tuple[str, float]:
     line = (f"| replay 100 / 400 transcripts | {times[100].seconds:.2f} s / {times[400].seconds:.2f} s | "
             f"{per[100]:.1f} / {per[400]:.1f} ms per transcript · 400/100 {times[400].seconds / times[100].seconds:.2f}x |")
     return line, times[400].seconds / times[100].seconds
+
+
+def run_alone(rows, default_repeat: int) -> None:
+    """The `main` of a benchmark file runnable alone: its rows (`rows(repeat)`) and their report."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=default_repeat)
+    report(*rows(parser.parse_args().repeat))
 
 
 def report(lines: list[str], budgets: list[tuple[str, float, float]]) -> None:

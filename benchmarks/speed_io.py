@@ -10,7 +10,6 @@ Runs are paired and alternate; only ratios taken in the same run mean anything.
 
 from __future__ import annotations
 
-import argparse
 import http.client
 import json
 import shutil
@@ -24,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from run import BIG, HERE, MRTR, PY, SERVER, free_port, mrtr_call, once, report
+from run import BIG, HERE, MRTR, PY, SERVER, free_port, mrtr_call, once, run_alone
 
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))  # this checkout's mrtr_cli, as the commands run (cwd = ROOT)
@@ -177,19 +176,5 @@ def rows(repeat: int) -> tuple[list[str], list[tuple[str, float, float]]]:
     return [record, serve, replay, demo], budgets
 
 
-def add_rows(lines: list[str], budgets: list[tuple[str, float, float]], repeat: int) -> None:
-    """benchmarks/run.py's hook: these rows after its own."""
-    more_lines, more_budgets = rows(repeat)
-    lines.extend(more_lines)
-    budgets.extend(more_budgets)
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=5)
-    lines, budgets = rows(parser.parse_args().repeat)
-    report(lines, budgets)
-
-
 if __name__ == "__main__":
-    main()
+    run_alone(rows, default_repeat=5)
