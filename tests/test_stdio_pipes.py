@@ -5,6 +5,7 @@ limit, stderr beside stdout in arrival order, a server that dies mid-line, bytes
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -214,3 +215,27 @@ def test_a_server_that_writes_as_it_shuts_down_ends_on_its_own():
     started = time.monotonic()
     transport.close()
     assert transport._process.returncode == 0 and time.monotonic() - started < 2.0
+
+
+def test_a_write_after_close_says_the_server_is_gone_and_writes_nowhere():
+    """The closed pipes' descriptor numbers are taken by new pipes: nothing may reach them."""
+    transport = StdioTransport([sys.executable, "-c", "import sys; sys.stdin.read()"])
+    transport.close()
+    others = [os.pipe() for _ in range(3)]
+    try:
+        with pytest.raises(UnreachableError, match="exited with code 0"):
+            transport.write("{}")
+        for reader, _ in others:
+            os.set_blocking(reader, False)
+            with pytest.raises(BlockingIOError):
+                os.read(reader, 10)
+    finally:
+        for pair in others:
+            os.close(pair[0]), os.close(pair[1])
+
+
+def test_a_read_after_close_says_the_server_is_gone():
+    transport = StdioTransport([sys.executable, "-c", "import sys; sys.stdin.read()"])
+    transport.close()
+    with pytest.raises(UnreachableError, match="exited with code 0"):
+        transport.receive(Deadline(1))

@@ -78,7 +78,9 @@ class ServerPipes:
     def write(self, data: bytes) -> bool:
         """Write all of `data`, reading stdout and stderr while the pipe is full. False when stdout
         went past the size limit first (the server may be stuck writing it); OSError (BrokenPipeError)
-        when the server's stdin is closed."""
+        when the server's stdin is closed, or these pipes are (the descriptor may be another file's by now)."""
+        if self._closed:
+            raise BrokenPipeError("the server's pipes are closed")
         written = _write_some(self._stdin, data)
         if written == len(data):
             return True
@@ -92,7 +94,7 @@ class ServerPipes:
     def drain_stderr(self, seconds: float) -> None:
         """Read until stderr ends, for at most `seconds` (stdout is read on too, never dropped)."""
         until = time.monotonic() + seconds
-        while self._stderr_open:
+        while self._stderr_open and not self._closed:
             left = until - time.monotonic()
             if left <= 0 or not self.wait(left):
                 return
@@ -102,7 +104,9 @@ class ServerPipes:
         return not self._closed and bool(self._selector.get_map())
 
     def close(self) -> None:
+        """Read no more: stdout ends here, if it had not (a later read says the server is gone)."""
         self._closed = True
+        self.ended = self.ended or ("eof", b"")
         self._selector.close()
 
     def _wait_writable(self) -> bool:
