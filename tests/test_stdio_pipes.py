@@ -235,7 +235,12 @@ def test_a_write_after_close_says_the_server_is_gone_and_writes_nowhere():
 
 
 def test_a_read_after_close_says_the_server_is_gone():
-    transport = StdioTransport([sys.executable, "-c", "import sys; sys.stdin.read()"])
-    transport.close()
-    with pytest.raises(UnreachableError, match="exited with code 0"):
-        transport.receive(Deadline(1))
+    """The server leaves a child holding its stdout open: stdout has not ended when it exits."""
+    code = "import subprocess, sys; subprocess.Popen(['sleep', '30']); sys.stdin.read()"
+    transport = StdioTransport([sys.executable, "-c", code])
+    try:
+        transport.close()
+        with pytest.raises(UnreachableError, match="exited with code 0"):
+            transport.receive(Deadline(1))
+    finally:
+        os.killpg(transport._process.pid, signal.SIGKILL)
