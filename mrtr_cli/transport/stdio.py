@@ -1,34 +1,34 @@
 """The stdio transport: a server process, newline-delimited JSON on its stdin and stdout.
 
-Two reader threads move the server's stdout lines and stderr lines into one inbox; the
-caller reads the inbox with a deadline. The server's stderr never mixes with its frames:
-its last lines are kept for the message when the process dies, and forwarded for `-v`.
+The caller's own thread reads the pipes (`server_pipes.py`): it waits on stdout and stderr
+within the deadline, and writes to stdin while reading whatever the server writes meanwhile, so
+neither side can block the other. The server's stderr never mixes with its frames: its last
+lines are kept for the message when the process dies, and forwarded for `-v`.
 """
 
 from __future__ import annotations
 
-import collections
 import os
-import queue
 import shlex
 import signal
 import subprocess
-import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
 from mrtr_cli.errors import UnreachableError
-from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Frame, Incoming, Mirrored, StderrLine,
-                                     TransportTimeout, message_too_large)
+from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Incoming, Mirrored, TransportTimeout,
+                                     message_too_large)
+from mrtr_cli.transport.server_pipes import ServerPipes
 
 STDERR_TAIL = 20
 """How many of the server's last stderr lines an error message may show."""
 GRACE_SECONDS = 2.0
 """How long the server gets at each shutdown step: stdin closed, then SIGTERM, then SIGKILL."""
+EXIT_POLL_SECONDS = 0.05
+"""While its pipes stay open, how often shutdown checks whether the process has ended."""
 STDERR_LINE_LIMIT = 64 * 1024
 """A longer stderr line is shown by its first part; the rest, to its newline, is skipped."""
-
-_EOF = ("eof", b"")
 
 
 class StdioTransport:
@@ -44,16 +44,12 @@ class StdioTransport:
     ) -> None:
         self.command = command
         self.max_message_size = max_message_size
-        self._inbox: queue.SimpleQueue[tuple[str, Any]] = queue.SimpleQueue()
-        """SimpleQueue, not Queue: its hand-off is done in C, not through a Python Condition, which
-        halves what each round pays to pass a line from the reader thread."""
-        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
-        self._forward_stderr = forward_stderr
         self._process = _spawn(command, env, cwd)
-        self._threads = [
-            _start_thread(self._read_stdout, "mrtr-stdout"),
-            _start_thread(self._read_stderr, "mrtr-stderr"),
-        ]
+        process = self._process
+        assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+        self._pipes = ServerPipes(process.stdin, process.stdout, process.stderr, max_message_size=max_message_size,
+                                  stderr_line_limit=STDERR_LINE_LIMIT, stderr_tail=STDERR_TAIL,
+                                  forward_stderr=forward_stderr)
 
     def describe(self) -> str:
         return shlex.join(self.command)
@@ -71,42 +67,40 @@ class StdioTransport:
         """Over stdio the version travels in the handshake alone."""
 
     def write(self, text: str) -> None:
-        """Send one frame; a closed pipe means the server is gone."""
-        stdin = self._process.stdin
-        assert stdin is not None
+        """Send one frame, reading what the server writes meanwhile; a closed pipe means the server
+        is gone, and stdout past the size limit ends the write as it ends a read."""
         try:
-            stdin.write(text.encode("utf-8") + b"\n")
-            stdin.flush()
-        except (BrokenPipeError, ValueError, OSError):
+            written = self._pipes.write(text.encode("utf-8") + b"\n")
+        except (OSError, ValueError):
             raise self.gone() from None
+        if not written:
+            raise self._ended()
 
     def receive(self, deadline: Deadline) -> Incoming:
         """The next thing the server wrote; `TransportTimeout` when the deadline passes."""
-        try:
-            kind, data = self._inbox.get(timeout=deadline.remaining())
-        except queue.Empty:
-            raise TransportTimeout() from None
-        if kind in ("eof", "too-large", "broken"):
-            self._inbox.put((kind, data))  # later readers see it too
-            raise self._ended(kind, data)
-        return Frame(data) if kind == "out" else StderrLine(data)
+        pipes = self._pipes
+        while not pipes.pending:
+            if pipes.ended is not None:
+                raise self._ended()
+            if not pipes.wait(deadline.remaining()) and not deadline.remaining():
+                raise TransportTimeout()
+        return pipes.pending.popleft()
 
-    def _ended(self, kind: str, data: Any) -> Exception:
+    def _ended(self) -> Exception:
         """Why the server's stdout can be read no further; past the size limit, the server is stopped."""
-        if kind == "eof":
+        if self._pipes.ended == ("eof", b""):
             return self.gone()
-        if kind == "broken":
-            return UnreachableError(f"mrtr could not read the server's stdout ({data})", "run again with -v")
         self.close()
         return message_too_large(self.max_message_size, "a message on stdout")
 
     def gone(self) -> UnreachableError:
         """The error that says the process ended, with its last stderr lines."""
+        self._pipes.drain_stderr(1.0)  # the stderr tail, to its end (a blocked server cannot exit)
         code = self._exit_code()
-        self._threads[1].join(timeout=1.0)  # let the stderr tail drain
+        tail = self._pipes.stderr_tail
         status = f"exited with code {code}" if code is not None else "closed its stdout"
-        hint = "its last stderr lines follow" if self._stderr_tail else "it wrote nothing to stderr"
-        return UnreachableError(f"the server process {status}", hint, details=self._stderr_tail)
+        hint = "its last stderr lines follow" if tail else "it wrote nothing to stderr"
+        return UnreachableError(f"the server process {status}", hint, details=tail)
 
     def close(self) -> None:
         """Close stdin, wait; then SIGTERM, wait; then SIGKILL (the spec's shutdown order).
@@ -130,15 +124,27 @@ class StdioTransport:
         for step in (None, signal.SIGTERM, signal.SIGKILL):
             if step is not None:
                 _signal_group(process, step)
-            try:
-                process.wait(timeout=GRACE_SECONDS)
+            if self._exited_within(GRACE_SECONDS):
                 break
-            except subprocess.TimeoutExpired:
-                continue
+
+    def _exited_within(self, seconds: float) -> bool:
+        """Wait for the process to end, reading its pipes meanwhile: a server that writes as it
+        shuts down must not block on a full pipe. What it writes now is not shown."""
+        until = time.monotonic() + seconds
+        while self._pipes.reading():
+            left = until - time.monotonic()
+            if self._process.poll() is not None or left <= 0:
+                return self._process.poll() is not None
+            self._pipes.wait(min(left, EXIT_POLL_SECONDS))
+            self._pipes.pending.clear()
+        try:
+            self._process.wait(timeout=max(0.0, until - time.monotonic()))
+            return True
+        except subprocess.TimeoutExpired:
+            return False
 
     def _release(self) -> None:
-        for thread in self._threads:
-            thread.join(timeout=1.0)
+        self._pipes.close()
         for stream in (self._process.stdout, self._process.stderr):
             if stream is not None:
                 stream.close()
@@ -148,59 +154,6 @@ class StdioTransport:
             return self._process.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             return None
-
-    def _read_stdout(self) -> None:
-        """Move stdout's lines to the inbox, each read in one bounded piece; never raises."""
-        try:
-            self._inbox.put(self._pump_stdout())
-        except (OSError, ValueError):  # the pipe was closed under the thread, at shutdown
-            self._inbox.put(_EOF)
-        except Exception as error:  # noqa: BLE001 - a reader thread must not die with a traceback
-            self._inbox.put(("broken", f"{type(error).__name__}: {error}"))
-
-    def _pump_stdout(self) -> tuple[str, Any]:
-        """Read lines until the end of stdout, or one past the limit; return how reading ended."""
-        stdout = self._process.stdout
-        assert stdout is not None
-        limit = self.max_message_size
-        while True:
-            line = stdout.readline(limit + 2)  # room for the line ending, \n or \r\n
-            if not line:
-                return _EOF
-            if len(line.rstrip(b"\r\n")) > limit:
-                return ("too-large", limit)
-            self._inbox.put(("out", _text(line)))
-            del line  # not kept alive while the next line is awaited: it may be a big frame
-
-    def _read_stderr(self) -> None:
-        """Keep the stderr tail (and forward lines for -v); never raises."""
-        try:
-            self._pump_stderr()
-        except Exception:  # noqa: BLE001 - stderr is only shown: losing its end loses nothing else
-            pass
-
-    def _pump_stderr(self) -> None:
-        stderr = self._process.stderr
-        assert stderr is not None
-        skipping = False
-        for raw in iter(lambda: stderr.readline(STDERR_LINE_LIMIT), b""):
-            if not skipping:
-                self._stderr_line(raw.decode("utf-8", "replace").rstrip("\r\n"))
-            skipping = not raw.endswith(b"\n")
-
-    def _stderr_line(self, line: str) -> None:
-        self._stderr_tail.append(line)
-        if self._forward_stderr:
-            self._inbox.put(("err", line))
-
-
-def _text(line: bytes) -> str | bytes:
-    """A line as text, decoded here so that only one copy of a big frame is kept; bytes that are
-    not UTF-8 stay bytes (jsonrpc.decode reports them). The line ending stays: JSON ignores it."""
-    try:
-        return line.decode("utf-8")
-    except UnicodeDecodeError:
-        return line
 
 
 class _StdioExchange:
@@ -244,12 +197,6 @@ def _spawn(command: list[str], env: dict[str, str] | None, cwd: str | None) -> s
     except OSError as error:
         raise UnreachableError(f"could not start the server: {error.strerror}",
                                "check the command") from error
-
-
-def _start_thread(target: Any, name: str) -> threading.Thread:
-    thread = threading.Thread(target=target, name=name, daemon=True)
-    thread.start()
-    return thread
 
 
 def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:

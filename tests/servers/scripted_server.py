@@ -19,8 +19,11 @@ The script is a JSON object:
                {"hang": SECONDS} (no answer, and stdin no longer read: closing it stops nothing),
                plus optional "before": ["line", ...] written first, "id": an id to answer with
                instead of the request's, "sleep": seconds to wait before answering,
-               "flood": N (N bytes of stderr before answering), and "progress": N (N progress
-               notifications for the request, one every "every" seconds, default 0.1).
+               "flood": N (N bytes of stderr before answering), "progress": N (N progress
+               notifications for the request, one every "every" seconds, default 0.1), and
+               "after": N (N bytes of log notifications on stdout after the answer, before stdin is
+               read again: the pipe fills and the server blocks until the client reads), and
+               "pause": SECONDS (then that long before stdin is read again).
 Standard library only, so it starts fast.
 """
 
@@ -67,6 +70,8 @@ def respond(script: dict[str, Any], steps: Any, message: dict[str, Any]) -> None
         return send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}})
     step = next(steps, {"error": {"code": -32603, "message": "the script has no more steps"}})
     play(step, message)
+    chatter(step.get("after", 0))
+    time.sleep(step.get("pause", 0))
 
 
 def discover(script: dict[str, Any], message: dict[str, Any]) -> None:
@@ -136,6 +141,13 @@ def flood(size: int) -> None:
     for _ in range(size // len(line)):
         sys.stderr.write(line)
     sys.stderr.flush()
+
+
+def chatter(size: int) -> None:
+    """Numbered log notifications of about 16 KB each: "chatter 000001 ...", in order."""
+    for number in range(size // 16_000):
+        write(json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                          "params": {"level": "info", "data": f"chatter {number:06d} " + "x" * 16_000}}))
 
 
 def send(message: dict[str, Any]) -> None:
