@@ -1,7 +1,5 @@
 """`python -m mrtr_cli`."""
 
-import sys
+from mrtr_cli.entry import console
 
-from mrtr_cli.entry import main
-
-sys.exit(main())
+console()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import sys
+from typing import NoReturn
 
 from mrtr_cli import __version__
 
@@ -26,3 +28,17 @@ def main(argv: list[str] | None = None) -> int:
 
     with workflow_commands.paused(sys.stderr):
         return run(args)
+
+
+def console() -> NoReturn:
+    """The process `mrtr` (and `python -m mrtr_cli`): `main`, then exit with its code.
+
+    Before exiting, every object is frozen out of the garbage collector's reach (`gc.freeze`). A
+    Python process collects its garbage several times over while it shuts down, which for all the
+    libraries a command loads costs 50 to 100 ms; the operating system frees the memory at once
+    anyway. Output is flushed and exit handlers run as before. Not in `main`, which tests call
+    in their own process.
+    """
+    code = main()
+    gc.freeze()
+    sys.exit(code)

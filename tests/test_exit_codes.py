@@ -207,3 +207,15 @@ def test_141_a_reader_that_goes_away_ends_mrtr_quietly(scripted, output: list[st
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 141, stderr
     assert b"unexpected failure" not in stderr and b"Traceback" not in stderr and b"Exception" not in stderr
+
+
+@pytest.mark.parametrize("args, code", [(["--version"], 0), (["call", "t", "--no-such-flag"], 1)])
+def test_the_process_exits_with_the_code_and_its_objects_frozen_from_the_collector(args: list[str], code: int):
+    """`python -m mrtr_cli` freezes its objects before exiting (entry.console), so shutting down
+    skips the collector's passes over every loaded library; the exit code is main's."""
+    probe = ("import gc, runpy, sys\n"
+             f"sys.argv = ['mrtr', *{args!r}]\n"
+             "try:\n    runpy.run_module('mrtr_cli', run_name='__main__')\n"
+             "except SystemExit as exit:\n    print('exit', exit.code, 'frozen', gc.get_freeze_count() > 0)\n")
+    done = subprocess.run([PYTHON, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.stdout.splitlines()[-1] == f"exit {code} frozen True", done.stdout + done.stderr

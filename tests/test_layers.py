@@ -78,6 +78,16 @@ def test_nothing_of_oauth_is_imported_at_start():
     assert loaded.strip() == "[]"
 
 
+def test_the_http_transport_loads_httpx_without_its_command_line():
+    """httpx imports its own command line (click, rich, pygments: about 90 ms) when they are
+    installed; mrtr never runs it, so the HTTP transport refuses that import."""
+    code = ("import sys; import mrtr_cli.transport.http, httpx; "
+            "print(httpx.Client is not None, sorted(m for m in ('httpx._main', 'click', 'pygments', 'rich') "
+            "if sys.modules.get(m)))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    assert loaded.strip() == "True []"
+
+
 def test_version_loads_no_outside_library():
     code = ("import sys; from mrtr_cli.entry import main; main(['--version']); "
             "print(sorted(m for m in ('typer', 'rich', 'httpx', 'yaml', 'jsonschema', 'authlib', 'platformdirs') "

@@ -12,11 +12,16 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
 import threading
 from collections.abc import Callable, Generator, Iterator
 from typing import Any, Protocol
 
-import httpx
+# httpx imports its own command line (click, rich's console, progress and syntax, pygments: about
+# 90 ms) when those are installed. mrtr never runs it: the import is refused, and httpx falls back
+# as it does where they are missing.
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
+import httpx  # noqa: E402
 
 from mrtr_cli.errors import ProtocolError, UnreachableError, UsageError
 from mrtr_cli.text import safe_line
