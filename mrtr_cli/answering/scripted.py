@@ -4,6 +4,7 @@ answers files. Every form answer is completed with defaults and validated before
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import shlex
@@ -17,6 +18,7 @@ from mrtr_cli.forms.fields import coerce, complete_form, form_fields
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Question, Refusal, Response, Decision
 from mrtr_cli.errors import UsageError
+from mrtr_cli.protocol.per_value import PerValue
 from mrtr_cli.text import safe_line
 
 ACTIONS = ("accept", "decline", "cancel")
@@ -93,10 +95,18 @@ class FlagAnswerer:
         self.flags = [parse_flag(raw) for raw in flags]
         self.base = base
         self.used: set[str] = set()
+        self._decided = PerValue(self._decide)
 
     def answer(self, question: Question) -> Decision:
         if question.method != ELICIT:
             return None
+        decision = self._decided(question.request, question.key)
+        return Response(copy.deepcopy(decision.payload)) if isinstance(decision, Response) else decision
+
+    def _decide(self, request: dict[str, Any], key: str) -> Decision:
+        """The answer to a question as asked: the same every round it is asked again (`_decided`
+        remembers it; each round still gets its own copy, and a refused answer raises each time)."""
+        question = Question(0, key, request, "")
         actions = [f for f in self.flags if f.action_for(question.key)]
         fields = [f for f in self.flags if f.field_for(question.key)]
         if not actions and not fields:
