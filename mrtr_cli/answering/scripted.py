@@ -4,7 +4,6 @@ answers files. Every form answer is completed with defaults and validated before
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import shlex
@@ -101,7 +100,7 @@ class FlagAnswerer:
         if question.method != ELICIT:
             return None
         decision = self._decided(question.request, question.key)
-        return Response(copy.deepcopy(decision.payload)) if isinstance(decision, Response) else decision
+        return Response(_fresh(decision.payload)) if isinstance(decision, Response) else decision
 
     def _decide(self, request: dict[str, Any], key: str) -> Decision:
         """The answer to a question as asked: the same every round it is asked again (`_decided`
@@ -134,6 +133,15 @@ class FlagAnswerer:
                 raise UsageError(f"--answer {flag.raw!r}: field {name!r} cannot take {text!r} ({error})",
                                  "give a value of the field's type") from None
         return typed
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of an answer's JSON value, down to its last list: what one round sends is its own."""
+    if isinstance(value, dict):
+        return {key: _fresh(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_fresh(item) for item in value]
+    return value
 
 
 class SamplingReplyAnswerer:
