@@ -32,11 +32,8 @@ class PerValue(Generic[Result]):
         self._known: dict[tuple[Any, ...], Result] = {}
 
     def __call__(self, value: Any, *extra: Any) -> Result:
-        try:
-            text = json.dumps(value)
-        except (RecursionError, ValueError, TypeError):
-            return self.compute(value, *extra)
-        if len(text) > MAX_KEY:
+        text = _text_of(value)
+        if text is None:
             return self.compute(value, *extra)
         key = (text, *extra)
         known = self._known.get(key, _MISSING)
@@ -45,3 +42,22 @@ class PerValue(Generic[Result]):
                 self._known.clear()
             known = self._known[key] = self.compute(value, *extra)
         return known
+
+
+_last: list[Any] = [None, None]
+"""The value last encoded and its text: the timeline, the linter and the answerer each key the
+same question of a round, the very object decoded from the frame, which mrtr never changes."""
+
+
+def _text_of(value: Any) -> str | None:
+    """The JSON text of `value`; None when it is too large to keep, or cannot be encoded."""
+    if value is _last[0]:
+        return _last[1]
+    try:
+        text = json.dumps(value)
+    except (RecursionError, ValueError, TypeError):
+        return None
+    if len(text) > MAX_KEY:
+        return None
+    _last[:] = [value, text]
+    return text
