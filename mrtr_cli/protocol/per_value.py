@@ -44,20 +44,23 @@ class PerValue(Generic[Result]):
         return known
 
 
-_last: list[Any] = [None, None]
+_last: tuple[Any, str] = (_MISSING, "")
 """The value last encoded and its text: the timeline, the linter and the answerer each key the
-same question of a round, the very object decoded from the frame, which mrtr never changes."""
+same question of a round, the very object decoded from the frame, which mrtr never changes. One
+tuple, replaced whole, so that a thread never reads one value's text for another."""
 
 
 def _text_of(value: Any) -> str | None:
     """The JSON text of `value`; None when it is too large to keep, or cannot be encoded."""
-    if value is _last[0]:
-        return _last[1]
+    global _last
+    seen, text = _last
+    if value is seen:
+        return text
     try:
         text = json.dumps(value)
     except (RecursionError, ValueError, TypeError):
         return None
     if len(text) > MAX_KEY:
         return None
-    _last[:] = [value, text]
+    _last = (value, text)
     return text
