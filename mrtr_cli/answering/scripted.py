@@ -17,6 +17,7 @@ from mrtr_cli.forms.fields import coerce, complete_form, form_fields
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Question, Refusal, Response, Decision
 from mrtr_cli.errors import UsageError
+from mrtr_cli.protocol.per_value import PerValue
 from mrtr_cli.text import safe_line
 
 ACTIONS = ("accept", "decline", "cancel")
@@ -93,10 +94,18 @@ class FlagAnswerer:
         self.flags = [parse_flag(raw) for raw in flags]
         self.base = base
         self.used: set[str] = set()
+        self._decided = PerValue(self._decide)
 
     def answer(self, question: Question) -> Decision:
         if question.method != ELICIT:
             return None
+        decision = self._decided(question.request, question.key)
+        return Response(_fresh(decision.payload)) if isinstance(decision, Response) else decision
+
+    def _decide(self, request: dict[str, Any], key: str) -> Decision:
+        """The answer to a question as asked: the same every round it is asked again (`_decided`
+        remembers it; each round still gets its own copy, and a refused answer raises each time)."""
+        question = Question(0, key, request, "")
         actions = [f for f in self.flags if f.action_for(question.key)]
         fields = [f for f in self.flags if f.field_for(question.key)]
         if not actions and not fields:
@@ -124,6 +133,15 @@ class FlagAnswerer:
                 raise UsageError(f"--answer {flag.raw!r}: field {name!r} cannot take {text!r} ({error})",
                                  "give a value of the field's type") from None
         return typed
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of an answer's JSON value, down to its last list: what one round sends is its own."""
+    if isinstance(value, dict):
+        return {key: _fresh(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_fresh(item) for item in value]
+    return value
 
 
 class SamplingReplyAnswerer:

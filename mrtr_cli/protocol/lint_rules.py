@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol.mrtr import INPUT_METHODS, MRTR_METHODS, required_capability
+from mrtr_cli.protocol.per_value import PerValue
 
 SPEC = "https://modelcontextprotocol.io/specification/2026-07-28/"
 CACHEABLE = ("server/discover", *(method for method, _ in meta.LIST_METHODS.values()), "resources/read")
@@ -129,7 +130,7 @@ def check_input_required(method: str, result: dict[str, Any], capabilities: meta
     if state is not None and not isinstance(state, str):
         found.append(finding("request-state-type", f"requestState is a JSON {type(state).__name__}, not a string"))
     for key, request in (requests.items() if isinstance(requests, dict) else []):
-        found += check_question(str(key), request, capabilities)
+        found += _question_findings(request, str(key), capabilities)
     return found
 
 
@@ -150,6 +151,14 @@ def check_question(key: str, request: Any, capabilities: meta.Capabilities) -> l
         found.append(finding("include-context", f"inputRequests[{key!r}] uses includeContext "
                                                 f"{params['includeContext']!r} without the sampling.context capability"))
     return found
+
+
+def _findings_of(request: Any, key: str, capabilities: meta.Capabilities) -> tuple[Finding, ...]:
+    return tuple(check_question(key, request, capabilities))
+
+
+_question_findings = PerValue(_findings_of)
+"""`check_question`, made once for a question asked again as it was (findings are frozen)."""
 
 
 def _check_elicitation(key: str, params: dict[str, Any]) -> list[Finding]:

@@ -8,6 +8,7 @@ from typing import Any
 
 from mrtr_cli.answering.questions import Question
 from mrtr_cli.forms.fields import Field, form_fields
+from mrtr_cli.protocol.per_value import PerValue
 from mrtr_cli.render.server_text import content_summary, quoted_line
 from mrtr_cli.render.styled_line import JoinedLines, StyledLine
 from mrtr_cli.text import safe_line
@@ -26,6 +27,19 @@ def question_lines(question: Question) -> list[JoinedLines]:
         lines.append(quoted_line(question.params["message"]))
     lines.extend(_asks(question))
     return [JoinedLines(lines)]
+
+
+def shown_question(question: Question) -> list[JoinedLines]:
+    """`question_lines`, made once for a question asked again as it was (same key, request and place
+    among the round's questions): the lines are only printed, never changed."""
+    return _SHOWN(question.request, question.key, question.index, question.count)
+
+
+def _lines_of(request: dict[str, Any], key: str, index: int, count: int) -> list[JoinedLines]:
+    return question_lines(Question(0, key, request, "", index, count))
+
+
+_SHOWN: PerValue[list[JoinedLines]] = PerValue(_lines_of)
 
 
 def _asks(question: Question) -> list[StyledLine]:

@@ -47,16 +47,20 @@ class StyledLine:
 
 
 class JoinedLines:
-    """Lines printed together, one under the other (rich's `Text("\\n").join(...)`)."""
+    """Lines printed together, one under the other (rich's `Text("\\n").join(...)`). The lines are
+    complete when joined: the plain text is made once (a question asked again is shown again)."""
 
-    __slots__ = ("lines",)
+    __slots__ = ("lines", "_plain")
 
     def __init__(self, lines: Iterable[StyledLine]) -> None:
         self.lines = list(lines)
+        self._plain: Optional[str] = None
 
     @property
     def plain(self) -> str:
-        return "\n".join(line.plain for line in self.lines)
+        if self._plain is None:
+            self._plain = "\n".join(line.plain for line in self.lines)
+        return self._plain
 
     def __rich__(self) -> Text:
         from rich.text import Text

@@ -9,7 +9,7 @@ from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import SAMPLE, Question
 from mrtr_cli.render.console import emit_text
 from mrtr_cli.render.diagnostics import stderr_line
-from mrtr_cli.render.question_lines import question_lines
+from mrtr_cli.render.question_lines import question_lines, shown_question
 from mrtr_cli.render.styled_line import JoinedLines, StyledLine
 from mrtr_cli.render.timeline_lines import (answer_line, discover_line, finding_line, ignored_line, input_summary,
                                             notification_line, request_line, response_line, wire_line)
@@ -101,7 +101,7 @@ class Timeline:
                        for index, (key, request) in enumerate(event.requests.items(), 1)}
         if not self.prompts_show_questions:
             for question in self._asked.values():
-                self.print(*question_lines(question))
+                self.print(*shown_question(question))
 
     def _answer(self, event: events.AnswerChosen) -> None:
         if self.prompts_show_questions and event.source != sources.INTERACTIVE and event.key in self._asked:
