@@ -3,36 +3,30 @@ Pure functions: nothing here prints."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from mrtr_cli.errors import MrtrError
 from mrtr_cli.render.server_text import BAR
+from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.text import safe_line
 
-if TYPE_CHECKING:
-    from rich.text import Text
 
-
-def stderr_line(text: str) -> Text:
+def stderr_line(text: str) -> StyledLine:
     line = _text("    stderr ", "mrtr.dim")
     line.append(BAR, "mrtr.dim")
     return line.append(safe_line(text, 1000), "mrtr.dim")
 
 
-def error_lines(error: MrtrError) -> list[Text]:
+def error_lines(error: MrtrError) -> list[StyledLine]:
     """`✗ what happened; what to do`, then any detail lines (a dead server's stderr)."""
     head = _text("✗ ", "mrtr.error")
     head.append(safe_line(error.one_line(), None))
     return [head] + [stderr_line(line) for line in error.details]
 
 
-def warning_line(message: str) -> Text:
+def warning_line(message: str) -> StyledLine:
     """A warning of mrtr's own, in its colour (the message is already safe)."""
     return _text(message, "mrtr.warn")
 
 
-def _text(text: str, style: str = "") -> Text:
-    """A rich `Text`, rich loaded only when there is something to say (a call that went well has not)."""
-    from rich.text import Text
-
-    return Text(text, style)
+def _text(text: str, style: str = "") -> StyledLine:
+    """A line of mrtr's own: rich makes a `Text` of it only where a terminal shows its style."""
+    return StyledLine(text, style)

@@ -9,6 +9,7 @@ visible escapes. The only module that imports xml; loaded only when --junit is g
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -109,8 +110,10 @@ def _counted(suite: ElementTree.Element) -> ElementTree.Element:
 
 
 def _seconds(elapsed: float) -> str:
-    """Seconds with three decimals: the SUREFIRE_TIME pattern of junit-10.xsd."""
-    return f"{max(elapsed, 0.0):.3f}"
+    """Seconds with three decimals (the SUREFIRE_TIME pattern of junit-10.xsd), rounded up: a probe
+    whose exchanges took under half a millisecond shows 0.001, not the 0.000 of a probe judged from
+    another probe's exchange."""
+    return f"{math.ceil(round(max(elapsed, 0.0) * 1000, 6)) / 1000:.3f}"
 
 
 def _head(verdict: ReplayVerdict) -> str:

@@ -11,6 +11,7 @@ from rich.text import Text
 from mrtr_cli.protocol import meta
 from mrtr_cli.render.diagnostics import warning_line
 from mrtr_cli.render.server_text import pretty_json, quoted, server_name
+from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.render.table import Column, print_table
 from mrtr_cli.text import safe_line
 
@@ -39,7 +40,7 @@ def discovery_lines(result: dict[str, Any]) -> list[Text]:
     return lines
 
 
-def excluded_tool_line(tool: dict[str, str]) -> Text:
+def excluded_tool_line(tool: dict[str, str]) -> StyledLine:
     """A tool left out of the list, and why."""
     return warning_line(f"! excluded the tool {safe_line(tool['name'], 80)}: {safe_line(tool['reason'], 200)}")
 

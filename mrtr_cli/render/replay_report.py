@@ -10,12 +10,13 @@ from rich.table import Table
 from rich.text import Text
 
 from mrtr_cli.render.diagnostics import stderr_line
+from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.text import safe_line
 from mrtr_cli.transcript.compare import Difference
 from mrtr_cli.transcript.replay_verdict import ReplayVerdict
 
 
-def verdict_lines(verdict: ReplayVerdict) -> list[Text]:
+def verdict_lines(verdict: ReplayVerdict) -> list[Text | StyledLine]:
     """`✓ FILE: same as recorded`, or what failed, or every difference."""
     name = safe_line(verdict.file, 200)
     if verdict.result == "same":
@@ -24,9 +25,10 @@ def verdict_lines(verdict: ReplayVerdict) -> list[Text]:
     if verdict.result == "failed":
         error = verdict.error
         head = Text(f"✗ {name}: {safe_line(error.one_line() if error else '', None)}", "mrtr.error")
-        return [head] + [stderr_line(line) for line in (error.details if error else [])]  # a dead server's stderr
-    lines = [Text(f"✗ {name}: diverged from the recording ({len(verdict.differences)} "
-                  f"difference{'s' if len(verdict.differences) != 1 else ''})", "mrtr.error")]
+        return [head, *(stderr_line(line) for line in (error.details if error else []))]  # a dead server's stderr
+    count = len(verdict.differences)
+    lines: list[Text | StyledLine] = [
+        Text(f"✗ {name}: diverged from the recording ({count} difference{'s' if count != 1 else ''})", "mrtr.error")]
     for difference in verdict.differences:
         lines += _difference_lines(difference)
     return lines
