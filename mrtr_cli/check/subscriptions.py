@@ -14,12 +14,12 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.check.verdicts import Check, Probe, short, verdict
 from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.protocol.meta import SUBSCRIPTION_ACKNOWLEDGED as ACKNOWLEDGED
+from mrtr_cli.protocol.meta import SUBSCRIPTION_ID
 from mrtr_cli.transport.base import Deadline, Frame, TransportTimeout
 
 LISTEN_ID = 900002
 """The id of the listen request: the subscription id its notifications must carry."""
-ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
-SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 WAIT_DECLARED, WAIT_UNDECLARED = 5.0, 1.0
 """Seconds to wait for the stream's first message, when the server declares a capability that
 uses it and when it does not (a server may then keep silent)."""

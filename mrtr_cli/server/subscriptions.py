@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
-ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+from mrtr_cli.protocol.meta import SUBSCRIPTION_ACKNOWLEDGED as ACKNOWLEDGED
+from mrtr_cli.protocol.meta import SUBSCRIPTION_ID
+
 FILTER_KEYS = {"notifications/tools/list_changed": "toolsListChanged",
                "notifications/prompts/list_changed": "promptsListChanged"}
 """Each list-change notification and the filter key a client opts in to it with."""
