@@ -175,13 +175,36 @@ Observer = Callable[[Any], None]
 
 @dataclass
 class Broadcast:
-    """Sends each event to every observer, in the order they subscribed."""
+    """Sends each event to every observer, in the order they subscribed.
+
+    Events can be held back while mrtr works without waiting (`hold`), and go out together when
+    it is about to wait (`release`): a conversation's round is shown and checked while the server
+    works on the retry, not before the retry is sent. Nothing is held while mrtr waits.
+    """
 
     observers: list[Observer] = field(default_factory=list)
+    held: list[Any] | None = None
+    """The events held back, in order; None when events go out at once."""
 
     def subscribe(self, observer: Observer) -> None:
         self.observers.append(observer)
 
+    def hold(self) -> None:
+        """From now on, keep events back until `release`."""
+        if self.held is None:
+            self.held = []
+
+    def release(self) -> None:
+        """Send the events held back, in order, and every later one at once (an observer's own
+        events, emitted as it handles one of them, go out where they were caused)."""
+        held, self.held = self.held, None
+        for event in held or ():
+            for observer in self.observers:
+                observer(event)
+
     def __call__(self, event: Any) -> None:
+        if self.held is not None:
+            self.held.append(event)
+            return
         for observer in self.observers:
             observer(event)

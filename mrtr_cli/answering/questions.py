@@ -7,9 +7,11 @@ the next). The first answerer that answers wins; its name is the answer's `sourc
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, Union
 
+from mrtr_cli.answering import sources
 from mrtr_cli.errors import IncompleteError
 from mrtr_cli.protocol.mrtr import required_capability
 from mrtr_cli.text import safe_line
@@ -116,15 +118,26 @@ class Answer:
     source: str
 
 
+WAITING_SOURCES = (sources.INTERACTIVE, sources.SAMPLER)
+"""Answerers that wait (for a person, for a command): what mrtr holds back is shown before they are asked."""
+
+
+def _nothing() -> None:
+    pass
+
+
 class Chain:
     """Asks each answerer in turn; the first that answers wins."""
 
     def __init__(self, answerers: list[Answerer]) -> None:
         self.answerers = answerers
 
-    def answer(self, question: Question) -> Answer:
-        """The answer to `question`; `IncompleteError` when refused or when nothing answers."""
+    def answer(self, question: Question, before_waiting: Callable[[], None] = _nothing) -> Answer:
+        """The answer to `question`; `IncompleteError` when refused or when nothing answers.
+        `before_waiting` is called before an answerer that waits is asked."""
         for answerer in self.answerers:
+            if answerer.name in WAITING_SOURCES:
+                before_waiting()
             verdict = answerer.answer(question)
             if isinstance(verdict, Refusal):
                 raise IncompleteError(f"{question.describe()} was refused by {answerer.name}: "

@@ -54,7 +54,7 @@ class Client:
     def __init__(self, transport: Transport, settings: ClientSettings, emit: Observer) -> None:
         self.transport = transport
         self.settings = settings
-        self.emit = emit
+        self.emit = emit if isinstance(emit, events.Broadcast) else events.Broadcast([emit])
         self.server_info: dict[str, Any] | None = None
         self.era = "modern"
         """`modern` (2026-07-28) or `older` (the initialize handshake; conversation/era.py decides)."""
@@ -71,10 +71,12 @@ class Client:
         self._ids = jsonrpc.IdSequence()
 
     def request(self, method: str, params: dict[str, Any], *, round: int | None = None,
-                purpose: str = "request", mirrored: Mirrored | None = None) -> Reply:
+                purpose: str = "request", mirrored: Mirrored | None = None, hold: bool = False) -> Reply:
         """Send one request; on -32022 retry once with a version both sides speak. `mirrored`: the
-        arguments a tools/call also sends as headers (see conversation/preparation.py)."""
-        sending = _Sending(method, params, round, purpose, mirrored)
+        arguments a tools/call also sends as headers (see conversation/preparation.py). `hold`: the
+        events from its response on are held back (`events.Broadcast.hold`) until the caller
+        releases them or the next request is on its way."""
+        sending = _Sending(method, params, round, purpose, mirrored, hold)
         reply = self._falling_back(sending)
         error = reply.error
         if error is None or error.get("code") != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION or self.settings.version_fixed:
@@ -153,7 +155,8 @@ class Client:
         headers are made from `headers_from` instead of the request. For `mrtr check`'s probes and
         the `initialize` handshake."""
         message = jsonrpc.request(self._ids.next(), method, params)
-        return self._transmit(message, _Sending(method, params, None, purpose, mirrored), headers_from or message)
+        return self._transmit(message, _Sending(method, params, None, purpose, mirrored, False),
+                              headers_from or message)
 
     def send(self, message: dict[str, Any], what: str) -> None:
         """One message that expects no response (a notification, or mrtr's response to a server
@@ -174,10 +177,13 @@ class Client:
         self.emit(events.RequestSent(request_id, method, sending.params, text, round, sending.purpose))
         started = time.monotonic()
         exchange = self.transport.start(text, headers_from, sending.mirrored)
+        self.emit.release()  # what was held back is shown while the server works on this request
         try:
             response, waiting = self._await(exchange, request_id, method)
         finally:
             exchange.close()
+        if sending.hold:
+            self.emit.hold()
         elapsed = (time.monotonic() - started) * 1000
         reply = Reply(request_id, method, response.result, response.error, elapsed, waiting.status)
         self._note_server(reply.result)
@@ -233,6 +239,7 @@ class _Sending(NamedTuple):
     round: int | None
     purpose: str
     mirrored: Mirrored | None
+    hold: bool
 
 
 MODERN_REFUSALS = (jsonrpc.HEADER_MISMATCH, jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY,

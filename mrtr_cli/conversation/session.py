@@ -109,13 +109,23 @@ class Session:
 
     def _converse(self, method: str, params: dict[str, Any], rounds: list[Round],
                   mirrored: Mirrored | None) -> dict[str, Any]:
+        """The rounds. Each round's events are held back from its response until its retry is sent
+        (or mrtr waits: a backoff, an answerer that waits, the end), so that the round is shown and
+        checked while the server works on the retry."""
+        try:
+            return self._rounds(method, params, rounds, mirrored)
+        finally:
+            self.emit.release()
+
+    def _rounds(self, method: str, params: dict[str, Any], rounds: list[Round],
+                mirrored: Mirrored | None) -> dict[str, Any]:
         responses: dict[str, Any] | None = None
         state: str | None = None
         delay = BACKOFF_START
         for number in itertools.count(1):
             sent = retry_params(params, responses, state)
             reply = self.client.request(method, sent, round=number, purpose="request" if number == 1 else "retry",
-                                        mirrored=mirrored)
+                                        mirrored=mirrored, hold=True)
             current = Round(number, reply, sent)
             rounds.append(current)
             if reply.error is not None:
@@ -141,7 +151,7 @@ class Session:
         for index, (key, request) in enumerate(current.requests.items(), 1):
             question = Question(current.number, key, request, asker, index, count)
             self._check_capability(question)
-            answer = self.chain.answer(question)
+            answer = self.chain.answer(question, before_waiting=self.emit.release)
             current.answers[key] = answer
             self.emit(events.AnswerChosen(current.number, key, question.method, answer.response, answer.source))
         return {key: answer.response for key, answer in current.answers.items()}
@@ -158,6 +168,7 @@ class Session:
 
     def _back_off(self, number: int, delay: float) -> float:
         self.emit(events.BackingOff(number, delay))
+        self.emit.release()
         self.sleep(delay)
         return min(delay * 2, BACKOFF_CAP)
 

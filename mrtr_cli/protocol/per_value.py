@@ -44,6 +44,9 @@ class PerValue(Generic[Result]):
         return known
 
 
+_KEYS = json.JSONEncoder(check_circular=False)
+"""Made once (`json.dumps` makes an encoder a call). A decoded value has no cycle to look for: one
+nested too deeply ends in RecursionError all the same."""
 _last: tuple[Any, str] = (_MISSING, "")
 """The value last encoded and its text: the timeline, the linter and the answerer each key the
 same question of a round, the very object decoded from the frame, which mrtr never changes. One
@@ -57,7 +60,7 @@ def _text_of(value: Any) -> str | None:
     if value is seen:
         return text
     try:
-        text = json.dumps(value)
+        text = _KEYS.encode(value)
     except (RecursionError, ValueError, TypeError):
         return None
     if len(text) > MAX_KEY:

@@ -1,0 +1,83 @@
+"""A conversation's round is shown and checked while the server works on the retry: the round's
+events are held back from its response until the retry is written, and never while mrtr waits
+(for the server, an answerer that waits, a backoff, the end). A real conversation with the
+benchmark server (a process on stdio), observed in process."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from mrtr_cli import events
+from mrtr_cli.answering import sources
+from mrtr_cli.answering.questions import Chain, Question, Response
+from mrtr_cli.answering.scripted import FlagAnswerer
+from mrtr_cli.conversation.client import Client, ClientSettings
+from mrtr_cli.conversation.session import Session
+from mrtr_cli.protocol import meta
+from mrtr_cli.transport.stdio import StdioTransport
+
+SERVER = [sys.executable, str(Path(__file__).resolve().parents[1] / "benchmarks" / "server.py")]
+ROUNDS = 5
+
+
+class LoggedTransport(StdioTransport):
+    """The benchmark server, with each request written noted in `log` as `written ID`."""
+
+    def __init__(self, log: list[Any]) -> None:
+        super().__init__(SERVER)
+        self.log = log
+
+    def start(self, text: str, message: dict[str, Any], mirrored: Any = None) -> Any:
+        exchange = super().start(text, message, mirrored)
+        self.log.append(f"written {message['id']}")
+        return exchange
+
+
+def converse(chain: Chain, log: list[Any], rounds: int = ROUNDS) -> Any:
+    settings = ClientSettings(identity=meta.ClientIdentity("mrtr", "test"), timeout=10)
+    transport = LoggedTransport(log)
+    try:
+        client = Client(transport, settings, events.Broadcast([log.append]))
+        return Session(client, chain, max_rounds=rounds + 5).run(
+            "tools/call", {"name": "ask", "arguments": {"n": rounds}})
+    finally:
+        transport.close()
+
+
+def test_a_round_is_delivered_once_its_retry_is_written_in_the_order_it_happened():
+    log: list[Any] = []
+    outcome = converse(Chain([FlagAnswerer(["step.ok=true"])]), log)
+    assert outcome.status == "complete"
+    delivered = [entry for entry in log if not isinstance(entry, str)]
+    kinds = [type(event).__name__ for event in delivered]
+    one_round = ["RequestSent", "FrameReceived", "ResponseReceived", "InputRequested", "AnswerChosen"]
+    assert kinds == (["RequestSent", "FrameReceived", "ServerIdentified"] + one_round[2:] + one_round * (ROUNDS - 1)
+                     + ["RequestSent", "FrameReceived", "ResponseReceived", "OutcomeReached"])
+    for number in range(1, ROUNDS + 1):
+        response = next(e for e in delivered if isinstance(e, events.ResponseReceived) and e.round == number)
+        retry = next(e for e in delivered if isinstance(e, events.RequestSent) and e.round == number + 1)
+        assert log.index(f"written {retry.id}") < log.index(response) < log.index(retry)
+    for request in (e for e in delivered if isinstance(e, events.RequestSent)):  # shown before its response is awaited
+        frame = next(e for e in delivered if isinstance(e, events.FrameReceived) and e.message.id == request.id)
+        assert log.index(request) < log.index(frame)
+
+
+def test_nothing_is_held_while_mrtr_waits_for_an_answerer_that_waits():
+    log: list[Any] = []
+
+    class Waiter:
+        """Stands for a sampler or a person: mrtr waits for it, so the round must show first."""
+
+        name = sources.SAMPLER
+
+        def answer(self, question: Question) -> Response:
+            log.append(f"asked {question.round}")
+            return Response({"action": "accept", "content": {"ok": True}})
+
+    converse(Chain([Waiter()]), log)
+    for number in range(1, ROUNDS + 1):
+        asked = log.index(f"asked {number}")
+        shown = [e for e in log[:asked] if isinstance(e, events.InputRequested) and e.round == number]
+        assert shown, f"round {number}'s questions were held while mrtr waited for its answerer"
