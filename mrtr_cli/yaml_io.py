@@ -305,6 +305,12 @@ def _set_aside(value: Any, aside: list[str]) -> Any:
     return value
 
 
+def load_emitters() -> None:
+    """Load the YAML library and make the dumpers now, before a conversation: a Ctrl-C that lands
+    in the middle of an import leaves the module half made, and every later dump would fail."""
+    _dumpers()
+
+
 @lru_cache(maxsize=1)
 def _dumpers() -> dict[bool, Any]:
     """The dumper classes: {True: libyaml's emitter (when installed), False: pure Python}."""

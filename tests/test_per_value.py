@@ -115,6 +115,7 @@ def test_the_lines_shown_for_a_question_are_its_own_lines():
     request = elicit("Go on?", {"ok": {"type": "boolean", "default": 1}})
     for index, count in ((1, 1), (2, 3)):
         question = Question(4, "step", request, "s", index, count)
-        assert [j.plain for j in shown_question(question)] == [j.plain for j in question_lines(question)]
-    changed = Question(5, "step", elicit("Go on?", {"ok": {"type": "boolean", "default": True}}), "s")
-    assert "default true" in shown_question(changed)[0].plain
+        shown = shown_question(request, "step", index, count)
+        assert [j.plain for j in shown] == [j.plain for j in question_lines(question)]
+    changed = elicit("Go on?", {"ok": {"type": "boolean", "default": True}})
+    assert "default true" in shown_question(changed, "step")[0].plain

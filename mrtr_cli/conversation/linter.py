@@ -93,6 +93,8 @@ class Linter:
             self._report([lint_rules.finding(rule, message)])
 
     def _report(self, findings: list[lint_rules.Finding]) -> None:
+        if not findings:  # the usual frame: nothing to note
+            return
         for found in lint_rules.at_round(findings, self.round):
             self.findings.append(found)
             self.emit(found)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.errors import ProtocolError
+from mrtr_cli.protocol.per_value import PerValue
 
 MRTR_METHODS = ("tools/call", "resources/read", "prompts/get")
 """The only requests a server may answer with `input_required`."""
@@ -79,7 +80,7 @@ def _read_input_required(method: str, result: dict[str, Any]) -> InputRequired:
     if not isinstance(requests, dict):
         raise ProtocolError("inputRequests is not a JSON object")
     for key, request in requests.items():
-        problem = input_request_problem(request)
+        problem = _problem_of(request)
         if problem:
             raise ProtocolError(f"input request {key!r} {problem}")
     return InputRequired(requests, state)
@@ -99,6 +100,10 @@ def input_request_problem(request: Any) -> str | None:
     if method == "sampling/createMessage" and not isinstance(params.get("messages"), list):
         return "is a sampling request without a messages list"
     return None
+
+
+_problem_of = PerValue(input_request_problem)
+"""`input_request_problem`, worked out once for a question asked again as it was."""
 
 
 def _elicitation_problem(params: dict[str, Any]) -> str | None:

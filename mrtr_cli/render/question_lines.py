@@ -29,10 +29,10 @@ def question_lines(question: Question) -> list[JoinedLines]:
     return [JoinedLines(lines)]
 
 
-def shown_question(question: Question) -> list[JoinedLines]:
-    """`question_lines`, made once for a question asked again as it was (same key, request and place
-    among the round's questions): the lines are only printed, never changed."""
-    return _SHOWN(question.request, question.key, question.index, question.count)
+def shown_question(request: dict[str, Any], key: str, index: int = 1, count: int = 1) -> list[JoinedLines]:
+    """The `question_lines` of a round's question `key` (its `index` of `count`), made once for a
+    question asked again as it was: the lines are only printed, never changed."""
+    return _SHOWN(request, key, index, count)
 
 
 def _lines_of(request: dict[str, Any], key: str, index: int, count: int) -> list[JoinedLines]:

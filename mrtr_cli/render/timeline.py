@@ -97,11 +97,12 @@ class Timeline:
     def _input(self, event: events.InputRequested) -> None:
         self.print(input_summary(event))
         count = len(event.requests)
-        self._asked = {key: Question(event.round, key, request, "", index, count)
-                       for index, (key, request) in enumerate(event.requests.items(), 1)}
-        if not self.prompts_show_questions:
-            for question in self._asked.values():
-                self.print(*shown_question(question))
+        if self.prompts_show_questions:  # shown with their answers, when no prompt showed them
+            self._asked = {key: Question(event.round, key, request, "", index, count)
+                           for index, (key, request) in enumerate(event.requests.items(), 1)}
+            return
+        for index, (key, request) in enumerate(event.requests.items(), 1):
+            self.print(*shown_question(request, key, index, count))
 
     def _answer(self, event: events.AnswerChosen) -> None:
         if self.prompts_show_questions and event.source != sources.INTERACTIVE and event.key in self._asked:

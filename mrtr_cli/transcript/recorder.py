@@ -192,6 +192,7 @@ class Recorder(TranscriptBuilder):
         self.path = Path(path)
         self.partial = self.path.with_name(self.path.name + ".partial")
         self.file: IO[str] | None = None
+        yaml_io.load_emitters()  # not first while the conversation runs, where Ctrl-C may land
 
     def started(self, top: dict[str, Any]) -> None:
         descriptor = os.open(self.partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
