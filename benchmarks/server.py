@@ -4,7 +4,8 @@
     python server.py --http PORT     Streamable HTTP on 127.0.0.1 (POST /mcp)
 
 Tools: `ask` asks one form question per round, N rounds (argument `n`), threading a counter
-through requestState; `big` returns a text of `size` characters (over HTTP as an SSE response).
+through requestState; `big` returns a text of `size` characters, one long word (over HTTP as an
+SSE response); `prose` returns `size` characters of lines of prose.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ QUESTION = {"step": {"method": "elicitation/create", "params": {
     "mode": "form", "message": "Go on?", "requestedSchema": {
         "type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}}}}
 TOOLS = [{"name": "ask", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}},
-         {"name": "big", "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}}]
+         {"name": "big", "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}},
+         {"name": "prose", "inputSchema": {"type": "object", "properties": {"size": {"type": "integer"}}}}]
+LINE = "The quick brown fox jumps over the lazy dog, and then it rests a while.\n"
 CACHE = {"ttlMs": 0, "cacheScope": "public"}
 
 
@@ -29,8 +32,9 @@ def result(method: str, params: dict) -> dict:
     if method == "tools/list":
         return {"resultType": "complete", "tools": TOOLS, "_meta": INFO, **CACHE}
     arguments = params.get("arguments") or {}
-    if params.get("name") == "big":
-        text = "x" * int(arguments.get("size", 1))
+    if params.get("name") in ("big", "prose"):
+        size = int(arguments.get("size", 1))
+        text = "x" * size if params["name"] == "big" else (LINE * (size // len(LINE) + 1))[:size]
         return {"resultType": "complete", "content": [{"type": "text", "text": text}], "_meta": INFO}
     done = int(params.get("requestState") or 0)
     if done < int(arguments.get("n", 1)):
