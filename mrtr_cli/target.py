@@ -71,7 +71,8 @@ class StdioTarget:
         from mrtr_cli.transport.stdio import StdioTransport
 
         env = {**os.environ, **self.env}
-        return StdioTransport(list(self.command), env, self.cwd, verbose, max_message_size=options.max_message_size)
+        return StdioTransport(list(self.command), env, self.cwd, verbose, max_message_size=options.max_message_size,
+                              write_timeout=options.timeout)
 
     def transcript_entry(self) -> dict[str, Any]:
         """The command with the absolute directory it ran in, so a replay from elsewhere runs it the same."""

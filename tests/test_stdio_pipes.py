@@ -26,6 +26,33 @@ FORM = elicit("Name?", {"name": {"type": "string"}})
 BIG_STATE = "s" * (4 * 1024 * 1024)
 
 
+def test_a_write_to_a_server_that_reads_no_more_times_out(scripted, tmp_path: Path):
+    """Round 2's 4 MB requestState fills the pipe of a server that reads nothing more: after
+    --timeout, a one-line timeout (exit 4), not a hang, and the server is stopped."""
+    pidfile = tmp_path / "server.pid"
+    server = scripted(pidfile=str(pidfile), steps=[{"result": input_required({"n": FORM}, BIG_STATE), "pause": 60}])
+    started = time.monotonic()
+    run = mrtr(*server.args("call", "t", "--answer", "n.name=Ada", "--timeout", "1"), timeout=30)
+    assert run.code == 4, run.stderr[-2000:]
+    assert "the server read no more of its stdin for 1 s: mrtr could not write a message of" in run.stderr
+    assert "raise --timeout if it is just slow" in run.stderr.splitlines()[-1]
+    assert time.monotonic() - started < 15
+    assert wait_for(lambda: not process_alive(int(pidfile.read_text())), 10), "the server outlived mrtr"
+
+
+def test_pipes_time_a_write_out_when_the_server_reads_no_more():
+    process = child("import time; time.sleep(30)")
+    try:
+        pipes = pipes_of(process, limit=1 << 20)
+        started = time.monotonic()
+        with pytest.raises(TransportTimeout):
+            pipes.write(b"z" * (4 << 20), 0.5)
+        assert 0.5 <= time.monotonic() - started < 5
+    finally:
+        process.kill()
+        process.wait()
+
+
 def test_a_big_request_to_a_server_flooding_stdout_does_not_deadlock(scripted, tmp_path: Path):
     """Round 2 carries a 4 MB requestState while the server, not reading stdin, writes 2 MB of
     notifications: mrtr must read them while it writes. Nothing read is lost or reordered."""

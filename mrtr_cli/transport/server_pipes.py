@@ -15,7 +15,7 @@ import selectors
 import time
 from typing import IO, Any
 
-from mrtr_cli.transport.base import Frame, Incoming, StderrLine
+from mrtr_cli.transport.base import Frame, Incoming, StderrLine, TransportTimeout
 
 READ_SIZE = 64 * 1024
 """Bytes asked for at each read: a pipe's whole capacity on Linux."""
@@ -75,18 +75,21 @@ class ServerPipes:
             key.data(key.fd)
         return bool(events)
 
-    def write(self, data: bytes) -> bool:
+    def write(self, data: bytes, seconds: float | None = None) -> bool:
         """Write all of `data`, reading stdout and stderr while the pipe is full. False when stdout
-        went past the size limit first (the server may be stuck writing it); OSError (BrokenPipeError)
-        when the server's stdin is closed, or these pipes are (the descriptor may be another file's by now)."""
+        went past the size limit first (the server may be stuck writing it); `TransportTimeout` when
+        the pipe stays full for `seconds` (the server reads no more of its stdin); OSError
+        (BrokenPipeError) when the server's stdin is closed, or these pipes are (the descriptor may
+        be another file's by now)."""
         if self._closed:
             raise BrokenPipeError("the server's pipes are closed")
         written = _write_some(self._stdin, data)
         if written == len(data):
             return True
+        until = None if seconds is None else time.monotonic() + seconds
         rest = memoryview(data)[written:]
         while rest:
-            if not self._wait_writable():
+            if not self._wait_writable(until):
                 return False
             rest = rest[_write_some(self._stdin, rest):]
         return True
@@ -109,11 +112,14 @@ class ServerPipes:
         self.ended = self.ended or ("eof", b"")
         self._selector.close()
 
-    def _wait_writable(self) -> bool:
+    def _wait_writable(self, until: float | None) -> bool:
         self._selector.register(self._stdin, selectors.EVENT_WRITE, None)
         try:
             while True:
-                for key, _ in self._selector.select():
+                left = None if until is None else until - time.monotonic()
+                if left is not None and left <= 0:
+                    raise TransportTimeout()
+                for key, _ in self._selector.select(left):
                     if key.data is None:
                         return True
                     key.data(key.fd)

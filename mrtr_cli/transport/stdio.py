@@ -16,9 +16,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from mrtr_cli.errors import UnreachableError
+from mrtr_cli.errors import RequestTimeout, UnreachableError
 from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Incoming, Mirrored, TransportTimeout,
-                                     message_too_large)
+                                     format_size, message_too_large)
 from mrtr_cli.transport.server_pipes import ServerPipes
 
 STDERR_TAIL = 20
@@ -41,9 +41,12 @@ class StdioTransport:
         cwd: str | None = None,
         forward_stderr: bool = False,
         max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+        write_timeout: float | None = None,
     ) -> None:
         self.command = command
         self.max_message_size = max_message_size
+        self.write_timeout = write_timeout
+        """How long a write may wait for a server that reads no more of its stdin (None: for ever)."""
         self._process = _spawn(command, env, cwd)
         process = self._process
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
@@ -68,11 +71,17 @@ class StdioTransport:
 
     def write(self, text: str) -> None:
         """Send one frame, reading what the server writes meanwhile; a closed pipe means the server
-        is gone, and stdout past the size limit ends the write as it ends a read."""
+        is gone, stdout past the size limit ends the write as it ends a read, and a server that
+        reads no more of its stdin for `write_timeout` is a timeout."""
+        data = text.encode("utf-8") + b"\n"
         try:
-            written = self._pipes.write(text.encode("utf-8") + b"\n")
+            written = self._pipes.write(data, self.write_timeout)
         except (OSError, ValueError):
             raise self.gone() from None
+        except TransportTimeout:
+            raise RequestTimeout(f"the server read no more of its stdin for {self.write_timeout:g} s: mrtr could not "
+                                 f"write a message of {format_size(len(data))}", "check that the server reads its "
+                                 "stdin; raise --timeout if it is just slow") from None
         if not written:
             raise self._ended()
 
