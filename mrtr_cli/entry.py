@@ -24,10 +24,21 @@ def main(argv: list[str] | None = None) -> int:
         code = demo_server_fast(args[1:])
         if code is not None:
             return code
+    with workflow_commands.paused(sys.stderr):
+        return _run(args)
+
+
+def _run(args: list[str]) -> int:
+    """A usual call, read or prompt without typer (commands/fast_call.py); anything else through it."""
+    if args[:1] and args[0] in ("call", "read", "prompt"):
+        from mrtr_cli.commands import fast_call
+
+        code = fast_call.run(args)
+        if code is not None:
+            return code
     from mrtr_cli.cli import run
 
-    with workflow_commands.paused(sys.stderr):
-        return run(args)
+    return run(args)
 
 
 def console() -> NoReturn:

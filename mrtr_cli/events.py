@@ -196,11 +196,16 @@ class Broadcast:
 
     def release(self) -> None:
         """Send the events held back, in order, and every later one at once (an observer's own
-        events, emitted as it handles one of them, go out where they were caused)."""
+        events, emitted as it handles one of them, go out where they were caused). When an observer
+        raises (Ctrl-C lands), the events not yet sent are held again, for the next release."""
         held, self.held = self.held, None
-        for event in held or ():
-            for observer in self.observers:
-                observer(event)
+        for index, event in enumerate(held or ()):
+            try:
+                for observer in self.observers:
+                    observer(event)
+            except BaseException:
+                self.held = held[index + 1:]
+                raise
 
     def __call__(self, event: Any) -> None:
         if self.held is not None:

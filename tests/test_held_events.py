@@ -29,8 +29,8 @@ class LoggedTransport(StdioTransport):
         super().__init__(SERVER)
         self.log = log
 
-    def start(self, text: str, message: dict[str, Any], mirrored: Any = None) -> Any:
-        exchange = super().start(text, message, mirrored)
+    def start(self, text: str, message: dict[str, Any], mirrored: Any = None, before_waiting: Any = None) -> Any:
+        exchange = super().start(text, message, mirrored, before_waiting)
         self.log.append(f"written {message['id']}")
         return exchange
 
@@ -81,3 +81,30 @@ def test_nothing_is_held_while_mrtr_waits_for_an_answerer_that_waits():
         asked = log.index(f"asked {number}")
         shown = [e for e in log[:asked] if isinstance(e, events.InputRequested) and e.round == number]
         assert shown, f"round {number}'s questions were held while mrtr waited for its answerer"
+
+
+def test_an_observer_that_raises_leaves_the_rest_held_for_the_next_release():
+    """Ctrl-C lands while a round is shown: what was not yet shown goes out at the next release
+    (the session's, at the end), in order, and nothing is lost."""
+    seen: list[str] = []
+
+    def interrupted_once(event: str) -> None:
+        if event == "b" and "b" not in seen:
+            seen.append("b")
+            raise KeyboardInterrupt
+        seen.append(event)
+
+    broadcast = events.Broadcast([interrupted_once])
+    broadcast.hold()
+    for event in ("a", "b", "c", "d"):
+        broadcast(event)
+    try:
+        broadcast.release()
+    except KeyboardInterrupt:
+        pass
+    broadcast("e")  # still held: the release was cut short
+    assert seen == ["a", "b"]
+    broadcast.release()
+    assert seen == ["a", "b", "c", "d", "e"]
+    broadcast("f")
+    assert seen[-1] == "f"

@@ -28,15 +28,15 @@ BIG_STATE = "s" * (4 * 1024 * 1024)
 
 def test_a_write_to_a_server_that_reads_no_more_times_out(scripted, tmp_path: Path):
     """Round 2's 4 MB requestState fills the pipe of a server that reads nothing more: after
-    --timeout, a one-line timeout (exit 4), not a hang, and the server is stopped."""
+    --timeout, one line (exit 4, unreachable), not a hang, and the server is stopped."""
     pidfile = tmp_path / "server.pid"
     server = scripted(pidfile=str(pidfile), steps=[{"result": input_required({"n": FORM}, BIG_STATE), "pause": 60}])
     started = time.monotonic()
-    run = mrtr(*server.args("call", "t", "--answer", "n.name=Ada", "--timeout", "1"), timeout=30)
+    run = mrtr(*server.args("call", "t", "--answer", "n.name=Ada", "--timeout", "3"), timeout=30)
     assert run.code == 4, run.stderr[-2000:]
-    assert "the server read no more of its stdin for 1 s: mrtr could not write a message of" in run.stderr
+    assert "the server read no more of its stdin for 3 s: mrtr could not write a message of" in run.stderr
     assert "raise --timeout if it is just slow" in run.stderr.splitlines()[-1]
-    assert time.monotonic() - started < 15
+    assert time.monotonic() - started < 20
     assert wait_for(lambda: not process_alive(int(pidfile.read_text())), 10), "the server outlived mrtr"
 
 
@@ -48,6 +48,19 @@ def test_pipes_time_a_write_out_when_the_server_reads_no_more():
         with pytest.raises(TransportTimeout):
             pipes.write(b"z" * (4 << 20), 0.5)
         assert 0.5 <= time.monotonic() - started < 5
+    finally:
+        process.kill()
+        process.wait()
+
+
+def test_a_write_says_before_it_waits_for_room_and_only_then():
+    """mrtr shows what it held back before a write waits on a full pipe; a write that fits waits for nothing."""
+    process = child("import sys, time\ntime.sleep(0.5)\nsys.stdin.buffer.read()")
+    try:
+        pipes, waits = pipes_of(process, limit=1 << 20), []
+        assert pipes.write(b"small\n", 5, lambda: waits.append("small")) is True
+        assert pipes.write(b"z" * (4 << 20), 10, lambda: waits.append("big")) is True
+        assert waits == ["big"]
     finally:
         process.kill()
         process.wait()

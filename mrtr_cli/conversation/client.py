@@ -176,8 +176,7 @@ class Client:
         text = jsonrpc.encode(message)
         self.emit(events.RequestSent(request_id, method, sending.params, text, round, sending.purpose))
         started = time.monotonic()
-        exchange = self.transport.start(text, headers_from, sending.mirrored)
-        self.emit.release()  # what was held back is shown while the server works on this request
+        exchange = self.transport.start(text, headers_from, sending.mirrored, before_waiting=self.emit.release)
         try:
             response, waiting = self._await(exchange, request_id, method)
         finally:
@@ -201,6 +200,7 @@ class Client:
         deadline = Deadline(self.settings.timeout)
         waiting = Waiting(request_id, method, deadline, self.emit, self.server_requests)
         try:
+            self.emit.release()  # what was held back is shown while the server works on this request
             for incoming in exchange.frames(deadline):
                 response = waiting.take(incoming)
                 if response is not None:

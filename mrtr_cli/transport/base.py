@@ -6,7 +6,7 @@ A transport only moves text. It knows nothing of MCP methods, prints nothing, as
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, Protocol, Union
 
 from mrtr_cli.errors import ProtocolError
@@ -168,9 +168,11 @@ class Exchange(Protocol):
 class Transport(Protocol):
     """A way to reach one server."""
 
-    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None) -> Exchange:
+    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
+              before_waiting: Callable[[], None] | None = None) -> Exchange:
         """Send one request frame and return the exchange that carries its answer. HTTP makes its
-        headers from `message` and the `mirrored` arguments."""
+        headers from `message` and the `mirrored` arguments (and sends nothing yet). stdio writes
+        the frame, and calls `before_waiting` before a write waits for room in a full pipe."""
 
     def send(self, text: str, message: dict[str, Any]) -> None:
         """Send one frame that expects no response (a notification, or mrtr's response to a server

@@ -83,7 +83,10 @@ class HttpTransport:
     def describe(self) -> str:
         return self.url
 
-    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None) -> HttpExchange:
+    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
+              before_waiting: Callable[[], None] | None = None) -> HttpExchange:
+        """Nothing is sent yet (the exchange POSTs when its frames are read): nothing waits here but
+        the first request's kept token."""
         self._authorize_first()
         return HttpExchange(self, text, http_headers.request_headers(message, mirrored, self.older_version,
                                                                       self.session_id))

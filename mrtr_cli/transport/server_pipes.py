@@ -13,6 +13,7 @@ import collections
 import os
 import selectors
 import time
+from collections.abc import Callable
 from typing import IO, Any
 
 from mrtr_cli.transport.base import Frame, Incoming, StderrLine, TransportTimeout
@@ -75,20 +76,23 @@ class ServerPipes:
             key.data(key.fd)
         return bool(events)
 
-    def write(self, data: bytes, seconds: float | None = None) -> bool:
-        """Write all of `data`, reading stdout and stderr while the pipe is full. False when stdout
-        went past the size limit first (the server may be stuck writing it); `TransportTimeout` when
-        the pipe stays full for `seconds` (the server reads no more of its stdin); OSError
-        (BrokenPipeError) when the server's stdin is closed, or these pipes are (the descriptor may
-        be another file's by now)."""
+    def write(self, data: bytes, seconds: float | None = None,
+              before_waiting: Callable[[], None] | None = None) -> bool:
+        """Write all of `data`, reading stdout and stderr while the pipe is full (`before_waiting` is
+        called before the first wait). False when stdout went past the size limit first (the server
+        may be stuck writing it); `TransportTimeout` when the pipe stays full for `seconds` (the
+        server reads no more of its stdin); OSError (BrokenPipeError) when the server's stdin is
+        closed, or these pipes are (the descriptor may be another file's by now)."""
         if self._closed:
             raise BrokenPipeError("the server's pipes are closed")
         written = _write_some(self._stdin, data)
         if written == len(data):
             return True
-        until = None if seconds is None else time.monotonic() + seconds
+        if before_waiting is not None:
+            before_waiting()
         rest = memoryview(data)[written:]
         while rest:
+            until = None if seconds is None else time.monotonic() + seconds  # again after each write
             if not self._wait_writable(until):
                 return False
             rest = rest[_write_some(self._stdin, rest):]

@@ -54,8 +54,9 @@ class Lent:
         self.inner, self.pool, self.key = inner, pool, key
         self.kept = self.closed = False
 
-    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None) -> Exchange:
-        return self.inner.start(text, message, mirrored)
+    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
+              before_waiting: Callable[[], None] | None = None) -> Exchange:
+        return self.inner.start(text, message, mirrored, before_waiting)
 
     def send(self, text: str, message: dict[str, Any]) -> None:
         self.inner.send(text, message)

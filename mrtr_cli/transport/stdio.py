@@ -13,10 +13,10 @@ import shlex
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from mrtr_cli.errors import RequestTimeout, UnreachableError
+from mrtr_cli.errors import UnreachableError
 from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Incoming, Mirrored, TransportTimeout,
                                      format_size, message_too_large)
 from mrtr_cli.transport.server_pipes import ServerPipes
@@ -57,9 +57,10 @@ class StdioTransport:
     def describe(self) -> str:
         return shlex.join(self.command)
 
-    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None) -> _StdioExchange:
+    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
+              before_waiting: Callable[[], None] | None = None) -> _StdioExchange:
         """Over stdio `x-mcp-header` annotations are ignored (the spec allows it)."""
-        self.write(text)
+        self.write(text, before_waiting)
         return _StdioExchange(self)
 
     def send(self, text: str, message: dict[str, Any]) -> None:
@@ -69,17 +70,18 @@ class StdioTransport:
     def negotiated(self, version: str) -> None:
         """Over stdio the version travels in the handshake alone."""
 
-    def write(self, text: str) -> None:
-        """Send one frame, reading what the server writes meanwhile; a closed pipe means the server
-        is gone, stdout past the size limit ends the write as it ends a read, and a server that
-        reads no more of its stdin for `write_timeout` is a timeout."""
+    def write(self, text: str, before_waiting: Callable[[], None] | None = None) -> None:
+        """Send one frame, reading what the server writes meanwhile (`before_waiting` is called
+        before a write waits for room). A closed pipe means the server is gone, and stdout past the
+        size limit ends the write as it ends a read. A server that reads none of it for
+        `write_timeout` is unreachable: part of a frame may be in the pipe, so nothing more can be sent."""
         data = text.encode("utf-8") + b"\n"
         try:
-            written = self._pipes.write(data, self.write_timeout)
+            written = self._pipes.write(data, self.write_timeout, before_waiting)
         except (OSError, ValueError):
             raise self.gone() from None
         except TransportTimeout:
-            raise RequestTimeout(f"the server read no more of its stdin for {self.write_timeout:g} s: mrtr could not "
+            raise UnreachableError(f"the server read no more of its stdin for {self.write_timeout:g} s: mrtr could not "
                                  f"write a message of {format_size(len(data))}", "check that the server reads its "
                                  "stdin; raise --timeout if it is just slow") from None
         if not written:

@@ -1,0 +1,92 @@
+"""`mrtr call`, `read` and `prompt` parsed without typer (commands/fast_call.py): the table knows
+every option typer declares for them and no other, every usual command line is parsed to the very
+Options typer builds, anything unusual is left to typer, and a usual call loads no typer at all."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from conftest import PYTHON, ROOT
+from mrtr_cli.cli import run as typer_run
+from mrtr_cli.cli.subcommands import command_for
+from mrtr_cli.commands import call as call_command
+from mrtr_cli.commands import fast_call
+
+SAMPLES = {"--timeout": "2.5", "--era-probe-wait": "0.5", "--auth-timeout": "1e3", "--max-message-size": "512K",
+           "--log-level": "warning", "--color": "never", "--max-rounds": "0", "--protocol-era": "older"}
+"""A value each typed option takes; any text does for the others."""
+
+
+def typer_options(command: str) -> dict[str, Any]:
+    """Each option name typer gives `command`, with its click parameter (--help aside)."""
+    group = command_for([command])
+    params = group.commands[command].params
+    return {name: param for param in params if param.param_type_name == "option"
+            for name in (*param.opts, *param.secondary_opts) if name not in ("--help", "-h")}
+
+
+def parsed_by_typer(args: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...] | None:
+    """What typer hands commands/call.run for `args`; None when it runs nothing (help, an error)."""
+    seen: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(call_command, "run", lambda *parsed: seen.append(parsed) or 0)
+    typer_run(list(args))
+    return seen[0] if seen else None
+
+
+@pytest.mark.parametrize("command", sorted(fast_call.METHODS))
+def test_the_table_has_every_option_typer_declares_and_no_other(command: str):
+    declared = typer_options(command)
+    known = {name for name, spec in fast_call.OPTIONS.items() if not (spec.group == "call" and command == "read")}
+    assert set(declared) == known
+    for name, param in declared.items():
+        kind = "flag" if param.is_flag else "many" if param.multiple else "value"
+        assert fast_call.OPTIONS[name].kind == kind, name
+
+
+def usual_command_lines() -> list[list[str]]:
+    """Each option in each of its forms, repeated, among the positional, with a server after `--`."""
+    lines = [["call", "t"], ["read", "file:///x"], ["prompt", "p"], ["call", "--demo", "t", "-v"],
+             ["call", "t", "--", PYTHON, "server.py", "--flag", "--"], ["call", "t", "--timeout", "1", "--timeout", "2"],
+             ["call", "t", "-a", "a=1", "--arg", "b=2", "--args", "{}"], ["prompt", "p", "-a", "x=y", "--args="],
+             ["call", "t", "--answer", "k.f=1", "--answer=k.g=2", "-H", "A: b", "--header=C: d"]]
+    for name, spec in fast_call.OPTIONS.items():
+        value = SAMPLES.get(name, "some value")
+        forms = [[name]] if spec.kind == "flag" else [[name, value]] + ([[f"{name}={value}"]] if name[1] == "-" else [])
+        lines += [["call", "t", *form] for form in forms]
+    return lines
+
+
+@pytest.mark.parametrize("args", usual_command_lines(), ids=" ".join)
+def test_a_usual_command_line_is_parsed_as_typer_parses_it(args: list[str], monkeypatch: pytest.MonkeyPatch):
+    fast = fast_call.parse(args)
+    assert fast is not None
+    assert fast == parsed_by_typer(args, monkeypatch)
+
+
+@pytest.mark.parametrize("args", [
+    ["call"], ["call", "a", "b"], ["call", "t", "--help"], ["call", "-h"], ["call", "t", "--nope"],
+    ["call", "t", "--timeout", "0"], ["call", "t", "--timeout", "soon"], ["call", "t", "--max-rounds", "-1"],
+    ["call", "t", "--demo=1"], ["read", "u", "-a", "k=v"], ["call", "t", "--url"], ["call", "t", "-vx"],
+    ["call", "t", "--log-level", "loud"], ["call", "t", "--color", "blue"], ["call", "t", "--max-message-size", "0"],
+], ids=" ".join)
+def test_help_and_mistakes_are_left_to_typer(args: list[str], monkeypatch: pytest.MonkeyPatch):
+    assert fast_call.parse(args) is None
+    assert parsed_by_typer(args, monkeypatch) is None  # typer shows help or refuses it too
+
+
+@pytest.mark.parametrize("args", [["call", "t", "-a=k=v"], ["call", "t", "--timeout", "nan"]], ids=" ".join)
+def test_odd_shapes_typer_reads_its_own_way_are_left_to_it(args: list[str], monkeypatch: pytest.MonkeyPatch):
+    assert fast_call.parse(args) is None
+    assert parsed_by_typer(args, monkeypatch) is not None
+
+
+def test_a_usual_call_loads_no_typer():
+    code = ("import sys\nfrom mrtr_cli.entry import main\n"
+            "code = main(['call', 't', '--timeout', '5', '--', sys.executable, '-c', 'pass'])\n"
+            "print(code, 'typer' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.stdout.split() == ["4", "False"], done.stderr[-2000:]
