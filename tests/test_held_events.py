@@ -83,6 +83,29 @@ def test_nothing_is_held_while_mrtr_waits_for_an_answerer_that_waits():
         assert shown, f"round {number}'s questions were held while mrtr waited for its answerer"
 
 
+def test_a_ctrl_c_while_the_last_round_is_shown_still_ends_the_conversation_in_view():
+    """The complete response is shown as the conversation ends; Ctrl-C lands there: the outcome
+    (aborted) still reaches every observer, after what was held."""
+    log: list[Any] = []
+
+    def interrupted(event: Any) -> None:
+        if isinstance(event, events.ResponseReceived) and event.round == ROUNDS + 1 and "interrupted" not in log:
+            log.append("interrupted")
+            raise KeyboardInterrupt
+        log.append(event)
+
+    settings = ClientSettings(identity=meta.ClientIdentity("mrtr", "test"), timeout=10)
+    transport = LoggedTransport([])
+    try:
+        client = Client(transport, settings, events.Broadcast([interrupted]))
+        outcome = Session(client, Chain([FlagAnswerer(["step.ok=true"])]), max_rounds=ROUNDS + 5).run(
+            "tools/call", {"name": "ask", "arguments": {"n": ROUNDS}})
+    finally:
+        transport.close()
+    assert outcome.status == "aborted"
+    assert log.index("interrupted") < len(log) - 1 and isinstance(log[-1], events.OutcomeReached)
+
+
 def test_an_observer_that_raises_leaves_the_rest_held_for_the_next_release():
     """Ctrl-C lands while a round is shown: what was not yet shown goes out at the next release
     (the session's, at the end), in order, and nothing is lost."""

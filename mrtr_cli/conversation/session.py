@@ -104,6 +104,7 @@ class Session:
         if asking is not None:
             _keep_asked_in_flight(outcome.rounds, *asking.end_call())
         outcome.server, outcome.era = self.client.server_info, self.client.era
+        self.emit.release()  # what a Ctrl-C, landing while a round was shown, left held
         self.emit(events.OutcomeReached(outcome))
         return outcome
 
