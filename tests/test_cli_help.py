@@ -56,3 +56,12 @@ def test_no_command_shows_the_help_and_says_what_is_missing(args, path):
     assert run.code == 1  # a usage error, as README's exit codes have it
     assert f"Usage: {path} [OPTIONS] COMMAND [ARGS]..." in run.stdout
     assert run.stderr == f"mrtr: missing command: name one of the commands listed above (see {path} --help)\n"
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e9", "0"])
+@pytest.mark.parametrize("flag", ["--timeout", "--era-probe-wait", "--auth-timeout"])
+def test_seconds_no_wait_can_take_are_a_usage_error(flag, value):
+    """Infinity and huge values once failed inside the wait (OverflowError), and nan timed out at once."""
+    run = mrtr("call", "t", flag, value, "--demo")
+    assert run.code == 1, run.stderr
+    assert run.stderr.startswith(f"mrtr: Invalid value for '{flag}': ") and run.stderr.count("\n") == 1

@@ -10,6 +10,7 @@ is a plain function whose parameters are typer options and whose body builds an 
 import enum
 import functools
 import inspect
+import math
 from typing import Annotated, Any, Callable, List, Optional
 
 import typer
@@ -35,6 +36,23 @@ def _panel(name: str) -> Callable[..., Any]:
 
 
 _server, _answering, _output, _transcripts = map(_panel, (SERVER, ANSWERS, OUTPUT, TRANSCRIPTS))
+
+MAX_SECONDS = 1_000_000.0
+"""The longest wait an option may ask for (11.5 days): the system's waits take at most 24.8 days."""
+
+
+def _a_number(value: float) -> float:
+    """A value of seconds: `nan` passes the range check (it compares false), so it is refused here."""
+    if math.isnan(value):
+        raise typer.BadParameter("nan is not a number of seconds")
+    return value
+
+
+def _seconds(name: str, **settings: Any) -> Any:
+    """A number of seconds: at least a millisecond, at most MAX_SECONDS, never nan."""
+    return _server(name, metavar="SECONDS", min=0.001, max=MAX_SECONDS, callback=_a_number, **settings)
+
+
 Value = Optional[str]
 Values = Optional[List[str]]
 
@@ -51,7 +69,7 @@ ENV = Annotated[Values, _server("-e", "--env", metavar="KEY=VALUE", help="Enviro
 ENV_FILE = Annotated[Value, _server("--env-file", metavar="FILE",
                                    help="KEY=VALUE lines for a stdio server's environment.")]
 CWD = Annotated[Value, _server("--cwd", metavar="DIR", help="Working directory of a stdio server.")]
-TIMEOUT = Annotated[float, _server("--timeout", metavar="SECONDS", min=0.001, help="Per request, send to response, "
+TIMEOUT = Annotated[float, _seconds("--timeout", help="Per request, send to response, "
                                    "answering excluded; progress resets the timeout at most 10 times, so one "
                                    "request waits at most 11 x --timeout.")]
 PROTOCOL_VERSION = Annotated[Value, _server("--protocol-version", metavar="V", help="Send this version as given, not "
@@ -63,7 +81,7 @@ NO_DISCOVER = Annotated[bool, _server("--no-discover", help="Skip the server/dis
 PROTOCOL_ERA = Annotated[str, _server("--protocol-era", metavar="auto|modern|older", help="modern: 2026-07-28; "
                                       "older: the initialize handshake (2024-11-05 to 2025-11-25); auto: find out "
                                       "(see the README).")]
-ERA_PROBE_WAIT = Annotated[float, _server("--era-probe-wait", metavar="SECONDS", min=0.001, help="With "
+ERA_PROBE_WAIT = Annotated[float, _seconds("--era-probe-wait", help="With "
                                           "--protocol-era auto on stdio, how long a silent server/discover is "
                                           "waited for before the initialize handshake.")]
 MAX_MESSAGE_SIZE = Annotated[int, _server("--max-message-size", metavar="SIZE", parser=_size, help="The largest "
@@ -77,8 +95,8 @@ AUTH_STORED_ONLY = Annotated[bool, _server("--auth-stored-only", help="Use kept 
                                            "never open a browser: without one, exit 3 (for CI).")]
 AUTH_OPEN = Annotated[Value, _server("--auth-open", metavar="CMD", help="Hand the authorization URL to CMD (split "
                                      "like --stdio, no shell; the URL is its last argument) instead of a browser.")]
-AUTH_TIMEOUT = Annotated[float, _server("--auth-timeout", metavar="SECONDS", min=0.001,
-                                        help="How long to wait for the browser's redirect when logging in.")]
+AUTH_TIMEOUT = Annotated[float, _seconds("--auth-timeout",
+                                         help="How long to wait for the browser's redirect when logging in.")]
 CLIENT_ID = Annotated[Value, _server("--client-id", metavar="ID", help="A client registered with the server's "
                                      "authorization server (else mrtr registers itself).")]
 CLIENT_SECRET = Annotated[Value, _server("--client-secret", metavar="SECRET", help="The secret of --client-id.")]

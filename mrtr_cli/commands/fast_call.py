@@ -31,12 +31,12 @@ class Spec(NamedTuple):
     """The value as typer makes it; ValueError when typer would refuse it (typer then says why)."""
 
 
-def _at_least(low: float, number: Callable[[str], Any]) -> Callable[[str], Any]:
-    """`number(text)` when it is finite and at least `low` (typer's `min=`), else ValueError."""
+def _within(low: float, high: float, number: Callable[[str], Any]) -> Callable[[str], Any]:
+    """`number(text)` when it is finite and from `low` to `high` (typer's `min=` and `max=`), else ValueError."""
 
     def convert(text: str) -> Any:
         value = number(text)
-        if not math.isfinite(value) or value < low:
+        if not (math.isfinite(value) and low <= value <= high):
             raise ValueError(text)
         return value
 
@@ -58,7 +58,7 @@ def _size(text: str) -> int:
     return parse_size(text)
 
 
-SECONDS = _at_least(0.001, float)
+SECONDS = _within(0.001, 1_000_000.0, float)  # cli/option_groups.MAX_SECONDS (not imported: it loads typer)
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 OPTIONS: dict[str, Spec] = {
@@ -96,7 +96,7 @@ OPTIONS: dict[str, Spec] = {
     "--sampling-model": Spec("answering", "sampling_model", "value"),
     "--log-level": Spec("answering", "log_level", "value", _one_of(*LOG_LEVELS)),
     "--no-input": Spec("answering", "no_input", "flag"),
-    "--max-rounds": Spec("answering", "max_rounds", "value", _at_least(0, int)),
+    "--max-rounds": Spec("answering", "max_rounds", "value", _within(0, math.inf, int)),
     "--no-elicitation": Spec("answering", "no_elicitation", "flag"),
     "--no-sampling": Spec("answering", "no_sampling", "flag"),
     "--no-roots": Spec("answering", "no_roots", "flag"),
