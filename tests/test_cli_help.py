@@ -65,3 +65,14 @@ def test_seconds_no_wait_can_take_are_a_usage_error(flag, value):
     run = mrtr("call", "t", flag, value, "--demo")
     assert run.code == 1, run.stderr
     assert run.stderr.startswith(f"mrtr: Invalid value for '{flag}': ") and run.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("args, path", [
+    (["call", "t", "--timeout", "soon", "--demo"], "mrtr call"),
+    (["replay", "--nope"], "mrtr replay"),
+    (["auth", "login", "--nope"], "mrtr auth login"),
+    (["nope"], "mrtr"),
+])
+def test_a_usage_error_names_the_help_of_the_command_it_is_about(args, path):
+    run = mrtr(*args)
+    assert run.code == 1 and run.stderr.endswith(f" (see {path} --help)\n"), run.stderr

@@ -44,12 +44,13 @@ def _click_module() -> Any:
 
 
 def _message(error: Any) -> Tuple[str, str]:
-    """What click says went wrong, and the help to see. `mrtr` or `mrtr auth` alone has shown its
-    help already (click's message is that help, which mrtr's wrote to stdout itself): the line
-    says what is missing."""
+    """What click says went wrong, and the help to see: the command's, when click knows which
+    command it was parsing. `mrtr` or `mrtr auth` alone has shown its help already (click's message
+    is that help, which mrtr's wrote to stdout itself): the line says what is missing."""
     if type(error).__name__ == "NoArgsIsHelpError":
         return "missing command: name one of the commands listed above", error.ctx.command_path
-    return error.format_message(), "mrtr"
+    context = getattr(error, "ctx", None)
+    return error.format_message(), context.command_path if context is not None else "mrtr"
 
 
 def _usage_error(message: str, command_path: str, as_json: bool) -> int:
