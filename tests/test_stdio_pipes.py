@@ -35,6 +35,7 @@ def test_a_write_to_a_server_that_reads_no_more_times_out(scripted, tmp_path: Pa
     run = mrtr(*server.args("call", "t", "--answer", "n.name=Ada", "--timeout", "3"), timeout=30)
     assert run.code == 4, run.stderr[-2000:]
     assert "the server read no more of its stdin for 3 s: mrtr could not write a message of" in run.stderr
+    assert "while mrtr sent tools/call (id 3)" in run.stderr
     assert "raise --timeout if it is just slow" in run.stderr.splitlines()[-1]
     assert time.monotonic() - started < 20
     assert wait_for(lambda: not process_alive(int(pidfile.read_text())), 10), "the server outlived mrtr"

@@ -176,7 +176,11 @@ class Client:
         text = jsonrpc.encode(message)
         self.emit(events.RequestSent(request_id, method, sending.params, text, round, sending.purpose))
         started = time.monotonic()
-        exchange = self.transport.start(text, headers_from, sending.mirrored, before_waiting=self.emit.release)
+        try:
+            exchange = self.transport.start(text, headers_from, sending.mirrored, before_waiting=self.emit.release)
+        except UnreachableError as error:  # the process ended, or read no more, while the frame was written
+            raise UnreachableError(f"{error.message} while mrtr sent {method} (id {request_id})", error.hint,
+                                   error.details) from None
         try:
             response, waiting = self._await(exchange, request_id, method)
         finally:
