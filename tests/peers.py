@@ -126,27 +126,38 @@ def http_server(command: list[str]) -> Iterator[str]:
             process.stderr.close()
 
 
-@contextmanager
-def sdk_over_http(mode: str) -> Iterator[str]:
-    """tests/servers/sdk_server.py over Streamable HTTP on a free port (`json` or `sse` responses);
-    yields its /mcp URL. Only its SSE mode can ask in flight (the older era's back-channel)."""
+def free_port() -> int:
+    """A port of 127.0.0.1 that was free a moment ago."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen([*SDK_SERVER, "http", str(port), mode], cwd=ROOT, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def listening(command: list[str], port: int, name: str, env: dict[str, str] | None = None) -> Iterator[str]:
+    """Start `command`, a server `name` that listens on `port` of 127.0.0.1; yield its /mcp URL once
+    it accepts connections, and stop it afterwards."""
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.1)
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert process.poll() is None, f"{name} exited before it listened"
+            assert time.monotonic() < deadline, f"{name} did not listen within 30 s"
+            time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def sdk_over_http(mode: str) -> Any:
+    """tests/servers/sdk_server.py over Streamable HTTP on a free port (`json` or `sse` responses);
+    yields its /mcp URL. Only its SSE mode can ask in flight (the older era's back-channel)."""
+    port = free_port()
+    return listening([*SDK_SERVER, "http", str(port), mode], port, "the SDK server")
 
 
 def oauth_http(*options: str) -> Any:

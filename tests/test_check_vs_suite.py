@@ -22,17 +22,13 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
 
 from conftest import PYTHON, ROOT, SERVERS, mrtr
-from peers import http_server
+from peers import free_port, http_server, listening
 from suite_runs import met, run_scenarios
 
 TOOL = ["--tool", "test_input_required_result_elicitation", "--answer", "user_name.name=Alice"]
@@ -46,31 +42,11 @@ DOCS = ROOT / "docs" / "check-rules.md"
 DIFFER_HEADING = "## Where mrtr and the suite differ"
 
 
-@contextmanager
-def everything_server() -> Iterator[str]:
+def everything_server() -> Any:
     """The vendored everything-server on a free port of 127.0.0.1; yields its /mcp URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    process = subprocess.Popen([PYTHON, str(SERVERS / "everything_server.py"), "--port", str(port),
-                                "--log-level", "WARNING"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_for(port, process)
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
-
-
-def _wait_for(port: int, process: subprocess.Popen) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        assert process.poll() is None, "the everything-server exited before it listened"
-        time.sleep(0.1)
-    raise AssertionError("the everything-server did not listen within 30 s")
+    port = free_port()
+    return listening([PYTHON, str(SERVERS / "everything_server.py"), "--port", str(port), "--log-level", "WARNING"],
+                     port, "the everything-server")
 
 
 SERVER_STARTS = {

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import socket
 import time
 from dataclasses import dataclass
 
 import pytest
 
 from conftest import mrtr
-from peers import demo_http, sdk_over_http
+from peers import demo_http, free_port, sdk_over_http
 from servers.http_faults import FaultServer
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @dataclass(frozen=True)

@@ -9,50 +9,26 @@ their questions (elicitation, sampling, roots) as requests while a call is in fl
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 from conformance import reference_server
 from conftest import PYTHON, mrtr
+from peers import free_port, listening
 
 
 def everything(*args: str) -> list[str]:
     return ["--", *reference_server("everything", *args)]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-@contextmanager
-def everything_over_http() -> Iterator[str]:
+def everything_over_http() -> Any:
     """server-everything's Streamable HTTP transport on a free port; yields its /mcp URL."""
     port = free_port()
-    process = subprocess.Popen(reference_server("everything", "streamableHttp"), env={**os.environ, "PORT": str(port)},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            assert process.poll() is None, "server-everything exited before it listened"
-            time.sleep(0.05)
-        else:
-            raise AssertionError("server-everything did not listen within 30 s")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    return listening(reference_server("everything", "streamableHttp"), port, "server-everything",
+                     env={**os.environ, "PORT": str(port)})
 
 
 def text_of(result: dict) -> str:
