@@ -122,21 +122,17 @@ WAITING_SOURCES = (sources.INTERACTIVE, sources.SAMPLER)
 """Answerers that wait (for a person, for a command): what mrtr holds back is shown before they are asked."""
 
 
-def _nothing() -> None:
-    pass
-
-
 class Chain:
     """Asks each answerer in turn; the first that answers wins."""
 
     def __init__(self, answerers: list[Answerer]) -> None:
         self.answerers = answerers
 
-    def answer(self, question: Question, before_waiting: Callable[[], None] = _nothing) -> Answer:
+    def answer(self, question: Question, before_waiting: Callable[[], None] | None = None) -> Answer:
         """The answer to `question`; `IncompleteError` when refused or when nothing answers.
         `before_waiting` is called before an answerer that waits is asked."""
         for answerer in self.answerers:
-            if answerer.name in WAITING_SOURCES:
+            if answerer.name in WAITING_SOURCES and before_waiting is not None:
                 before_waiting()
             verdict = answerer.answer(question)
             if isinstance(verdict, Refusal):

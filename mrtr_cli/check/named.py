@@ -32,11 +32,15 @@ RESOURCE_PROBES: list[Probe] = [*_asking_probes("resource", "resources/read"),
                                                           "cacheScope", "MUST", CACHING)]
 
 
+def probes_for(method: str) -> list[Probe]:
+    """The probes of a named prompt (prompts/get) or resource (resources/read)."""
+    return PROMPT_PROBES if method == "prompts/get" else RESOURCE_PROBES
+
+
 def named_checks(client: Client, chain: Chain, method: str, params: dict[str, Any]) -> list[Check]:
     """The probes of one named prompt (prompts/get) or resource (resources/read)."""
     outcome = Session(client, chain).run(method, params)
-    probes = PROMPT_PROBES if method == "prompts/get" else RESOURCE_PROBES
-    checks = _asking(outcome, probes)
+    checks = _asking(outcome, probes_for(method))
     if method == "resources/read":
         checks.append(_caching(outcome, client))
     return checks

@@ -31,7 +31,9 @@ def _kind_probes(method: str, word: str) -> list[Probe]:
             (f"completes-after-{word}", f"answering the {method} question completes the call", "MUST", WORKFLOW)]
 
 
-KIND_PROBES: list[Probe] = [probe for method, word in KINDS for probe in _kind_probes(method, word)]
+KIND_PROBES_OF: dict[str, list[Probe]] = {method: _kind_probes(method, word) for method, word in KINDS}
+"""The two probes of each kind of question, by its method."""
+KIND_PROBES: list[Probe] = [probe for probes in KIND_PROBES_OF.values() for probe in probes]
 STATE_PROBES: list[Probe] = [
     ("carries-state", "the first round carries inputRequests and a requestState string", "MUST", WORKFLOW),
     ("completes-with-state", "echoing the requestState with the answers completes the call", "MUST", WORKFLOW),
@@ -53,8 +55,8 @@ ROUND_PROBES: list[Probe] = [RESULT_TYPE_PROBE, *KIND_PROBES, *STATE_PROBES, *SE
 def round_checks(outcome: Outcome) -> list[Check]:
     """Every round probe, judged on one conversation with the named tool."""
     judge = _Judge(outcome)
-    return [result_type_check(outcome), *(check for method, word in KINDS for check in judge.kind(method, _kind_probes(method, word))),
-            *judge.state(), *judge.several(), *judge.multi_round()]
+    kinds = [check for method, probes in KIND_PROBES_OF.items() for check in judge.kind(method, probes)]
+    return [result_type_check(outcome), *kinds, *judge.state(), *judge.several(), *judge.multi_round()]
 
 
 def result_type_check(outcome: Outcome) -> Check:

@@ -61,25 +61,28 @@ class StreamWatch:
     def schema_check(self) -> Check:
         from mrtr_cli.validation import wire_problems
 
-        broken = [(raw, found) for raw, method in self.kept
-                  for found in [wire_problems(json.loads(raw), method, SCHEMA)] if found]
+        broken = [(message, found) for raw, method in self.kept for message in [json.loads(raw)]
+                  for found in [wire_problems(message, method, SCHEMA)] if found]
         unkept = f" ({self.unkept} more not validated: past {KEPT_MESSAGES} messages or 1 MiB each)" \
             if self.unkept else ""
         if broken:
-            raw, found = broken[0]
+            message, found = broken[0]
             return verdict(*STREAM_PROBES[2], False, f"{len(broken)} of {len(self.kept)} invalid; first: "
-                                                     f"{'; '.join(found[:2])}: {short(json.loads(raw))}{unkept}")
+                                                     f"{'; '.join(found[:2])}: {short(message)}{unkept}")
         return verdict(*STREAM_PROBES[2], True, f"{len(self.kept)} messages valid{unkept}")
 
     def checks(self) -> list[Check]:
         read = f"{self.responses} response{'s' if self.responses != 1 else ''} read"
         asked = f"{len(self.requests)} request(s) from the server: {', '.join(sorted(set(self.requests)))}"
-        logs = (verdict(*STREAM_PROBES[1], None, f"not judged: --log-level {self.log_level} asked for logs")
-                if self.log_level else verdict(*STREAM_PROBES[1], not self.logs, f"{len(self.logs)} {LOG_MESSAGE} "
-                                               f"for requests without logLevel" if self.logs else
-                                               f"{read}, no {LOG_MESSAGE}"))
         return [verdict(*STREAM_PROBES[0], not self.requests, asked if self.requests else f"{read}, no request"),
-                logs, self.schema_check()]
+                self._logs_check(read), self.schema_check()]
+
+    def _logs_check(self, read: str) -> Check:
+        if self.log_level:
+            return verdict(*STREAM_PROBES[1], None, f"not judged: --log-level {self.log_level} asked for logs")
+        if self.logs:
+            return verdict(*STREAM_PROBES[1], False, f"{len(self.logs)} {LOG_MESSAGE} for requests without logLevel")
+        return verdict(*STREAM_PROBES[1], True, f"{read}, no {LOG_MESSAGE}")
 
 
 STREAM_PROBES: list[Probe] = [

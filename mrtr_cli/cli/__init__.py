@@ -10,6 +10,7 @@ from typing import Any, List, Tuple
 import typer
 
 from mrtr_cli.cli.subcommands import app, command_for
+from mrtr_cli.commands.fast_call import cut_server
 
 __all__ = ["app", "run"]
 
@@ -17,10 +18,7 @@ __all__ = ["app", "run"]
 def run(args: List[str]) -> int:
     """Parse `args` and run the command. Everything after `--` is the server to spawn: it travels
     with this run as the click context's `obj`, which `target_options` reads."""
-    server_command: List[str] = []
-    if "--" in args:
-        cut = args.index("--")
-        args, server_command = args[:cut], args[cut + 1:]
+    args, server_command = cut_server(args)
     command = command_for(args)
     click = _click_module()
     try:

@@ -15,7 +15,8 @@ from typing import Annotated, Any, Callable, List, Optional
 
 import typer
 
-from mrtr_cli.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions
+from mrtr_cli.options import (MAX_SECONDS, MIN_SECONDS, AnsweringOptions, OutputOptions, RecordingOptions,
+                              TargetOptions)
 
 SERVER, ANSWERS, OUTPUT, TRANSCRIPTS = "Server", "Answering", "Output", "Transcripts"
 
@@ -37,10 +38,6 @@ def _panel(name: str) -> Callable[..., Any]:
 
 _server, _answering, _output, _transcripts = map(_panel, (SERVER, ANSWERS, OUTPUT, TRANSCRIPTS))
 
-MAX_SECONDS = 1_000_000.0
-"""The longest wait an option may ask for (11.5 days): the system's waits take at most 24.8 days."""
-
-
 def _a_number(value: float) -> float:
     """A value of seconds: `nan` passes the range check (it compares false), so it is refused here."""
     if math.isnan(value):
@@ -49,8 +46,8 @@ def _a_number(value: float) -> float:
 
 
 def _seconds(name: str, **settings: Any) -> Any:
-    """A number of seconds: at least a millisecond, at most MAX_SECONDS, never nan."""
-    return _server(name, metavar="SECONDS", min=0.001, max=MAX_SECONDS, callback=_a_number, **settings)
+    """A number of seconds: from MIN_SECONDS to MAX_SECONDS, never nan."""
+    return _server(name, metavar="SECONDS", min=MIN_SECONDS, max=MAX_SECONDS, callback=_a_number, **settings)
 
 
 Value = Optional[str]

@@ -49,11 +49,11 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
         context.emit.subscribe(make_recorder(recording, target.transcript_entry(), settings))
     outcome = Outcome(call.method, {NAMED_METHODS[call.method]: call.name})
     try:
-        outcome.params = _params(call, Preparation())  # kept should the server fail before it is sent
+        outcome.params = request_params(call, Preparation())  # kept should the server fail before it is sent
         with connect(context, target, options, settings, chain=chain) as client:
             session = Session(client, chain, max_rounds=answering.max_rounds)
             prepared = prepare_call(client, target, call.method, call.name, needs_schema=bool(call.arguments))
-            outcome = session.run(call.method, _params(call, prepared), prepared.mirrored)
+            outcome = session.run(call.method, request_params(call, prepared), prepared.mirrored)
     except (MrtrError, KeyboardInterrupt) as error:
         failure = error if isinstance(error, MrtrError) else interruption(error)
         outcome.status, outcome.error = status_of(failure), failure
@@ -69,7 +69,7 @@ def _people(context: Context, answering: AnsweringOptions) -> list[Answerer]:
     return [person_answerer(context, answering.sampling_model)]
 
 
-def _params(call: CallOptions, prepared: Preparation) -> dict[str, Any]:
+def request_params(call: CallOptions, prepared: Preparation) -> dict[str, Any]:
     """The request's params; `-a` values typed by the tool's schema when the preparation read it
     (unprepared, by none: the request as meant)."""
     if call.method == "tools/call":

@@ -7,15 +7,16 @@ import time
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.conversation.arguments import prompt_arguments, tool_arguments
+from mrtr_cli.conversation.arguments import tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
 from mrtr_cli.errors import AuthError, MrtrError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.conversation.preparation import prepare_call
+from mrtr_cli.commands.call import request_params
+from mrtr_cli.conversation.preparation import Preparation, prepare_call
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
 from mrtr_cli.check import authorization, older
 from mrtr_cli.check.probes import ALL_TOOL_PROBES, Check, Prober, ToolProber
-from mrtr_cli.check.named import PROMPT_PROBES, RESOURCE_PROBES, named_checks
+from mrtr_cli.check.named import named_checks, probes_for
 from mrtr_cli.check.stream import StreamWatch
 from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
@@ -128,7 +129,7 @@ def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | 
         arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
         checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored).checks()
     for request in named:
-        checks += named_checks(client, chain, request.method, _named_params(request))
+        checks += named_checks(client, chain, request.method, request_params(request, Preparation()))
     checks += prober.run(LISTEN_PROBES, lambda: listen_checks(prober))  # last: it ends with a stream cancelled
     return checks + watch.checks()
 
@@ -140,15 +141,8 @@ def named_requests(prompt: str | None, resource: str | None, arguments: tuple[st
     return tuple(prompts + ([CallOptions("resources/read", resource)] if resource else []))
 
 
-def _named_params(request: CallOptions) -> dict:
-    if request.method == "prompts/get":
-        return {"name": request.name, "arguments": prompt_arguments(request.arguments, request.args_json)}
-    return {"uri": request.name}
-
-
 def _named_probes(named: tuple[CallOptions, ...]) -> list:
-    return [probe for request in named for probe in (PROMPT_PROBES if request.method == "prompts/get"
-                                                     else RESOURCE_PROBES)]
+    return [probe for request in named for probe in probes_for(request.method)]
 
 
 def _answers_discover(context: Context, target: Target, options: TargetOptions) -> bool:

@@ -15,7 +15,9 @@ import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
+from mrtr_cli.protocol.meta import LOG_LEVELS
+from mrtr_cli.options import (MAX_SECONDS, MIN_SECONDS, AnsweringOptions, CallOptions, OutputOptions,
+                              RecordingOptions, TargetOptions)
 
 METHODS = {"call": "tools/call", "read": "resources/read", "prompt": "prompts/get"}
 """The commands parsed here, and the request each sends."""
@@ -58,8 +60,7 @@ def _size(text: str) -> int:
     return parse_size(text)
 
 
-SECONDS = _within(0.001, 1_000_000.0, float)  # cli/option_groups.MAX_SECONDS (not imported: it loads typer)
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+SECONDS = _within(MIN_SECONDS, MAX_SECONDS, float)
 
 OPTIONS: dict[str, Spec] = {
     "--url": Spec("target", "url", "value"),
@@ -122,7 +123,7 @@ Parsed = tuple[CallOptions, TargetOptions, AnsweringOptions, OutputOptions, Reco
 def parse(args: list[str]) -> Parsed | None:
     """`mrtr COMMAND ...` (COMMAND one of METHODS) as the commands' Options; None for anything typer
     should parse (help, a mistake, an unusual shape)."""
-    args, server = _cut_server(args)
+    args, server = cut_server(args)
     command = args[0] if args else None
     if command not in METHODS:
         return None
@@ -146,8 +147,8 @@ def parse(args: list[str]) -> Parsed | None:
             OutputOptions(**values["output"]), RecordingOptions(**values["recording"]))
 
 
-def _cut_server(args: list[str]) -> tuple[list[str], list[str]]:
-    """The arguments before `--`, and the server command after it (as cli.run cuts them)."""
+def cut_server(args: list[str]) -> tuple[list[str], list[str]]:
+    """The arguments before `--`, and the server command after it (cli.run cuts them here too)."""
     if "--" not in args:
         return args, []
     cut = args.index("--")

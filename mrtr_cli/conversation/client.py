@@ -179,8 +179,7 @@ class Client:
         try:
             exchange = self.transport.start(text, headers_from, sending.mirrored, before_waiting=self.emit.release)
         except UnreachableError as error:  # the process ended, or read no more, while the frame was written
-            raise UnreachableError(f"{error.message} while mrtr sent {method} (id {request_id})", error.hint,
-                                   error.details) from None
+            raise _during(error, f"while mrtr sent {method} (id {request_id})") from None
         try:
             response, waiting = self._await(exchange, request_id, method)
         finally:
@@ -217,8 +216,7 @@ class Client:
             self._cancel(exchange, request_id, interruption(raised).message)
             raise stopped from None
         except UnreachableError as error:
-            raise UnreachableError(f"{error.message} while mrtr waited for {method} (id {request_id})",
-                                   error.hint, error.details) from None
+            raise _during(error, f"while mrtr waited for {method} (id {request_id})") from None
         raise _StreamEnded(request_id)
 
     def _cancel(self, exchange: Exchange, request_id: int, reason: str) -> None:
@@ -264,6 +262,11 @@ class _StreamEnded(Exception):
     def __init__(self, request_id: int) -> None:
         super().__init__(request_id)
         self.request_id = request_id
+
+
+def _during(error: UnreachableError, when: str) -> UnreachableError:
+    """`error` with when it happened: `... while mrtr sent tools/call (id 3)`."""
+    return UnreachableError(f"{error.message} {when}", error.hint, error.details)
 
 
 def _discover_error(error: dict[str, Any]) -> ProtocolError:

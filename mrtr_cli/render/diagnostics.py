@@ -10,23 +10,18 @@ from mrtr_cli.text import safe_line
 
 
 def stderr_line(text: str) -> StyledLine:
-    line = _text("    stderr ", "mrtr.dim")
+    line = StyledLine("    stderr ", "mrtr.dim")
     line.append(BAR, "mrtr.dim")
     return line.append(safe_line(text, 1000), "mrtr.dim")
 
 
 def error_lines(error: MrtrError) -> list[StyledLine]:
     """`✗ what happened; what to do`, then any detail lines (a dead server's stderr)."""
-    head = _text("✗ ", "mrtr.error")
+    head = StyledLine("✗ ", "mrtr.error")
     head.append(safe_line(error.one_line(), None))
     return [head] + [stderr_line(line) for line in error.details]
 
 
 def warning_line(message: str) -> StyledLine:
     """A warning of mrtr's own, in its colour (the message is already safe)."""
-    return _text(message, "mrtr.warn")
-
-
-def _text(text: str, style: str = "") -> StyledLine:
-    """A line of mrtr's own: rich makes a `Text` of it only where a terminal shows its style."""
-    return StyledLine(text, style)
+    return StyledLine(message, "mrtr.warn")

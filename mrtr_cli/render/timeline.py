@@ -6,10 +6,10 @@ from typing import TYPE_CHECKING, Any
 
 from mrtr_cli import events
 from mrtr_cli.answering import sources
-from mrtr_cli.answering.questions import SAMPLE, Question
+from mrtr_cli.answering.questions import SAMPLE
 from mrtr_cli.render.console import emit_text
 from mrtr_cli.render.diagnostics import stderr_line
-from mrtr_cli.render.question_lines import question_lines, shown_question
+from mrtr_cli.render.question_lines import shown_question
 from mrtr_cli.render.styled_line import JoinedLines, StyledLine
 from mrtr_cli.render.timeline_lines import (answer_line, discover_line, finding_line, ignored_line, input_summary,
                                             notification_line, request_line, response_line, wire_line)
@@ -33,7 +33,8 @@ class Timeline:
         self.prompts_show_questions = False
         """When a person is asked at the terminal, each prompt shows its question: the timeline
         then shows a question's details only with an answer that came from elsewhere."""
-        self._asked: dict[str, Question] = {}
+        self._asked: dict[str, tuple[dict[str, Any], int, int]] = {}
+        """The questions of the round, by key: request, index and count (shown with their answers)."""
         self._holding = live and not console.is_terminal
         """Off a terminal, a live timeline writes a round's lines in one piece instead of one a line:
         each write to a pipe wakes its reader, which a long conversation pays for on every line."""
@@ -97,16 +98,15 @@ class Timeline:
     def _input(self, event: events.InputRequested) -> None:
         self.print(input_summary(event))
         count = len(event.requests)
-        if self.prompts_show_questions:  # shown with their answers, when no prompt showed them
-            self._asked = {key: Question(event.round, key, request, "", index, count)
-                           for index, (key, request) in enumerate(event.requests.items(), 1)}
-            return
-        for index, (key, request) in enumerate(event.requests.items(), 1):
-            self.print(*shown_question(request, key, index, count))
+        self._asked = {key: (request, index, count) for index, (key, request) in enumerate(event.requests.items(), 1)}
+        if not self.prompts_show_questions:  # else shown with their answers, when no prompt showed them
+            for key, (request, index, count) in self._asked.items():
+                self.print(*shown_question(request, key, index, count))
 
     def _answer(self, event: events.AnswerChosen) -> None:
         if self.prompts_show_questions and event.source != sources.INTERACTIVE and event.key in self._asked:
-            self.print(*question_lines(self._asked[event.key]))
+            request, index, count = self._asked[event.key]
+            self.print(*shown_question(request, event.key, index, count))
         self.print(answer_line(event))
 
     def _notification(self, event: events.NotificationReceived) -> None:

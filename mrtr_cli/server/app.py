@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.protocol import meta
+
+if TYPE_CHECKING:
+    from mrtr_cli.server.subscriptions import Subscriptions
 
 
 class RpcError(Exception):
@@ -81,6 +84,8 @@ class App(Protocol):
 
     info: dict[str, Any]
     instructions: str | None
+    subscriptions: Subscriptions | None
+    """What announces list changes to `subscriptions/listen` streams; None: the app never changes."""
 
     def capabilities(self) -> dict[str, Any]: ...
 

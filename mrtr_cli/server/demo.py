@@ -74,10 +74,8 @@ class DemoApp:
         self._prompt_list = [definition for definition, _ in prompts.values()]
 
     def capabilities(self) -> dict[str, Any]:
-        if self.subscriptions is None:
-            return {"tools": {}, "prompts": {}, "resources": {}, "logging": {}}
-        changing = {"listChanged": True}
-        return {"tools": changing, "prompts": changing, "resources": {}, "logging": {}}
+        changing = {"listChanged": True} if self.subscriptions is not None else {}
+        return {"tools": dict(changing), "prompts": dict(changing), "resources": {}, "logging": {}}
 
     def listing(self, key: str) -> list[dict[str, Any]]:
         if key == "tools":

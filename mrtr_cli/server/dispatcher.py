@@ -60,9 +60,8 @@ class Dispatcher:
             request = check_envelope(message)
             if request is None:
                 return DispatchReply(None, 202)
-            subscriptions = getattr(self.app, "subscriptions", None)  # an app that announces list changes
-            if request["method"] == LISTEN and subscriptions is not None:
-                return self._listen(subscriptions, request, notify)
+            if request["method"] == LISTEN and self.app.subscriptions is not None:
+                return self._listen(self.app.subscriptions, request, notify)
             return DispatchReply(jsonrpc.result_response(request_id, self._dispatch(request, notify)))
         except RpcError as error:
             return DispatchReply({"jsonrpc": "2.0", "id": request_id, "error": error.error_object()}, error.status)

@@ -28,6 +28,7 @@ class MockApp:
     """Serves what a set of transcripts recorded."""
 
     instructions = None
+    subscriptions = None
 
     def __init__(self, transcripts: list[Transcript]) -> None:
         for transcript in transcripts:

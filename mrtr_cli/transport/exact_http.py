@@ -14,6 +14,7 @@ import ssl
 from urllib.parse import urlsplit
 
 from mrtr_cli.errors import ProtocolError, RequestTimeout
+from mrtr_cli.transport import http_headers
 from mrtr_cli.transport.base import PlainReply, message_too_large
 from mrtr_cli.transport.http_answers import unreachable
 from mrtr_cli.transport.sse import SseParser
@@ -58,8 +59,7 @@ def tls_context(cacert: str | None, insecure: bool) -> ssl.SSLContext:
 
 def frames(reply: PlainReply, limit: int) -> list[str]:
     """The JSON-RPC frames of an answer: a JSON body, or each `data` of an event stream."""
-    kind = reply.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind == "text/event-stream":
+    if http_headers.is_event_stream(reply.headers):
         return [event.data for event in SseParser(limit).feed(reply.body + b"\n\n") if event.data]
     try:
         return [reply.body.decode("utf-8")] if reply.body else []
