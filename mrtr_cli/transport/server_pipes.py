@@ -14,7 +14,7 @@ import os
 import selectors
 import time
 from collections.abc import Callable
-from typing import IO
+from typing import IO, Any
 
 from mrtr_cli.transport.base import Frame, Incoming, StderrLine, TransportTimeout
 
@@ -51,8 +51,8 @@ class ServerPipes:
                  stderr_line_limit: int, stderr_tail: int, forward_stderr: bool) -> None:
         self.pending: collections.deque[Incoming] = collections.deque()
         """What arrived and was not yet taken, in arrival order."""
-        self.ended: str | None = None
-        """How stdout ended: "eof" or "too-large" (past max_message_size); lines before it stay pending."""
+        self.ended: tuple[str, Any] | None = None
+        """How stdout ended: ("eof", b"") or ("too-large", the limit); lines before it stay pending."""
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=stderr_tail)
         self._stdin = stdin.fileno()
         os.set_blocking(self._stdin, False)
@@ -113,7 +113,7 @@ class ServerPipes:
     def close(self) -> None:
         """Read no more: stdout ends here, if it had not (a later read says the server is gone)."""
         self._closed = True
-        self.ended = self.ended or "eof"
+        self.ended = self.ended or ("eof", b"")
         self._selector.close()
 
     def _wait_writable(self, until: float | None) -> bool:
@@ -127,7 +127,7 @@ class ServerPipes:
                     if key.data is None:
                         return True
                     key.data(key.fd)
-                if self.ended == "too-large":
+                if self.ended is not None and self.ended[0] == "too-large":
                     return False
         finally:
             self._selector.unregister(self._stdin)
@@ -147,12 +147,12 @@ class ServerPipes:
         if start < len(chunk):
             self._out.add(chunk[start:])
             if self._out.size > self._limit + 1:  # room for the \r of a \r\n ending
-                self._stop_stdout(fd, "too-large")
+                self._stop_stdout(fd, ("too-large", self._limit))
 
     def _add_frame(self, fd: int, line: bytes) -> bool:
         """Queue one stdout line; False when it is past the limit (stdout is read no further)."""
         if len(line) > self._limit and len(line.rstrip(b"\r\n")) > self._limit:
-            self._stop_stdout(fd, "too-large")
+            self._stop_stdout(fd, ("too-large", self._limit))
             return False
         self.pending.append(Frame(_text(line)))
         return True
@@ -161,9 +161,9 @@ class ServerPipes:
         """The end of stdout: a last line without its newline is still a line."""
         if self._out.size and not self._add_frame(fd, self._out.take()):
             return
-        self._stop_stdout(fd, "eof")
+        self._stop_stdout(fd, ("eof", b""))
 
-    def _stop_stdout(self, fd: int, how: str) -> None:
+    def _stop_stdout(self, fd: int, how: tuple[str, Any]) -> None:
         self.ended = how
         self._out = PartLine()
         self._selector.unregister(fd)

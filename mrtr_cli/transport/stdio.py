@@ -99,7 +99,7 @@ class StdioTransport:
 
     def _ended(self) -> Exception:
         """Why the server's stdout can be read no further; past the size limit, the server is stopped."""
-        if self._pipes.ended == "eof":
+        if self._pipes.ended == ("eof", b""):
             return self.gone()
         self.close()
         return message_too_large(self.max_message_size, "a message on stdout")
