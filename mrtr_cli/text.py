@@ -44,6 +44,8 @@ def safe(text: object, limit: int | None = None) -> str:
 
 def safe_line(text: object, limit: int | None = 200) -> str:
     """`text` as one harmless line: newlines and tabs are escaped too."""
+    if type(text) is str and (limit is None or len(text) <= limit) and text.isprintable():
+        return text  # the usual name or key: nothing to cut, and every unsafe character is unprintable
     return _folded(str(text), limit, _UNSAFE_IN_LINE)
 
 

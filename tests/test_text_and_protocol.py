@@ -158,3 +158,4 @@ def test_the_fast_ascii_path_agrees_with_the_pattern(text: str):
 
     assert safe(text) == module._UNSAFE_IN_TEXT.sub(module._escape, text)
     assert safe_line(text, None) == module._UNSAFE_IN_LINE.sub(module._escape, text)
+    assert safe_line(text, 200) == module._UNSAFE_IN_LINE.sub(module._escape, text)  # a short line's fast path

@@ -63,12 +63,13 @@ class Linter:
                               f"initialize ({self.older_version})")])
 
     def _frame(self, event: events.FrameReceived) -> None:
-        if self.older_version is not None and isinstance(event.message, (Request, Notification)):
+        message = event.message
+        if self.older_version is not None and isinstance(message, (Request, Notification)):
             return  # server requests and log messages are that era's way
-        if isinstance(event.message, Response) and any(same_id(event.message.id, c) for c in self.cancelled):
+        if isinstance(message, Response) and self.cancelled and any(same_id(message.id, c) for c in self.cancelled):
             return  # a response racing the cancellation
-        self._report(lint_rules.check_frame(event.message, self.in_flight))
-        if isinstance(event.message, Notification) and event.message.method == "notifications/message":
+        self._report(lint_rules.check_frame(message, self.in_flight))
+        if isinstance(message, Notification) and message.method == "notifications/message":
             self._once("deprecated-logging", "the server sends log messages (notifications/message)")
 
     def _response(self, event: events.ResponseReceived) -> None:

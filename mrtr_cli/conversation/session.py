@@ -149,13 +149,15 @@ class Session:
 
     def _answer_all(self, current: Round) -> dict[str, Any]:
         count, asker = len(current.requests), self._who_asks()
+        responses = {}
         for index, (key, request) in enumerate(current.requests.items(), 1):
             question = Question(current.number, key, request, asker, index, count)
             self._check_capability(question)
             answer = self.chain.answer(question, before_waiting=self.emit.release)
             current.answers[key] = answer
+            responses[key] = answer.response
             self.emit(events.AnswerChosen(current.number, key, question.method, answer.response, answer.source))
-        return {key: answer.response for key, answer in current.answers.items()}
+        return responses
 
     def _check_capability(self, question: Question) -> None:
         capabilities = self.client.settings.capabilities

@@ -22,26 +22,30 @@ CONTROL_CODES = re.compile("[\x07\x08\x0b\x0c\r]")
 class StyledLine:
     """Text with a base style (for the whole line) and parts appended in styles of their own."""
 
-    __slots__ = ("style", "parts")
+    __slots__ = ("style", "texts", "styles")
 
     def __init__(self, text: str = "", style: str = "") -> None:
         self.style = style
-        self.parts: list[tuple[str, Optional[str]]] = [(text, None)]
+        self.texts = [text]
+        """The parts' text, the plain line once joined."""
+        self.styles: list[Optional[str]] = [None]
+        """Each part's own style (None: the base style alone)."""
 
     def append(self, text: str, style: Optional[str] = None) -> StyledLine:
-        self.parts.append((text, style))
+        self.texts.append(text)
+        self.styles.append(style)
         return self
 
     @property
     def plain(self) -> str:
-        text = "".join([part for part, _ in self.parts])
+        text = "".join(self.texts)
         return text if text.isprintable() else CONTROL_CODES.sub("", text)  # printable: no control code
 
     def __rich__(self) -> Text:
         from rich.text import Text
 
-        text = Text(self.parts[0][0], self.style)
-        for part, style in self.parts[1:]:
+        text = Text(self.texts[0], self.style)
+        for part, style in zip(self.texts[1:], self.styles[1:]):
             text.append(part, style)
         return text
 

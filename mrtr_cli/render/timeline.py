@@ -70,7 +70,8 @@ class Timeline:
 
     def print(self, *texts: Text | StyledLine | JoinedLines) -> None:
         if self._holding:
-            self._held.extend([text.plain for text in texts])
+            for text in texts:  # a loop, not a comprehension: in Python 3.11 that is one more call a line
+                self._held.append(text.plain)
             return
         for text in texts:
             emit_text(self.console, text)
@@ -98,9 +99,10 @@ class Timeline:
     def _input(self, event: events.InputRequested) -> None:
         self.print(input_summary(event))
         count = len(event.requests)
-        self._asked = {key: (request, index, count) for index, (key, request) in enumerate(event.requests.items(), 1)}
-        if not self.prompts_show_questions:  # else shown with their answers, when no prompt showed them
-            for key, (request, index, count) in self._asked.items():
+        self._asked = {}
+        for index, (key, request) in enumerate(event.requests.items(), 1):
+            self._asked[key] = (request, index, count)
+            if not self.prompts_show_questions:  # else shown with their answers, when no prompt showed them
                 self.print(*shown_question(request, key, index, count))
 
     def _answer(self, event: events.AnswerChosen) -> None:
