@@ -11,6 +11,7 @@ SSE response); `prose` returns `size` characters of lines of prose.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -85,4 +86,6 @@ if __name__ == "__main__":
         print("ready", flush=True)
         server.serve_forever()
     else:
+        if os.environ.get("MRTR_BENCH_SERVER_CPU"):  # speed_cpu.py puts the server on a CPU of its own
+            os.sched_setaffinity(0, {int(os.environ["MRTR_BENCH_SERVER_CPU"])})
         serve_stdio()

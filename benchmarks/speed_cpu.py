@@ -5,12 +5,18 @@
 Each case runs its variants in turn (the order flips every repeat), so a busy moment of a shared
 machine falls on both; the rows give medians and the ratios of medians. The cost per round is
 (time of 2000 rounds - time of 1 round) / 1999, for mrtr and for the bare client alike.
+
+Where Linux lets a process choose its CPUs, each stdio run puts the client on one CPU and the
+server on another: left to the scheduler, a run of the same code took 0.23 s or 0.6-0.8 s by
+where the two processes landed (docs/performance.md), and the medians read whichever mode came.
+The cost per round is also measured with both on one CPU, where nothing overlaps.
 Runs keep Python's bytecode cache (PYTHONDONTWRITEBYTECODE is dropped), as an installed mrtr has it.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import socket
 import statistics
@@ -27,27 +33,37 @@ ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 Budget = tuple[str, float, float]
 
+CPUS = sorted(os.sched_getaffinity(0))[:2] if hasattr(os, "sched_setaffinity") else []
+"""The CPUs a stdio run's client and server are put on (none where the platform cannot)."""
+APART = (CPUS[0], CPUS[1]) if len(CPUS) == 2 else None
+ONE_CORE = (CPUS[0], CPUS[0]) if CPUS else None
 
-def seconds(argv: list[str]) -> float:
-    """Wall time of one run; a failed run stops the benchmark."""
+
+def seconds(argv: list[str], placement: tuple[int, int] | None = None) -> float:
+    """Wall time of one run, the client and the server on the CPUs of `placement` (client, server)
+    when given; a failed run stops the benchmark."""
+    env, pin = ENV, None
+    if placement is not None:
+        env = {**ENV, "MRTR_BENCH_SERVER_CPU": str(placement[1])}  # benchmarks/server.py moves itself there
+        pin = functools.partial(os.sched_setaffinity, 0, {placement[0]})  # the client, before it starts
     started = time.perf_counter()
     done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=HERE.parent,
-                          env=ENV)
+                          env=env, preexec_fn=pin)
     took = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"failed ({done.returncode}): {' '.join(argv)}\n{done.stderr[-2000:]}")
     return took
 
 
-def paired(variants: dict[str, list[str]], repeat: int) -> dict[str, float]:
+def paired(variants: dict[str, list[str]], repeat: int, placement: tuple[int, int] | None = None) -> dict[str, float]:
     """Median seconds of each variant, run alternately after one warm-up run each."""
     for argv in variants.values():
-        seconds(argv)
+        seconds(argv, placement)
     samples: dict[str, list[float]] = {name: [] for name in variants}
     for turn in range(repeat):
         order = list(variants) if turn % 2 == 0 else list(reversed(variants))
         for name in order:
-            samples[name].append(seconds(variants[name]))
+            samples[name].append(seconds(variants[name], placement))
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
@@ -76,20 +92,36 @@ def start_up(repeat: int) -> tuple[list[str], list[Budget]]:
 
 
 def stdio_rounds(repeat: int) -> tuple[list[str], list[Budget]]:
-    stdio = ["--stdio", " ".join(SERVER)]
+    where = "client and server on CPUs of their own" if APART else "CPUs as the scheduler chose"
     lines, budgets, runs = [], [], {}
     for rounds, tries, limit in ((1, repeat, 1.5), (200, repeat, 1.8), (2000, max(3, repeat // 3), None)):
-        runs[rounds] = paired({"bare": bare_ask("bare_client.py", "stdio", rounds),
-                               "mrtr": mrtr_ask(stdio, rounds)}, tries)
-        lines.append(row(f"stdio call, {rounds} round{'s' if rounds > 1 else ''}", runs[rounds], "bare"))
+        runs[rounds] = ask_pair(rounds, tries, APART)
+        lines.append(row(f"stdio call, {rounds} round{'s' if rounds > 1 else ''} ({where})", runs[rounds], "bare"))
         if limit is not None:
             budgets.append((f"stdio {rounds} round{'s' if rounds > 1 else ''}: mrtr ≤ {limit}x bare",
                             runs[rounds]["mrtr"] / runs[rounds]["bare"], limit))
-    per = {name: (runs[2000][name] - runs[1][name]) / 1999 for name in ("bare", "mrtr")}
-    lines.append(f"| stdio cost per round (2000 rounds - 1) / 1999 | bare {per['bare'] * 1000:.3f} ms · "
-                 f"mrtr {per['mrtr'] * 1000:.3f} ms | mrtr/bare {per['mrtr'] / per['bare']:.2f}x |")
+    per = per_round(runs[1], runs[2000])
+    lines.append(per_round_row(f"stdio cost per round (2000 rounds - 1) / 1999 ({where})", per))
     budgets.append(("stdio per round at 2000 rounds: mrtr ≤ 3x bare", per["mrtr"] / per["bare"], 3.0))
+    if ONE_CORE:
+        tries = max(3, repeat // 3)
+        lines.append(per_round_row("stdio cost per round, client and server on one CPU (nothing overlaps)",
+                                   per_round(ask_pair(1, tries, ONE_CORE), ask_pair(2000, tries, ONE_CORE))))
     return lines, budgets
+
+
+def ask_pair(rounds: int, tries: int, placement: tuple[int, int] | None) -> dict[str, float]:
+    return paired({"bare": bare_ask("bare_client.py", "stdio", rounds),
+                   "mrtr": mrtr_ask(["--stdio", " ".join(SERVER)], rounds)}, tries, placement)
+
+
+def per_round(one: dict[str, float], many: dict[str, float]) -> dict[str, float]:
+    return {name: (many[name] - one[name]) / 1999 for name in ("bare", "mrtr")}
+
+
+def per_round_row(name: str, per: dict[str, float]) -> str:
+    return (f"| {name} | bare {per['bare'] * 1000:.3f} ms · mrtr {per['mrtr'] * 1000:.3f} ms | "
+            f"mrtr/bare {per['mrtr'] / per['bare']:.2f}x |")
 
 
 def http_round(repeat: int) -> tuple[list[str], list[Budget]]:
