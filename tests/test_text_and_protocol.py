@@ -159,3 +159,34 @@ def test_the_fast_ascii_path_agrees_with_the_pattern(text: str):
     assert safe(text) == module._UNSAFE_IN_TEXT.sub(module._escape, text)
     assert safe_line(text, None) == module._UNSAFE_IN_LINE.sub(module._escape, text)
     assert safe_line(text, 200) == module._UNSAFE_IN_LINE.sub(module._escape, text)  # a short line's fast path
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES)
+def test_the_encoders_made_once_write_what_json_dumps_writes(value):
+    """jsonrpc.encoder builds the C encoder once: the text must be json.dumps's, to the byte (NaN and
+    infinities, huge integers, any string at all)."""
+    assert jsonrpc.compact(value) == json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert jsonrpc.encoder()(value) == json.dumps(value)
+
+
+def test_the_encoders_made_once_refuse_what_json_dumps_refuses():
+    with pytest.raises(TypeError):
+        jsonrpc.compact({"a": object()})
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    with pytest.raises(RecursionError):
+        jsonrpc.compact(deep)
+
+
+def test_without_the_c_encoder_json_encodes_as_before(monkeypatch):
+    monkeypatch.setattr(json.encoder, "c_make_encoder", None)
+    value = {"é": [1, 2.5, None, "\u2028"]}
+    assert jsonrpc.encoder(ensure_ascii=False, separators=(",", ":"))(value) == jsonrpc.compact(value)

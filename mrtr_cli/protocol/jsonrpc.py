@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import json.encoder
 import sys
+from collections.abc import Callable
 from typing import Any, NamedTuple, Union
 
 from mrtr_cli.text import json_escaped
@@ -73,14 +75,27 @@ class Malformed(NamedTuple):
 Message = Union[Response, Notification, Request, Malformed]
 
 
-_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-"""Made once: `json.dumps` with options makes a new encoder on every call, twice a round and more."""
+def encoder(**options: Any) -> Callable[[Any], str]:
+    """`json.dumps(value, **options)` as a function made once, for the JSON mrtr encodes every round.
+
+    `JSONEncoder.encode` builds its C encoder anew on every call, and checks for cycles: a third of
+    the time of a small frame. This builds the same C encoder (`JSONEncoder.iterencode` with
+    `_one_shot`) once, without the cycle check: a value decoded from JSON, or from a transcript
+    (whose aliases yaml_io bounds), has no cycle, and one nested too deeply still ends in
+    RecursionError. Where the C encoder is missing, `JSONEncoder.encode` does it."""
+    made = json.JSONEncoder(check_circular=False, **options)
+    build = json.encoder.c_make_encoder
+    if build is None or made.indent is not None:
+        return made.encode
+    quote = json.encoder.encode_basestring_ascii if made.ensure_ascii else json.encoder.encode_basestring
+    chunks = build(None, made.default, quote, None, made.key_separator, made.item_separator, made.sort_keys,
+                   made.skipkeys, made.allow_nan)
+    return lambda value: "".join(chunks(value, 0))
 
 
-def compact(value: Any) -> str:
-    """A JSON value as compact text on one line (`json.dumps(value, ensure_ascii=False,
-    separators=(",", ":"))`); not yet safe to print."""
-    return _COMPACT.encode(value)
+compact: Callable[[Any], str] = encoder(ensure_ascii=False, separators=(",", ":"))
+"""A JSON value as compact text on one line (`json.dumps(value, ensure_ascii=False,
+separators=(",", ":"))`); not yet safe to print."""
 
 
 def encode(message: dict[str, Any]) -> str:

@@ -11,9 +11,10 @@ lines that are only printed). Standard library only.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, Generic, TypeVar
+
+from mrtr_cli.protocol.jsonrpc import encoder
 
 MAX_KEY = 16 * 1024
 """The longest JSON text kept as a key: the usual question is a few hundred characters."""
@@ -44,9 +45,8 @@ class PerValue(Generic[Result]):
         return known
 
 
-_KEYS = json.JSONEncoder(check_circular=False)
-"""Made once (`json.dumps` makes an encoder a call). A decoded value has no cycle to look for: one
-nested too deeply ends in RecursionError all the same."""
+_key_of = encoder()
+"""`json.dumps`, made once (jsonrpc.encoder)."""
 _last: tuple[Any, str] = (_MISSING, "")
 """The value last encoded and its text: the timeline, the linter and the answerer each key the
 same question of a round, the very object decoded from the frame, which mrtr never changes. One
@@ -60,7 +60,7 @@ def _text_of(value: Any) -> str | None:
     if value is seen:
         return text
     try:
-        text = _KEYS.encode(value)
+        text = _key_of(value)
     except (RecursionError, ValueError, TypeError):
         return None
     if len(text) > MAX_KEY:
