@@ -57,8 +57,9 @@ def test_a_round_is_delivered_once_its_retry_is_written_in_the_order_it_happened
                      + ["RequestSent", "FrameReceived", "ResponseReceived", "OutcomeReached"])
     for number in range(1, ROUNDS + 1):
         response = next(e for e in delivered if isinstance(e, events.ResponseReceived) and e.round == number)
+        frame = next(e for e in delivered if isinstance(e, events.FrameReceived) and e.message.id == response.id)
         retry = next(e for e in delivered if isinstance(e, events.RequestSent) and e.round == number + 1)
-        assert log.index(f"written {retry.id}") < log.index(response) < log.index(retry)
+        assert log.index(f"written {retry.id}") < log.index(frame) < log.index(response) < log.index(retry)
     for request in (e for e in delivered if isinstance(e, events.RequestSent)):  # shown before its response is awaited
         frame = next(e for e in delivered if isinstance(e, events.FrameReceived) and e.message.id == request.id)
         assert log.index(request) < log.index(frame)

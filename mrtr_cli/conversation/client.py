@@ -181,11 +181,11 @@ class Client:
         except UnreachableError as error:  # the process ended, or read no more, while the frame was written
             raise _during(error, f"while mrtr sent {method} (id {request_id})") from None
         try:
-            response, waiting = self._await(exchange, request_id, method)
+            response, waiting = self._await(exchange, request_id, method, sending.hold)
         finally:
             exchange.close()
         if sending.hold:
-            self.emit.hold()
+            self.emit.hold()  # already, unless the response was an error the server could not attribute
         elapsed = (time.monotonic() - started) * 1000
         reply = Reply(request_id, method, response.result, response.error, elapsed, waiting.status)
         self._note_server(reply.result)
@@ -199,9 +199,11 @@ class Client:
         s = self.settings
         return {**params, "_meta": meta.request_meta(s.version, s.capabilities, s.identity, token, s.log_level)}
 
-    def _await(self, exchange: Exchange, request_id: int, method: str) -> tuple[Response, Waiting]:
+    def _await(self, exchange: Exchange, request_id: int, method: str, hold: bool) -> tuple[Response, Waiting]:
+        """The response; with `hold`, events are held from its frame on."""
         deadline = Deadline(self.settings.timeout)
-        waiting = Waiting(request_id, method, deadline, self.emit, self.server_requests)
+        waiting = Waiting(request_id, method, deadline, self.emit, self.server_requests,
+                          self.emit.hold if hold else None)
         try:
             self.emit.release()  # what was held back is shown while the server works on this request
             for incoming in exchange.frames(deadline):

@@ -6,6 +6,7 @@ handler that answers it; anything else is reported and passed over.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from mrtr_cli import events
@@ -31,8 +32,11 @@ class Waiting:
     """Sorts what arrives while one request waits for its response."""
 
     def __init__(self, request_id: int, method: str, deadline: Deadline, emit: Observer,
-                 server_requests: ServerRequestHandler | None = None) -> None:
+                 server_requests: ServerRequestHandler | None = None,
+                 hold: Callable[[], None] | None = None) -> None:
         self.server_requests = server_requests
+        self.hold = hold
+        """Called when the response's frame arrives, before it is reported (`events.Broadcast.hold`)."""
         self.request_id = request_id
         self.method = method
         self.token = progress_token(request_id)
@@ -53,6 +57,8 @@ class Waiting:
             self.emit(events.WireNote(incoming.direction, incoming.text, incoming.fields, self.request_id))
             return None
         message = jsonrpc.decode(incoming.data)
+        if self.hold is not None and isinstance(message, Response) and jsonrpc.same_id(message.id, self.request_id):
+            self.hold()  # the frame is checked and shown with its round, while the server works on the next
         self.emit(events.FrameReceived(message))
         return self._sort(message)
 
