@@ -1,11 +1,13 @@
 """Instructions per round and per one-round call, counted by valgrind's callgrind: the same count on
 every run, where wall time on a shared machine moves by half (docs/performance.md).
 
-    python benchmarks/round_instructions.py      # needs valgrind (apt-get install valgrind); about 2 min
+    python benchmarks/round_instructions.py      # needs valgrind (apt-get install valgrind); about 1 min
 
-Each process is counted alone (the server it spawns is not): mrtr's `call ask` and the bare client,
+Each process is counted, and the server it spawns apart from it: mrtr's `call ask` and the bare client,
 over stdio with benchmarks/server.py. A round costs (instructions of 401 rounds - of 1 round) / 400.
-Bytecode is cached first, as an installed mrtr has it.
+A round's work with its server's is what one CPU runs for it when nothing overlaps: the counted
+reading of the cost per round (benchmarks/speed_cpu.py times it). Bytecode is cached first, as an
+installed mrtr has it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -25,21 +28,33 @@ ROUNDS = 401
 
 def mrtr(rounds: int) -> list[str]:
     return [PY, "-m", "mrtr_cli", "call", "ask", "--args", f'{{"n": {rounds}}}', "--answer", "step.ok=true",
-            "--max-rounds", str(ROUNDS + 1), "--timeout", "600", "--stdio", f"{PY} {HERE / 'server.py'}"]
+            "--max-rounds", str(ROUNDS + 1), "--timeout", "600", "--era-probe-wait", "600",  # a server under valgrind is slow
+            "--stdio", f"{PY} {HERE / 'server.py'}"]
 
 
 def bare(rounds: int) -> list[str]:
     return [PY, str(HERE / "bare_client.py"), "stdio", "ask", str(rounds)]
 
 
-def instructions(argv: list[str]) -> int:
-    """The instructions `argv`'s own process ran, its children not counted."""
+def instructions(argv: list[str]) -> tuple[int, int]:
+    """The instructions `argv`'s own process ran, and those of the processes it started (the server)."""
     subprocess.run(argv, cwd=HERE.parent, env=ENV, stdin=subprocess.DEVNULL, capture_output=True, check=True)
-    done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv], cwd=HERE.parent,
-                          env=ENV, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True)
-    found = re.search(r"Collected : (\d+)", done.stderr)
+    with tempfile.TemporaryDirectory() as logs:  # a log a process: mrtr keeps its server's stderr to itself
+        valgrind = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--callgrind-out-file=/dev/null",
+                    f"--log-file={logs}/%p"]
+        started = subprocess.Popen([*valgrind, *argv], cwd=HERE.parent, env=ENV, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if started.wait() != 0:
+            raise SystemExit(f"failed under valgrind: {' '.join(argv)}")
+        counts = {int(log.name): _collected(log) for log in Path(logs).iterdir()}
+    own = counts.pop(started.pid)
+    return own, sum(counts.values())
+
+
+def _collected(log: Path) -> int:
+    found = re.search(r"Collected : (\d+)", log.read_text())
     if found is None:
-        raise SystemExit(f"callgrind printed no count for {' '.join(argv)}")
+        raise SystemExit(f"callgrind wrote no count in {log}")
     return int(found.group(1))
 
 
@@ -48,11 +63,16 @@ def main() -> None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
     clients = {"bare": bare, "mrtr": mrtr}
     counts = {name: (instructions(make(1)), instructions(make(ROUNDS))) for name, make in clients.items()}
-    per_round = {name: (many - one) / (ROUNDS - 1) for name, (one, many) in counts.items()}
-    print("| process | one-round call | a round |\n|---|---|---|")
+    own = {name: (many[0] - one[0]) / (ROUNDS - 1) for name, (one, many) in counts.items()}
+    served = {name: (many[1] - one[1]) / (ROUNDS - 1) for name, (one, many) in counts.items()}
+    total = {name: own[name] + served[name] for name in clients}
+    print("| process | one-round call | a round | its server's, a round | a round with its server's |")
+    print("|---|---|---|---|---|")
     for name, (one, _) in counts.items():
-        print(f"| {name} | {one / 1e6:.0f} million | {per_round[name] / 1e3:.0f} thousand |")
-    print(f"| mrtr/bare | {counts['mrtr'][0] / counts['bare'][0]:.2f}x | {per_round['mrtr'] / per_round['bare']:.2f}x |")
+        print(f"| {name} | {one[0] / 1e6:.0f} million | {own[name] / 1e3:.0f} thousand | "
+              f"{served[name] / 1e3:.0f} thousand | {total[name] / 1e3:.0f} thousand |")
+    print(f"| mrtr/bare | {counts['mrtr'][0][0] / counts['bare'][0][0]:.2f}x | {own['mrtr'] / own['bare']:.2f}x | "
+          f"{served['mrtr'] / served['bare']:.2f}x | {total['mrtr'] / total['bare']:.2f}x |")
 
 
 if __name__ == "__main__":

@@ -94,8 +94,8 @@ def start_up(repeat: int) -> tuple[list[str], list[Budget]]:
 def stdio_rounds(repeat: int) -> tuple[list[str], list[Budget]]:
     where = "client and server on CPUs of their own" if APART else "CPUs as the scheduler chose"
     lines, budgets, runs = [], [], {}
-    for rounds, tries, limit in ((1, repeat, 1.5), (200, repeat, 1.8), (2000, max(3, repeat // 3), None)):
-        runs[rounds] = ask_pair(rounds, tries, APART)
+    for rounds, limit in ((1, 1.5), (200, 1.8), (2000, None)):
+        runs[rounds] = ask_pair(rounds, repeat, APART)
         lines.append(row(f"stdio call, {rounds} round{'s' if rounds > 1 else ''} ({where})", runs[rounds], "bare"))
         if limit is not None:
             budgets.append((f"stdio {rounds} round{'s' if rounds > 1 else ''}: mrtr ≤ {limit}x bare",
@@ -104,9 +104,8 @@ def stdio_rounds(repeat: int) -> tuple[list[str], list[Budget]]:
     lines.append(per_round_row(f"stdio cost per round (2000 rounds - 1) / 1999 ({where})", per))
     budgets.append(("stdio per round at 2000 rounds: mrtr ≤ 3x bare", per["mrtr"] / per["bare"], 3.0))
     if ONE_CORE:
-        tries = max(3, repeat // 3)
         lines.append(per_round_row("stdio cost per round, client and server on one CPU (nothing overlaps)",
-                                   per_round(ask_pair(1, tries, ONE_CORE), ask_pair(2000, tries, ONE_CORE))))
+                                   per_round(ask_pair(1, repeat, ONE_CORE), ask_pair(2000, repeat, ONE_CORE))))
     return lines, budgets
 
 
