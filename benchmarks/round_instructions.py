@@ -43,18 +43,22 @@ def instructions(argv: list[str]) -> tuple[int, int]:
         valgrind = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--callgrind-out-file=/dev/null",
                     f"--log-file={logs}/%p"]
         started = subprocess.Popen([*valgrind, *argv], cwd=HERE.parent, env=ENV, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if started.wait() != 0:
-            raise SystemExit(f"failed under valgrind: {' '.join(argv)}")
-        counts = {int(log.name): _collected(log) for log in Path(logs).iterdir()}
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        _, errors = started.communicate()
+        texts = {int(log.name): log.read_text() for log in Path(logs).iterdir()}
+    if started.returncode != 0 or started.pid not in texts:
+        raise SystemExit(f"failed under valgrind ({started.returncode}): {' '.join(argv)}\n{errors[-2000:]}")
+    counts = {pid: _collected(pid, text) for pid, text in texts.items()}
     own = counts.pop(started.pid)
     return own, sum(counts.values())
 
 
-def _collected(log: Path) -> int:
-    found = re.search(r"Collected : (\d+)", log.read_text())
+def _collected(pid: int, log: str) -> int:
+    """The count in process `pid`'s log; a process killed before it ended (mrtr stops a server that
+    does not exit within 2 s of its stdin closing) writes none."""
+    found = re.search(r"Collected : (\d+)", log)
     if found is None:
-        raise SystemExit(f"callgrind wrote no count in {log}")
+        raise SystemExit(f"callgrind wrote no count for process {pid}; its log ends:\n{log[-2000:]}")
     return int(found.group(1))
 
 

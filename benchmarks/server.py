@@ -10,10 +10,14 @@ SSE response); `prose` returns `size` characters of lines of prose.
 
 from __future__ import annotations
 
-import json
 import os
-import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+if os.environ.get("MRTR_BENCH_SERVER_CPU"):  # speed_cpu.py puts the server on a CPU of its own, imports and all
+    os.sched_setaffinity(0, {int(os.environ["MRTR_BENCH_SERVER_CPU"])})
+
+import json  # noqa: E402
+import sys  # noqa: E402
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer  # noqa: E402
 
 INFO = {"io.modelcontextprotocol/serverInfo": {"name": "bench", "version": "1"}}
 QUESTION = {"step": {"method": "elicitation/create", "params": {
@@ -86,6 +90,4 @@ if __name__ == "__main__":
         print("ready", flush=True)
         server.serve_forever()
     else:
-        if os.environ.get("MRTR_BENCH_SERVER_CPU"):  # speed_cpu.py puts the server on a CPU of its own
-            os.sched_setaffinity(0, {int(os.environ["MRTR_BENCH_SERVER_CPU"])})
         serve_stdio()

@@ -184,8 +184,6 @@ class Client:
             response, waiting = self._await(exchange, request_id, method, sending.hold)
         finally:
             exchange.close()
-        if sending.hold:
-            self.emit.hold()  # already, unless the response was an error the server could not attribute
         elapsed = (time.monotonic() - started) * 1000
         reply = Reply(request_id, method, response.result, response.error, elapsed, waiting.status)
         self._note_server(reply.result)
@@ -200,7 +198,7 @@ class Client:
         return {**params, "_meta": meta.request_meta(s.version, s.capabilities, s.identity, token, s.log_level)}
 
     def _await(self, exchange: Exchange, request_id: int, method: str, hold: bool) -> tuple[Response, Waiting]:
-        """The response; with `hold`, events are held from its frame on."""
+        """The response; with `hold`, events are held from its frame on (`Waiting.hold_events`)."""
         deadline = Deadline(self.settings.timeout)
         waiting = Waiting(request_id, method, deadline, self.emit, self.server_requests,
                           self.emit.hold if hold else None)

@@ -33,10 +33,11 @@ class Waiting:
 
     def __init__(self, request_id: int, method: str, deadline: Deadline, emit: Observer,
                  server_requests: ServerRequestHandler | None = None,
-                 hold: Callable[[], None] | None = None) -> None:
+                 hold_events: Callable[[], None] | None = None) -> None:
         self.server_requests = server_requests
-        self.hold = hold
-        """Called when the response's frame arrives, before it is reported (`events.Broadcast.hold`)."""
+        self.hold_events = hold_events
+        """Called when the frame of the response awaited arrives, before it is reported
+        (`events.Broadcast.hold`)."""
         self.request_id = request_id
         self.method = method
         self.token = progress_token(request_id)
@@ -57,8 +58,8 @@ class Waiting:
             self.emit(events.WireNote(incoming.direction, incoming.text, incoming.fields, self.request_id))
             return None
         message = jsonrpc.decode(incoming.data)
-        if self.hold is not None and isinstance(message, Response) and jsonrpc.same_id(message.id, self.request_id):
-            self.hold()  # the frame is checked and shown with its round, while the server works on the next
+        if self.hold_events is not None and self._awaited(message):
+            self.hold_events()  # the frame is checked and shown with its round, while the server works on the next
         self.emit(events.FrameReceived(message))
         return self._sort(message)
 
@@ -80,11 +81,15 @@ class Waiting:
                                     "a server must send such a number as a string; -v shows the frame")
         return None
 
+    def _awaited(self, message: jsonrpc.Message) -> bool:
+        """Whether `message` is the response awaited: its id is ours, or it is an error the server
+        could not attribute (ours is the only request)."""
+        return isinstance(message, Response) and (jsonrpc.same_id(message.id, self.request_id)
+                                                   or (message.id is None and message.error is not None))
+
     def _response(self, message: Response) -> Response | None:
-        if jsonrpc.same_id(message.id, self.request_id):
+        if self._awaited(message):
             return message
-        if message.id is None and message.error is not None:
-            return message  # an error the server could not attribute: ours is the only request
         self.emit(events.FrameIgnored(message.raw, f"a response for id {message.id!r}, which is not "
                                       f"the request in flight (id {self.request_id})"))
         return None

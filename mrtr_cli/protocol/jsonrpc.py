@@ -75,25 +75,32 @@ class Malformed(NamedTuple):
 Message = Union[Response, Notification, Request, Malformed]
 
 
-def encoder(**options: Any) -> Callable[[Any], str]:
-    """`json.dumps(value, **options)` as a function made once, for the JSON mrtr encodes every round.
+def encoder(ensure_ascii: bool = True, separators: tuple[str, str] | None = None) -> Callable[[Any], str]:
+    """`json.dumps(value, ensure_ascii=..., separators=...)` as a function made once, for the JSON
+    mrtr encodes every round.
 
     `JSONEncoder.encode` builds its C encoder anew on every call, and checks for cycles: a third of
     the time of a small frame. This builds the same C encoder (`JSONEncoder.iterencode` with
     `_one_shot`) once, without the cycle check: a value decoded from JSON, or from a transcript
     (whose aliases yaml_io bounds), has no cycle, and one nested too deeply still ends in
-    RecursionError. Where the C encoder is missing, `JSONEncoder.encode` does it."""
-    made = json.JSONEncoder(check_circular=False, **options)
-    build = json.encoder.c_make_encoder
-    if build is None or made.indent is not None:
+    RecursionError. The C encoder's constructor is not documented: where it is missing, or takes
+    other arguments, or writes other text, `JSONEncoder.encode` does the work."""
+    made = json.JSONEncoder(ensure_ascii=ensure_ascii, separators=separators, check_circular=False)
+    quote = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
+    try:
+        chunks = json.encoder.c_make_encoder(None, made.default, quote, None, made.key_separator, made.item_separator,
+                                             made.sort_keys, made.skipkeys, made.allow_nan)
+    except TypeError:  # missing (None), or not the constructor this Python had
         return made.encode
-    quote = json.encoder.encode_basestring_ascii if made.ensure_ascii else json.encoder.encode_basestring
-    chunks = build(None, made.default, quote, None, made.key_separator, made.item_separator, made.sort_keys,
-                   made.skipkeys, made.allow_nan)
-    return lambda value: "".join(chunks(value, 0))
+
+    def encode(value: Any) -> str:
+        return "".join(chunks(value, 0))
+
+    sample = {"é": [1, 2.5, None, True, "\u2028"]}
+    return encode if encode(sample) == made.encode(sample) else made.encode
 
 
-compact: Callable[[Any], str] = encoder(ensure_ascii=False, separators=(",", ":"))
+compact = encoder(ensure_ascii=False, separators=(",", ":"))
 """A JSON value as compact text on one line (`json.dumps(value, ensure_ascii=False,
 separators=(",", ":"))`); not yet safe to print."""
 

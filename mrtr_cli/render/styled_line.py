@@ -45,7 +45,7 @@ class StyledLine:
         from rich.text import Text
 
         text = Text(self.texts[0], self.style)
-        for part, style in zip(self.texts[1:], self.styles[1:]):
+        for part, style in zip(self.texts[1:], self.styles[1:], strict=True):
             text.append(part, style)
         return text
 
