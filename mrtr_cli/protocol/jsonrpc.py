@@ -87,17 +87,20 @@ def encoder(ensure_ascii: bool = True, separators: tuple[str, str] | None = None
     other arguments, or writes other text, `JSONEncoder.encode` does the work."""
     made = json.JSONEncoder(ensure_ascii=ensure_ascii, separators=separators, check_circular=False)
     quote = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
+    sample = {"é": [1, 2.5, None, True, "\u2028"]}
     try:
         chunks = json.encoder.c_make_encoder(None, made.default, quote, None, made.key_separator, made.item_separator,
                                              made.sort_keys, made.skipkeys, made.allow_nan)
-    except TypeError:  # missing (None), or not the constructor this Python had
+        same = "".join(chunks(sample, 0)) == made.encode(sample)
+    except (TypeError, ValueError):  # missing (None), or not the constructor this Python had
+        same = False
+    if not same:
         return made.encode
 
     def encode(value: Any) -> str:
         return "".join(chunks(value, 0))
 
-    sample = {"é": [1, 2.5, None, True, "\u2028"]}
-    return encode if encode(sample) == made.encode(sample) else made.encode
+    return encode
 
 
 compact = encoder(ensure_ascii=False, separators=(",", ":"))
