@@ -114,22 +114,20 @@ def main() -> None:
     lines, budgets = [], []
     stdio = ["--stdio", " ".join(SERVER)]
 
-    start = {"python": measure([PY, "-c", "pass"], repeat * 2), "version": measure([*MRTR, "--version"], repeat * 2),
-             "help": measure([*MRTR, "--help"], repeat)}
+    start = measure_paired({"python": [PY, "-c", "pass"], "version": [*MRTR, "--version"], "help": [*MRTR, "--help"]},
+                           repeat * 2)
     lines.append(row("start-up: python -c pass, mrtr --version, mrtr --help", start, "python"))
     budgets.append(("mrtr --version ≤ 8x python -c pass", start["version"].seconds / start["python"].seconds, 8.0))
 
     for n in (1, 200):
-        results = {label: measure(argv, repeat if n == 1 else max(2, repeat // 2))
-                   for label, argv in clients("stdio", stdio, "ask", n).items()}
+        results = measure_paired(clients("stdio", stdio, "ask", n), repeat if n == 1 else max(2, repeat // 2))
         lines.append(row(f"stdio call, {n} round{'s' if n > 1 else ''} of questions", results))
         budgets.append((f"stdio {n} round{'s' if n > 1 else ''}: mrtr ≤ {2.5 if n == 1 else 3.0}x bare",
                         results["mrtr"].seconds / results["bare"].seconds, 2.5 if n == 1 else 3.0))
 
     with HttpServer() as url:
         for n in (1, 200):
-            results = {label: measure(argv, repeat if n == 1 else max(2, repeat // 2))
-                       for label, argv in clients(url, ["--url", url], "ask", n).items()}
+            results = measure_paired(clients(url, ["--url", url], "ask", n), repeat if n == 1 else max(2, repeat // 2))
             lines.append(row(f"HTTP call, {n} round{'s' if n > 1 else ''} of questions", results))
         big_http = measure_paired({label: argv for label, argv in clients(url, ["--url", url], "big", BIG).items()
                                    if label != "sdk"}, repeat, peak=True)
