@@ -11,10 +11,9 @@ paired and alternate; only ratios taken in the same run mean anything.
 
 from __future__ import annotations
 
-import statistics
 import sys
 
-from run import HERE, MRTR, PY, free_port, once, run_alone
+from run import HERE, MRTR, PY, free_port, measure_paired, run_alone
 
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
@@ -24,16 +23,6 @@ BOOK = ["--answers", "examples/book_table.yaml"]
 SDK = ["-a", "greeting=hi", "--answer", "__main__:ask_name.name=Ada", "--",
        PY, str(ROOT / "tests" / "servers" / "sdk_server.py")]
 BUDGET = 3.0
-
-
-def paired(check: list[str], call: list[str], repeat: int) -> tuple[float, float]:
-    """Median seconds of the check and of the call, run in turn `repeat` times."""
-    once(check), once(call)  # warm the caches
-    samples: dict[str, list[float]] = {"check": [], "call": []}
-    for _ in range(repeat):
-        samples["check"].append(once(check).seconds)
-        samples["call"].append(once(call).seconds)
-    return statistics.median(samples["check"]), statistics.median(samples["call"])
 
 
 def cases(url: str) -> dict[str, tuple[list[str], list[str]]]:
@@ -52,7 +41,8 @@ def rows(repeat: int) -> tuple[list[str], list[tuple[str, float, float]]]:
     port = free_port()
     with listening([*MRTR, "demo-server", "--http", f"127.0.0.1:{port}"], port) as url:
         for name, (check, call) in cases(url).items():
-            checked, called = paired(check, call, repeat)
+            measured = measure_paired({"check": check, "call": call}, repeat)
+            checked, called = measured["check"].seconds, measured["call"].seconds
             ratio = checked / called
             lines.append(f"| check --tool vs one call: {name} | check {checked * 1000:.0f} ms · call "
                          f"{called * 1000:.0f} ms | {ratio:.2f}x |")

@@ -12,33 +12,27 @@ installed mrtr has it.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-PY = sys.executable
-ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "NO_COLOR": "1"}
+from speed_cpu import ENV, HERE, SERVER, bare_ask, mrtr_ask
+
 ROUNDS = 401
 
 
 def mrtr(rounds: int) -> list[str]:
-    return [PY, "-m", "mrtr_cli", "call", "ask", "--args", f'{{"n": {rounds}}}', "--answer", "step.ok=true",
-            "--max-rounds", str(ROUNDS + 1), "--timeout", "600", "--era-probe-wait", "600",  # a server under valgrind is slow
-            "--stdio", f"{PY} {HERE / 'server.py'}"]
+    return mrtr_ask(["--era-probe-wait", "600", "--stdio", " ".join(SERVER)], rounds)  # a server under valgrind is slow
 
 
 def bare(rounds: int) -> list[str]:
-    return [PY, str(HERE / "bare_client.py"), "stdio", "ask", str(rounds)]
+    return bare_ask("bare_client.py", "stdio", rounds)
 
 
 def instructions(argv: list[str]) -> tuple[int, int]:
     """The instructions `argv`'s own process ran, and those of the processes it started (the server)."""
-    subprocess.run(argv, cwd=HERE.parent, env=ENV, stdin=subprocess.DEVNULL, capture_output=True, check=True)
     with tempfile.TemporaryDirectory() as logs:  # a log a process: mrtr keeps its server's stderr to itself
         valgrind = ["valgrind", "--tool=callgrind", "--trace-children=yes", "--callgrind-out-file=/dev/null",
                     f"--log-file={logs}/%p"]
@@ -66,6 +60,8 @@ def main() -> None:
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (apt-get install valgrind)")
     clients = {"bare": bare, "mrtr": mrtr}
+    for make in clients.values():  # bytecode cached, as an installed mrtr has it
+        subprocess.run(make(1), cwd=HERE.parent, env=ENV, stdin=subprocess.DEVNULL, capture_output=True, check=True)
     counts = {name: (instructions(make(1)), instructions(make(ROUNDS))) for name, make in clients.items()}
     own = {name: (many[0] - one[0]) / (ROUNDS - 1) for name, (one, many) in counts.items()}
     served = {name: (many[1] - one[1]) / (ROUNDS - 1) for name, (one, many) in counts.items()}

@@ -8,6 +8,7 @@ Machines here are shared and noisy: only ratios taken in the same run mean anyth
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import platform
 import shutil
@@ -53,14 +54,8 @@ def measure(argv: list[str], repeat: int, peak: bool = False) -> Measure:
 
 
 def measure_paired(variants: dict[str, list[str]], repeat: int, peak: bool = False) -> dict[str, Measure]:
-    """Each variant `repeat` times, in turn (the order flips every turn), after a warm-up run each: a busy
-    moment of the machine falls on all of them."""
-    for argv in variants.values():
-        once(argv, peak)
-    samples: dict[str, list[Measure]] = {label: [] for label in variants}
-    for turn in range(repeat):
-        for label in list(variants) if turn % 2 == 0 else list(reversed(variants)):
-            samples[label].append(once(variants[label], peak))
+    """Each variant `repeat` times, in turn (speed_cpu.in_turn)."""
+    samples = speed_cpu.in_turn(variants, repeat, functools.partial(once, peak=peak))
     return {label: summed_up(runs) for label, runs in samples.items()}
 
 

@@ -23,7 +23,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 HERE = Path(__file__).resolve().parent
 PY = sys.executable
@@ -32,6 +34,7 @@ MRTR = [PY, "-m", "mrtr_cli"]
 ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "NO_COLOR": "1"}
 
 Budget = tuple[str, float, float]
+Sample = TypeVar("Sample")
 
 CPUS = sorted(os.sched_getaffinity(0))[:2] if hasattr(os, "sched_getaffinity") and hasattr(os, "sched_setaffinity") \
     else []
@@ -57,15 +60,21 @@ def seconds(argv: list[str], placement: tuple[int, int] | None = None) -> float:
     return took
 
 
-def paired(variants: dict[str, list[str]], repeat: int, placement: tuple[int, int] | None = None) -> dict[str, float]:
-    """Median seconds of each variant, run alternately after one warm-up run each."""
+def in_turn(variants: dict[str, list[str]], repeat: int, run: Callable[[list[str]], Sample]) -> dict[str, list[Sample]]:
+    """`run` of each variant `repeat` times, after one warm-up run each. The variants take turns, the order
+    flipping every turn, so a busy moment of the machine falls on all of them."""
     for argv in variants.values():
-        seconds(argv, placement)
-    samples: dict[str, list[float]] = {name: [] for name in variants}
+        run(argv)
+    samples: dict[str, list[Sample]] = {name: [] for name in variants}
     for turn in range(repeat):
-        order = list(variants) if turn % 2 == 0 else list(reversed(variants))
-        for name in order:
-            samples[name].append(seconds(variants[name], placement))
+        for name in list(variants) if turn % 2 == 0 else list(reversed(variants)):
+            samples[name].append(run(variants[name]))
+    return samples
+
+
+def paired(variants: dict[str, list[str]], repeat: int, placement: tuple[int, int] | None = None) -> dict[str, float]:
+    """Median seconds of each variant, run in turn (`in_turn`)."""
+    samples = in_turn(variants, repeat, functools.partial(seconds, placement=placement))
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
@@ -105,7 +114,7 @@ def stdio_rounds(repeat: int) -> tuple[list[str], list[Budget]]:
     per = per_round(runs[1], runs[2000])
     lines.append(per_round_row(f"stdio cost per round (2000 rounds - 1) / 1999 ({where})", per))
     budgets.append(("stdio per round at 2000 rounds: mrtr ≤ 3x bare", per["mrtr"] / per["bare"], 3.0))
-    if APART and ONE_CORE:  # on one CPU, the runs above were that already
+    if APART:  # on a machine of one CPU, the runs above were on one already
         lines.append(per_round_row("stdio cost per round, client and server on one CPU (nothing overlaps)",
                                    per_round(ask_pair(1, repeat, ONE_CORE), ask_pair(2000, repeat, ONE_CORE))))
     return lines, budgets

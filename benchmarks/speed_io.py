@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from run import BIG, HERE, MRTR, PY, SERVER, free_port, mrtr_call, once, run_alone
+from run import BIG, HERE, MRTR, PY, SERVER, free_port, measure_paired, mrtr_call, run_alone
 
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))  # this checkout's mrtr_cli, as the commands run (cwd = ROOT)
@@ -36,14 +36,8 @@ REQUESTS = 1500
 
 
 def paired(commands: dict[str, list[str]], repeat: int) -> dict[str, float]:
-    """Median seconds of each command, the commands run in turn `repeat` times."""
-    for argv in commands.values():
-        once(argv)  # warm the caches
-    samples: dict[str, list[float]] = {label: [] for label in commands}
-    for _ in range(repeat):
-        for label, argv in commands.items():
-            samples[label].append(once(argv).seconds)
-    return {label: statistics.median(values) for label, values in samples.items()}
+    """Median seconds of each command, run in turn (run.measure_paired)."""
+    return {label: measured.seconds for label, measured in measure_paired(commands, repeat).items()}
 
 
 RECORDED = {"big": "one long word", "prose": "lines of prose"}

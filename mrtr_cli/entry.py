@@ -30,12 +30,11 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: list[str]) -> int:
     """A usual call, read or prompt without typer (commands/fast_call.py); anything else through it."""
-    if args[:1] and args[0] in ("call", "read", "prompt"):
-        from mrtr_cli.commands import fast_call
+    from mrtr_cli.commands import fast_call  # the command line imports it too, for `--`
 
-        code = fast_call.run(args)
-        if code is not None:
-            return code
+    code = fast_call.run(args)
+    if code is not None:
+        return code
     from mrtr_cli.cli import run
 
     return run(args)

@@ -9,6 +9,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 
+COLORS = ("auto", "always", "never")
+"""The values of `--color`."""
+
 MIN_SECONDS = 0.001
 MAX_SECONDS = 1_000_000.0
 """The shortest and longest wait an option of seconds may ask for (11.5 days: the system's waits take at

@@ -35,11 +35,12 @@ class LoggedTransport(StdioTransport):
         return exchange
 
 
-def converse(chain: Chain, log: list[Any], rounds: int = ROUNDS) -> Any:
+def converse(chain: Chain, log: list[Any], rounds: int = ROUNDS, observer: Any = None) -> Any:
+    """The conversation of `rounds` rounds; its events go to `observer` (by default, into `log`)."""
     settings = ClientSettings(identity=meta.ClientIdentity("mrtr", "test"), timeout=10)
     transport = LoggedTransport(log)
     try:
-        client = Client(transport, settings, events.Broadcast([log.append]))
+        client = Client(transport, settings, events.Broadcast([observer or log.append]))
         return Session(client, chain, max_rounds=rounds + 5).run(
             "tools/call", {"name": "ask", "arguments": {"n": rounds}})
     finally:
@@ -95,14 +96,7 @@ def test_a_ctrl_c_while_the_last_round_is_shown_still_ends_the_conversation_in_v
             raise KeyboardInterrupt
         log.append(event)
 
-    settings = ClientSettings(identity=meta.ClientIdentity("mrtr", "test"), timeout=10)
-    transport = LoggedTransport([])
-    try:
-        client = Client(transport, settings, events.Broadcast([interrupted]))
-        outcome = Session(client, Chain([FlagAnswerer(["step.ok=true"])]), max_rounds=ROUNDS + 5).run(
-            "tools/call", {"name": "ask", "arguments": {"n": ROUNDS}})
-    finally:
-        transport.close()
+    outcome = converse(Chain([FlagAnswerer(["step.ok=true"])]), log, observer=interrupted)
     assert outcome.status == "aborted"
     assert log.index("interrupted") < len(log) - 1 and isinstance(log[-1], events.OutcomeReached)
 

@@ -42,29 +42,19 @@ def test_a_write_to_a_server_that_reads_no_more_times_out(scripted, tmp_path: Pa
 
 
 def test_pipes_time_a_write_out_when_the_server_reads_no_more():
-    process = child("import time; time.sleep(30)")
-    try:
-        pipes = pipes_of(process, limit=1 << 20)
-        started = time.monotonic()
-        with pytest.raises(TransportTimeout):
-            pipes.write(b"z" * (4 << 20), 0.5)
-        assert 0.5 <= time.monotonic() - started < 5
-    finally:
-        process.kill()
-        process.wait()
+    pipes = pipes_of(child("import time; time.sleep(30)"), limit=1 << 20)  # the fixture stops the child
+    started = time.monotonic()
+    with pytest.raises(TransportTimeout):
+        pipes.write(b"z" * (4 << 20), 0.5)
+    assert 0.5 <= time.monotonic() - started < 5
 
 
 def test_a_write_says_before_it_waits_for_room_and_only_then():
     """mrtr shows what it held back before a write waits on a full pipe; a write that fits waits for nothing."""
-    process = child("import sys, time\ntime.sleep(0.5)\nsys.stdin.buffer.read()")
-    try:
-        pipes, waits = pipes_of(process, limit=1 << 20), []
-        assert pipes.write(b"small\n", 5, lambda: waits.append("small")) is True
-        assert pipes.write(b"z" * (4 << 20), 10, lambda: waits.append("big")) is True
-        assert waits == ["big"]
-    finally:
-        process.kill()
-        process.wait()
+    pipes, waits = pipes_of(child("import sys, time\ntime.sleep(0.5)\nsys.stdin.buffer.read()"), limit=1 << 20), []
+    assert pipes.write(b"small\n", 5, lambda: waits.append("small")) is True
+    assert pipes.write(b"z" * (4 << 20), 10, lambda: waits.append("big")) is True
+    assert waits == ["big"]
 
 
 def test_a_big_request_to_a_server_flooding_stdout_does_not_deadlock(scripted, tmp_path: Path):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
 import stat
@@ -21,7 +20,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.types import ElicitResult
 
 from conftest import PYTHON, ROOT, SDK_SERVER, elicit, input_required, mrtr, text_result
-from peers import HttpPeer, StdioPeer, http_server, messages_of, request
+from peers import HttpPeer, StdioPeer, http_server, messages_of, request, sdk_over_http
 from servers.http_faults import FaultServer
 
 SCHEMA = json.loads((ROOT / "mrtr_cli" / "transcript" / "schema.json").read_text())
@@ -57,8 +56,7 @@ def test_record_then_replay_against_the_sdk_server_over_stdio(tmp_path: Path):
 
 
 def test_record_then_replay_over_http(tmp_path: Path):
-    port = 18000 + os.getpid() % 1000
-    with _sdk_http(port) as url:
+    with sdk_over_http("json") as url:
         path = record(tmp_path, "h.yaml", *GREET, "--url", url)
         document = transcript(path)
         assert document["target"] == {"transport": "http", "url": url}
@@ -67,31 +65,6 @@ def test_record_then_replay_over_http(tmp_path: Path):
         replayed = mrtr("replay", str(path), "--json")
         assert replayed.code == 0, replayed.stderr
         assert replayed.json()["transcripts"][0]["result"] == "same"
-
-
-class _sdk_http:
-    """The SDK server over HTTP on `port`, ready when entered."""
-
-    def __init__(self, port: int) -> None:
-        self.port = port
-
-    def __enter__(self) -> str:
-        import socket
-
-        self.process = subprocess.Popen([*SDK_SERVER, "http", str(self.port), "json"], cwd=ROOT,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        return f"http://127.0.0.1:{self.port}/mcp"
-
-    def __exit__(self, *exc: object) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
 
 
 def test_a_reworded_question_is_a_divergence_naming_round_key_and_change(tmp_path: Path):

@@ -15,8 +15,9 @@ from typing import Annotated, Any, Callable, List, Optional
 
 import typer
 
-from mrtr_cli.options import (MAX_SECONDS, MIN_SECONDS, AnsweringOptions, OutputOptions, RecordingOptions,
+from mrtr_cli.options import (COLORS, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, OutputOptions, RecordingOptions,
                               TargetOptions)
+from mrtr_cli.protocol.meta import LOG_LEVELS
 
 SERVER, ANSWERS, OUTPUT, TRANSCRIPTS = "Server", "Answering", "Output", "Transcripts"
 
@@ -37,6 +38,7 @@ def _panel(name: str) -> Callable[..., Any]:
 
 
 _server, _answering, _output, _transcripts = map(_panel, (SERVER, ANSWERS, OUTPUT, TRANSCRIPTS))
+
 
 def _a_number(value: float) -> float:
     """A value of seconds: `nan` passes the range check (it compares false), so it is refused here."""
@@ -120,16 +122,7 @@ def target_options(
                          client_id=client_id, client_secret=client_secret, client_metadata_url=client_metadata_url)
 
 
-class LogLevel(str, enum.Enum):
-    debug = "debug"
-    info = "info"
-    notice = "notice"
-    warning = "warning"
-    error = "error"
-    critical = "critical"
-    alert = "alert"
-    emergency = "emergency"
-
+LogLevel = enum.Enum("LogLevel", [(level, level) for level in LOG_LEVELS], type=str)  # typer's choices
 
 ANSWERS_FILE = Annotated[Value, _answering("--answers", metavar="FILE.yaml", help="Scripted answers (see the README).")]
 ANSWER = Annotated[Values, _answering("--answer", metavar="KEY.FIELD=VALUE", help="A form field of question KEY, or "
@@ -166,11 +159,7 @@ def answering_options(
                             no_roots=no_roots, save_answers=save_answers)
 
 
-class Color(str, enum.Enum):
-    auto = "auto"
-    always = "always"
-    never = "never"
-
+Color = enum.Enum("Color", [(color, color) for color in COLORS], type=str)  # typer's choices
 
 VERBOSE = Annotated[bool, _output("-v", "--verbose", help="Also show the raw wire and the server's stderr.")]
 JSON_OUTPUT = Annotated[bool, _output("--json", help="Exactly one JSON object on stdout.")]

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from mrtr_cli.protocol.meta import LOG_LEVELS
-from mrtr_cli.options import (MAX_SECONDS, MIN_SECONDS, AnsweringOptions, CallOptions, OutputOptions,
+from mrtr_cli.options import (COLORS, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, CallOptions, OutputOptions,
                               RecordingOptions, TargetOptions)
 
 METHODS = {"call": "tools/call", "read": "resources/read", "prompt": "prompts/get"}
@@ -105,7 +105,7 @@ OPTIONS: dict[str, Spec] = {
     "-v": Spec("output", "verbose", "flag"),
     "--verbose": Spec("output", "verbose", "flag"),
     "--json": Spec("output", "json", "flag"),
-    "--color": Spec("output", "color", "value", _one_of("auto", "always", "never")),
+    "--color": Spec("output", "color", "value", _one_of(*COLORS)),
     "--strict": Spec("output", "strict", "flag"),
     "--show-secrets": Spec("output", "show_secrets", "flag"),
     "--debug": Spec("output", "debug", "flag"),
