@@ -77,6 +77,16 @@ def _only(text: str, allowed: bytes) -> bool:
                    for start in range(0, len(text), _SLICE))
 
 
+def style_of(text: str) -> str | None:
+    """How a text is written: a literal block (`|`) for multi-line text that one can hold; double
+    quotes for text holding U+0085 (NEL, a line break to YAML 1.1), which both emitters would
+    otherwise write inside single quotes, where a parser reads it as a space; else the emitter's
+    choice (None)."""
+    if "\n" in text and literal_safe(text):
+        return "|"
+    return '"' if not text.isascii() and "\x85" in text else None
+
+
 def literal_safe(value: str) -> bool:
     """Literal blocks cannot hold trailing spaces on lines or most control characters exactly."""
     if " \n" in value or value.endswith(" "):

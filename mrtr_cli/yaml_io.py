@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mrtr_cli import files
-from mrtr_cli.yaml_emitters import emitters_agree, literal_safe, written_as_is
+from mrtr_cli.yaml_emitters import emitters_agree, style_of, written_as_is
 from mrtr_cli.errors import UsageError
 
 MAX_ALIAS_REPEATS = 100_000
@@ -163,6 +163,8 @@ def _measure(root: Any) -> None:
 
 
 _JSON_TAGS = ("null", "bool", "int", "float", "str", "seq", "map", "timestamp")
+_INT_LIMIT = 10 ** files.MAX_DIGITS
+"""The smallest integer of more than MAX_DIGITS decimal digits."""
 
 
 @lru_cache(maxsize=1)
@@ -205,7 +207,15 @@ def _constructor_class() -> Any:
             super().construct_yaml_timestamp(node)  # only to check the date is real
             return str(node.value)
 
+        def construct_yaml_int(self, node: Any) -> int:
+            """Past MAX_DIGITS decimal digits, however written: hex, octal, binary and base 60 have no limit."""
+            value = super().construct_yaml_int(node)
+            if abs(value) >= _INT_LIMIT:
+                raise ValueError("too many digits")
+            return value
+
     Constructor.yaml_constructors["tag:yaml.org,2002:timestamp"] = Constructor.construct_yaml_timestamp
+    Constructor.yaml_constructors["tag:yaml.org,2002:int"] = Constructor.construct_yaml_int
     return Constructor
 
 
@@ -277,6 +287,26 @@ def dumps(data: Any) -> str:
     return "".join(joined)
 
 
+_DOCUMENT_END = "...\n"
+"""The line an emitter ends its text with after a literal block that keeps its trailing line
+breaks (`|+`, a text ending in a blank line): without it, a parser could not tell where the
+document ends. Nothing else of a mapping or a list starts a line with `...`: a text that does is
+quoted or indented."""
+
+
+def dumps_part(data: dict[str, Any] | list[Any]) -> str:
+    """`data` as YAML text that the next part of the same document may follow: the recorder writes
+    a transcript as parts dumped one at a time (the header's keys, each round as a one-item list,
+    the ending's keys), each of which an emitter writes as a document of its own. Only a mapping
+    or a list that holds something is written in block style from the first column, with no
+    `---` (which comes only before a lone scalar or with directives); and the `...` that would
+    end the document in the middle of the file is left out."""
+    if not isinstance(data, (dict, list)) or not data:
+        raise ValueError("only a mapping or a list that holds something is a part of a document")
+    text = dumps(data)
+    return text[:-len(_DOCUMENT_END)] if text.endswith("\n" + _DOCUMENT_END) else text
+
+
 def _emit(data: Any) -> str:
     """`data` written by libyaml's emitter where it writes what the pure one does, else by the pure one."""
     import yaml
@@ -329,8 +359,7 @@ def _dumper_class(base: Any) -> Any:
             return True
 
     def represent_str(dumper: Any, value: str) -> Any:
-        style = "|" if "\n" in value and literal_safe(value) else None
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style_of(value))
 
     Dumper.add_representer(str, represent_str)
     return Dumper
