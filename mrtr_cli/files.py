@@ -1,4 +1,5 @@
-"""Reading the files a user names (answers files, transcripts, `--config`, `--args @FILE`).
+"""Reading the files a user names (answers files, transcripts, `--config`, `--args @FILE`), and
+where a file mrtr writes by renaming goes (`replaced_path`).
 
 Every read is bounded: at most `limit` bytes are read, so `/dev/zero` or an endless pipe
 stops with an error instead of filling memory. Text must be UTF-8. JSON is parsed by the
@@ -9,8 +10,11 @@ error names its place as `FILE:LINE:COLUMN`. Standard library only.
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from mrtr_cli.errors import UsageError
@@ -26,6 +30,25 @@ MAX_DIGITS = 4300
 """The longest integer (in digits) mrtr reads: Python's own limit for turning text into int."""
 
 _CHUNK = MEBIBYTE
+
+
+def replaced_path(path: str, flag: str) -> Path:
+    """Where a file written aside and renamed into place (`--record`, `replay --update`) goes:
+    through a symbolic link to its target, never over a directory, a device (`/dev/null`), a FIFO
+    or a socket, which a rename would replace; its directory must be writable."""
+    target = Path(os.path.realpath(path))
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:
+        raise UsageError(f"cannot write {flag} {path!r}: {error.strerror}", "pick another path") from None
+    if mode is not None and not stat.S_ISREG(mode):
+        what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raise UsageError(f"cannot write {flag} {path!r}: it is {what}", "name a file, e.g. conversation.yaml")
+    if not os.access(target.parent, os.W_OK):
+        raise UsageError(f"cannot write {flag} {path!r}: its directory is not writable", "pick another path")
+    return target
 
 
 def read_text(path: str, what: str, limit: int = MAX_FILE_SIZE) -> str:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.answering import sources
-from mrtr_cli.answering.questions import Decision, Question, Response
+from mrtr_cli.answering.questions import ROOTS, Decision, Question, Refusal, Response
 from mrtr_cli.transcript.model import Transcript
 from mrtr_cli.transcript.rounds import asked_in, asked_in_flight
 
@@ -27,17 +27,26 @@ class RecordedAnswerer:
     """Answers live questions from a transcript: the first unused answer with the same key and
     method (the same round first), else one with the same method and message. Across eras keys
     mean nothing (`elicitation#1` against `date`): the n-th live question of a method gets the
-    n-th recorded answer of that method."""
+    n-th recorded answer of that method. Older era: a request the server sent in flight that got
+    no answer when recorded (refused, or nothing answered it before the call) is refused again."""
 
     name = sources.RECORDED
 
     def __init__(self, transcript: Transcript) -> None:
         self.pool = [_recorded(entry, key, answer) for entry in transcript.rounds
                      for key, answer in (entry.get("answers") or {}).items()]
+        self.unanswered = {(key, request.get("method")) for entry in transcript.rounds
+                           for key, request in asked_in_flight(entry).items() if key not in (entry.get("answers") or {})}
+        self.asked_roots = any(request.get("method") == ROOTS for entry in transcript.rounds
+                               for request in asked_in_flight(entry).values())
+        """Older era: roots were declared when recorded (the server asked for them): declare them again."""
         self.recorded_era = transcript.era
         self.live_era: Callable[[], str] = lambda: transcript.era
         """The era the live run speaks; replay points it at the client (which may change era on its
         first request, auto over HTTP)."""
+
+    def offers_roots(self) -> bool:
+        return self.asked_roots or any(r.method == ROOTS for r in self.pool)
 
     def answer(self, question: Question) -> Decision:
         if self.live_era() != self.recorded_era:
@@ -47,6 +56,8 @@ class RecordedAnswerer:
         if pick is None:
             pick = next((r for r in self.pool if not r.used and r.method == question.method
                          and r.message == question.message), None)
+        if pick is None and (question.key, question.method) in self.unanswered:
+            return Refusal("it got no answer when recorded")
         return self._take(pick)
 
     @staticmethod

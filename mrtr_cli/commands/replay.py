@@ -11,10 +11,9 @@ import os
 import tempfile
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from mrtr_cli import events, yaml_io
+from mrtr_cli import events, files, yaml_io
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
@@ -136,6 +135,7 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     recorded = RecordedAnswerer(transcript)
     people = [person_answerer(live_context, answering.sampling_model)] if person else []
     chain, flags = build_chain(answering, chosen.timeout, [recorded] + people)
+    settings.capabilities = dataclasses.replace(settings.capabilities, roots_answerable=chain.offers_roots())
     outcome = Outcome(transcript.request["method"], params)
     try:
         with connect(live_context, resolved, chosen, settings, chain=chain) as client:
@@ -185,13 +185,14 @@ def _ask(message: str) -> str:
 
 
 def _rewrite(path: str, document: dict[str, Any]) -> None:
-    """Replace the transcript with the live run, atomically, readable by its owner only."""
-    directory = str(Path(path).parent)
-    descriptor, temporary = tempfile.mkstemp(prefix=".mrtr-", suffix=".yaml", dir=directory)
+    """Replace the transcript with the live run, atomically, readable by its owner only (through a
+    symbolic link: its target)."""
+    target = files.replaced_path(path, "--update")
+    descriptor, temporary = tempfile.mkstemp(prefix=".mrtr-", suffix=".yaml", dir=str(target.parent))
     with os.fdopen(descriptor, "w", encoding="utf-8") as file:
         file.write(yaml_io.dumps(document))
     os.chmod(temporary, 0o600)
-    os.replace(temporary, path)
+    os.replace(temporary, target)
 
 
 def _print(context: Context, verdicts: list[ReplayVerdict]) -> None:

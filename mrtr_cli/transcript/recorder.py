@@ -17,23 +17,28 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from mrtr_cli import __version__, events, yaml_io
+from mrtr_cli import __version__, events, files, yaml_io
 from mrtr_cli.conversation.client import ClientSettings
-from mrtr_cli.errors import ServerError, UsageError
+from mrtr_cli.errors import ServerError
 from mrtr_cli.options import RecordingOptions
+from mrtr_cli.transcript.lone_surrogates import writable
 from mrtr_cli.transcript.model import header
 from mrtr_cli.transcript.redact import Redaction
-from mrtr_cli.transcript.rounds import RoundParts, round_to_data
+from mrtr_cli.transcript.rounds import RoundParts, finding_to_data, round_to_data
 
 
 class TranscriptBuilder:
     """Observes the engine's events and builds the transcript document, round by round.
 
-    Hooks (`started`, `added`, `finished`) let a subclass write each part as it is made.
+    Hooks (`started`, `added`, `finished`) let a subclass write each part as it is made. Each part
+    is made writable first (transcript/lone_surrogates.py): a lone surrogate, which YAML cannot
+    hold, becomes U+FFFD, and a finding says where; it is kept with the round (a header's with the
+    first round) and sent to `emit` for the timeline.
     """
 
     def __init__(self, target: dict[str, Any], version: str, capabilities: dict[str, Any],
-                 redaction: Redaction) -> None:
+                 redaction: Redaction, emit: events.Observer | None = None) -> None:
+        self.emit = emit
         self.context = {"target": target, "era": "modern", "version": version, "capabilities": capabilities}
         self.redaction = redaction
         self.server: dict[str, Any] | None = None
@@ -150,7 +155,7 @@ class TranscriptBuilder:
         if self.request is None:
             self.request = {"method": outcome.method, "params": self.redaction.params(outcome.params)}
         self._flush()
-        self._start()
+        noted = self._start()  # no round to keep its finding: shown only
         ending: dict[str, Any] = {"outcome": outcome.status}
         if self.authorization is not None:
             ending["authorization"] = self.authorization
@@ -158,37 +163,51 @@ class TranscriptBuilder:
             ending["error"] = {"kind": outcome.error.exit_code.label, "message": outcome.error.one_line()}
         if self.redaction.hidden:
             ending["redacted"] = list(self.redaction.hidden)
-        self.ending = ending
-        self.finished(ending)
+        self.ending, found = writable(ending, [], None)
+        self.finished(self.ending)
+        self._note(noted + ([found] if found else []))
 
     def _flush(self) -> None:
         if self.pending is None:
             return
-        self._start()
-        entry = self.redaction.document(round_to_data(self.pending), len(self.rounds))
+        noted = self._start()
+        data = self.redaction.document(round_to_data(self.pending), len(self.rounds))
+        entry, found = writable(data, ["rounds", len(self.rounds)], self.pending.number)
+        noted += [found] if found else []
+        if noted and isinstance(entry["findings"], list):  # not when `--redact` hid them
+            entry["findings"] = [*entry["findings"], *(finding_to_data(finding) for finding in noted)]
         self.rounds.append(entry)
         self.pending = None
         self.added(entry)
+        self._note(noted)  # with no round pending: these findings are already in this round
 
-    def _start(self) -> None:
+    def _note(self, findings: list[events.Finding]) -> None:
+        """Show the findings of making a part writable (the document already holds them)."""
+        if self.emit is not None:
+            for finding in findings:
+                self.emit(finding)
+
+    def _start(self) -> list[events.Finding]:
+        """Make the header, when it is not made yet; the finding of making it writable, if any."""
         if self.top is not None:
-            return
+            return []
         assert self.request is not None
         tool = next((t for t in self.tools if t.get("name") == self.request["params"].get("name")), None)
         recorded = {"at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                     "by": f"mrtr {__version__}"}
-        self.top = self.redaction.document(header(self.context["target"], self.context["era"], self.context["version"],
-                                                  self.context["capabilities"], self.server, tool, self.request,
-                                                  recorded))
+        made = self.redaction.document(header(self.context["target"], self.context["era"], self.context["version"],
+                                              self.context["capabilities"], self.server, tool, self.request, recorded))
+        self.top, found = writable(made, [], None)
         self.started(self.top)
+        return [found] if found else []
 
 
 class Recorder(TranscriptBuilder):
     """Writes each part of the transcript to FILE.yaml.partial as it is made; renames it at the end."""
 
     def __init__(self, path: str, target: dict[str, Any], version: str, capabilities: dict[str, Any],
-                 redaction: Redaction) -> None:
-        super().__init__(target, version, capabilities, redaction)
+                 redaction: Redaction, emit: events.Observer | None = None) -> None:
+        super().__init__(target, version, capabilities, redaction, emit)
         self.path = Path(path)
         self.partial = self.path.with_name(self.path.name + ".partial")
         self.file: IO[str] | None = None
@@ -197,14 +216,14 @@ class Recorder(TranscriptBuilder):
     def started(self, top: dict[str, Any]) -> None:
         descriptor = os.open(self.partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         self.file = os.fdopen(descriptor, "w", encoding="utf-8")
-        self._write(yaml_io.dumps(top))
+        self._write(yaml_io.dumps_part(top))
 
     def added(self, entry: dict[str, Any]) -> None:
-        self._write("rounds:\n" if len(self.rounds) == 1 else "", yaml_io.dumps([entry]))
+        self._write("rounds:\n" if len(self.rounds) == 1 else "", yaml_io.dumps_part([entry]))
 
     def finished(self, ending: dict[str, Any]) -> None:
         assert self.file is not None
-        self._write("rounds: []\n" if not self.rounds else "", yaml_io.dumps(ending))
+        self._write("rounds: []\n" if not self.rounds else "", yaml_io.dumps_part(ending))
         os.fsync(self.file.fileno())
         self.file.close()
         os.replace(self.partial, self.path)
@@ -218,11 +237,10 @@ class Recorder(TranscriptBuilder):
 
 
 
-def make_recorder(recording: RecordingOptions, target: dict[str, Any], settings: ClientSettings) -> Recorder:
+def make_recorder(recording: RecordingOptions, target: dict[str, Any], settings: ClientSettings,
+                  emit: events.Observer | None = None) -> Recorder:
     """The recorder of `--record FILE.yaml` (its directory must be writable); `target` is the
-    target's transcript entry."""
-    path = Path(str(recording.record))
-    if not os.access(path.parent if str(path.parent) else ".", os.W_OK):
-        raise UsageError(f"cannot write --record {str(path)!r}: its directory is not writable", "pick another path")
+    target's transcript entry; `emit` shows the recorder's own findings."""
+    path = files.replaced_path(str(recording.record), "--record")
     return Recorder(str(path), target, settings.version, settings.capabilities.declared(),
-                    Redaction.from_flags(list(recording.redact)))
+                    Redaction.from_flags(list(recording.redact)), emit)
