@@ -31,6 +31,7 @@ def server_entry(path: str, name: str | None) -> dict[str, Any]:
     if name not in servers:
         raise UsageError(f"no server {name!r} in {path}", f"servers in the file: {', '.join(servers) or 'none'}")
     _check_entry(text, path, document, name)
+    _refuse_nul(text, path, ["mcpServers" if "mcpServers" in document else "servers", name], servers[name])
     return expand(servers[name])
 
 
@@ -42,6 +43,18 @@ def _check_entry(text: str, path: str, document: dict[str, Any], name: str) -> N
     validation.check_document({key: {name: document[key][name]}}, validation.packaged_schema(CONFIG_SCHEMA),
                               lambda where: files.place(path, text, files.json_offset(text, where)),
                               "fix the mcpServers entry")
+
+
+def _refuse_nul(text: str, path: str, where: list[str | int], value: Any) -> None:
+    """A NUL character anywhere in the entry: no command, argument, variable or header can hold one."""
+    if (isinstance(value, str) and "\x00" in value) or (isinstance(value, dict) and any("\x00" in k for k in value)):
+        place = files.place(path, text, files.json_offset(text, where))
+        raise UsageError(f"{place}: the --config file's {files.spot(where[2:]) if where[2:] else 'entry'} of server "
+                         f"{where[1]!r} holds a NUL character", "remove it: no command, argument, variable or "
+                         "header can hold one")
+    if isinstance(value, (list, dict)):
+        for step, inner in enumerate(value) if isinstance(value, list) else value.items():
+            _refuse_nul(text, path, [*where, step], inner)
 
 
 def expand(value: Any) -> Any:

@@ -9,7 +9,7 @@ import json
 import jsonschema
 import pytest
 
-from conftest import ROOT, elicit, input_required, mrtr, text_result
+from conftest import ROOT, SDK_SERVER, elicit, input_required, mrtr, text_result
 from mrtr_cli.check.probes import ALL_TOOL_PROBES
 from mrtr_cli.check.stream import STREAM_PROBES
 
@@ -18,8 +18,9 @@ ROUND_IDS = ["result-type-present", "asks-elicitation", "completes-after-elicita
              "asks-roots", "completes-after-roots", "carries-state", "completes-with-state", "asks-several",
              "completes-after-several", "multi-round-state", "multi-round-new-state", "multi-round-completes"]
 
-TOOL_IDS = [probe[0] for probe in [*ALL_TOOL_PROBES, *STREAM_PROBES]]
-"""The probes of the named tool: the scripted server fails some of the safe probes, which these tests leave alone."""
+TOOL_IDS = [probe[0] for probe in [*ALL_TOOL_PROBES, *STREAM_PROBES] if probe[0] != "server-info"]
+"""The probes of the named tool: the scripted server fails some of the safe probes (and names itself in
+no result), which these tests leave alone."""
 
 
 def checks_of(run) -> dict[str, dict]:
@@ -55,22 +56,36 @@ def test_the_demo_tools_pass_the_round_probes_that_apply_and_skip_the_rest_sayin
     assert checks["asks-several"]["conformance"] == ["sep-2322-multiple-inputs-incomplete"]
 
 
+def test_the_tools_own_conversation_comes_before_the_probes_that_complete_the_call():
+    """The SDK server's delete_folder asks only while the folder has files: the round rules are
+    judged on the first call, not skipped because a probe emptied the folder first."""
+    run = mrtr("check", "--tool", "delete_folder", "-a", "folder=tmp", "--answer", "confirm.confirm=true",
+               "--json", "--", *SDK_SERVER)
+    checks = checks_of(run)
+    judged = ["result-type-present", "asks-elicitation", "completes-after-elicitation", "carries-state",
+              "completes-with-state"]
+    assert statuses(checks, judged) == {id: "pass" for id in judged}
+    assert checks["completes-with-state"]["seen"] == "complete in round 2"
+    assert checks["capability-withheld"]["status"] == "pass"  # the probes reuse the conversation's first round
+
+
 ASKS = input_required({"a": elicit("Name?", {"name": {"type": "string"}})}, "s1")
 REFUSED = {"error": {"code": -32602, "message": "refused"}}
 DONE = {"result": text_result("done")}
 
 
 def probe_steps(wrong_shape: dict = {"result": ASKS}, null: dict = REFUSED) -> list[dict]:
-    """The steps of the tool probes before the conversation: first round, capability withheld,
-    answerless retry, tampered state, other arguments, extra answers, wrong shape, null answers."""
+    """The steps of the tool probes after the conversation (whose first round they reuse):
+    capability withheld, answerless retry, tampered state, other arguments, extra answers, wrong
+    shape, null answers."""
     withheld = {"error": {"code": -32021, "message": "Missing required client capability",
                           "data": {"requiredCapabilities": {"elicitation": {}}}}}
-    return [{"result": ASKS}, withheld, {"result": ASKS}, REFUSED, REFUSED, {"result": ASKS}, wrong_shape, null]
+    return [withheld, {"result": ASKS}, REFUSED, REFUSED, {"result": ASKS}, wrong_shape, null]
 
 
 def check_scripted(scripted, conversation: list[dict], **probes: dict) -> dict[str, dict]:
     server = scripted(tools=[{"name": "X", "inputSchema": {"type": "object"}}],
-                      steps=[*probe_steps(**probes), *conversation])
+                      steps=[*conversation, *probe_steps(**probes)])
     run = mrtr(*server.args("check", "--tool", "X", "--answer", "a.name=Ada", "--answer", "b.name=Bo",
                             "--answer", "s.text=hi", "--timeout", "5", "--json"))
     checks = checks_of(run)

@@ -177,7 +177,9 @@ def test_hostile_transcripts_are_one_line_for_show_and_serve(tmp_path: Path):
     cases = {"laughs.yaml": (laughs(), "repeats more than 100000 values"),
              "date.yaml": (good.replace("by: mrtr 0.1.0", "by: 2026-02-30"), "4:7: the transcript holds '2026-02-30'"),
              "empty.yaml": ("", "the transcript is empty"),
-             "nul.yaml": (good + "\x00", "the control character U+0000")}
+             "nul.yaml": (good + "\x00", "the control character U+0000"),
+             "hex.yaml": (good.replace("arguments: {}", "arguments: {n: 0x" + "f" * 4000 + "}", 1),
+                          "21:20: the transcript holds an integer of more than 4300 digits")}
     for name, (text, message) in cases.items():
         path = tmp_path / name
         path.write_text(text)
@@ -190,6 +192,9 @@ CONFIGS = [
     ({"mcpServers": {"x": {"command": "true", "cwd": {}}}}, "5:14: mcpServers.x.cwd: expected a directory"),
     ({"servers": {"x": {"url": ["http://a"]}}}, "4:14: servers.x.url: expected a URL (a string), found a list"),
     ({"mcpServers": {"x": 3}}, "3:10: mcpServers.x: expected a server"),
+    ({"mcpServers": {"x": {"command": "tr\x00ue"}}}, "4:18: the --config file's command of server 'x' holds a NUL"),
+    ({"mcpServers": {"x": {"command": "true", "args": ["-", "\x00"]}}}, "7:9: the --config file's args[1] of server"),
+    ({"mcpServers": {"x": {"command": "true", "env": {"A\x00": "1"}}}}, "5:14: the --config file's env of server"),
 ]
 
 

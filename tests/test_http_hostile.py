@@ -149,3 +149,18 @@ def test_a_redirect_loop_ends(faults):
     url = redirect(faults, 307, "")  # an empty Location: the same URL again
     run = mrtr("call", "t", "--url", redirect(faults, 307, url))
     assert run.code == 2 and "more than 5 redirects" in run.stderr, run.stderr
+
+
+@pytest.mark.parametrize("fault,seen", [
+    ("garbagesse", "ended before the response"),
+    ("notgzip", "does not decode as its Content-Encoding says"),
+    ("quietsse", "within 1 s"),
+])
+def test_check_of_a_hostile_server_is_a_checklist_of_failures(faults, fault, seen):
+    """Garbage on the SSE stream, a gzip body that is not gzip, an SSE stream that never ends:
+    every probe ends, each failing with what it saw, and check says so with exit 2."""
+    run = mrtr("check", "--url", f"{faults.url}/mcp/{fault}", "--timeout", "1", "--json", timeout=120)
+    assert run.code == 2 and "unexpected failure" not in run.stderr, run.stderr
+    checks = {check["id"]: check for check in run.json()["checks"]}
+    assert checks["method-not-found"]["status"] == "fail" and seen in checks["method-not-found"]["seen"], checks
+    assert checks["subscription-ack"]["status"] in ("fail", "skipped")

@@ -4,11 +4,12 @@ answers the scan it replaced gave (the first transcript recording a request wins
 from __future__ import annotations
 
 import copy
+import socket
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import PYTHON, ROOT, mrtr
 from mrtr_cli import yaml_io
 from mrtr_cli.server.app import Call, RpcError
 from mrtr_cli.server.dispatcher import Dispatcher
@@ -82,6 +83,36 @@ def test_the_listing_is_made_once_and_keeps_the_first_definition_of_each_tool(tm
     names = [tool["name"] for tool in app.listing("tools")]
     assert names == ["b", "a"] and app.listing("tools") is app.listing("tools")
     assert app.tool("b") is app.listing("tools")[0] and app.tool("missing") is None
-    assert app.listing("prompts") == [] and app.listing("resourceTemplates") == []
     page = Dispatcher(app).handle(request(2, "tools/list")).message["result"]
     assert [tool["name"] for tool in page["tools"]] == ["b", "a"]
+    for method in ("prompts/list", "resources/templates/list"):  # not recorded: not declared, not served
+        assert Dispatcher(app).handle(request(3, method)).message["error"]["code"] == -32601
+    assert app.capabilities() == {"tools": {}}
+
+
+def test_check_of_a_served_recording_finds_nothing_wrong(tmp_path: Path):
+    """The mock declares exactly what it serves (tools, here) and answers -32601 for the rest: the
+    lists it does not serve included, which check holds to the declared capabilities."""
+    path = tmp_path / "two_questions.yaml"
+    answers = ("--answers", "examples/two_questions.yaml")
+    recorded = mrtr("call", "two_questions", "--demo", *answers, "--record", str(path))
+    assert recorded.code == 0, recorded.stderr
+    run = mrtr("check", "--tool", "two_questions", *answers, "--json", "--", PYTHON, "-m", "mrtr_cli", "serve",
+               str(path))
+    assert run.code == 0, run.stderr
+    checks = {check["id"]: check for check in run.json()["checks"]}
+    assert {id for id, check in checks.items() if check["status"] in ("fail", "warn")} == set()
+    assert checks["capabilities-match"]["seen"] == "declared ['tools']"
+    assert checks["completes-after-several"]["status"] == "pass"
+
+
+def test_serve_says_a_failure_as_every_command_does():
+    """`✗ what happened; what to do`, not `mrtr: ...`: a port taken, then a transcript missing."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        run = mrtr("serve", str(RECORDING), "--http", f"127.0.0.1:{port}")
+    assert run.code == 4 and run.stderr.startswith(f"✗ cannot listen on 127.0.0.1:{port}: "), run.stderr
+    missing = mrtr("serve", "no-such-transcript.yaml")
+    assert missing.code == 1 and missing.stderr.startswith("✗ ") and "no-such-transcript.yaml" in missing.stderr

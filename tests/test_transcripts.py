@@ -455,7 +455,7 @@ def test_serve_refuses_a_transcript_outside_the_schema_with_the_place(tmp_path: 
     path = changed_booking(tmp_path, change)
     done = serve_at_start(path)
     assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert done.stderr.startswith(f"mrtr: {path}:") and reason in done.stderr, done.stderr
+    assert done.stderr.startswith(f"✗ {path}:") and reason in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("name", UNSERVABLE)
@@ -465,7 +465,7 @@ def test_serve_refuses_at_start_a_transcript_it_cannot_serve(tmp_path: Path, nam
     transcript(path)  # valid: it loads; it just cannot be served
     done = serve_at_start(path)
     assert done.returncode == 1 and "Traceback" not in done.stderr
-    assert done.stderr.startswith(f"mrtr: cannot serve {str(path)!r}: {reason}"), done.stderr
+    assert done.stderr.startswith(f"✗ cannot serve {str(path)!r}: {reason}"), done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
 
 

@@ -8,8 +8,10 @@ complete with its questions answered in flight. One line tells whether the serve
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Any
 
+from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Session
@@ -18,6 +20,7 @@ from mrtr_cli.check.probes import (ALL_TOOL_PROBES, DISCOVER_PROBES, EXACT_HEADE
 from mrtr_cli.check.stream import STREAM_PROBES
 from mrtr_cli.check.subscriptions import LISTEN_PROBES
 from mrtr_cli.check.verdicts import SPEC, Check, Probe, short, timed, verdict
+from mrtr_cli.text import safe_line
 from mrtr_cli.transport.base import Mirrored
 
 MODERN_PROBES: list[Probe] = [*DISCOVER_PROBES, META_PROBE, VERSION_PROBE, HEADER_PROBE, *GENERIC_PROBES,
@@ -39,9 +42,10 @@ def older_verdict(probe: Probe, ok: bool | None, seen: str) -> Check:
 
 
 def skipped(probes: list[Probe], version: str) -> list[Check]:
-    """The 2026-07-28 probes, each skipped with the reason."""
+    """The 2026-07-28 probes, each skipped with the reason; one group in the human checklist."""
     why = f"the server speaks the initialize-handshake era ({version}): this rule is 2026-07-28's"
-    return [verdict(*probe, None, why) for probe in probes]
+    group = f"rules of 2026-07-28 not probed: the server speaks the initialize-handshake era ({version})"
+    return [replace(verdict(*probe, None, why), group=group) for probe in probes]
 
 
 def safe_checks(client: Client) -> list[Check]:
@@ -72,10 +76,34 @@ def tool_checks(client: Client, chain: Chain, name: str, arguments: dict[str, An
     return timed(checks, elapsed)
 
 
-def era_line(client: Client) -> str:
+class DiscoverSeen:
+    """Observes what came of `server/discover` while the era was chosen, for the era line: the
+    error it got, or else why mrtr spoke the handshake."""
+
+    def __init__(self) -> None:
+        self.error: dict[str, Any] | None = None
+        self.reason: str | None = None
+        self._asked = False
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, events.RequestSent) and event.method == "server/discover":
+            self._asked = True
+        elif isinstance(event, events.ResponseReceived) and event.method == "server/discover" and event.error:
+            self.error = self.error or event.error
+        elif isinstance(event, events.EraChosen) and self.reason is None and (self._asked or event.era == "modern"):
+            self.reason = event.reason
+
+    def why_not(self) -> str:
+        """Why the server does not speak 2026-07-28, as far as mrtr saw."""
+        if self.error is not None:
+            return (f"it answered server/discover with error {short(self.error.get('code'))} "
+                    f"({safe_line(self.error.get('message'), 120)})")
+        return self.reason if self._asked and self.reason else "server/discover got no answer"
+
+
+def era_line(client: Client, seen: DiscoverSeen) -> str:
     """Whether the server also speaks 2026-07-28, in one line."""
     if client.era == "modern":
-        return "era: 2026-07-28 (the server answered server/discover)"
+        return f"era: 2026-07-28 ({seen.reason or 'the server answered server/discover'})"
     head = f"era: the initialize handshake ({client.settings.version}); also speaks 2026-07-28: "
-    return head + ("yes, it answered server/discover" if client.speaks_modern else
-                   "no, server/discover was not answered")
+    return head + ("yes, it answered server/discover" if client.speaks_modern else f"no, {seen.why_not()}")

@@ -17,7 +17,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain, Question
 from mrtr_cli.conversation.client import Client, Reply
-from mrtr_cli.conversation.session import Session
+from mrtr_cli.conversation.session import Outcome, Round, Session
 from mrtr_cli.errors import IncompleteError, ProtocolError, RequestTimeout, UsageError
 from mrtr_cli.check.exact_headers import EXACT_HEADER_PROBES, ExactHeaderProber
 from mrtr_cli.check.generic import GENERIC_PROBES, GenericProber
@@ -96,7 +96,6 @@ class Prober:
         answers = usable and isinstance(versions, list) and meta.LATEST_VERSION in versions
         found = lint_rules.check_result("server/discover", result, self.client.settings.capabilities) if answers else []
         hints = [f.message for f in found if f.rule == "caching-hints"]
-        info = meta.server_info(result)
         capabilities = result.get("capabilities") if answers else None
         self.declared = capabilities if isinstance(capabilities, dict) else None
         detail = f"supportedVersions {versions}" if answers else seen(reply)
@@ -104,9 +103,7 @@ class Prober:
             verdict(*DISCOVER_PROBES[0], answers, short(versions) if answers else detail),
             verdict(*DISCOVER_PROBES[1], None if not answers else not hints,
                     hints[0] if hints else "ttlMs and cacheScope present" if answers else "no DiscoverResult"),
-            verdict(*DISCOVER_PROBES[2], None if not answers else info is not None,
-                    f"serverInfo {short(info)}" if info else "no serverInfo" if answers else "no DiscoverResult"),
-        ]
+        ]  # whether results name the server is judged on every result (check/stream.py)
 
     def meta_required(self) -> list[Check]:
         reply = self.send("server/discover", {})
@@ -143,38 +140,50 @@ class ToolProber:
         """The arguments the tool's calls also send as headers (conversation/preparation.py)."""
 
     def checks(self) -> list[Check]:
-        return self.prober.run(ALL_TOOL_PROBES, self._checks)
+        """The tool's own conversation first: a tool with side effects may ask only once (a
+        `delete_folder` asks while the folder has files), and the probes after it complete the
+        call with odd answers or other arguments. Its first round is the one the probes reuse."""
+        started = time.perf_counter()
+        outcome = self.conversation()
+        rounds = timed(round_checks(outcome), time.perf_counter() - started)
+        return [*self.prober.run(TOOL_PROBES, lambda: self._probes(outcome)), *rounds]
 
-    def _checks(self) -> list[Check]:
-        first = self._first_round()
-        if shape_problem(first) is not None:
-            raise ProbeFailed(f"the first tools/call: {seen(first)}")
-        asked = first.result.get("inputRequests") or {} if _input_required(first) else None
-        if asked is None:
-            why = f"the tool did not ask for input: {seen(first)}"
-            return [verdict(*probe, None, why) for probe in ALL_TOOL_PROBES]
-        state = first.result.get(REQUEST_STATE)
-        answers = self._answers(asked)
+    def _probes(self, outcome: Outcome) -> list[Check]:
+        first = self._first_round(outcome)
+        if shape_problem(first.reply) is not None:
+            raise ProbeFailed(f"the first tools/call: {seen(first.reply)}")
+        if not _input_required(first.reply):
+            why = f"the tool did not ask for input: {seen(first.reply)}"
+            return [verdict(*probe, None, why) for probe in TOOL_PROBES]
+        asked = first.reply.result.get("inputRequests") or {}
+        state = first.reply.result.get(REQUEST_STATE)
+        answers = self._answers(asked, first)
         return [*self.prober.run(TOOL_PROBES[:1], lambda: [self.capability_withheld(asked)]),
                 *self.prober.run(TOOL_PROBES[1:2], lambda: [self.answerless_retry(state)]),
                 *self.prober.run(TOOL_PROBES[2:3], lambda: [self.tampered_state(state, answers)]),
                 *self.prober.run(TOOL_PROBES[3:4], lambda: [self.state_with_other_arguments(state, answers)]),
                 *self.prober.run(TOOL_PROBES[4:5], lambda: [self.extra_answers(state, answers)]),
                 *self.prober.run(TOOL_PROBES[5:6], lambda: [self.wrong_shape(asked, state, answers)]),
-                *self.prober.run(TOOL_PROBES[6:7], lambda: [self.null_answers(state)]),
-                *self.prober.run(ROUND_PROBES, self.conversation)]
+                *self.prober.run(TOOL_PROBES[6:7], lambda: [self.null_answers(state)])]
 
-    def conversation(self) -> list[Check]:
-        """The tool's whole conversation, as `mrtr call` has it, judged round by round (check/rounds.py)."""
-        outcome = Session(self.client, self.chain).run("tools/call", self.params, self.mirrored)
-        return round_checks(outcome)
+    def conversation(self) -> Outcome:
+        """The tool's whole conversation, as `mrtr call` has it (judged round by round in check/rounds.py)."""
+        self.prober.ignored.clear()
+        return Session(self.client, self.chain).run("tools/call", self.params, self.mirrored)
 
-    def _first_round(self) -> Reply:
-        return self.prober.attempt(lambda: self.client.request("tools/call", self.params, purpose="probe",
-                                                               mirrored=self.mirrored), "the first tools/call: ")
+    def _first_round(self, outcome: Outcome) -> Round:
+        """The conversation's first round; `ProbeFailed` when no usable response came to it."""
+        if outcome.rounds:
+            return outcome.rounds[0]
+        error = outcome.error.message if outcome.error is not None else "no response"
+        ignored = f"; mrtr could not read what came: {self.prober.ignored[-1]}" if self.prober.ignored else ""
+        raise ProbeFailed(f"the first tools/call: {error}{ignored}")
 
-    def _answers(self, asked: dict[str, Any]) -> dict[str, Any] | str:
-        """The answers to the first round, or why there are none."""
+    def _answers(self, asked: dict[str, Any], first: Round) -> dict[str, Any] | str:
+        """The answers the conversation gave the first round; else asked for now, or why there are none."""
+        answered = {key: answer.response for key, answer in first.answers.items()}
+        if answered.keys() == asked.keys():
+            return answered
         try:
             return {key: self.chain.answer(Question(1, key, request, "", index, len(asked))).response
                     for index, (key, request) in enumerate(asked.items(), 1)}
@@ -255,7 +264,6 @@ DISCOVER_PROBES: list[Probe] = [
     ("discover", "server/discover answers with the versions it speaks", "MUST", "server/discover"),
     ("discover-caching", "server/discover carries ttlMs and cacheScope", "MUST",
      "server/utilities/caching#cacheable-results"),
-    ("server-info", "results name the server (serverInfo in _meta)", "SHOULD", "basic/index#meta"),
 ]
 META_PROBE: Probe = ("meta-required", "a request without _meta is rejected with -32602 (HTTP 400)", "MUST",
                      "basic/index#meta")

@@ -1,8 +1,9 @@
 """`mrtr check`'s rules about what comes on the response streams, judged on every exchange of the
 run (the named tool's conversation among them): no request from the server (since 2026-07-28 a
 server asks through input_required), no log message for a request that did not ask for logs with
-`logLevel` in its `_meta`, and every message valid against the spec's JSON schema (shipped as
-check/schema-2026-07-28.json; validated once the probes are done, by validation.py). mrtr's
+`logLevel` in its `_meta`, every message valid against the spec's JSON schema (shipped as
+check/schema-2026-07-28.json; validated once the probes are done, by validation.py), and every
+result naming the server in its `_meta`. mrtr's
 probes never ask for logs; with `--log-level` the tool's requests do, and the log rule is not judged.
 """
 
@@ -14,7 +15,8 @@ from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.check.verdicts import Check, Probe, short, verdict
-from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.protocol import jsonrpc, meta
+from mrtr_cli.text import safe_line
 
 LOG_MESSAGE = "notifications/message"
 SCHEMA = Path(__file__).with_name("schema-2026-07-28.json")
@@ -34,6 +36,9 @@ class StreamWatch:
         """The method of each request sent, by id: a result is validated as that method's result."""
         self.kept: list[tuple[str, str | None]] = []
         self.unkept = 0
+        self.results = 0
+        self.unnamed: list[str] = []
+        """The methods whose results carried no serverInfo in their _meta."""
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, events.RequestSent):
@@ -44,10 +49,17 @@ class StreamWatch:
         self._keep(message)
         if isinstance(message, jsonrpc.Response):
             self.responses += 1
+            self._note_server_info(message)
         elif isinstance(message, jsonrpc.Notification) and message.method == LOG_MESSAGE:
             self.logs.append(message.raw)
         elif isinstance(message, jsonrpc.Request):
             self.requests.append(message.method)
+
+    def _note_server_info(self, response: jsonrpc.Response) -> None:
+        if response.error is None and isinstance(response.result, dict):
+            self.results += 1
+            if meta.server_info(response.result) is None:
+                self.unnamed.append(str(self.methods.get(response.id, "a response of unknown id")))
 
     def _keep(self, message: Any) -> None:
         if isinstance(message, jsonrpc.Malformed):
@@ -75,7 +87,17 @@ class StreamWatch:
         read = f"{self.responses} response{'s' if self.responses != 1 else ''} read"
         asked = f"{len(self.requests)} request(s) from the server: {', '.join(sorted(set(self.requests)))}"
         return [verdict(*STREAM_PROBES[0], not self.requests, asked if self.requests else f"{read}, no request"),
-                self._logs_check(read), self.schema_check()]
+                self._logs_check(read), self.schema_check(), self.server_info_check()]
+
+    def server_info_check(self) -> Check:
+        """serverInfo in the _meta of every result, as the spec's SHOULD has it (not only discover's)."""
+        if not self.results:
+            return verdict(*STREAM_PROBES[3], None, "no result came")
+        if not self.unnamed:
+            return verdict(*STREAM_PROBES[3], True, f"serverInfo in all {self.results} results")
+        methods = ", ".join(sorted(set(self.unnamed)))
+        return verdict(*STREAM_PROBES[3], False, f"{len(self.unnamed)} of {self.results} results without "
+                                                 f"serverInfo in _meta: {safe_line(methods, 200)}")
 
     def _logs_check(self, read: str) -> Check:
         if self.log_level:
@@ -92,4 +114,5 @@ STREAM_PROBES: list[Probe] = [
      "server/utilities/logging#requesting-log-messages"),
     ("schema-valid", "every message the server sent is valid against the spec's JSON schema", "MUST",
      "basic/index#messages"),
+    ("server-info", "every result names the server (serverInfo in _meta)", "SHOULD", "basic/index#meta"),
 ]

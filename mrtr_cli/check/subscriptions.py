@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli import events
-from mrtr_cli.check.verdicts import Check, Probe, short, verdict
+from mrtr_cli.check.verdicts import Check, Probe, ProbeFailed, short, verdict
+from mrtr_cli.errors import ProtocolError
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.meta import SUBSCRIPTION_ACKNOWLEDGED as ACKNOWLEDGED
 from mrtr_cli.protocol.meta import SUBSCRIPTION_ID
@@ -77,6 +78,8 @@ def _first_message(prober: Any, seconds: float) -> Any:
                     return decoded
     except TransportTimeout:
         pass
+    except ProtocolError as error:  # what came could not be read (a body that does not decode)
+        raise ProbeFailed(f"subscriptions/listen: {error.message}") from None
     finally:
         exchange.cancel(jsonrpc.encode(jsonrpc.notification("notifications/cancelled", {"requestId": LISTEN_ID})))
         exchange.close()

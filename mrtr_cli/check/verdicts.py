@@ -37,6 +37,9 @@ class Check:
     elapsed: float | None = None
     """Seconds spent on the exchanges this probe made (0 when it is judged from the exchange of the
     probe before it; None when it made none); for --junit, not part of --json."""
+    group: str | None = None
+    """Why this check and others were skipped together: the human checklist shows one line for the
+    group (how many, and why); --json and --junit still list each check."""
 
     def as_dict(self) -> dict[str, Any]:
         """For --json: also the conformance suite's check ids the probe judges (check/rules.py)."""

@@ -9,7 +9,7 @@ from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.arguments import tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
-from mrtr_cli.errors import AuthError, MrtrError
+from mrtr_cli.errors import AuthError, MrtrError, ProtocolError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.commands.call import request_params
 from mrtr_cli.conversation.preparation import Preparation, prepare_call
@@ -72,11 +72,13 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
            named: tuple[CallOptions, ...]) -> tuple[list[Check], dict | None, dict]:
     chain, _ = build_chain(answering, options.timeout)
     target = resolve_target(options)
+    discover_seen = older.DiscoverSeen()
+    context.emit.subscribe(discover_seen)
     auth_checks, protected = _authorization(context, target, options)
     if protected:
         options = options._replace(auth_stored_only=True)  # a kept token is used; no browser, no wait
     try:
-        with connect(context, target, options, client_settings(options, answering), chain=chain) as client:
+        with connect(context, target, options, client_settings(options, answering, chain), chain=chain) as client:
             settle_era(client)
             if client.era == "older":
                 checks = [*_older(client, chain, tool, target),
@@ -89,7 +91,7 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
         return [*auth_checks, *_not_logged_in(error, tool, named)], None, _era_unknown(error)
     if client.era == "older" and client.speaks_modern is None:
         client.speaks_modern = _answers_discover(context, target, options)
-    return [*auth_checks, *checks], client.server_info, _era(client)
+    return [*auth_checks, *checks], client.server_info, _era(client, discover_seen)
 
 
 def _authorization(context: Context, target: Target, options: TargetOptions) -> tuple[list[Check], bool]:
@@ -99,7 +101,11 @@ def _authorization(context: Context, target: Target, options: TargetOptions) -> 
     transport = target.open(options._replace(no_auth=True), context.output.verbose, context.output.show_secrets)
     try:
         url = transport.describe()
-        status, header = authorization.unauthorized_answer(transport.fetch, url, transport.extra_headers)
+        try:
+            status, header = authorization.unauthorized_answer(transport.fetch, url, transport.extra_headers)
+        except ProtocolError as error:  # an answer mrtr could not read: the other probes will say more
+            return authorization.skipped(f"not probed: the answer to a request without a token: {error.message}"), \
+                False
         return authorization.authorization_checks(transport.fetch, url, status, header), status == 401
     finally:
         transport.close()
@@ -171,8 +177,8 @@ def _older(client: Client, chain: Chain, tool: CallOptions | None, target: Targe
     return checks
 
 
-def _era(client: Client) -> dict:
+def _era(client: Client, discover_seen: older.DiscoverSeen) -> dict:
     """The era the checks were made in, and whether the server also speaks 2026-07-28."""
     return {"era": client.era, "version": client.settings.version,
             "speaks_2026_07_28": True if client.era == "modern" else client.speaks_modern,
-            "line": older.era_line(client)}
+            "line": older.era_line(client, discover_seen)}

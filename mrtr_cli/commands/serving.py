@@ -38,7 +38,7 @@ def serve(app: App, http: str | None) -> int:
     try:
         serve_http(dispatcher, host, port)
     except OSError as error:
-        print(f"mrtr: cannot listen on {host}:{port}: {error.strerror}; pick another port (0 picks a free one)",
+        print(f"✗ cannot listen on {host}:{port}: {error.strerror}; pick another port (0 picks a free one)",
               file=sys.stderr)
         return ExitCode.UNREACHABLE
     except KeyboardInterrupt as raised:
@@ -88,5 +88,5 @@ def _serve_or_say_why(make_app: Callable[[], App], http: str | None) -> int:
         gc.freeze()  # what the app holds (every transcript) lives to the end: no collection walks it again
         return int(serve(app, http))
     except UsageError as error:
-        print(f"mrtr: {error.one_line()}", file=sys.stderr)
+        print(f"✗ {error.one_line()}", file=sys.stderr)  # as every command says a failure
         return int(error.exit_code)

@@ -14,16 +14,33 @@ MARKS = {"pass": ("✓ pass", "mrtr.complete"), "fail": ("✗ fail", "mrtr.error
 
 def check_lines(checks: list[Check], era: str | None = None) -> list[Text]:
     """Two lines a check: the verdict and what it is about, then what was seen and where the rule is;
-    then the era line, when given, and the counts."""
-    lines = []
+    one line for each group of checks skipped together (where its first check was); then the era
+    line, when given, and the counts."""
+    lines: list[Text] = []
+    shown: set[str] = set()
     for check in checks:
-        mark, style = MARKS[check.status]
-        head = Text(f"{mark}  ", style)
-        head.append(f"{check.level:<6} ", "mrtr.dim")
-        head.append(check.title)
-        lines.append(head)
-        lines.append(Text(f"        {safe_line(check.seen, 300)}  ({check.page.removeprefix(SPEC)})", "mrtr.dim"))
+        if check.group is None:
+            lines += _check_lines(check)
+        elif check.group not in shown:
+            shown.add(check.group)
+            lines.append(_group_line(check.group, sum(c.group == check.group for c in checks)))
     if era is not None:
         lines.append(Text(safe_line(era, 300), "mrtr.key"))
     lines.append(Text(" · ".join(f"{n} {status}" for status, n in status_counts(checks).items()), "mrtr.key"))
     return lines
+
+
+def _check_lines(check: Check) -> list[Text]:
+    mark, style = MARKS[check.status]
+    head = Text(f"{mark}  ", style)
+    head.append(f"{check.level:<6} ", "mrtr.dim")
+    head.append(check.title)
+    return [head, Text(f"        {safe_line(check.seen, 300)}  ({check.page.removeprefix(SPEC)})", "mrtr.dim")]
+
+
+def _group_line(group: str, count: int) -> Text:
+    """`- skip  28 rules of ...: why`, for checks skipped together (--json and --junit list each)."""
+    mark, style = MARKS["skipped"]
+    line = Text(f"{mark}  ", style)
+    line.append(f"{count} {safe_line(group, 300)}  (--json and --junit list each)", "mrtr.dim")
+    return line

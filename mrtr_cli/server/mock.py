@@ -24,6 +24,12 @@ from mrtr_cli.transcript.model import Transcript
 from mrtr_cli.transcript.rounds import ServedStep, served_steps, without_volatile
 
 
+CAPABILITY_OF = {"tools/call": "tools", "prompts/get": "prompts", "resources/read": "resources"}
+"""The capability a recorded request's method is served under."""
+LISTED_UNDER = {"tools": "tools", "prompts": "prompts", "resources": "resources", "resourceTemplates": "resources"}
+"""The capability each listing is served under."""
+
+
 class MockApp:
     """Serves what a set of transcripts recorded."""
 
@@ -38,6 +44,7 @@ class MockApp:
                                  "record the conversation again, or leave this transcript out")
         self.transcripts = transcripts
         self.steps = [served_steps(t.rounds) for t in transcripts]
+        self._declared = sorted({CAPABILITY_OF[t.request["method"]] for t in transcripts})
         server = next((t.data["server"] for t in transcripts if t.data.get("server")), None)
         self.info = server or {"name": "mrtr-serve", "version": __version__}
         self._listings = {key: self._list(key) for key in ("tools", "prompts", "resources")}
@@ -49,13 +56,19 @@ class MockApp:
             self._originals.setdefault(_request_key(transcript.request["method"], *_original(transcript)), index)
 
     def capabilities(self) -> dict[str, Any]:
-        methods = {t.request["method"] for t in self.transcripts}
-        names = {"tools/call": "tools", "prompts/get": "prompts", "resources/read": "resources"}
-        return {names[m]: {} for m in sorted(methods)}
+        """Exactly what the transcripts recorded: the rest is answered -32601."""
+        return {name: {} for name in self._declared}
 
     def listing(self, key: str) -> list[dict[str, Any]]:
         """The tools, prompts or resources the transcripts recorded (listed once, at start)."""
+        self._served(LISTED_UNDER[key], f"{key} list")
         return self._listings.get(key, [])
+
+    def _served(self, capability: str, what: str) -> None:
+        """-32601 for what a capability not declared would serve."""
+        if capability not in self._declared:
+            raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: the transcripts record no {what}",
+                           status=404)
 
     def tool(self, name: str) -> dict[str, Any] | None:
         return self._tools.get(name)
@@ -74,6 +87,7 @@ class MockApp:
         return [t for t in self.transcripts if t.request["method"] == method]
 
     def handle(self, call: Call) -> dict[str, Any] | NeedInput:
+        self._served(CAPABILITY_OF[call.method], call.method)
         if call.state is None:
             return self._respond(call, self._match(call), 0)
         index, number = int(call.state["transcript"]), int(call.state["step"])
@@ -180,9 +194,30 @@ def _check_answers(transcript: Transcript, step: ServedStep, responses: dict[str
         key = differing[0]
         raise RpcError(jsonrpc.INVALID_PARAMS,
                        f"Invalid params: the answer to {key!r} differs from the recording in {transcript.path} "
-                       f"(round {step.round}): recorded {_short(recorded.get(key))}, got {_short(responses.get(key))}",
+                       f"(round {step.round}): {_difference(recorded.get(key), responses.get(key))}",
                        {"transcript": transcript.path, "round": step.round, "key": key,
                         "recorded": recorded.get(key), "received": responses.get(key)})
+
+
+_ABSENT: Any = object()
+
+
+def _difference(recorded: Any, received: Any) -> str:
+    """The first field where an answer differs from the recorded one: `content.date is "2031-01-01",
+    recorded "2026-12-24"`: the values there, not both whole answers cut short."""
+    where: list[str] = []
+    while isinstance(recorded, dict) and isinstance(received, dict):
+        name = next((k for k in [*recorded, *received] if recorded.get(k, _ABSENT) != received.get(k, _ABSENT)), None)
+        if name is None:
+            break
+        where.append(str(name))
+        recorded, received = recorded.get(name, _ABSENT), received.get(name, _ABSENT)
+    field = ".".join(where) or "the answer"
+    return f"{field} is {_shown(received)}, recorded {_shown(recorded)}"
+
+
+def _shown(value: Any) -> str:
+    return "absent" if value is _ABSENT else _short(value)
 
 
 def _no_match(call: Call, candidates: list[Transcript]) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import http.client
 import ssl
+import time
 from urllib.parse import urlsplit
 
 from mrtr_cli.errors import ProtocolError, RequestTimeout
@@ -36,7 +37,7 @@ def post(url: str, headers: list[tuple[str, str]], body: bytes, timeout: float, 
             connection.putheader(name, value)
         connection.endheaders(body)
         response = connection.getresponse()
-        read = response.read(limit + 1)
+        read = _body(response, limit, time.monotonic() + timeout)
     except TimeoutError:
         raise RequestTimeout(f"no answer from {url} within {timeout:g} s") from None
     except (OSError, http.client.HTTPException) as error:
@@ -46,6 +47,19 @@ def post(url: str, headers: list[tuple[str, str]], body: bytes, timeout: float, 
     if len(read) > limit:
         raise message_too_large(limit)
     return PlainReply(response.status, {k.lower(): v for k, v in response.getheaders()}, read)
+
+
+def _body(response: http.client.HTTPResponse, limit: int, ends: float) -> bytes:
+    """The body, up to `limit` + 1 bytes, read by the time `ends` (a body that trickles on for ever stops)."""
+    body = bytearray()
+    while len(body) <= limit:
+        chunk = response.read1(min(65536, limit + 1 - len(body)))
+        if not chunk:
+            return bytes(body)
+        body += chunk
+        if time.monotonic() > ends:
+            raise TimeoutError
+    return bytes(body)
 
 
 def tls_context(cacert: str | None, insecure: bool) -> ssl.SSLContext:

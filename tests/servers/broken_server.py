@@ -58,6 +58,13 @@ def no_server_info(self: Any, result: dict[str, Any], cache: Any = None) -> dict
     return decorated
 
 
+def server_info_in_discover_only(self: Any, result: dict[str, Any], cache: Any = None) -> dict[str, Any]:
+    decorated = original_decorate(self, result, cache)
+    if "supportedVersions" not in decorated:  # every result but server/discover's
+        decorated.pop("_meta", None)
+    return decorated
+
+
 def state_unchecked(self: Any, token: str, request: dict[str, Any]) -> Any:
     """Trusts any token: no MAC, no binding to the request; one it cannot read counts as no state."""
     import base64
@@ -95,6 +102,7 @@ FAULTS = {
     "wrong-version-error": lambda: setattr(dispatcher, "_check_meta", wrong_version_error),
     "no-cache-hints": lambda: (setattr(dispatcher, "LIST_CACHE", None), setattr(dispatcher, "READ_CACHE", None)),
     "no-server-info": lambda: setattr(dispatcher.Dispatcher, "_decorate", no_server_info),
+    "server-info-in-discover-only": lambda: setattr(dispatcher.Dispatcher, "_decorate", server_info_in_discover_only),
     "asks-withheld": lambda: setattr(dispatcher, "_check_capabilities", lambda requests, declared: None),
     "state-unchecked": lambda: setattr(state.Sealer, "open", state_unchecked),
     "answerless-error": lambda: setattr(dispatcher.Dispatcher, "_mrtr", answerless_error),

@@ -68,6 +68,9 @@ class FaultHandler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if body.get("method") == "server/discover":  # mrtr's era probe: a modern server, faults come after
+            return self.reply(body, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                                     "ttlMs": 0, "cacheScope": "private"})
         path = self.path
         self.owner.received.append({"path": path, "headers": dict(self.headers), "body": body})
         self.owner.attempts[path] = self.owner.attempts.get(path, 0) + 1
@@ -290,3 +293,37 @@ def huge_integer_sse(handler: FaultHandler, body: dict[str, Any]) -> None:
 
 
 FAULTS.update({"hugeint": huge_integer_json, "hugeintsse": huge_integer_sse})
+
+
+def garbage_sse(handler: FaultHandler, body: dict[str, Any]) -> None:
+    """An SSE stream of garbage (bytes that are not UTF-8, lines that are no field, data that is not
+    JSON), then the stream ends without a response."""
+    handler.head(kind="text/event-stream")
+    handler.wfile.write(b"\xff\xfe\x00garbage\r\nno field here\r\ndata: {not json\r\n\r\nevent: message\r\n"
+                        b"data: \xc3\x28\r\n\r\nid: \x00\r\nretry: x\r\n\r\ndata: [1, 2\r\n\r\n")
+
+
+def not_gzip(handler: FaultHandler, body: dict[str, Any]) -> None:
+    """A body said to be gzip that is not."""
+    handler.send(200, b"this is not gzip at all", Content_Encoding="gzip")
+
+
+def endless_quiet_sse(handler: FaultHandler, body: dict[str, Any]) -> None:
+    """An SSE stream that never answers and never ends (until the server stops): a comment each
+    TRICKLE_INTERVAL."""
+    handler.head(kind="text/event-stream")
+    while not handler.owner.release.wait(TRICKLE_INTERVAL):
+        handler.wfile.write(b": still here\r\n\r\n")
+        handler.wfile.flush()
+
+
+def endless_progress_sse(handler: FaultHandler, body: dict[str, Any]) -> None:
+    """An SSE stream that never answers and never ends: progress for the request, over and over."""
+    handler.head(kind="text/event-stream")
+    token = ((body.get("params") or {}).get("_meta") or {}).get("progressToken", "none")
+    progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": 1}}
+    handler.trickle(b"data: " + json.dumps(progress).encode() + b"\r\n\r\n")
+
+
+FAULTS.update({"garbagesse": garbage_sse, "notgzip": not_gzip, "quietsse": endless_quiet_sse,
+               "progresssse": endless_progress_sse})

@@ -145,6 +145,26 @@ def echo_state(state: str, ctx: Context) -> CallToolResult | InputRequiredResult
     return CallToolResult(content=[TextContent(type="text", text="echoed")], structured_content=received)
 
 
+FOLDERS: dict[str, list[str]] = {}
+"""The files left in each folder `delete_folder` was called for (each starts with two)."""
+
+
+@mcp.tool()
+def delete_folder(folder: str, ctx: Context) -> CallToolResult | InputRequiredResult:
+    """A tool with a side effect: it asks to confirm while the folder has files, then deletes them;
+    called again, it has nothing to ask."""
+    files = FOLDERS.setdefault(folder, ["a.txt", "b.txt"])
+    if not files:
+        return CallToolResult(content=[TextContent(type="text", text=f"{folder} is empty: nothing to delete")])
+    answer = _answer(ctx, "confirm") or {}
+    if answer.get("action") != "accept" or (answer.get("content") or {}).get("confirm") is not True:
+        return InputRequiredResult(input_requests={"confirm": _form(
+            f"Delete the {len(files)} files in {folder}?", {"confirm": {"type": "boolean"}}, ["confirm"])},
+            request_state=_pack({"folder": folder}))
+    FOLDERS[folder] = []
+    return CallToolResult(content=[TextContent(type="text", text=f"deleted {len(files)} files in {folder}")])
+
+
 @mcp.tool()
 def fails() -> str:
     """Always ends with isError."""
