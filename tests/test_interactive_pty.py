@@ -3,6 +3,7 @@ reached the server (the demo echoes it), not only what the screen showed. POSIX 
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 import yaml
 
 from conftest import PYTHON, ROOT, elicit, input_required, mrtr, text_result
-from pty_session import ALT_ENTER, CTRL_C, DOWN, ENTER, ESC, SPACE, Pty, prompt
+from pty_session import ALT_ENTER, CTRL_C, DOWN, ENTER, ESC, SPACE, UP, Pty, prompt, spaced, words
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX-only")
 
@@ -19,31 +20,48 @@ def received(pty: Pty) -> dict:
     return pty.json()["result"]["structuredContent"]["received"]
 
 
+def message_under(pty: Pty, answered: str, message: str) -> None:
+    """The screen shows `message` on the row under the answered prompt it is about, and nowhere else
+    (not on the terminal's bottom row)."""
+    pty.expect(f"! {message}")
+    rows = pty.rows()
+    assert rows[rows.index(answered) + 1] == f"  ! {message}"
+    assert [row for row in rows if row.endswith(message)] == [f"  ! {message}"]
+
+
 def test_every_field_type_by_hand(tmp_path: Path):
     pty = Pty(tmp_path, "call", "all_fields", "--demo", "--json")
     pty.expect(r"mrtr-demo \S+ asks \(round 1 · key profile")
     pty.answer(prompt("Full name *"), "A", ENTER)
-    pty.expect("give text of 2 to 40 characters")
-    pty.press("\x7f", "Ada Lovelace", ENTER)
+    message_under(pty, "? Full name * A", "give text of 2 to 40 characters")
+    pty.answer(prompt("Full name *"), "\x7f", "Ada Lovelace", ENTER)
     pty.answer(prompt("Email *"), "not-an-email", ENTER)
-    pty.expect("give an email address like name@example.com")
-    pty.press("\x7f" * 12, "ada@example.com", ENTER)
+    message_under(pty, "? Email * not-an-email", "give an email address like name@example.com")
+    pty.answer(prompt("Email *"), "\x7f" * 12, "ada@example.com", ENTER)
     pty.answer(prompt("Website"), "https://example.com/ada", ENTER)
-    pty.answer(prompt("Birthday"), "1815-12-10", ENTER)
+    pty.answer(prompt("Birthday"), "2026-02-30", ENTER)
+    message_under(pty, "? Birthday 2026-02-30", "not a real date")
+    pty.answer(prompt("Birthday"), "\x7f" * 10, "1815-12-10", ENTER)
     pty.answer(prompt("Meeting time"), ENTER)  # optional, left empty: left out
     pty.answer(prompt("Height (m)"), "3", ENTER)
-    pty.expect("give a number from 0.5 to 2.5")
-    pty.press("\x7f", "1.65", ENTER)
+    message_under(pty, "? Height (m) 3", "give a number from 0.5 to 2.5")
+    pty.answer(prompt("Height (m)"), "\x7f", "1.65", ENTER)
     pty.answer(prompt("Guests"), ENTER)  # default 1 pre-filled
     pty.answer(prompt("Newsletter"), DOWN, ENTER)  # default false pre-selected; move to the leave-out choice
     pty.answer(prompt("T-shirt size"), DOWN, ENTER)  # S, M (default, preselected) -> L
     pty.answer(prompt("Colour *"), DOWN, DOWN, ENTER)  # Red, Green, Blue
-    pty.answer(prompt("Plan"), DOWN, ENTER)  # Free plan, Pro plan
-    pty.answer(prompt("Toppings *"), ENTER)
-    pty.expect("choose 1 to 2")  # minItems 1, maxItems 2, checked as typed
+    pty.answer(prompt("Plan"), UP, ENTER)  # Free plan, Pro plan, (leave it out): no default, nothing picked
+    pty.expect(prompt("Toppings *"))
+    assert "  Toppings  choices, of cheese, olives, basil, choose 1 to 2, required" in pty.rows()  # before picking
+    pty.press(ENTER)
+    message_under(pty, "? Toppings * none", "choose 1 to 2")  # minItems 1, maxItems 2
     pty.answer(prompt("Toppings *"), SPACE, DOWN, DOWN, SPACE, ENTER)
     pty.answer(prompt("Days"), DOWN, SPACE, ENTER)
-    pty.answer(prompt("Send this answer"), ENTER)
+    pty.expect(prompt("Send this answer"))
+    rows = [spaced(row) for row in pty.rows()]
+    assert {"? Toppings * cheese, basil", "? Days Tuesday"} <= set(rows)  # as answered: as the review shows them
+    assert {"Colour Blue", "Plan Pro plan", "Toppings cheese, basil", "Days Tuesday"} <= set(rows)  # the review
+    pty.press(ENTER)
     assert pty.finish() == 0
     assert received(pty) == {"name": "Ada Lovelace", "email": "ada@example.com", "website": "https://example.com/ada",
                              "birthday": "1815-12-10", "height": 1.65, "guests": 1, "size": "L",
@@ -124,7 +142,14 @@ def test_sampling_reply_by_hand(tmp_path: Path):
     pty.expect("You are a concise assistant")
     pty.expect("Tides are caused by the moon")
     pty.answer(prompt("Answer this sampling request"), ENTER)
-    pty.answer(prompt("Reply"), "The moon pulls", ENTER, "the sea.", ALT_ENTER)
+    pty.expect(prompt("Reply"))
+    pty.expect(r"sends it\)")
+    hints = [row for row in pty.rows() if "Enter" in row]
+    assert hints == ["? Reply  (Alt+Enter, or Esc then Enter, sends it)"]  # the keys to press, said once
+    pty.press("The moon pulls", ENTER, "the sea.", ALT_ENTER)
+    pty.expect("✓ summary")
+    rows = pty.rows()
+    assert rows[rows.index("? Reply") + 1:][:2] == ["  The moon pulls", "  the sea."]
     assert pty.finish() == 0
     reply = received(pty)
     assert reply["content"] == {"type": "text", "text": "The moon pulls\nthe sea."} and reply["model"] == "mrtr"
@@ -195,3 +220,48 @@ def test_replay_by_hand_names_the_sampling_model(tmp_path: Path):
     assert pty.finish() == 6  # the live run answered otherwise than the recording
     answered = yaml.safe_load(transcript.read_text(encoding="utf-8"))["rounds"][0]["answers"]["summary"]
     assert answered["source"] == "interactive" and answered["response"]["model"] == "tide-1"
+
+
+def test_titles_defaults_and_long_answers_at_a_narrow_terminal(tmp_path: Path, scripted):
+    days = {"anyOf": [{"const": "mon", "title": "Monday"}, {"const": "tue", "title": "Tuesday"},
+                      {"const": "wed", "title": "Wednesday"}]}
+    form = elicit("Settings", {
+        "news": {"type": "boolean", "title": "Newsletter"},
+        "color": {"type": "string", "title": "Colour", "default": "#0f0",
+                  "oneOf": [{"const": "#f00", "title": "Red"}, {"const": "#0f0", "title": "Green"}]},
+        "days": {"type": "array", "title": "Days", "items": days, "default": ["mon", "wed"]},
+        "note": {"type": "string", "title": "Note"}}, required=[])
+    server = scripted(steps=[{"result": input_required({"k": form})}, {"echo": True}])
+    note = "Tides rise and fall twice a day because the moon and the sun pull on the oceans of the earth"
+    pty = Pty(tmp_path, *server.args("call", "t"), columns=60)
+    pty.expect(r"\(leave it out\)")
+    assert [row for row in pty.rows() if row][-3:] == ["   yes", "   no", " » (leave it out)"]  # an optional boolean, no default: no pick
+    pty.press(ENTER)
+    pty.expect(prompt("Colour"))
+    assert "  Colour  choice, of Red, Green, optional, default Green" in pty.rows()
+    pty.press(ENTER)
+    pty.expect(prompt("Days"))
+    assert "  Days  choices, of Monday, Tuesday, Wednesday, optional," in pty.rows()  # wrapped at a word
+    assert "  default Monday, Wednesday" in pty.rows()
+    pty.press(ENTER)
+    pty.answer(prompt("Note"), note, ENTER)
+    pty.expect(prompt("Send this answer"))
+    rows = pty.rows()
+    assert {"? Newsletter (leave it out)", "? Colour Green", "? Days Monday, Wednesday"} <= set(rows)
+    answered = rows.index("? Note")
+    review = rows.index("  review:")
+    assert words(rows[answered + 1:review]) == note.split()  # under the prompt, wrapped at word boundaries
+    assert [spaced(row) for row in rows[review + 1:review + 4]] == [
+        "Newsletter (left out)", "Colour Green", "Days Monday, Wednesday"]
+    ends = next(n for n, row in enumerate(rows) if row.startswith("? Send this answer"))
+    assert words(rows[review + 4:ends]) == ["Note", *json.dumps(note).split()]
+    pty.press(ENTER)
+    assert pty.finish() == 0
+    rows = pty.rows()
+    line = rows[rows.index(next(row for row in rows if row.startswith("  ✓ k ← accept"))):]
+    line = line[:next(n for n, row in enumerate(line) if row.startswith("↻"))]
+    content = {"color": "#0f0", "days": ["mon", "wed"], "note": note}
+    sent = json.dumps(content, separators=(",", ":"))  # as sent, compact, as every timeline line shows JSON
+    assert words(line) == f"✓ k ← accept {sent} from interactive".split()
+    assert all(row.startswith("    ") for row in line[1:])  # the answer line's rows indented under it
+    assert server.calls()[1]["params"]["inputResponses"] == {"k": {"action": "accept", "content": content}}

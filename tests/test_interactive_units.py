@@ -68,10 +68,12 @@ def test_every_field_kind_maps_to_a_prompt():
     assert "demo 1.0 asks (round 1 · question 1 of 2 · key k" in screen and "review:" in screen
 
 
-def test_typed_answers_are_validated_as_typed():
+def test_a_typed_answer_is_asked_again_with_what_is_wrong_under_it():
     form = elicit("x", {"age": {"type": "integer", "minimum": 0, "maximum": 120}})
-    verdict, _ = ask(form, "abc" + ENTER + "\x7f\x7f\x7f" + "200" + ENTER + "\x7f\x7f\x7f" + "42" + ENTER, ENTER)
+    verdict, screen = ask(form, "abc" + ENTER, "\x7f\x7f\x7f" + "200" + ENTER, "\x7f\x7f\x7f" + "42" + ENTER, ENTER)
     assert verdict == Response({"action": "accept", "content": {"age": 42}})
+    wrong = "  ! give a whole number from 0 to 120\n"
+    assert f"? age * abc\n{wrong}? age * 200\n{wrong}? age * 42\n" in screen
 
 
 def test_an_empty_optional_field_is_left_out_and_defaults_are_prefilled():

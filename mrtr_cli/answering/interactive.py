@@ -49,6 +49,9 @@ class InteractiveAnswerer:
         self.cwd = cwd or Path.cwd()
         self._urls_asked: set[str] = set()
 
+    def offers_roots(self) -> bool:
+        return True  # a person can pick or refuse roots
+
     def answer(self, question: Question) -> Decision:
         self.presenter.question(question)
         if question.method == ELICIT and question.mode == "url":
@@ -77,9 +80,20 @@ class InteractiveAnswerer:
         chosen = next((o for o in options if o.value == default), None)
         return self._ask(questionary.select(message, options, default=chosen, **self.io()))
 
-    def _text(self, message: str, default: str = "", validate: Any = None, multiline: bool = False) -> str:
-        prompt = questionary.text(message, default=default, validate=validate, multiline=multiline, **self.io())
-        return str(self._ask(prompt, escape=not multiline))
+    def _text(self, message: str, default: str = "", check: Callable[[str], str | None] | None = None,
+              multiline: bool = False, instruction: str | None = None) -> str:
+        """Typed text, shown as answered; asked again, what is wrong printed under the answer (not on
+        the terminal's bottom row), until `check` finds nothing wrong."""
+        while True:
+            prompt = questionary.text(message, default=default, multiline=multiline, instruction=instruction,
+                                      **self.io())
+            text = str(self._ask(_erased_when_done(prompt), escape=not multiline))
+            self.presenter.answered(message, text)
+            problem = check(text) if check else None
+            if problem is None:
+                return text
+            self.presenter.problem(problem)
+            default = text
 
     # -- forms --------------------------------------------------------------------------------
 
@@ -115,12 +129,14 @@ class InteractiveAnswerer:
         if field.kind == "choices":
             return self._choices(field, label, current or [])
         shown = "" if current is None else str(current)
-        return typed_input(field, self._text(label, shown, _validator(field)))
+        return typed_input(field, self._text(label, shown, _problem_finder(field)))
 
     def _pick(self, label: str, options: list[tuple[str, Any]], field: Field, current: Any) -> Any:
-        """One of `options`; an optional field also offers to be left out (None)."""
+        """One of `options`; an optional field also offers to be left out (None), the choice the
+        pointer starts on when nothing is chosen yet (no default): nothing is picked for the person."""
         extra = [] if field.required else [(LEAVE_OUT, _LEFT_OUT)]
-        chosen = self._select(label, options + extra, current)
+        start = _LEFT_OUT if current is None and not field.required else current
+        chosen = self._select(label, options + extra, start)
         return None if chosen is _LEFT_OUT else chosen
 
     def _choices(self, field: Field, label: str, current: list[Any]) -> Any:
@@ -128,9 +144,11 @@ class InteractiveAnswerer:
         while True:
             options = [questionary.Choice(safe_line(text, 80), value, checked=value in current)
                        for value, text in field.options()]
-            values = self._ask(questionary.checkbox(label, options, **self.io()))
+            values = self._ask(_erased_when_done(questionary.checkbox(label, options, **self.io())))
             if not values and not field.required:
+                self.presenter.answered(label, "(left out)")
                 return None
+            self.presenter.picked(label, field, values)
             try:
                 check_value(field, values)
             except ValueError as error:
@@ -160,15 +178,15 @@ class InteractiveAnswerer:
         if choice != "json":
             return Response({"action": choice})
 
-        def validate(text: str) -> Any:
+        def problem(text: str) -> str | None:
             try:
                 value = json.loads(text)
             except ValueError as error:
                 return f"not JSON: {error}"
             problems = validation.problems(value, question.schema) if isinstance(value, dict) else ["not an object"]
-            return safe_line(problems[0], 200) if problems else True
+            return safe_line(problems[0], 200) if problems else None
 
-        return Response({"action": "accept", "content": json.loads(self._text("JSON", "{}", validate))})
+        return Response({"action": "accept", "content": json.loads(self._text("JSON", "{}", problem))})
 
     # -- URL mode -----------------------------------------------------------------------------
 
@@ -198,7 +216,7 @@ class InteractiveAnswerer:
             return Refusal("the person rejected it (Escape)")
         if choice == "reject":
             return Refusal("the person rejected it")
-        reply = self._text("Reply (Alt+Enter, or Esc then Enter, sends it)", multiline=True)
+        reply = self._text("Reply", multiline=True, instruction="(Alt+Enter, or Esc then Enter, sends it)")
         return sampling_response(reply, self.sampling_model)
 
     def _roots(self, question: Question) -> Decision:
@@ -219,7 +237,7 @@ class InteractiveAnswerer:
         if choice == "remove":
             gone = self._select("Remove which root?", [(safe_line(r["uri"], 200), r) for r in roots])
             return [r for r in roots if r is not gone]
-        added = self._text("Path or file:// URI", validate=_root_validator)
+        added = self._text("Path or file:// URI", check=_root_problem)
         return roots + [root_entry(added)]
 
 
@@ -238,23 +256,30 @@ def _roots_choices(any_roots: bool) -> list[tuple[str, str]]:
     return choices + [("Refuse", "refuse")]
 
 
-def _validator(field: Field) -> Callable[[str], Any]:
-    def validate(text: str) -> Any:
+def _erased_when_done(prompt: Any) -> Any:
+    """The prompt leaves nothing behind when answered: the presenter shows the answer instead
+    (questionary would show a multi-select as `done (2 selections)` and wrap text mid-word)."""
+    prompt.application.erase_when_done = True
+    return prompt
+
+
+def _problem_finder(field: Field) -> Callable[[str], str | None]:
+    def problem(text: str) -> str | None:
         try:
             typed_input(field, text)
         except ValueError as error:
             return safe_line(error, 200)
-        return True
+        return None
 
-    return validate
+    return problem
 
 
-def _root_validator(text: str) -> Any:
+def _root_problem(text: str) -> str | None:
     try:
         root_entry(text)
     except UsageError as error:
         return safe_line(error.message, 200)
-    return True if text.strip() else "give a path or a file:// URI"
+    return None if text.strip() else "give a path or a file:// URI"
 
 
 def terminal_io() -> dict[str, Any]:

@@ -42,6 +42,13 @@ def is_date_time(value: object) -> bool:
     return _parses(datetime.datetime.fromisoformat, f"{date}T{seconds}{zone}")
 
 
+def has_shape(name: object, value: object) -> bool:
+    """Whether `value` is written the way format `name` asks (`2026-02-30` is, for a date), real or not."""
+    shapes = {"date": _DATE, "date-time": _DATE_TIME}
+    shape = shapes.get(name) if isinstance(name, str) else None
+    return isinstance(value, str) and shape is not None and shape.fullmatch(value) is not None
+
+
 def _parses(parse: Any, value: str) -> bool:
     try:
         parse(value)

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from mrtr_cli.forms import formats
 from mrtr_cli.text import safe_line
 
 FORMATS = {
@@ -22,6 +23,8 @@ FORMATS = {
     "date": "a date like 2026-12-24 (year-month-day)",
     "date-time": "a date and time like 2026-12-24T19:30:00Z",
 }
+NOT_REAL = {"date": "not a real date", "date-time": "not a real date and time"}
+"""A value written as the format asks that names no day or time that exists (`2026-02-30`)."""
 SHOWN_CHOICES = 10
 """Choices named in a message; the rest are counted."""
 
@@ -58,6 +61,8 @@ def breach_wanted(breach: Breach) -> str:
         return "a value is required"
     if _is_item(breach) and _has_choices(breach.schema):
         return str(item_wanted(breach.schema))
+    if breach.keyword == "format" and formats.has_shape(breach.schema.get("format"), breach.value):
+        return NOT_REAL[breach.schema["format"]]
     return wanted(breach.keyword, breach.schema) or f"it breaks {safe_line(breach.keyword, 40)}"
 
 

@@ -10,16 +10,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from mrtr_cli.forms.fields import Field
 from mrtr_cli.answering.questions import Question
 from mrtr_cli.answering.url_policy import UrlVerdict
-from mrtr_cli.render.question_lines import field_detail
+from mrtr_cli.render.question_lines import answer_text, field_detail
 from mrtr_cli.render.server_text import content_summary, quoted
-from mrtr_cli.text import safe_line
+from mrtr_cli.text import safe, safe_line
+
+ANSWER_LIMIT = 5000
+"""Characters of a typed answer shown once it is given."""
 
 
 class Presenter:
@@ -43,13 +48,32 @@ class Presenter:
             self.console.print(quoted(question.message, indent="  "))
 
     def field(self, field: Field) -> None:
-        """A field's title and description before its prompt."""
-        line = Text("  ")
-        line.append(safe_line(field.title, 80), "mrtr.key")
+        """A field's title and description before its prompt, indented, wrapped at word boundaries."""
+        line = Text(safe_line(field.title, 80), "mrtr.key")
         line.append(f"  {field_detail(field)}", "mrtr.dim")
         if field.schema.get("description"):
-            line.append(f"\n  {safe_line(field.schema['description'], 200)}", "mrtr.dim")
-        self.console.print(line)
+            line.append(f"\n{safe_line(field.schema['description'], 200)}", "mrtr.dim")
+        self._indented(line)
+
+    def answered(self, label: str, answer: str) -> None:
+        """A prompt once answered: `? Label answer`, or, when the answer is long or has lines, the
+        answer under it, indented and wrapped at word boundaries."""
+        head = Text("? ", "mrtr.input")
+        head.append(safe_line(label, 80), "mrtr.key")
+        shown = safe_line(answer, ANSWER_LIMIT)
+        if "\n" not in answer and head.cell_len + 1 + cell_len(shown) <= self.console.width:
+            self.console.print(head.append(f" {shown}" if answer else ""))
+            return
+        self.console.print(head)
+        self._indented(Text(safe(answer, ANSWER_LIMIT)))
+
+    def _indented(self, text: Text) -> None:
+        """`text` two spaces in, wrapped at word boundaries (a terminal would cut a word at its edge)."""
+        self.console.print(Padding(text, (0, 0, 0, 2), expand=False), soft_wrap=False)
+
+    def picked(self, label: str, field: Field, value: Any) -> None:
+        """A multi-select once answered, in the form the review shows it."""
+        self.answered(label, answer_text(field, value, ANSWER_LIMIT))
 
     def review(self, fields: list[Field], content: dict[str, Any], problems: list[str]) -> None:
         """Every field and the value that would be sent."""
@@ -57,12 +81,11 @@ class Presenter:
         table.add_column(style="mrtr.key")
         table.add_column()
         for field in fields:
-            value = content.get(field.name)
             shown = Text("(left out)", "mrtr.dim") if field.name not in content else Text(
-                safe_line(json.dumps(value, ensure_ascii=False), 200))
+                answer_text(field, content[field.name], ANSWER_LIMIT))
             table.add_row(Text("  " + safe_line(field.title, 60)), shown)
         self.console.print(Text("  review:", "mrtr.dim"))
-        self.console.print(table)
+        self.console.print(table, soft_wrap=False)  # a long answer wraps at words, under its column
         for problem in problems:
             self.problem(problem)
 

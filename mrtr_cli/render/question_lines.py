@@ -8,6 +8,7 @@ from typing import Any
 
 from mrtr_cli.answering.questions import Question
 from mrtr_cli.forms.fields import Field, form_fields
+from mrtr_cli.forms.wording import count_wanted
 from mrtr_cli.protocol.per_value import PerValue
 from mrtr_cli.render.server_text import content_summary, quoted_line
 from mrtr_cli.render.styled_line import JoinedLines, StyledLine
@@ -71,10 +72,28 @@ def field_detail(field: Field) -> str:
         parts.append(f"length {schema.get('minLength', 0)}..{schema.get('maxLength', '')}")
     if field.kind in ("choice", "choices"):
         parts.append("of " + ", ".join(label for _, label in field.options()))
+    if field.kind == "choices" and count_wanted(schema):
+        parts.append(str(count_wanted(schema)))  # `choose 1 to 2`, shown before the person picks
     parts.append("required" if field.required else "optional")
     if field.has_default:
-        parts.append(f"default {json.dumps(schema['default'], ensure_ascii=False)}")
+        parts.append(f"default {answer_text(field, schema['default'])}")
     return safe_line(", ".join(str(p) for p in parts), 300)
+
+
+def answer_text(field: Field, value: Any, limit: int = 200) -> str:
+    """A field's value as a person reads it, in one form wherever it is shown (the prompt once
+    answered, the review, a default): a choice by its title, a multi-select as its titles joined
+    (`window, quiet`; `none`), anything else as JSON."""
+    if field.kind == "choice":
+        return _choice_label(field, value, limit)
+    if field.kind == "choices" and isinstance(value, list):
+        return safe_line(", ".join(_choice_label(field, item, 80) for item in value) or "none", limit)
+    return safe_line(json.dumps(value, ensure_ascii=False), limit)
+
+
+def _choice_label(field: Field, value: Any, limit: int) -> str:
+    label = next((text for option, text in field.options() if option == value), None)
+    return safe_line(json.dumps(value, ensure_ascii=False) if label is None else label, limit)
 
 
 def _sampling_lines(params: dict[str, Any]) -> list[StyledLine]:

@@ -10,7 +10,7 @@ asks for it (`__rich__`), so a terminal gets the same bytes.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Optional
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -48,6 +48,38 @@ class StyledLine:
         for part, style in zip(self.texts[1:], self.styles[1:], strict=True):
             text.append(part, style)
         return text
+
+
+class WrappedLine(StyledLine):
+    """A line that a terminal shows wrapped at word boundaries, its continuation lines indented by
+    `indent`; off a terminal it is one line, as any StyledLine."""
+
+    __slots__ = ("indent",)
+
+    def __init__(self, text: str = "", style: str = "", indent: int = 4) -> None:
+        super().__init__(text, style)
+        self.indent = indent
+
+    def __rich__(self) -> _Hanging:
+        return _Hanging(super().__rich__(), self.indent)
+
+
+class _Hanging:
+    """A rich renderable: `text` wrapped at words to the console's width, then indented."""
+
+    def __init__(self, text: Text, indent: int) -> None:
+        self.text = text
+        self.indent = indent
+
+    def __rich_console__(self, console: Any, options: Any) -> Iterator[Text]:
+        from rich.text import Text
+
+        if not console.is_terminal:
+            yield self.text  # the bytes a plain console writes
+            return
+        width = max(options.max_width - self.indent, 20)
+        for number, line in enumerate(self.text.wrap(console, width)):
+            yield line if number == 0 else Text(" " * self.indent).append_text(line)
 
 
 class JoinedLines:

@@ -8,7 +8,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.protocol import meta
 from mrtr_cli.render.server_text import compact_json, content_summary, server_name
-from mrtr_cli.render.styled_line import StyledLine
+from mrtr_cli.render.styled_line import StyledLine, WrappedLine
 from mrtr_cli.text import safe_line
 
 WIRE_LIMIT = 8000
@@ -80,8 +80,8 @@ def input_summary(event: events.InputRequested) -> StyledLine:
 
 
 def answer_line(event: events.AnswerChosen) -> StyledLine:
-    """`✓ date ← accept {"date": ...}  from answers-file`."""
-    line = StyledLine("  ✓ ", "mrtr.complete")
+    """`✓ date ← accept {"date": ...}  from answers-file`; a terminal wraps it at words."""
+    line = WrappedLine("  ✓ ", "mrtr.complete")
     line.append(safe_line(event.key, 120), "mrtr.key")
     line.append(f" ← {_answer_summary(event.response)}")
     line.append(f"  from {event.source}", "mrtr.source")
