@@ -4,7 +4,8 @@
     python server.py --http PORT     Streamable HTTP on 127.0.0.1 (POST /mcp)
 
 Tools: `ask` asks one form question per round, N rounds (argument `n`), threading a counter
-through requestState; `big` returns a text of `size` characters, one long word (over HTTP as an
+through requestState (stdio: MRTR_BENCH_LINGER seconds of sleep after stdin closes, and
+MRTR_BENCH_STAMP a file that gets the time of the last response, for result_latency.py); `big` returns a text of `size` characters, one long word (over HTTP as an
 SSE response); `prose` returns `size` characters of lines of prose.
 """
 
@@ -17,7 +18,9 @@ if os.environ.get("MRTR_BENCH_SERVER_CPU"):  # speed_cpu.py puts the server on a
 
 import json  # noqa: E402
 import sys  # noqa: E402
+import time  # noqa: E402
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 INFO = {"io.modelcontextprotocol/serverInfo": {"name": "bench", "version": "1"}}
 QUESTION = {"step": {"method": "elicitation/create", "params": {
@@ -60,6 +63,14 @@ def serve_stdio() -> None:
         if b'"id"' in line:
             out.write(reply(line) + b"\n")
             out.flush()
+            _stamp()
+    time.sleep(float(os.environ.get("MRTR_BENCH_LINGER", "0")))  # result_latency.py: a server slow to exit
+
+
+def _stamp() -> None:
+    """result_latency.py: when the last response was written (CLOCK_MONOTONIC, shared by processes)."""
+    if os.environ.get("MRTR_BENCH_STAMP"):
+        Path(os.environ["MRTR_BENCH_STAMP"]).write_text(repr(time.monotonic()))
 
 
 class Handler(BaseHTTPRequestHandler):

@@ -5,6 +5,7 @@
     ├── ProtocolError          2  the server sent something mrtr cannot use
     │   ├── ServerError        2  the server answered with a JSON-RPC error
     │   └── LegacyServerError  2  the server speaks the initialize-handshake era
+    │       └── EndpointMissing  2  HTTP 404 (an unknown session, or no endpoint at the URL)
     ├── AuthError              3  the server wants authentication (HTTP 401/403)
     ├── UnreachableError       4  spawn failure, refused connection, DNS, dead process
     │   └── RequestTimeout     4  no response within --timeout
@@ -19,7 +20,7 @@ Messages may quote what a server sent; renderers pass every message through `tex
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from mrtr_cli.exit_codes import ExitCode
 
@@ -64,16 +65,28 @@ class ServerError(ProtocolError):
         super().__init__(f"{method} failed: error {error.get('code')}: {error.get('message')}", hint)
 
 
+_Legacy = TypeVar("_Legacy", bound="LegacyServerError")
+
+
 class LegacyServerError(ProtocolError):
     """The server speaks the initialize-handshake era (2025-11-25 or earlier)."""
 
+    status = ""
+    """Over HTTP, when an HTTP status said so: the status line with what the server said."""
+
     @classmethod
-    def seen(cls, what: str, hint: str, *, subject: str = "the server", other_cause: str = "") -> LegacyServerError:
+    def seen(cls: type[_Legacy], what: str, hint: str, *, subject: str = "the server",
+             other_cause: str = "") -> _Legacy:
         """The one sentence for every sign of that era: "{what}: {subject} looks like one of the
         initialize-handshake era (MCP 2025-11-25 or earlier)[, or {other_cause}]"."""
         other = f", or {other_cause}" if other_cause else ""
         return cls(f"{what}: {subject} looks like one of the initialize-handshake era (MCP 2025-11-25 or "
                    f"earlier){other}", hint)
+
+
+class EndpointMissing(LegacyServerError):
+    """HTTP 404 with no JSON-RPC response: an older-era server that knows no such session, or no MCP
+    endpoint at this URL."""
 
 
 class AuthError(MrtrError):

@@ -6,6 +6,7 @@ start-up (Python 3.11 compiles each dataclass method separately).
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 
@@ -16,6 +17,29 @@ MIN_SECONDS = 0.001
 MAX_SECONDS = 1_000_000.0
 """The shortest and longest wait an option of seconds may ask for (11.5 days: the system's waits take at
 most 24.8 days)."""
+
+
+def seconds(text: str) -> float:
+    """An option of seconds (`--timeout`): a number from MIN_SECONDS to MAX_SECONDS, else ValueError
+    saying so. The fast parser and typer's command line both read it here."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number of seconds") from None
+    if not (math.isfinite(value) and MIN_SECONDS <= value <= MAX_SECONDS):
+        raise ValueError(f"{text!r} is not a number of seconds from {MIN_SECONDS:g} to {MAX_SECONDS:.0f}")
+    return value
+
+
+def round_limit(text: str) -> int:
+    """`--max-rounds N`: a whole number, 0 or more, else ValueError saying so."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a whole number of rounds") from None
+    if value < 0:
+        raise ValueError(f"{text!r} is not a number of rounds: give 0 or more")
+    return value
 
 
 class TargetOptions(NamedTuple):

@@ -18,15 +18,10 @@ from typing import Any
 SAMPLE = {"string": "us-west1", "integer": 1, "number": 1, "boolean": True}
 
 
-def era_flags() -> list[str]:
-    """The suite names the version it tests: an older one means the initialize handshake (the
-    `initialize` scenario's server answers any request, so --protocol-era auto cannot tell)."""
-    version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "2026-07-28")
-    return [] if version == "2026-07-28" else ["--protocol-era", "older"]
-
-
 def mrtr(*args: str) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "mrtr_cli", *args, *era_flags()], capture_output=True, text=True,
+    """mrtr with no era flag, in both eras' scenarios: its own probe tells them apart (the older
+    era's `initialize` scenario server answers any request)."""
+    done = subprocess.run([sys.executable, "-m", "mrtr_cli", *args], capture_output=True, text=True,
                           timeout=60)
     sys.stderr.write(done.stderr)
     return done

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import subprocess
@@ -13,6 +14,7 @@ from typing import Any
 
 import httpx
 
+from conformance import reference_server
 from conftest import PYTHON, ROOT, SDK_SERVER
 from helpers import fill_form
 from mrtr_cli.protocol import headers as mcp_headers
@@ -163,6 +165,13 @@ def sdk_over_http(mode: str) -> Any:
 def oauth_http(*options: str) -> Any:
     """The OAuth-protected SDK server of tests/servers/oauth_server.py, with its `options`."""
     return http_server([PYTHON, str(ROOT / "tests" / "servers" / "oauth_server.py"), *options])
+
+
+def everything_over_http() -> Any:
+    """The npm reference server-everything's Streamable HTTP transport on a free port; yields its /mcp URL."""
+    port = free_port()
+    return listening(reference_server("everything", "streamableHttp"), port, "server-everything",
+                     env={**os.environ, "PORT": str(port)})
 
 
 def demo_http() -> Any:

@@ -9,11 +9,10 @@ import pytest
 from conftest import elicit
 from mrtr_cli import validation
 from mrtr_cli.forms import formats
-from mrtr_cli.answering.answers_file import load_answers_file
+from mrtr_cli.answering.answers_file import AnswersFileAnswerer, load_answers_file
 from mrtr_cli.forms.fields import Field, check_value, complete_form, form_fields
 from mrtr_cli.answering.questions import Chain, Question, Response
 from mrtr_cli.answering.scripted import (
-    AnswersFileAnswerer,
     FlagAnswerer,
     RootsAnswerer,
     SamplingReplyAnswerer,
@@ -67,6 +66,31 @@ def test_flag_actions():
     assert FlagAnswerer(["k=accept"]).answer(question(request=url)) == Response({"action": "accept"})
 
 
+def test_a_value_where_an_action_belongs_is_refused_with_the_flag_it_meant():
+    url = {"method": "elicitation/create", "params": {"mode": "url", "message": "m", "url": "https://x"}}
+    cases = [(question(), "to set a field, write --answer k.FIELD=Ada; its fields: name, email, site, day, when, "
+                          "size, ratio, ok, color, tags"),
+             (question(request=url), "write --answer k=accept (or decline, cancel)"),
+             (question("a b"), "to set a field, write --answer 'a b.FIELD=Ada'; its fields: name, email, site, day, "
+                               "when, size, ratio, ok, color, tags")]
+    for asked, fix in cases:
+        flags = FlagAnswerer([f"{asked.key}=Ada"])
+        with pytest.raises(UsageError) as raised:
+            flags.answer(asked)
+        assert raised.value.hint == fix
+        assert flags.unused_flags() == []  # it named the question: not "matched no question" as well
+
+
+def test_a_field_the_form_does_not_have_is_refused_unless_the_form_takes_more():
+    with pytest.raises(UsageError) as raised:
+        FlagAnswerer(["k.nmae=Ada"]).answer(question())
+    assert raised.value.one_line() == ("--answer k.nmae=Ada: the form of question 'k' has no field 'nmae'; its fields: "
+                                       "name, email, site, day, when, size, ratio, ok, color, tags")
+    open_form = {"type": "object", "properties": {}, "additionalProperties": True}
+    request = {"method": "elicitation/create", "params": {"message": "m", "requestedSchema": open_form}}
+    assert FlagAnswerer(["k.extra=1"]).answer(question(request=request)).payload["content"] == {"extra": 1}
+
+
 def test_a_field_whose_value_is_an_action_word_is_still_a_field():
     flags = FlagAnswerer(["k.name=cancel"])
     assert flags.answer(question()).payload == {"action": "accept", "content": {"name": "cancel", "size": 2, "ok": False}}
@@ -93,10 +117,14 @@ WORDED = {
                      'field \'f\' is "not-an-email": give an email address like name@example.com'),
     "format uri": ({"type": "string", "format": "uri"}, "no scheme",
                    'field \'f\' is "no scheme": give a URI like https://example.com/page'),
-    "format date": ({"type": "string", "format": "date"}, "2026-02-30",
-                    'field \'f\' is "2026-02-30": give a date like 2026-12-24 (year-month-day)'),
-    "format date-time": ({"type": "string", "format": "date-time"}, "2026-01-01 25:00:00Z",
-                         'field \'f\' is "2026-01-01 25:00:00Z": give a date and time like 2026-12-24T19:30:00Z'),
+    "format date": ({"type": "string", "format": "date"}, "30/02/2026",
+                    'field \'f\' is "30/02/2026": give a date like 2026-12-24 (year-month-day)'),
+    "format date, no such day": ({"type": "string", "format": "date"}, "2026-02-30",
+                                 'field \'f\' is "2026-02-30": not a real date'),
+    "format date-time": ({"type": "string", "format": "date-time"}, "2026-01-01 19:30",
+                         'field \'f\' is "2026-01-01 19:30": give a date and time like 2026-12-24T19:30:00Z'),
+    "format date-time, no such hour": ({"type": "string", "format": "date-time"}, "2026-01-01 25:00:00Z",
+                                       'field \'f\' is "2026-01-01 25:00:00Z": not a real date and time'),
     "minimum": ({"type": "integer", "minimum": 1}, 0, "field 'f' is 0: give a whole number of at least 1"),
     "maximum": ({"type": "number", "maximum": 2.5}, 3, "field 'f' is 3: give a number of at most 2.5"),
     "both bounds": ({"type": "integer", "minimum": 1, "maximum": 12}, 13,

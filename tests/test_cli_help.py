@@ -64,7 +64,7 @@ def test_seconds_no_wait_can_take_are_a_usage_error(flag, value):
     """Infinity and huge values once failed inside the wait (OverflowError), and nan timed out at once."""
     run = mrtr("call", "t", flag, value, "--demo")
     assert run.code == 1, run.stderr
-    assert run.stderr.startswith(f"mrtr: Invalid value for '{flag}': ") and run.stderr.count("\n") == 1
+    assert run.stderr == f"mrtr: {flag}: {value!r} is not a number of seconds from 0.001 to 1000000 (see mrtr call --help)\n"
 
 
 @pytest.mark.parametrize("args, path", [

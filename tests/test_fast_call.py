@@ -79,6 +79,21 @@ def test_help_and_mistakes_are_left_to_typer(args: list[str], monkeypatch: pytes
     assert parsed_by_typer(args, monkeypatch) is None  # typer shows help or refuses it too
 
 
+@pytest.mark.parametrize("flag, value, said", [
+    ("--timeout", "abc", "'abc' is not a number of seconds"),
+    ("--era-probe-wait", "0", "'0' is not a number of seconds from 0.001 to 1000000"),
+    ("--max-rounds", "x", "'x' is not a whole number of rounds"),
+])
+def test_a_bad_value_is_worded_by_the_one_reader_both_parsers_use(flag: str, value: str, said: str,
+                                                                  capsys: pytest.CaptureFixture[str]):
+    with pytest.raises(ValueError) as refused:
+        fast_call.OPTIONS[flag].convert(value)
+    assert str(refused.value) == said
+    assert fast_call.parse(["call", "t", flag, value]) is None  # left to typer, which says it the same way
+    assert typer_run(["call", "t", flag, value]) == 1
+    assert capsys.readouterr().err == f"mrtr: {flag}: {said} (see mrtr call --help)\n"
+
+
 @pytest.mark.parametrize("args", [["call", "t", "-a=k=v"]], ids=" ".join)
 def test_odd_shapes_typer_reads_its_own_way_are_left_to_it(args: list[str], monkeypatch: pytest.MonkeyPatch):
     assert fast_call.parse(args) is None

@@ -74,6 +74,9 @@ def test_nothing_is_held_while_mrtr_waits_for_an_answerer_that_waits():
 
         name = sources.SAMPLER
 
+        def offers_roots(self) -> bool:
+            return False
+
         def answer(self, question: Question) -> Response:
             log.append(f"asked {question.round}")
             return Response({"action": "accept", "content": {"ok": True}})

@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from conftest import mrtr
-from mrtr_cli.cli import _click_module
+from mrtr_cli.cli.option_groups import click_module
 from mrtr_cli.cli.subcommands import command_for
 from mrtr_cli.render import help as rendered
 
@@ -35,10 +35,10 @@ def typer_help(path: list[str], monkeypatch: pytest.MonkeyPatch) -> str:
     monkeypatch.setattr(rich_utils, "MAX_WIDTH", WIDE)
     monkeypatch.setattr(Text, "from_markup", classmethod(lambda cls, text, style="": cls(text, style=style)))
     command = command_for(path)
-    context = _click_module().Context(command, info_name="mrtr", **command.context_settings)
+    context = click_module().Context(command, info_name="mrtr", **command.context_settings)
     for name in path:
         command = command.get_command(context, name)
-        context = _click_module().Context(command, info_name=name, parent=context, **command.context_settings)
+        context = click_module().Context(command, info_name=name, parent=context, **command.context_settings)
     captured = io.StringIO()
     with contextlib.redirect_stdout(captured):
         rich_utils.rich_format_help(obj=command, ctx=context, markup_mode="rich")

@@ -122,11 +122,26 @@ def test_a_modern_server_slow_to_start_is_found_modern_after_all():
     assert "Hi, Ada!" in run.stdout
 
 
-def test_auto_exit_after_probe_restarts_once(scripted):
-    server = scripted(discover=[{"exit": 1}], steps=[INIT, DONE])
+STARTING = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
+                       "params": {"level": "info", "data": "starting"}})
+
+
+def test_auto_exit_after_probe_restarts_once_when_the_server_had_spoken(scripted):
+    server = scripted(discover=[{"exit": 1, "before": [STARTING]}], steps=[INIT, DONE])
     run = mrtr("call", "t", "--no-input", *server.args())
     assert run.code == 0, run.stderr
     assert "exited after server/discover; mrtr started it once more" in run.stderr
+
+
+def test_a_server_dead_at_start_up_is_not_an_era_question(scripted):
+    """It wrote nothing before it exited: exit 4 with its stderr, and it is not started a second time."""
+    server = scripted(discover=[{"exit": 2, "stderr": "fatal: cannot open config.toml\n"}], steps=[INIT, DONE])
+    run = mrtr("call", "t", "--no-input", *server.args())
+    assert run.code == 4, run.stderr
+    assert "exited with code 2 while mrtr waited for server/discover" in run.stderr
+    assert "fatal: cannot open config.toml" in run.stderr
+    assert "once more" not in run.stderr and "initialize" not in run.stderr
+    assert [m["method"] for m in server.received()] == ["server/discover"]
 
 
 def test_undeclared_capability_gets_the_error_and_a_finding(scripted):

@@ -8,27 +8,18 @@ their questions (elicitation, sampling, roots) as requests while a call is in fl
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 import yaml
 
 from conformance import reference_server
 from conftest import PYTHON, mrtr
-from peers import free_port, listening
+from peers import everything_over_http
 
 
 def everything(*args: str) -> list[str]:
     return ["--", *reference_server("everything", *args)]
-
-
-def everything_over_http() -> Any:
-    """server-everything's Streamable HTTP transport on a free port; yields its /mcp URL."""
-    port = free_port()
-    return listening(reference_server("everything", "streamableHttp"), port, "server-everything",
-                     env={**os.environ, "PORT": str(port)})
 
 
 def text_of(result: dict) -> str:
@@ -40,7 +31,8 @@ def test_everything_is_found_to_speak_the_older_era_and_lists_its_tools():
     assert run.code == 0, run.stderr
     assert "era: older (the initialize handshake, 2025-11-25)" in run.stderr
     names = {tool["name"] for tool in run.json()["tools"]}
-    assert {"trigger-elicitation-request", "trigger-sampling-request", "get-roots-list"} <= names
+    assert {"trigger-elicitation-request", "trigger-sampling-request"} <= names
+    assert "get-roots-list" not in names  # listed only to a client that declares roots: nothing here answers them
 
 
 QUESTIONS = {

@@ -1,14 +1,19 @@
-"""Reading an answers file (`--answers FILE.yaml`) into an `AnswersFile`, with clear errors."""
+"""The answers file (`--answers FILE.yaml`): read into an `AnswersFile` with clear errors, and the
+answerer that answers from it (entries by key, then `match:` rules)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from mrtr_cli import validation
-from mrtr_cli.answering.scripted import AnswersFile, MatchRule
+from mrtr_cli.answering import sources
+from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Decision, Question, Response
+from mrtr_cli.answering.scripted import elicit_response, sampling_response, sampling_result
 from mrtr_cli.errors import UsageError
 
 SCHEMA = Path(__file__).with_name("answers.schema.json")
@@ -41,3 +46,72 @@ def _rule(entry: dict[str, Any], index: int, locate: Callable[[Any], str]) -> Ma
         raise UsageError(f"{locate(['match', index, 'message'])}: match[{index}].message is not a valid "
                          f"regular expression: {error}", "fix the regular expression") from None
     return MatchRule(entry["method"], pattern, entry["response"])
+
+
+@dataclass(frozen=True)
+class MatchRule:
+    """An answers-file `match:` entry: a method and a regular expression on the message."""
+
+    method: str
+    message: re.Pattern[str]
+    response: dict[str, Any]
+
+    def fits(self, question: Question) -> bool:
+        return question.method == self.method and self.message.search(question.message) is not None
+
+
+@dataclass(frozen=True)
+class AnswersFile:
+    """A parsed answers file (CLI.md, "Answering")."""
+
+    answers: dict[str, dict[str, Any]]
+    rules: list[MatchRule]
+
+    def offers_roots(self) -> bool:
+        """Whether an entry or a rule answers roots/list."""
+        return any("roots" in entry for entry in self.answers.values()) or any(r.method == ROOTS for r in self.rules)
+
+    def entry_for(self, question: Question) -> dict[str, Any] | None:
+        """The entry for this question: by key first, then the first `match:` rule that fits."""
+        if question.key in self.answers:
+            return self.answers[question.key]
+        return next((r.response for r in self.rules if r.fits(question)), None)
+
+
+class AnswersFileAnswerer:
+    """`--answers FILE`."""
+
+    name = sources.ANSWERS_FILE
+
+    def __init__(self, document: AnswersFile, sampling_model: str) -> None:
+        self.document = document
+        self.sampling_model = sampling_model
+
+    def offers_roots(self) -> bool:
+        return self.document.offers_roots()
+
+    def answer(self, question: Question) -> Decision:
+        entry = self.document.entry_for(question)
+        if entry is None:
+            return None
+        if question.method == ELICIT:
+            content = entry.get("content") or {}
+            if not isinstance(content, dict):
+                raise UsageError(f"the answers file gives {question.key!r} a list as content",
+                                 "a form answer's content: is a mapping of fields, e.g. content: {name: Ada}")
+            return elicit_response(question, str(entry.get("action", "accept")), content)
+        if question.method == SAMPLE:
+            return self._sampling(entry)
+        return Response({"roots": [_file_root(r) for r in entry.get("roots") or []]})
+
+    def _sampling(self, entry: dict[str, Any]) -> Response:
+        model = str(entry.get("model", self.sampling_model))
+        if "text" in entry:
+            return sampling_response(str(entry["text"]), model)
+        return sampling_result({k: v for k, v in entry.items() if k != "text"}, model)
+
+
+def _file_root(root: Any) -> dict[str, Any]:
+    if not isinstance(root, dict) or urlparse(str(root.get("uri", ""))).scheme != "file":
+        raise UsageError(f"the answers file offers the root {root!r}", "roots must be {uri: file:///...}")
+    return root

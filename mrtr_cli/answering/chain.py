@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from mrtr_cli.answering.answers_file import load_answers_file
+from mrtr_cli.answering.answers_file import AnswersFileAnswerer, load_answers_file
 from mrtr_cli.answering.questions import Answerer, Chain
 from mrtr_cli.answering.scripted import (
-    AnswersFileAnswerer,
     FlagAnswerer,
     RootsAnswerer,
     SamplerAnswerer,

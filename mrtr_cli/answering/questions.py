@@ -109,6 +109,9 @@ class Answerer(Protocol):
 
     def answer(self, question: Question) -> Decision: ...
 
+    def offers_roots(self) -> bool:
+        """Whether this source can answer roots/list (the older era declares roots only then)."""
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -122,11 +125,23 @@ WAITING_SOURCES = (sources.INTERACTIVE, sources.SAMPLER)
 """Answerers that wait (for a person, for a command): what mrtr holds back is shown before they are asked."""
 
 
+class Refused(IncompleteError):
+    """An answerer refused the question (a person said no, the sampler failed)."""
+
+
 class Chain:
     """Asks each answerer in turn; the first that answers wins."""
 
     def __init__(self, answerers: list[Answerer]) -> None:
         self.answerers = answerers
+
+    def without_people(self) -> Chain:
+        """The same chain without the person at the terminal."""
+        return Chain([answerer for answerer in self.answerers if answerer.name != sources.INTERACTIVE])
+
+    def offers_roots(self) -> bool:
+        """Whether some answerer can answer roots/list."""
+        return any(answerer.offers_roots() for answerer in self.answerers)
 
     def answer(self, question: Question, before_waiting: Callable[[], None] | None = None) -> Answer:
         """The answer to `question`; `IncompleteError` when refused or when nothing answers.
@@ -136,7 +151,7 @@ class Chain:
                 before_waiting()
             verdict = answerer.answer(question)
             if isinstance(verdict, Refusal):
-                raise IncompleteError(f"{question.describe()} was refused by {answerer.name}: "
+                raise Refused(f"{question.describe()} was refused by {answerer.name}: "
                                       f"{verdict.reason}", "the call ends without a retry")
             if isinstance(verdict, Response):
                 return Answer(verdict.payload, answerer.name)
@@ -147,7 +162,7 @@ def _how_to_answer(question: Question) -> str:
     if question.method == SAMPLE:
         return "pass --sampling-reply TEXT, --sampler CMD or an answers file"
     if question.method == ROOTS:
-        return "pass --root PATH or an answers file"
+        return "pass --root PATH or an answers file, or --no-roots not to declare roots"
     if question.mode == "url":
         return f"pass --answer {question.key}=accept (or decline, cancel) or an answers file"
     return (f"pass --answer {question.key}.FIELD=VALUE, --answers FILE, or run at a terminal "

@@ -5,12 +5,10 @@ answers files. Every form answer is completed with defaults and validated before
 from __future__ import annotations
 
 import json
-import re
 import shlex
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import urlparse
 
 from mrtr_cli.forms.fields import coerce, complete_form, form_fields
@@ -19,6 +17,9 @@ from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Question, Refusa
 from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol.per_value import PerValue
 from mrtr_cli.text import safe_line
+
+if TYPE_CHECKING:
+    from mrtr_cli.answering.answers_file import AnswersFile
 
 ACTIONS = ("accept", "decline", "cancel")
 
@@ -96,6 +97,9 @@ class FlagAnswerer:
         self.used: set[str] = set()
         self._decided = PerValue(self._decide)
 
+    def offers_roots(self) -> bool:
+        return False
+
     def answer(self, question: Question) -> Decision:
         if question.method != ELICIT:
             return None
@@ -106,6 +110,7 @@ class FlagAnswerer:
         """The answer to a question as asked: the same every round it is asked again (`_decided`
         remembers it; each round still gets its own copy, and a refused answer raises each time)."""
         question = Question(0, key, request, "")
+        self._refuse_values_in_place_of_actions(question)
         actions = [f for f in self.flags if f.action_for(question.key)]
         fields = [f for f in self.flags if f.field_for(question.key)]
         if not actions and not fields:
@@ -117,6 +122,14 @@ class FlagAnswerer:
         given.update(self._typed_fields(question, fields))
         return elicit_response(question, str(action), given)
 
+    def _refuse_values_in_place_of_actions(self, question: Question) -> None:
+        """`KEY=VALUE` for this question, VALUE not an action: a usage error with the flag it meant."""
+        for flag in self.flags:
+            if flag.before == question.key and flag.value not in ACTIONS:
+                self.used.add(flag.raw)  # it named this question: no "matched no question" as well
+                raise UsageError(f"--answer {flag.raw}: {flag.value!r} is not an action for question "
+                                 f"{question.key!r} (accept, decline or cancel)", _field_fix(question, flag))
+
     def unused_flags(self) -> list[str]:
         """The `--answer` flags that matched no question the server asked, as typed."""
         return [f"--answer {f.raw}" for f in self.flags if f.raw not in self.used]
@@ -127,12 +140,37 @@ class FlagAnswerer:
         typed = {}
         for flag in flags:
             name, text = flag.field_for(question.key) or ("", "")
+            if name not in schema_fields and _closed_form(question.schema):
+                raise UsageError(f"--answer {flag.raw}: the form of question {question.key!r} has no field {name!r}",
+                                 _fields_named(list(schema_fields)))
             try:
                 typed[name] = coerce(schema_fields.get(name), text)
             except ValueError as error:
                 raise UsageError(f"--answer {flag.raw!r}: field {name!r} cannot take {text!r} ({error})",
                                  "give a value of the field's type") from None
         return typed
+
+
+def _field_fix(question: Question, flag: AnswerFlag) -> str:
+    """The `--answer` that sets a field to the value given where an action belongs."""
+    names = [f.name for f in form_fields(question.schema)] if question.mode == "form" else []
+    if not names:
+        return f"write --answer {shlex.quote(question.key + '=accept')} (or decline, cancel)"
+    field = names[0] if len(names) == 1 else "FIELD"
+    meant = f"--answer {shlex.quote(f'{question.key}.{field}={flag.value}')}"
+    if len(names) == 1:
+        return f"to set its field {field!r}, write {meant}"
+    return f"to set a field, write {meant}; {_fields_named(names)}"
+
+
+def _closed_form(schema: dict[str, Any]) -> bool:
+    """Whether a form takes only the fields it lists (as the spec's flat forms do)."""
+    open_to_more = "patternProperties" in schema or schema.get("additionalProperties", False) is not False
+    return isinstance(schema.get("properties"), dict) and not open_to_more
+
+
+def _fields_named(names: list[str]) -> str:
+    return f"its fields: {', '.join(names)}" if names else "it has no fields"
 
 
 def _fresh(value: Any) -> Any:
@@ -153,6 +191,9 @@ class SamplingReplyAnswerer:
         self.text = text
         self.model = model
         self.used = False
+
+    def offers_roots(self) -> bool:
+        return False
 
     def answer(self, question: Question) -> Decision:
         if question.method != SAMPLE:
@@ -177,6 +218,9 @@ class SamplerAnswerer:
         self.timeout = timeout
         self.command = command
         self.used = False
+
+    def offers_roots(self) -> bool:
+        return False
 
     def unused_flags(self) -> list[str]:
         return [] if self.used else [f"--sampler {safe_line(self.command, 200)}"]
@@ -217,6 +261,9 @@ class RootsAnswerer:
         self.roots = [root_entry(r) for r in roots]
         self.used = False
 
+    def offers_roots(self) -> bool:
+        return True
+
     def answer(self, question: Question) -> Decision:
         if question.method != ROOTS:
             return None
@@ -225,65 +272,3 @@ class RootsAnswerer:
 
     def unused_flags(self) -> list[str]:
         return [] if self.used else [f"--root {safe_line(root, 200)}" for root in self.given]
-
-
-@dataclass(frozen=True)
-class MatchRule:
-    """An answers-file `match:` entry: a method and a regular expression on the message."""
-
-    method: str
-    message: re.Pattern[str]
-    response: dict[str, Any]
-
-    def fits(self, question: Question) -> bool:
-        return question.method == self.method and self.message.search(question.message) is not None
-
-
-@dataclass(frozen=True)
-class AnswersFile:
-    """A parsed answers file (CLI.md, "Answering")."""
-
-    answers: dict[str, dict[str, Any]]
-    rules: list[MatchRule]
-
-    def entry_for(self, question: Question) -> dict[str, Any] | None:
-        """The entry for this question: by key first, then the first `match:` rule that fits."""
-        if question.key in self.answers:
-            return self.answers[question.key]
-        return next((r.response for r in self.rules if r.fits(question)), None)
-
-
-class AnswersFileAnswerer:
-    """`--answers FILE`."""
-
-    name = sources.ANSWERS_FILE
-
-    def __init__(self, document: AnswersFile, sampling_model: str) -> None:
-        self.document = document
-        self.sampling_model = sampling_model
-
-    def answer(self, question: Question) -> Decision:
-        entry = self.document.entry_for(question)
-        if entry is None:
-            return None
-        if question.method == ELICIT:
-            content = entry.get("content") or {}
-            if not isinstance(content, dict):
-                raise UsageError(f"the answers file gives {question.key!r} a list as content",
-                                 "a form answer's content: is a mapping of fields, e.g. content: {name: Ada}")
-            return elicit_response(question, str(entry.get("action", "accept")), content)
-        if question.method == SAMPLE:
-            return self._sampling(entry)
-        return Response({"roots": [_file_root(r) for r in entry.get("roots") or []]})
-
-    def _sampling(self, entry: dict[str, Any]) -> Response:
-        model = str(entry.get("model", self.sampling_model))
-        if "text" in entry:
-            return sampling_response(str(entry["text"]), model)
-        return sampling_result({k: v for k, v in entry.items() if k != "text"}, model)
-
-
-def _file_root(root: Any) -> dict[str, Any]:
-    if not isinstance(root, dict) or urlparse(str(root.get("uri", ""))).scheme != "file":
-        raise UsageError(f"the answers file offers the root {root!r}", "roots must be {uri: file:///...}")
-    return root

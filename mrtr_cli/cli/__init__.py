@@ -9,6 +9,7 @@ from typing import Any, List, Tuple
 
 import typer
 
+from mrtr_cli.cli.option_groups import click_module
 from mrtr_cli.cli.subcommands import app, command_for
 from mrtr_cli.commands.fast_call import cut_server
 
@@ -20,7 +21,7 @@ def run(args: List[str]) -> int:
     with this run as the click context's `obj`, which `target_options` reads."""
     args, server_command = cut_server(args)
     command = command_for(args)
-    click = _click_module()
+    click = click_module()
     try:
         return int(command.main(args=args, prog_name="mrtr", standalone_mode=False, obj=server_command) or 0)
     except click.exceptions.ClickException as error:
@@ -31,16 +32,6 @@ def run(args: List[str]) -> int:
         return int(interruption(abort.__context__).exit_code)
 
 
-def _click_module() -> Any:
-    """The click typer runs on (typer 0.29 vendors its own; older typer uses click)."""
-    vendored = getattr(typer, "_click", None)
-    if vendored is not None:
-        return vendored
-    import click
-
-    return click
-
-
 def _message(error: Any) -> Tuple[str, str]:
     """What click says went wrong, and the help to see: the command's, when click knows which
     command it was parsing. `mrtr` or `mrtr auth` alone has shown its help already (click's message
@@ -48,7 +39,18 @@ def _message(error: Any) -> Tuple[str, str]:
     if type(error).__name__ == "NoArgsIsHelpError":
         return "missing command: name one of the commands listed above", error.ctx.command_path
     context = getattr(error, "ctx", None)
-    return error.format_message(), context.command_path if context is not None else "mrtr"
+    return _said(error), context.command_path if context is not None else "mrtr"
+
+
+def _said(error: Any) -> str:
+    """click's message; a bad value of an option as `--timeout: 'abc' is not a number of seconds`."""
+    click = click_module()
+    exceptions = click.exceptions
+    bad_value = isinstance(error, exceptions.BadParameter) and not isinstance(error, exceptions.MissingParameter)
+    option = getattr(error, "param", None)
+    if bad_value and getattr(option, "param_type_name", None) == "option" and option.opts:
+        return f"{max(option.opts, key=len)}: {error.message}"
+    return str(error.format_message())
 
 
 def _usage_error(message: str, command_path: str, as_json: bool) -> int:

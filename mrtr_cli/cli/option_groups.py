@@ -10,13 +10,12 @@ is a plain function whose parameters are typer options and whose body builds an 
 import enum
 import functools
 import inspect
-import math
 from typing import Annotated, Any, Callable, List, Optional
 
 import typer
 
 from mrtr_cli.options import (COLORS, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, OutputOptions, RecordingOptions,
-                              TargetOptions)
+                              TargetOptions, round_limit, seconds)
 from mrtr_cli.protocol.meta import LOG_LEVELS
 
 SERVER, ANSWERS, OUTPUT, TRANSCRIPTS = "Server", "Answering", "Output", "Transcripts"
@@ -40,16 +39,38 @@ def _panel(name: str) -> Callable[..., Any]:
 _server, _answering, _output, _transcripts = map(_panel, (SERVER, ANSWERS, OUTPUT, TRANSCRIPTS))
 
 
-def _a_number(value: float) -> float:
-    """A value of seconds: `nan` passes the range check (it compares false), so it is refused here."""
-    if math.isnan(value):
-        raise typer.BadParameter("nan is not a number of seconds")
-    return value
+def click_module() -> Any:
+    """The click typer runs on (typer 0.29 vendors its own; older typer uses click)."""
+    vendored = getattr(typer, "_click", None)
+    if vendored is not None:
+        return vendored
+    import click
+
+    return click
+
+
+def _read_by(number_range: Any, read: Callable[[str], Any]) -> Any:
+    """A click number range (the help shows its bounds) whose values `read` converts: the same
+    reader as the fast parser's, and its ValueError is what the user reads."""
+
+    class ReadBy(number_range):  # type: ignore[misc, valid-type]
+        def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+            try:
+                return read(str(value))
+            except ValueError as error:
+                self.fail(str(error), param, ctx)
+
+    return ReadBy
+
+
+_click = click_module()
+SecondsType = _read_by(_click.types.FloatRange, seconds)
+RoundLimitType = _read_by(_click.types.IntRange, round_limit)
 
 
 def _seconds(name: str, **settings: Any) -> Any:
-    """A number of seconds: from MIN_SECONDS to MAX_SECONDS, never nan."""
-    return _server(name, metavar="SECONDS", min=MIN_SECONDS, max=MAX_SECONDS, callback=_a_number, **settings)
+    """A number of seconds: from MIN_SECONDS to MAX_SECONDS, never nan (options.seconds)."""
+    return _server(name, metavar="SECONDS", click_type=SecondsType(min=MIN_SECONDS, max=MAX_SECONDS), **settings)
 
 
 Value = Optional[str]
@@ -137,7 +158,7 @@ SAMPLING_MODEL = Annotated[str, _answering("--sampling-model", metavar="NAME",
                                            help="The model named in sampling answers.")]
 LOG_LEVEL = Annotated[Optional[LogLevel], _answering("--log-level", help="Ask for log messages at LEVEL and above.")]
 NO_INPUT = Annotated[bool, _answering("--no-input", help="Never prompt: an unanswered question is exit 7.")]
-MAX_ROUNDS = Annotated[int, _answering("--max-rounds", metavar="N", min=0,
+MAX_ROUNDS = Annotated[int, _answering("--max-rounds", metavar="N", click_type=RoundLimitType(min=0),
                                        help="Answer at most N input_required results.")]
 NO_ELICITATION = Annotated[bool, _answering("--no-elicitation", help="Withhold the elicitation capability.")]
 NO_SAMPLING = Annotated[bool, _answering("--no-sampling", help="Withhold the sampling capability.")]

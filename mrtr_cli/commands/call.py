@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.conversation.arguments import prompt_arguments, tool_arguments
-from mrtr_cli.conversation.preparation import Preparation, prepare_call
+from mrtr_cli.conversation.preparation import Preparation, after_failure, missing_arguments, prepare_call
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
-                                      person_at_terminal, warn_unused_flags)
+                                      person_at_terminal, warn_missing_arguments, warn_unused_flags)
 from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
@@ -27,37 +28,60 @@ def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, o
 
 def _converse(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
               recording: RecordingOptions) -> ExitCode:
-    outcome, flags = hold_conversation(context, call, options, answering, _people(context, answering), recording)
-    warn_unused_flags(context, flags.unused())
-    if answering.save_answers:
-        from mrtr_cli.answering.save import save_answers
+    codes: list[ExitCode] = []
 
-        save_answers(answering.save_answers, outcome.rounds)
-    return show_outcome(context, outcome)
+    def finish(outcome: Outcome, flags: AnswerFlags) -> None:
+        warn_unused_flags(context, flags.unused())
+        if answering.save_answers:
+            from mrtr_cli.answering.save import save_answers
+
+            save_answers(answering.save_answers, outcome.rounds)
+        codes.append(show_outcome(context, outcome))
+
+    hold_conversation(context, call, options, answering, _people(context, answering), recording, finish)
+    return codes[0]
+
+
+Finish = Callable[[Outcome, AnswerFlags], None]
+"""What a command does with the outcome, called once: before the server is stopped when the
+conversation ended with the server still running (a slow-exiting server does not hold the
+result back), after it otherwise."""
 
 
 def hold_conversation(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
-                      people: list[Answerer], recording: RecordingOptions | None = None) -> tuple[Outcome, AnswerFlags]:
+                      people: list[Answerer], recording: RecordingOptions | None = None,
+                      finish: Finish | None = None) -> tuple[Outcome, AnswerFlags]:
     """One request and its whole conversation, answered by the flags, then `people`; every
-    failure is kept in the outcome."""
+    failure is kept in the outcome, which `finish` gets."""
     chain, flags = build_chain(answering, options.timeout, people)
     target = resolve_target(options)
-    settings = client_settings(options, answering)
+    settings = client_settings(options, answering, chain)
     if recording is not None and recording.record:
         from mrtr_cli.transcript.recorder import make_recorder
 
-        context.emit.subscribe(make_recorder(recording, target.transcript_entry(), settings))
+        context.emit.subscribe(make_recorder(recording, target.transcript_entry(), settings, context.emit))
     outcome = Outcome(call.method, {NAMED_METHODS[call.method]: call.name})
+    shown = False
     try:
         outcome.params = request_params(call, Preparation())  # kept should the server fail before it is sent
         with connect(context, target, options, settings, chain=chain) as client:
             session = Session(client, chain, max_rounds=answering.max_rounds)
             prepared = prepare_call(client, target, call.method, call.name, needs_schema=bool(call.arguments))
-            outcome = session.run(call.method, request_params(call, prepared), prepared.mirrored)
+            params = request_params(call, prepared)
+            warn_missing_arguments(context, call.name, missing_arguments(prepared.schema, params.get("arguments")))
+            outcome = session.run(call.method, params, prepared.mirrored)
+            outcome.advice = after_failure(client, outcome)
+            shown = finish is not None
+            if finish is not None:
+                finish(outcome, flags)
     except (MrtrError, KeyboardInterrupt) as error:
+        if shown:
+            raise  # the outcome was shown: this failure is the stop's, or showing it failed
         failure = error if isinstance(error, MrtrError) else interruption(error)
         outcome.status, outcome.error = status_of(failure), failure
         context.emit(events.OutcomeReached(outcome))
+    if finish is not None and not shown:
+        finish(outcome, flags)
     return outcome, flags
 
 

@@ -19,7 +19,7 @@ from mrtr_cli.conversation.linter import Linter
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.render.console import Consoles, make_consoles, write_long
-from mrtr_cli.render.diagnostics import error_lines, warning_line
+from mrtr_cli.render.diagnostics import error_lines, missing_arguments_warning, warning_line
 from mrtr_cli.render.timeline import Timeline
 from mrtr_cli.target import Target
 
@@ -63,6 +63,12 @@ def warn_unused_flags(context: Context, flags: list[str]) -> None:
         context.consoles.err.print(warning_line(unused_warning(flag)))
 
 
+def warn_missing_arguments(context: Context, tool: str, names: list[str]) -> None:
+    """A warning on stderr, before the call is sent, for the required arguments it leaves out."""
+    if names:
+        context.consoles.err.print(missing_arguments_warning(tool, names))
+
+
 def make_context(output: OutputOptions) -> Context:
     consoles = make_consoles(output.color)
     timeline = Timeline(consoles.err, verbose=output.verbose)
@@ -98,10 +104,13 @@ def _silence_stdout() -> None:
     os.close(devnull)
 
 
-def client_settings(target: TargetOptions, answering: AnsweringOptions | None = None) -> ClientSettings:
+def client_settings(target: TargetOptions, answering: AnsweringOptions | None = None,
+                    chain: Chain | None = None) -> ClientSettings:
+    """The client's settings; `chain`: what answers questions (none: nothing does)."""
     answering = answering or AnsweringOptions()
     capabilities = meta.Capabilities(elicitation=not answering.no_elicitation,
-                                     sampling=not answering.no_sampling, roots=not answering.no_roots)
+                                     sampling=not answering.no_sampling, roots=not answering.no_roots,
+                                     roots_answerable=chain is not None and chain.offers_roots())
     return ClientSettings(
         identity=meta.ClientIdentity("mrtr", __version__),
         capabilities=capabilities,
@@ -141,7 +150,7 @@ def connect(context: Context, target: Target, options: TargetOptions, settings: 
     client = Client(transport, settings, context.emit)
     try:
         reopen = lambda: target.open(options, context.output.verbose, context.output.show_secrets)  # noqa: E731
-        open_era(client, options, target.probes_era and probe, reopen, chain or Chain([]))
+        open_era(client, options, reopen, chain or Chain([]), probes=target.probes_era, discovers=probe)
         yield client
     finally:
         client.transport.close()

@@ -11,13 +11,12 @@ another. Standard library only.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from mrtr_cli.protocol.meta import LOG_LEVELS
-from mrtr_cli.options import (COLORS, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, CallOptions, OutputOptions,
-                              RecordingOptions, TargetOptions)
+from mrtr_cli.options import (COLORS, AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions,
+                              round_limit, seconds)
 
 METHODS = {"call": "tools/call", "read": "resources/read", "prompt": "prompts/get"}
 """The commands parsed here, and the request each sends."""
@@ -31,18 +30,6 @@ class Spec(NamedTuple):
     kind: str  # flag (sets True) | value (the last one given wins) | many (each one added)
     convert: Callable[[str], Any] = str
     """The value as typer makes it; ValueError when typer would refuse it (typer then says why)."""
-
-
-def _within(low: float, high: float, number: Callable[[str], Any]) -> Callable[[str], Any]:
-    """`number(text)` when it is finite and from `low` to `high` (typer's `min=` and `max=`), else ValueError."""
-
-    def convert(text: str) -> Any:
-        value = number(text)
-        if not (math.isfinite(value) and low <= value <= high):
-            raise ValueError(text)
-        return value
-
-    return convert
 
 
 def _one_of(*choices: str) -> Callable[[str], str]:
@@ -60,8 +47,6 @@ def _size(text: str) -> int:
     return parse_size(text)
 
 
-SECONDS = _within(MIN_SECONDS, MAX_SECONDS, float)
-
 OPTIONS: dict[str, Spec] = {
     "--url": Spec("target", "url", "value"),
     "--stdio": Spec("target", "stdio", "value"),
@@ -74,18 +59,18 @@ OPTIONS: dict[str, Spec] = {
     "--env": Spec("target", "env", "many"),
     "--env-file": Spec("target", "env_file", "value"),
     "--cwd": Spec("target", "cwd", "value"),
-    "--timeout": Spec("target", "timeout", "value", SECONDS),
+    "--timeout": Spec("target", "timeout", "value", seconds),
     "--protocol-version": Spec("target", "protocol_version", "value"),
     "--cacert": Spec("target", "cacert", "value"),
     "--insecure": Spec("target", "insecure", "flag"),
     "--no-discover": Spec("target", "no_discover", "flag"),
     "--protocol-era": Spec("target", "protocol_era", "value"),
-    "--era-probe-wait": Spec("target", "era_probe_wait", "value", SECONDS),
+    "--era-probe-wait": Spec("target", "era_probe_wait", "value", seconds),
     "--max-message-size": Spec("target", "max_message_size", "value", _size),
     "--no-auth": Spec("target", "no_auth", "flag"),
     "--auth-stored-only": Spec("target", "auth_stored_only", "flag"),
     "--auth-open": Spec("target", "auth_open", "value"),
-    "--auth-timeout": Spec("target", "auth_timeout", "value", SECONDS),
+    "--auth-timeout": Spec("target", "auth_timeout", "value", seconds),
     "--client-id": Spec("target", "client_id", "value"),
     "--client-secret": Spec("target", "client_secret", "value"),
     "--client-metadata-url": Spec("target", "client_metadata_url", "value"),
@@ -97,7 +82,7 @@ OPTIONS: dict[str, Spec] = {
     "--sampling-model": Spec("answering", "sampling_model", "value"),
     "--log-level": Spec("answering", "log_level", "value", _one_of(*LOG_LEVELS)),
     "--no-input": Spec("answering", "no_input", "flag"),
-    "--max-rounds": Spec("answering", "max_rounds", "value", _within(0, math.inf, int)),
+    "--max-rounds": Spec("answering", "max_rounds", "value", round_limit),
     "--no-elicitation": Spec("answering", "no_elicitation", "flag"),
     "--no-sampling": Spec("answering", "no_sampling", "flag"),
     "--no-roots": Spec("answering", "no_roots", "flag"),

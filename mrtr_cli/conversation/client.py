@@ -135,7 +135,8 @@ class Client:
     def _check_discover_result(self, result: Any) -> dict[str, Any]:
         versions = result.get("supportedVersions") if isinstance(result, dict) else None
         if not isinstance(versions, list):
-            raise ProtocolError("the result of server/discover has no supportedVersions list")
+            raise LegacyServerError.seen(f"the server answered server/discover with {NOT_DISCOVER_RESULT}",
+                                         LEGACY_HINT, subject="it")
         if self.settings.version in versions:
             return result
         spoken = meta.choose_version(versions)
@@ -155,8 +156,12 @@ class Client:
         headers are made from `headers_from` instead of the request. For `mrtr check`'s probes and
         the `initialize` handshake."""
         message = jsonrpc.request(self._ids.next(), method, params)
-        return self._transmit(message, _Sending(method, params, None, purpose, mirrored, False),
-                              headers_from or message)
+        try:
+            return self._transmit(message, _Sending(method, params, None, purpose, mirrored, False),
+                                  headers_from or message)
+        except _StreamEnded as ended:  # sent once, exactly as given: not reissued
+            raise ProtocolError(f"the response stream of {method} (id {ended.request_id}) ended before the "
+                                "response", "check the server's logs") from None
 
     def send(self, message: dict[str, Any], what: str) -> None:
         """One message that expects no response (a notification, or mrtr's response to a server
@@ -243,6 +248,9 @@ class _Sending(NamedTuple):
     mirrored: Mirrored | None
     hold: bool
 
+
+NOT_DISCOVER_RESULT = "a result that is no DiscoverResult (no supportedVersions list)"
+"""What a lenient older-era server may answer server/discover with: any result but the modern one."""
 
 MODERN_REFUSALS = (jsonrpc.HEADER_MISMATCH, jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY,
                    jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, jsonrpc.INVALID_PARAMS)

@@ -3,9 +3,9 @@
 `--protocol-era modern` speaks 2026-07-28 (stdio probes with `server/discover` unless
 `--no-discover`); `older` opens a session with the `initialize` handshake; `auto` (the default)
 probes and falls back to the handshake at once when `server/discover` gets an error, after
-`--era-probe-wait` seconds of silence, or when a stdio server exits after the probe (it is started
-once more). Over HTTP, auto sends the first request as 2026-07-28 and takes an HTTP 400, 404 or 405
-as the sign of the older era. `--protocol-version V` implies V's era.
+`--era-probe-wait` seconds of silence, or when a stdio server that had written something exits
+after the probe (it is started once more; one that wrote nothing died at start-up: exit 4). Over HTTP the same probe
+decides: anything but a DiscoverResult, or an error only a 2026-07-28 server gives, means the older era. `--protocol-version V` implies V's era.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.conversation.client import Client
+from mrtr_cli.conversation.client import NOT_DISCOVER_RESULT, Client
 from mrtr_cli.conversation.explain import explain
-from mrtr_cli.errors import (LegacyServerError, MrtrError, ProtocolError, RequestTimeout, ServerError,
+from mrtr_cli.errors import (EndpointMissing, LegacyServerError, MrtrError, ProtocolError, RequestTimeout, ServerError,
                              UnreachableError, UsageError)
 from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol import handshake, jsonrpc, meta
@@ -41,10 +41,11 @@ def requested_era(options: TargetOptions) -> str:
     return implied
 
 
-def open_era(client: Client, options: TargetOptions, probes: bool, reopen: Callable[[], Transport],
-             chain: Chain) -> None:
+def open_era(client: Client, options: TargetOptions, reopen: Callable[[], Transport], chain: Chain, *,
+             probes: bool, discovers: bool = True) -> None:
     """Decide the era and, for the older one, run the handshake. `probes`: the target takes a
-    server/discover probe (stdio); `reopen` starts a stdio server once more."""
+    server/discover probe in the modern era too (stdio); `discovers`: auto may send server/discover
+    (the `discover` command sends it itself); `reopen` starts a stdio server once more."""
     era = requested_era(options)
     if era == "older":
         flag = f"--protocol-version {options.protocol_version}" if options.protocol_version else "--protocol-era older"
@@ -52,25 +53,29 @@ def open_era(client: Client, options: TargetOptions, probes: bool, reopen: Calla
     if era == "modern" or options.no_discover:
         why = "--no-discover" if options.no_discover else "--protocol-era modern"
         client.emit(events.EraChosen("modern", client.settings.version, f"asked for by {why}"))
-        if probes and not options.no_discover:
+        if probes and discovers and not options.no_discover:
             client.discovered = client.discover()
         return None
-    if not probes:
+    if not discovers:
         client.fallback = lambda: _fall_back(client, chain)
         return None
     return _probe(client, options, reopen, chain)
 
 
 def _fall_back(client: Client, chain: Chain) -> None:
-    """auto over HTTP: the first request was refused as an older-era server refuses one."""
+    """auto in the `discover` command: its server/discover was refused as an older-era server refuses it."""
     client.speaks_modern = False
     initialize(client, chain, "the first request was refused the way an older-era server refuses a 2026-07-28 "
                "request")
 
 
 def _probe(client: Client, options: TargetOptions, reopen: Callable[[], Transport], chain: Chain) -> None:
-    """auto on stdio: server/discover, with a short wait; anything but an answer means the handshake."""
+    """auto: server/discover, with a short wait; anything but a DiscoverResult or an error only a
+    2026-07-28 server gives means the handshake (over HTTP too: a lenient older-era server may
+    answer a modern request without a session, so the request itself proves nothing)."""
     timeout, client.settings.timeout = client.settings.timeout, options.era_probe_wait
+    heard = _Heard()
+    client.emit.subscribe(heard)
     try:
         client.discovered = client.discover()
         client.speaks_modern = True
@@ -78,8 +83,10 @@ def _probe(client: Client, options: TargetOptions, reopen: Callable[[], Transpor
         return
     except LegacyServerError as sign:
         client.speaks_modern, reason = False, _reason(sign)
-    except UnreachableError:  # the process ended after the probe
-        client.transport.close()
+    except UnreachableError:
+        if not heard.anything:
+            raise  # dead at start-up (a missing file, a crash): not an era question
+        client.transport.close()  # it wrote something, then exited at the probe: start it once more
         client.transport = reopen()
         client.speaks_modern = False
         reason = "the server exited after server/discover; mrtr started it once more for the handshake"
@@ -95,9 +102,24 @@ def _probe(client: Client, options: TargetOptions, reopen: Callable[[], Transpor
 SILENT = "no answer to server/discover within --era-probe-wait"
 
 
+class _Heard:
+    """Whether the server wrote anything on the wire (a frame, garbage included)."""
+
+    def __init__(self) -> None:
+        self.anything = False
+
+    def __call__(self, event: object) -> None:
+        if isinstance(event, events.FrameReceived):
+            self.anything = True
+
+
 def _reason(sign: LegacyServerError) -> str:
     if "hung" in sign.message or "no response" in sign.message:
         return SILENT
+    if sign.status:
+        return f"server/discover got {sign.status}"
+    if NOT_DISCOVER_RESULT in sign.message:
+        return f"the server answered server/discover with {NOT_DISCOVER_RESULT}"
     return "the server answered server/discover with an error"
 
 
@@ -125,6 +147,9 @@ def initialize(client: Client, chain: Chain, reason: str) -> None:
     except RequestTimeout as timeout:
         raise RequestTimeout(f"{timeout.message} (the initialize handshake)", "the server answers neither "
                              "server/discover nor initialize: check its command and logs") from None
+    except EndpointMissing as missing:
+        raise UnreachableError(f"{missing.status}, to server/discover and to initialize: no MCP endpoint at "
+                               "this URL", "check --url (the path too: often /mcp)") from None
     except LegacyServerError as refused:
         raise ProtocolError(f"{refused.message}; it refused initialize too: if it offers only the deprecated "
                             "HTTP+SSE transport of 2024-11-05, mrtr does not speak it",

@@ -47,3 +47,10 @@ def _missing_capability_hint(error: dict[str, Any]) -> str:
     if flags:
         return f"the server needs {', '.join(names)}, withheld by {' '.join(flags)}"
     return f"the server needs {', '.join(names) or 'a capability mrtr did not declare'}"
+
+
+def unlisted_tool_hint(name: str, close: list[str]) -> str:
+    """`no tool 'book_tabel'; did you mean 'book_table'? (mrtr list tools)`."""
+    if not close:
+        return f"the server lists no tool {name!r}; see mrtr list tools"
+    return f"no tool {name!r}; did you mean {' or '.join(repr(c) for c in close)}? (mrtr list tools)"

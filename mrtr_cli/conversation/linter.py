@@ -8,6 +8,7 @@ a final result arrives.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from mrtr_cli import events
@@ -30,6 +31,10 @@ class Linter:
         self._noted: set[str] = set()
         self.older_version: str | None = None
         """The version of the initialize handshake, in the older era (whose rules differ)."""
+        self.probing = False
+        """The request in flight is the era probe (server/discover): what it provokes is told apart."""
+        self.of_the_probe: list[lint_rules.Finding] = []
+        """Findings of the era probe: not the conversation's when the server proves to be of the older era."""
         self.cancelled: set[int] = set()
         """Requests mrtr cancelled: a response to one may still come, and is no fault (basic/utilities/cancellation)."""
         self._handlers = {events.RequestSent: self._sent, events.FrameReceived: self._frame,
@@ -43,13 +48,17 @@ class Linter:
             handler(event)
 
     def _sent(self, event: events.RequestSent) -> None:
-        self.in_flight, self.round = event.id, event.round
+        self.in_flight, self.round, self.probing = event.id, event.round, event.purpose == "probe"
 
     def _cancelled(self, event: events.CancelSent) -> None:
         self.cancelled.add(event.id)
 
     def _era(self, event: events.EraChosen) -> None:
         self.older_version = event.version if event.era == "older" else None
+        if event.era == "older":  # the probe spoke a language the server does not: what it provoked is no fault
+            provoked = {id(found) for found in self.of_the_probe}
+            self.findings = [found for found in self.findings if id(found) not in provoked]
+        self.of_the_probe = []
 
     def _asked_in_flight(self, event: events.InputRequested) -> None:
         """Older era: a server request for a capability mrtr did not declare in initialize."""
@@ -97,8 +106,15 @@ class Linter:
         if not findings:  # the usual frame: nothing to note
             return
         for found in lint_rules.at_round(findings, self.round):
+            if self.probing:
+                found = dataclasses.replace(found, message=f"{PROBE_PREFIX}{found.message}")
+                self.of_the_probe.append(found)
             self.findings.append(found)
             self.emit(found)
+
+
+PROBE_PREFIX = "to mrtr's era probe (server/discover): "
+"""Findings of the probe say so: the server may be of the older era, which the probe does not speak."""
 
 
 def _final(result: Any) -> bool:

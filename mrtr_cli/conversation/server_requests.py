@@ -6,7 +6,8 @@ chain as MRTR questions, and the same events tell of them (marked in flight). Su
 what was asked since the previous call, see `begin_call`):
 `elicitation#1`, `elicitation#2`, `sampling#1`, `roots#1`, which `--answer` and answers files use.
 `ping` is answered at once. A request for a capability mrtr did not declare in `initialize` gets the
-JSON-RPC error and a lint finding; a question nothing answers gets an error too, and ends the call.
+JSON-RPC error and a lint finding; a question refused, or one nothing answers before the call's
+request is sent, gets an error and a warning; one nothing answers during the call ends it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 from mrtr_cli import events
-from mrtr_cli.answering.questions import Answer, Chain, Question
+from mrtr_cli.answering.questions import Answer, Chain, Question, Refused
 from mrtr_cli.errors import IncompleteError, MrtrError
 from mrtr_cli.protocol import handshake, jsonrpc
 from mrtr_cli.protocol.jsonrpc import Request
@@ -78,15 +79,18 @@ class ServerRequests:
         self._answer(message, key, request)
 
     def _answer(self, message: Request, key: str, request: dict[str, Any]) -> None:
+        """In a call, the whole chain answers; before it, no person is asked (the request is not the
+        call's doing). A refusal, or nothing to answer outside a call, gets an error and mrtr goes on:
+        the server decides what follows. Nothing to answer a question of the call ends it."""
         question = Question(self.round, key, request, self._who_asks())
         try:
-            answer = self.chain.answer(question)
+            answer = (self.chain if self.round else self.chain.without_people()).answer(question)
         except MrtrError as error:
             self._reply(message, handshake.error_response(message.id, jsonrpc.INTERNAL_ERROR,
                                                           f"the user gave no answer: {error.message}"), key)
-            if self.round:
+            if self.round and not isinstance(error, Refused):
                 raise  # the call ends, as an unanswered MRTR question ends it
-            self.client.emit(events.Unanswered(key, error.one_line()))
+            self.client.emit(events.Unanswered(key, f"{error.message}; the server got an error, and mrtr goes on"))
             return
         self.answers[key] = answer
         self.client.emit(events.AnswerChosen(self.round, key, message.method, answer.response, answer.source))

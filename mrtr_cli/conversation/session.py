@@ -58,6 +58,8 @@ class Outcome:
     findings: list[events.Finding] = field(default_factory=list)
     era: str | None = None
     """`modern` or `older`: the era it was spoken in (None: no server was reached)."""
+    advice: list[str] = field(default_factory=list)
+    """What mrtr found out after a failure, shown after it (e.g. a tool name the server does not list)."""
 
     def exit_code(self, strict: bool = False) -> ExitCode:
         codes = [self.error.exit_code] if self.error else []

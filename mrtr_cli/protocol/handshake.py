@@ -36,9 +36,10 @@ def at_least(version: str, since: str) -> bool:
 
 def declared(version: str, capabilities: meta.Capabilities) -> dict[str, Any]:
     """The `capabilities` of `initialize` for this version: elicitation from 2025-06-18 (form only
-    until URL mode in 2025-11-25), sampling and roots in every version."""
+    until URL mode in 2025-11-25), sampling in every version, roots in every version when something
+    can answer them."""
     found: dict[str, Any] = {}
-    if capabilities.roots:
+    if capabilities.roots and capabilities.roots_answerable:
         found["roots"] = {}
     if capabilities.sampling:
         found["sampling"] = {}

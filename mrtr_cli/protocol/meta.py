@@ -47,6 +47,10 @@ class Capabilities:
     elicitation: bool = True
     sampling: bool = True
     roots: bool = True
+    roots_answerable: bool = True
+    """Whether something can answer roots/list (`--root`, an answers file, recorded answers, a
+    person). The older era declares roots only then: server-filesystem and server-everything ask
+    for roots right after the handshake, unprompted, and must not ask into nothing."""
 
     def declared(self) -> dict[str, Any]:
         """The `clientCapabilities` object: never `sampling.tools` or `sampling.context`."""

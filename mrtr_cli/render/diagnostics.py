@@ -25,3 +25,11 @@ def error_lines(error: MrtrError) -> list[StyledLine]:
 def warning_line(message: str) -> StyledLine:
     """A warning of mrtr's own, in its colour (the message is already safe)."""
     return StyledLine(message, "mrtr.warn")
+
+
+def missing_arguments_warning(tool: str, names: list[str]) -> StyledLine:
+    """`! tool 'greet' requires the argument greeting (its inputSchema), not given: sending the call as given`."""
+    listed = ", ".join(safe_line(name, 100) for name in names)
+    which = f"the argument {listed}" if len(names) == 1 else f"the arguments {listed}"
+    return warning_line(f"! tool {safe_line(repr(tool), 200)} requires {which} (its inputSchema), not given: "
+                        "sending the call as given")

@@ -6,11 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from mrtr_cli.conversation.session import Outcome
+from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.render.console import AnyConsole, Consoles, write_long
-from mrtr_cli.render.diagnostics import error_lines
+from mrtr_cli.render.diagnostics import error_lines, warning_line
 from mrtr_cli.render.result_texts import result_texts
 from mrtr_cli.render.styled_line import StyledLine
+from mrtr_cli.text import safe_line
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -25,10 +27,19 @@ def print_outcome(consoles: Consoles, outcome: Outcome, result: bool = True, sta
     if result and outcome.result is not None:
         for text in result_texts(outcome.result):
             _print_result(consoles.out, text)
-    status.print(status_line(outcome))
+    if not _refused_before_sending(outcome):
+        status.print(status_line(outcome))
     if outcome.error is not None:
         for line in error_lines(outcome.error):
             status.print(line)
+    for advice in outcome.advice:
+        status.print(warning_line(f"! {safe_line(advice, 1000)}"))
+
+
+def _refused_before_sending(outcome: Outcome) -> bool:
+    """A usage error (a bad `-a`, `--args`, `--protocol-era`) before any round: there is no
+    conversation to give a status of, only the error."""
+    return not outcome.rounds and isinstance(outcome.error, UsageError)
 
 
 def _print_result(out: AnyConsole, piece: Text | str) -> None:

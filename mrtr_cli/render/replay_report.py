@@ -24,7 +24,10 @@ def verdict_lines(verdict: ReplayVerdict) -> list[Text | StyledLine]:
                      "mrtr.complete")]
     if verdict.result == "failed":
         error = verdict.error
-        head = Text(f"✗ {name}: {safe_line(error.one_line() if error else '', None)}", "mrtr.error")
+        said = safe_line(error.one_line() if error else "", None)
+        if not said.startswith(f"{name}:"):  # an error about the file itself names it already (cannot read)
+            said = f"{name}: {said}"
+        head = Text(f"✗ {said}", "mrtr.error")
         return [head, *(stderr_line(line) for line in (error.details if error else []))]  # a dead server's stderr
     count = len(verdict.differences)
     lines: list[Text | StyledLine] = [

@@ -14,6 +14,7 @@ import contextlib
 import io
 import sys
 import threading
+import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any, Protocol
 
@@ -29,7 +30,7 @@ from mrtr_cli.transport import http_headers, redirects
 from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, AuthChallenge, Deadline, Frame, Incoming, Mirrored,
                                      PlainReply, TransportTimeout, WireInfo, message_too_large)
 from mrtr_cli.transport.pump import Pump
-from mrtr_cli.transport.http_answers import auth_error, is_jsonrpc, status_error, unreachable
+from mrtr_cli.transport.http_answers import auth_error, is_jsonrpc, status_error, undecodable, unreachable
 from mrtr_cli.transport.listening import ListeningStream, attached
 from mrtr_cli.transport.resume import Resumption, StreamPosition
 from mrtr_cli.transport.sse import SseParser
@@ -316,7 +317,7 @@ class HttpExchange:
             yield from self._events(response)
             return
         body = self._read(response)
-        if kind == "application/json" and is_jsonrpc(body):
+        if kind == "application/json" and is_jsonrpc(body, response.status_code):
             yield Frame(body)
             return
         raise status_error(response, body, kind)
@@ -337,6 +338,8 @@ class HttpExchange:
                 body.write(chunk)
         except httpx.TimeoutException:
             raise TransportTimeout() from None
+        except httpx.DecodingError as error:
+            raise undecodable(str(response.url), error) from None
         except httpx.HTTPError as error:
             raise unreachable(str(response.url), str(error) or type(error).__name__) from None
         return body.getvalue()
@@ -366,12 +369,17 @@ def read_events(response: httpx.Response, parser: SseParser,
 
 def _read_limited(response: httpx.Response, url: str) -> bytes:
     """A response body of the authorization flow, up to MAX_FETCHED_BODY."""
-    body = bytearray()
+    body, ends = bytearray(), time.monotonic() + FETCH_SECONDS
     try:
         for chunk in response.iter_bytes():
             body += chunk
             if len(body) > MAX_FETCHED_BODY:
                 raise message_too_large(MAX_FETCHED_BODY, f"a body (from {safe_line(url, 200)})")
+            if time.monotonic() > ends:  # a body that trickles on for ever
+                raise ProtocolError(f"the server sent a body (from {safe_line(url, 200)}) that did not end within "
+                                    f"{FETCH_SECONDS:g} s", "check the server's logs")
+    except httpx.DecodingError as error:
+        raise undecodable(url, error) from None
     except httpx.HTTPError as error:
         raise unreachable(url, str(error) or type(error).__name__) from None
     return bytes(body)

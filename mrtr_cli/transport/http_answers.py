@@ -8,19 +8,23 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mrtr_cli.errors import AuthError, LegacyServerError, ProtocolError, UnreachableError
+from mrtr_cli.errors import AuthError, EndpointMissing, LegacyServerError, ProtocolError, UnreachableError
 from mrtr_cli.text import safe_line
 
 BODY_SUMMARY = 200
 """How many characters of a body a message shows."""
 
 
-def is_jsonrpc(body: bytes) -> bool:
+def is_jsonrpc(body: bytes, status: int = 200) -> bool:
+    """Whether `body` is a JSON-RPC message to read as a frame. With an HTTP error status, only a
+    response with an `id` member is (an older-era server's refusal); any other body is the status's."""
     try:
         message = json.loads(body)
     except ValueError:
         return False
-    return isinstance(message, dict) and message.get("jsonrpc") == "2.0"
+    if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+        return False
+    return 200 <= status < 300 or ("id" in message and ("result" in message or "error" in message))
 
 
 def summarize_body(body: bytes, kind: str) -> str:
@@ -33,16 +37,34 @@ def summarize_body(body: bytes, kind: str) -> str:
         end = text.lower().find("</title>")
         shown = text[title + 7:end].strip() if 0 <= title < end else "an HTML page"
         return f"an HTML page ({safe_line(shown, 80)}, {len(body)} bytes)"
+    said = _error_message(text)
+    if said is not None:
+        return f"the message {safe_line(said, BODY_SUMMARY)!r}"
     return f"a {kind or 'untyped'} body: {safe_line(text, BODY_SUMMARY)}"
+
+
+def _error_message(text: str) -> str | None:
+    """The `error.message` (or `message`, `error`) of a JSON error body, as servers write them."""
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(body, dict):
+        return None
+    error = body.get("error")
+    said = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else body.get("message")
+    return said if isinstance(said, str) else None
 
 
 def status_error(response: Any, body: bytes, kind: str) -> Exception:
     status = f"HTTP {response.status_code} {safe_line(response.reason_phrase, 60)}"
     summary = summarize_body(body, kind)
     if response.status_code in (400, 404, 405):
-        return LegacyServerError.seen(f"{status} with {summary}, not a JSON-RPC error",
-                                      "check --url; mrtr speaks MCP 2026-07-28",
-                                      other_cause="the URL is not its MCP endpoint")
+        kind_of = EndpointMissing if response.status_code == 404 else LegacyServerError
+        refused = kind_of.seen(f"{status} with {summary}, not a JSON-RPC response", "check --url",
+                               other_cause="the URL is not its MCP endpoint")
+        refused.status = f"{status} with {summary}"
+        return refused
     if response.status_code == 202:
         return ProtocolError("the server answered a request with 202 Accepted and no response",
                              "a request needs a JSON or SSE response")
@@ -62,3 +84,9 @@ def unreachable(url: str, reason: str) -> UnreachableError:
     if "SSL" in text or "certificate" in text.lower():
         return UnreachableError(f"TLS failed for {url}: {text}", "pass --cacert FILE, or --insecure to skip checks")
     return UnreachableError(f"cannot reach {url}: {text}", "is the server running? check --url")
+
+
+def undecodable(url: str, error: Exception) -> ProtocolError:
+    """The error for a body not in the Content-Encoding its headers name (a "gzip" body that is not)."""
+    return ProtocolError(f"the server sent a body (from {safe_line(url, 200)}) that does not decode as its "
+                         f"Content-Encoding says: {safe_line(error, 200)}", "check the server's logs")

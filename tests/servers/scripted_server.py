@@ -9,6 +9,9 @@ The script is a JSON object:
                or a list of steps (below; "default" for the usual answer), one for each
                server/discover in turn, then the usual answer
   "tools":     the tools of tools/list (default: none)
+  "on_initialized": lines written when notifications/initialized arrives; a roots/list request
+               only when the client declared roots in initialize (as a server must)
+  "linger":    seconds the server stays after its stdin closes, deaf to SIGTERM (a server slow to exit)
   "steps":     one step per request other than discover, the lists and mrtr/probe-*, in order; a step is
                {"result": {...}} or {"error": {...}} (sent with the request's id),
                {"echo": true} (a complete result whose structuredContent is the params received),
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import time
 from typing import Any
@@ -52,9 +56,18 @@ def main(script_path: str) -> None:
             with open(script["log"], "a", encoding="utf-8") as log:
                 log.write(line if line.endswith("\n") else line + "\n")
         message = json.loads(line)
+        if message.get("method") == "initialize":
+            script["declared"] = message["params"].get("capabilities", {})
+        if message.get("method") == "notifications/initialized":
+            for line in script.get("on_initialized", []):
+                if '"roots/list"' not in line or "roots" in script.get("declared", {}):
+                    write(line)
         if "id" not in message or "method" not in message:
             continue  # a notification, or the client's response to a request in a "before" line
         respond(script, steps, message)
+    if script.get("linger"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        time.sleep(script["linger"])
 
 
 def respond(script: dict[str, Any], steps: Any, message: dict[str, Any]) -> None:

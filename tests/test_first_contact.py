@@ -1,0 +1,146 @@
+"""What a newcomer meets first: results when they are ready, servers dead at start-up, the older
+era's unasked questions (issue 24)."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+from conformance import reference_server
+from conftest import PYTHON, ROOT, mrtr
+from peers import demo_http, everything_over_http
+from pty_session import ENTER, UP, Pty, prompt
+
+DONE = {"result": {"resultType": "complete", "content": [{"type": "text", "text": "finished"}]}}
+INIT = {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                   "serverInfo": {"name": "old", "version": "1"}}}
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_the_result_is_printed_before_a_slow_server_is_stopped(scripted, tmp_path: Path):
+    """The server stays 30 s after its stdin closes, deaf to SIGTERM: the result reaches stdout
+    while it still runs (before, mrtr printed only once the server had gone: 4 s later, killed)."""
+    pidfile = tmp_path / "server.pid"
+    server = scripted(steps=[DONE], linger=30, pidfile=str(pidfile))
+    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", "call", "t", "--no-input", *server.args()], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "NO_COLOR": "1"})
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline() == "finished\n"
+        assert alive(int(pidfile.read_text())), "the result came only after the server was stopped"
+    finally:
+        _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 0, stderr
+    assert not alive(int(pidfile.read_text()))  # still stopped in the end: SIGKILL after the grace
+
+
+def test_a_missing_server_file_is_said_once_with_its_stderr(tmp_path: Path):
+    run = mrtr("call", "x", "--", PYTHON, str(tmp_path / "missing.py"))
+    assert run.code == 4
+    assert "exited with code 2 while mrtr waited for server/discover" in run.stderr
+    assert "missing.py" in run.stderr and "once more" not in run.stderr
+
+
+def test_an_older_server_that_asks_for_roots_unprompted_never_decides_the_outcome(tmp_path: Path):
+    """server-filesystem asks roots/list right after notifications/initialized whenever the client
+    declares roots; nothing here can answer it, so mrtr declares none, and the call never depends
+    on when that request would land (before: exit 7 or 0 by timing; with `-a`, tools/list went first)."""
+    (tmp_path / "notes.txt").write_text("hello")
+    server = ["--", *reference_server("filesystem", str(tmp_path))]
+    for arguments in ((), ("-a", f"path={tmp_path}")):
+        run = mrtr("call", "list_allowed_directories" if not arguments else "list_directory", *arguments,
+                   "--no-input", "-v", *server)
+        assert run.code == 0, run.stderr
+        assert "roots/list" not in run.stderr  # neither declared (-v shows initialize) nor asked
+        assert '"capabilities":{"sampling":{},"elicitation"' in run.stderr.replace(" ", "")
+
+
+def test_at_a_terminal_a_question_before_the_call_is_no_prompt_and_a_refusal_in_the_call_ends_nothing(
+        tmp_path: Path, scripted):
+    """Before the call's request: no prompt, an error and a warning (before, a prompt). During it:
+    the person is asked; refusing sends the server an error, and the result the server sends still
+    counts (before, the call ended with exit 7)."""
+    roots = {"jsonrpc": "2.0", "method": "roots/list", "params": {}}
+    early = json.dumps({**roots, "id": "early"})
+    during = json.dumps({**roots, "id": "during"})
+    server = scripted(discover={"error": {"code": -32601, "message": "Method not found"}},
+                      on_initialized=[early], steps=[INIT, {**DONE, "before": [during], "sleep": 0.2}],
+                      tools=[{"name": "t", "inputSchema": {"type": "object"}}])
+    recording = tmp_path / "refused.yaml"
+    pty = Pty(tmp_path, "call", "t", "-a", "n=1", "--record", str(recording),
+              *server.args())  # -a: tools/list, and the early one, go first
+    pty.answer(prompt("Share these roots"), UP, ENTER)  # Refuse, the last choice
+    assert pty.finish() == 0, pty.screen
+    warned = pty.screen.index("! roots#1 got an error: nothing answered question 'roots#1' of round 0")
+    assert warned < pty.screen.index("Share these roots")  # the early one was no prompt
+    assert "! roots#2 got an error: question 'roots#2' of round 1, roots/list was refused by interactive" \
+        in pty.screen  # refused: the call went on
+    assert pty.stdout().strip() == "finished"
+    replies = {m["id"]: m for m in server.received() if m.get("id") in ("early", "during")}
+    assert replies["early"]["error"]["code"] == -32603 and replies["during"]["error"]["code"] == -32603
+    again = mrtr("replay", str(recording), "--trust-target")  # no person: roots declared, refused again
+    assert again.code == 0 and "same as recorded" in again.stderr, again.stderr
+
+
+def test_over_http_the_era_is_probed_named_and_the_wrong_path_is_said_plainly():
+    """The demo over HTTP: the first lines name the era (the probe is server/discover, as on stdio).
+    At the wrong path it answers 404 with a JSON body that is no JSON-RPC response: exit 4 with the
+    status, the server's words and the fix; no stream "ended twice", no lint of the body."""
+    with demo_http() as url:
+        right = mrtr("call", "poll_status", "--url", url, "--no-input")
+        wrong = mrtr("call", "poll_status", "--url", url.removesuffix("mcp"), "--no-input")
+    assert right.code == 0, right.stderr
+    assert "era: modern (2026-07-28): the server answered server/discover" in right.stderr
+    assert wrong.code == 4, wrong.stderr
+    assert "HTTP 404 Not Found with the message 'the MCP endpoint is /mcp', to server/discover and to " \
+           "initialize: no MCP endpoint at this URL; check --url" in wrong.stderr
+    assert "twice" not in wrong.stderr and "not-jsonrpc" not in wrong.stderr
+
+
+def test_an_older_http_server_is_found_by_the_probe_and_strict_does_not_blame_it_for_the_probe():
+    """server-everything refuses the sessionless server/discover with an error whose id is null:
+    a finding shown as the probe's, which --strict does not count (before, exit 2)."""
+    with everything_over_http() as url:
+        run = mrtr("call", "echo", "-a", "message=hi", "--url", url, "--strict", "--no-input")
+    assert run.code == 0, run.stderr
+    assert "[error-without-id] to mrtr's era probe (server/discover): " in run.stderr
+    assert "era: older (the initialize handshake, 2025-11-25): the server answered server/discover with an error" \
+        in run.stderr
+    assert "Echo: hi" in run.stdout
+
+
+def test_record_writes_through_a_link_and_never_over_a_device_a_fifo_or_a_folder(tmp_path: Path):
+    """A rename would replace what the path names (as root, `--record /dev/null` replaced the
+    system's /dev/null with a file): such a path is refused before anything runs; a symbolic
+    link is written through, to its target."""
+    folder, fifo = tmp_path / "folder", tmp_path / "pipe.yaml"
+    folder.mkdir()
+    os.mkfifo(fifo)
+    refused = {str(folder): "it is a directory", str(fifo): "it is not a regular file"}
+    if os.geteuid() == 0:  # a twin of /dev/null, made where replacing it would harm nothing
+        device = tmp_path / "null"
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        refused[str(device)] = "it is not a regular file"
+    for path, why in refused.items():
+        run = mrtr("call", "poll_status", "--demo", "--record", path)
+        assert run.code == 1 and f"cannot write --record '{path}': {why}" in run.stderr, run.stderr
+        assert not stat.S_ISREG(Path(path).stat().st_mode) and "rounds" not in run.stderr
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "link.yaml").symlink_to(tmp_path / "kept" / "call.yaml")
+    run = mrtr("call", "poll_status", "--demo", "--record", str(tmp_path / "link.yaml"))
+    assert run.code == 0, run.stderr
+    assert (tmp_path / "link.yaml").is_symlink() and "rounds:" in (tmp_path / "kept" / "call.yaml").read_text()
+    again = mrtr("replay", str(tmp_path / "link.yaml"), "--demo", "--update")
+    assert again.code == 0, again.stderr
+    assert (tmp_path / "link.yaml").is_symlink()

@@ -1,0 +1,85 @@
+"""The messages a newcomer meets in the first minute (issue 24, items 9 to 11): a value where an
+action belongs, a field the form does not have, a tool name the server does not list, required
+arguments left out, a file named twice, a status line before a usage error, the mock server's
+"answer differs" error."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import PYTHON, ROOT, SDK_SERVER, mrtr, text_result
+from peers import StdioPeer, request
+
+SERVE = [PYTHON, "-m", "mrtr_cli", "serve", str(ROOT / "recordings" / "book_table.yaml")]
+DEMO_FIELD_FIX = ("✗ --answer date=2026-12-24: '2026-12-24' is not an action for question 'date' (accept, decline "
+                  "or cancel); to set its field 'date', write --answer date.date=2026-12-24")
+
+
+def test_a_value_where_an_action_belongs_and_an_unknown_field_are_usage_errors_with_the_fix():
+    value = mrtr("call", "book_table", "--demo", "--answer", "date=2026-12-24")
+    assert value.code == 1, value.stderr
+    assert value.stderr.splitlines()[-1] == DEMO_FIELD_FIX
+    assert "matched no question" not in value.stderr  # it matched one: the fix says how
+    field = mrtr("call", "book_table", "--demo", "--answer", "date.dat=2026-12-24")
+    assert field.code == 1, field.stderr
+    assert field.stderr.splitlines()[-1] == ("✗ --answer date.dat=2026-12-24: the form of question 'date' has no "
+                                             "field 'dat'; its fields: date")
+
+
+def test_an_unlisted_tool_is_named_after_the_servers_error_and_tools_list_is_read_only_then(scripted):
+    tools = [{"name": name, "inputSchema": {"type": "object"}} for name in ("book_table", "list_tables")]
+    refused = scripted(tools=tools, steps=[{"error": {"code": -32602, "message": "Unknown tool: book_tabel"}}])
+    run = mrtr(*refused.args("call", "book_tabel"))
+    assert run.code == 2, run.stderr  # the server's error decides
+    *_, error, advice = run.stderr.splitlines()
+    assert error.startswith("✗ tools/call failed: error -32602: Unknown tool: book_tabel")
+    assert advice == "! no tool 'book_tabel'; did you mean 'book_table'? (mrtr list tools)"
+    assert [m["method"] for m in refused.received() if "id" in m] == ["server/discover", "tools/call", "tools/list"]
+    answered = scripted(tools=tools, steps=[{"result": text_result("booked")}])
+    done = mrtr(*answered.args("call", "book_table"))
+    assert (done.code, done.stdout) == (0, "booked\n")
+    assert "tools/list" not in [m["method"] for m in answered.received()]
+
+
+def test_with_a_real_sdk_server_an_unlisted_tool_and_missing_required_arguments_are_named():
+    unlisted = mrtr("call", "gret", "--", *SDK_SERVER)
+    assert unlisted.code == 5, unlisted.stderr  # the SDK answers an unknown tool with isError
+    assert unlisted.stderr.splitlines()[-1] == "! no tool 'gret'; did you mean 'greet'? (mrtr list tools)"
+    missing = mrtr("call", "booking", "-a", "x=1", "--no-input", "--", *SDK_SERVER)
+    lines = missing.stderr.splitlines()
+    warning = "! tool 'booking' requires the argument city (its inputSchema), not given: sending the call as given"
+    assert lines.index(warning) < lines.index('→ tools/call booking {"x":1}  id 3')  # before it is sent, as given
+    assert missing.code == 5 and "city" in missing.stdout  # the server's own validation answers
+    assert "no tool" not in missing.stderr  # the tool is listed
+
+
+@pytest.mark.parametrize("flag, error", [
+    (["-a", "bad"], "✗ -a 'bad' is not KEY=VALUE; write -a name=value"),
+    (["--protocol-era", "bogus"], "✗ --protocol-era 'bogus' is not one of auto, modern, older; pick one of them"),
+    (["--args", "{bad"], "✗ --args:1:2: the --args value is not valid JSON: Expecting property name enclosed in "
+                         "double quotes; fix the JSON"),
+])
+def test_a_usage_error_before_anything_is_sent_is_the_only_line(flag, error):
+    run = mrtr("call", "book_table", "--demo", *flag)
+    assert (run.code, run.stderr) == (1, error + "\n")
+
+
+@pytest.mark.parametrize("args, what", [(["show"], "transcript"), (["replay"], "transcript"),
+                                        (["call", "x", "--demo", "--answers"], "answers file")])
+def test_a_file_that_cannot_be_read_is_named_once(args, what):
+    run = mrtr(*args, "nosuch.yaml")
+    assert run.code == 1
+    assert run.stderr == f"✗ nosuch.yaml: cannot read the {what}: No such file or directory; check the path\n"
+
+
+def test_the_mock_servers_answer_differs_error_shows_the_first_differing_field():
+    peer = StdioPeer(SERVE)
+    try:
+        first = peer.exchange(request(1, "tools/call", {"name": "book_table", "arguments": {}}))[-1]["result"]
+        wrong = {"date": {"action": "accept", "content": {"date": "2031-01-01"}}}
+        error = peer.exchange(request(2, "tools/call", {"name": "book_table", "arguments": {},
+                                                        "requestState": first["requestState"],
+                                                        "inputResponses": wrong}))[-1]["error"]
+        assert error["message"].endswith(': content.date is "2031-01-01", recorded "2026-12-24"'), error
+    finally:
+        peer.close()
