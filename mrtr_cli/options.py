@@ -42,6 +42,16 @@ def round_limit(text: str) -> int:
     return value
 
 
+def protocol_version(text: str) -> str:
+    """`--protocol-version V`: a version mrtr speaks, else ValueError saying which it speaks (mrtr
+    check sends an unsupported one on purpose, in its own probe). Both parsers read it here."""
+    from mrtr_cli.protocol.handshake import EVERY_VERSION
+
+    if text not in EVERY_VERSION:
+        raise ValueError(f"{text!r} is not a version mrtr speaks: {', '.join(EVERY_VERSION)}")
+    return text
+
+
 class TargetOptions(NamedTuple):
     """Which server, how to reach it, and how long to wait."""
 

@@ -10,6 +10,7 @@ from conftest import elicit
 from mrtr_cli import validation
 from mrtr_cli.forms import formats
 from mrtr_cli.answering.answers_file import AnswersFileAnswerer, load_answers_file
+from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.forms.fields import Field, check_value, complete_form, form_fields
 from mrtr_cli.answering.questions import Chain, Question, Response
 from mrtr_cli.answering.scripted import (
@@ -21,6 +22,7 @@ from mrtr_cli.answering.scripted import (
 from mrtr_cli.conversation.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.forms.coercion import coerce_text, declared_types
 from mrtr_cli.errors import IncompleteError, UsageError
+from mrtr_cli.options import AnsweringOptions
 
 SCHEMA = {
     "type": "object",
@@ -94,6 +96,60 @@ def test_a_field_the_form_does_not_have_is_refused_unless_the_form_takes_more():
 def test_a_field_whose_value_is_an_action_word_is_still_a_field():
     flags = FlagAnswerer(["k.name=cancel"])
     assert flags.answer(question()).payload == {"action": "accept", "content": {"name": "cancel", "size": 2, "ok": False}}
+
+
+def test_a_multi_select_takes_one_bare_choice_or_choices_joined_by_commas_else_a_json_array():
+    flags = FlagAnswerer(["k.name=Ada", "k.tags=a"])
+    assert flags.answer(question()).payload["content"]["tags"] == ["a"]
+    assert FlagAnswerer(["k.name=Ada", "k.tags=a, b"]).answer(question()).payload["content"]["tags"] == ["a", "b"]
+    for given in ("c", "a,c", "[a"):
+        with pytest.raises(UsageError) as raised:
+            FlagAnswerer(["k.name=Ada", f"k.tags={given}"]).answer(question())
+        assert raised.value.message.startswith(f"--answer 'k.tags={given}': field 'tags' takes a JSON array of its "
+                                               "choices (a, b)")
+        assert raised.value.hint == """write --answer 'k.tags=["a","b"]' or --answer k.tags=a,b"""
+
+
+@pytest.mark.parametrize("raw, problem", [
+    ("=Ada", "--answer '=Ada' has no question key"),
+    (".name=Ada", "--answer '.name=Ada' has no question key"),
+    ("k.=Ada", "--answer 'k.=Ada' has no field after the '.'"),
+    ("k.name", "--answer 'k.name' has no '='"),
+])
+def test_a_flag_without_a_key_or_a_field_is_refused_when_read(raw, problem):
+    with pytest.raises(UsageError) as raised:
+        FlagAnswerer([raw])
+    assert raised.value.message == problem
+
+
+def test_what_was_likely_meant_when_nothing_answered(tmp_path: Path):
+    path = tmp_path / "a.yaml"
+    path.write_text("answers:\n  kk:\n    content: {name: Ada}\n")
+    chain, flags = build_chain(AnsweringOptions(answers_file=str(path), answers=("kj.name=Bo", "x.name=Cy")), 5)
+    with pytest.raises(IncompleteError) as raised:
+        chain.answer(question("kjj"))
+    assert raised.value.hint == "--answer kj.name=Bo names question 'kj'; did you mean question 'kjj'? write " \
+                                "--answer kjj.name=Bo"
+    assert flags.unused() == ["--answer x.name=Cy"]  # the error named that flag: no warning as well
+    with pytest.raises(IncompleteError) as raised:
+        chain.answer(question("k"))
+    assert raised.value.hint == "the answers file has an entry 'kk'; did you mean 'k'?"
+    with pytest.raises(IncompleteError) as raised:
+        chain.answer(question("other"))
+    assert raised.value.hint == ("pass --answer other.FIELD=VALUE, write an entry 'other' in the answers file, or "
+                                 "run at a terminal without --no-input")
+    chain, _ = build_chain(AnsweringOptions(), 5, person="replay at a terminal with --interactive")
+    with pytest.raises(IncompleteError) as raised:
+        chain.answer(question("party"))
+    assert raised.value.hint == ("pass --answer party.FIELD=VALUE or --answers FILE, or replay at a terminal with "
+                                 "--interactive")
+
+
+def test_a_flag_another_source_made_needless_names_the_question_it_was_likely_meant_for():
+    flags = FlagAnswerer(["prty.size=3", "zzz.size=1"])
+    assert flags.answer(question("party")) is None  # another answerer answers it
+    assert flags.unused_flags() == ["--answer prty.size=3", "--answer zzz.size=1"]
+    assert flags.likely_questions() == {"--answer prty.size=3": "party"}
 
 
 def test_null_leaves_a_field_out(tmp_path: Path):

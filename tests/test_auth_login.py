@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, mrtr
-from peers import oauth_http
+from peers import http_server, oauth_http
 
 BROWSER = shlex.join([sys.executable, str(ROOT / "tests" / "headless_browser.py")])
 
@@ -138,3 +138,22 @@ def test_a_call_shows_each_step_while_the_login_waits(url, config, tmp_path):
     assert process.returncode == 0, "".join(seen)
     assert [i for i, line in enumerate(seen) if "waiting for the redirect" in line] < \
         [i for i, line in enumerate(seen) if "authorized by" in line]
+
+
+def test_login_to_a_server_that_asks_for_no_authorization_says_so_and_keeps_nothing(config):
+    """The demo over HTTP answers a request without a token and publishes no protected resource
+    metadata: nothing to log in to, exit 1 (as logging out of a server with no login), not exit 3."""
+    with http_server([sys.executable, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"]) as open_url:
+        run = mrtr("auth", "login", open_url, env=config)
+        elsewhere = open_url.rsplit("/", 1)[0] + "/elsewhere"
+        wrong = mrtr("auth", "login", elsewhere, "--json", env=config)
+    assert run.code == 1 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.strip().splitlines()[-1] == (
+        f"✗ {open_url} does not ask for authorization: it answered a request without a token with HTTP 200, not "
+        "401, and publishes no protected resource metadata (RFC 9728); nothing to log in to: use it as it is")
+    assert "wants authentication" not in run.stderr and "HTTP 401" not in run.stderr
+    assert wrong.code == 1 and wrong.error_line()["error"]["code"] == "usage"
+    assert wrong.error_line()["error"]["message"].endswith(
+        f"with HTTP 404, not 401, and publishes no protected resource metadata (RFC 9728); nothing to log in to; "
+        f"check the URL (mrtr discover --url {elsewhere})")
+    assert not Path(config["MRTR_CONFIG_DIR"], "auth").exists() or kept(config) == []

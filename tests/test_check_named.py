@@ -67,3 +67,23 @@ def test_an_older_era_server_skips_the_named_probes_with_the_reason():
     run = mrtr("check", "--demo", "--protocol-era", "older", "--resource", "demo://readme", "--json")
     checks = checks_of(run)
     assert all(checks[id]["status"] == "skipped" and "2026-07-28's" in checks[id]["seen"] for id in NAMED[2:])
+
+
+def test_a_tool_prompt_or_resource_the_server_does_not_list_is_a_usage_error_before_any_probe():
+    """A typo in --tool, --prompt or --resource must not pass CI with every probe skipped: exit 1 and
+    the close names, in either era; a URI a resource template matches counts as listed."""
+    unlisted = {("--tool", "book_tabel"): "no tool 'book_tabel'; did you mean 'book_table'? (mrtr list tools)",
+                ("--tool", "nosuch"): "the server lists no tool 'nosuch'; see mrtr list tools",
+                ("--prompt", "relase_notes"): "no prompt 'relase_notes'; did you mean 'release_notes'? "
+                                              "(mrtr list prompts)",
+                ("--resource", "demo://readm"): "no resource 'demo://readm'; did you mean 'demo://readme'"}
+    for (flag, name), message in unlisted.items():
+        run = mrtr("check", "--demo", flag, name, "--json")
+        assert run.code == 1 and run.stdout == "", run.stderr
+        assert run.error_line()["error"]["code"] == "usage"
+        assert run.error_line()["error"]["message"].startswith(message), run.stderr
+        assert "tools/call" not in run.stderr and "prompts/get" not in run.stderr and "resources/read" not in run.stderr
+    older = mrtr("check", "--demo", "--protocol-era", "older", "--tool", "book_tabel")
+    assert older.code == 1 and older.stderr.strip().endswith("✗ " + unlisted[("--tool", "book_tabel")]), older.stderr
+    templated = mrtr("check", "--demo", "--resource", "vault://anything", "--answer", "reveal.reveal=true", "--json")
+    assert templated.code == 0 and checks_of(templated)["resource-completes"]["status"] == "pass", templated.stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 
 import pytest
@@ -76,3 +78,17 @@ def test_seconds_no_wait_can_take_are_a_usage_error(flag, value):
 def test_a_usage_error_names_the_help_of_the_command_it_is_about(args, path):
     run = mrtr(*args)
     assert run.code == 1 and run.stderr.endswith(f" (see {path} --help)\n"), run.stderr
+
+
+@pytest.mark.parametrize("args", [["--help"], ["call", "--help"], ["auth", "login", "-h"]], ids=" ".join)
+def test_help_whose_reader_went_away_is_141_and_says_nothing(args):
+    """As `mrtr --help | head -1` when head has gone: 141, as a call's output cut short (README's exit
+    codes), never click's 1. The pipe's reader is closed before mrtr writes, so its write fails each time."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        done = subprocess.run([sys.executable, "-m", "mrtr_cli", *args], stdout=writer, stderr=subprocess.PIPE,
+                              timeout=60, env={**os.environ, "NO_COLOR": "1"})
+    finally:
+        os.close(writer)
+    assert (done.returncode, done.stderr) == (141, b"")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -110,3 +114,27 @@ def test_the_readmes_first_command_runs():
     run = mrtr(*command.group(1).split()[1:])
     assert run.code == 0, run.stderr
     assert "Booked a table for 4 (window, quiet) in Lisbon on 2026-12-24" in run.stdout
+
+
+def readme_examples() -> list[str]:
+    """Every `mrtr ...` line of the README's sh blocks that needs no server of yours: the demo or examples/."""
+    blocks = re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    lines = [line.split("  #")[0].strip() for block in blocks for line in block.splitlines()]
+    return [line for line in lines if line.startswith("mrtr ") and ("--demo" in line or "examples/" in line)
+            and "|" not in line]
+
+
+@pytest.mark.parametrize("line", readme_examples())
+def test_the_readmes_examples_run_verbatim(line: str, tmp_path):
+    """As a user runs them after the set-up (`. .venv/bin/activate`): mrtr and python on PATH, in a
+    folder of their own beside examples/ and recordings/."""
+    for shipped in ("examples", "recordings"):
+        (tmp_path / shipped).symlink_to(ROOT / shipped)
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    done = subprocess.run(["bash", "-c", line], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PATH": path, "NO_COLOR": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_the_readme_has_examples_to_run():
+    assert len(readme_examples()) >= 10

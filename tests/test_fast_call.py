@@ -10,14 +10,15 @@ from typing import Any
 
 import pytest
 
-from conftest import PYTHON, ROOT
+from conftest import PYTHON, ROOT, mrtr
 from mrtr_cli.cli import run as typer_run
 from mrtr_cli.cli.subcommands import command_for
 from mrtr_cli.commands import call as call_command
 from mrtr_cli.commands import fast_call
 
 SAMPLES = {"--timeout": "2.5", "--era-probe-wait": "0.5", "--auth-timeout": "1e3", "--max-message-size": "512K",
-           "--log-level": "warning", "--color": "never", "--max-rounds": "0", "--protocol-era": "older"}
+           "--log-level": "warning", "--color": "never", "--max-rounds": "0", "--protocol-era": "older",
+           "--protocol-version": "2025-06-18"}
 """A value each typed option takes; any text does for the others."""
 
 
@@ -83,6 +84,8 @@ def test_help_and_mistakes_are_left_to_typer(args: list[str], monkeypatch: pytes
     ("--timeout", "abc", "'abc' is not a number of seconds"),
     ("--era-probe-wait", "0", "'0' is not a number of seconds from 0.001 to 1000000"),
     ("--max-rounds", "x", "'x' is not a whole number of rounds"),
+    ("--protocol-version", "2025-13-01", "'2025-13-01' is not a version mrtr speaks: 2024-11-05, 2025-03-26, "
+                                         "2025-06-18, 2025-11-25, 2026-07-28"),
 ])
 def test_a_bad_value_is_worded_by_the_one_reader_both_parsers_use(flag: str, value: str, said: str,
                                                                   capsys: pytest.CaptureFixture[str]):
@@ -106,3 +109,16 @@ def test_a_usual_call_loads_no_typer():
             "print(code, 'typer' in sys.modules)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.stdout.split() == ["4", "False"], done.stderr[-2000:]
+
+
+def test_a_version_mrtr_does_not_speak_is_refused_before_anything_runs():
+    """It once went on to speak 2026-07-28, said `asked for by --protocol-era modern` (a flag never
+    given) and ended with exit 2; now the demo server never starts. A version it speaks is named as asked."""
+    for version in ("2025-13-01", "banana"):
+        run = mrtr("call", "echo", "--demo", "--protocol-version", version)
+        assert run.code == 1, run.stderr
+        assert run.stderr == (f"mrtr: --protocol-version: {version!r} is not a version mrtr speaks: 2024-11-05, "
+                              "2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28 (see mrtr call --help)\n")
+    known = mrtr("list", "tools", "--demo", "--protocol-version", "2026-07-28")
+    assert known.code == 0, known.stderr
+    assert "era: modern (2026-07-28): asked for by --protocol-version 2026-07-28" in known.stderr

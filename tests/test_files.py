@@ -172,6 +172,22 @@ def test_a_transcript_of_the_wrong_shape_is_refused_by_show_serve_and_replay(tmp
                                                   "expected a mapping of question keys to responses, found a list")
 
 
+def test_an_answers_file_or_a_config_named_as_a_transcript_is_said_to_be_one(tmp_path: Path):
+    """show, serve and replay say what the file is and where it goes, not which transcript part it lacks."""
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"work": {"command": "true"}}}))
+    stranger = tmp_path / "notes.yaml"
+    stranger.write_text("title: not a recording\n")
+    cases = {"examples/book_table.yaml": "examples/book_table.yaml: not an mrtr transcript: it looks like an answers "
+                                         "file (answers:/match:); use it with --answers",
+             str(config): f"{config}: not an mrtr transcript: it looks like an mcpServers config file (mcpServers:); "
+                          "use it with --config FILE --server NAME",
+             str(stranger): f"{stranger}: not an mrtr transcript: it has no mrtr_transcript: line"}
+    for path, message in cases.items():
+        for command in ("show", "serve", "replay"):
+            assert one_line_exit_1(mrtr(command, path), path).startswith(f"✗ {message}"), command
+
+
 def test_hostile_transcripts_are_one_line_for_show_and_serve(tmp_path: Path):
     good = (ROOT / "recordings" / "two_questions.yaml").read_text()
     cases = {"laughs.yaml": (laughs(), "repeats more than 100000 values"),

@@ -50,6 +50,12 @@ def test_a_missing_server_file_is_said_once_with_its_stderr(tmp_path: Path):
     assert run.code == 4
     assert "exited with code 2 while mrtr waited for server/discover" in run.stderr
     assert "missing.py" in run.stderr and "once more" not in run.stderr
+    assert "✗ aborted" not in run.stderr  # no conversation to give a status of: the error alone
+
+
+def test_the_round_limit_is_said_in_good_english():
+    run = mrtr("call", "book_table", "--demo", "--answers", "examples/book_table.yaml", "--max-rounds", "1")
+    assert run.code == 7 and "the server still wants input after 1 round;" in run.stderr, run.stderr
 
 
 def test_an_older_server_that_asks_for_roots_unprompted_never_decides_the_outcome(tmp_path: Path):

@@ -1,7 +1,9 @@
 """The messages a newcomer meets in the first minute (issue 24, items 9 to 11): a value where an
 action belongs, a field the form does not have, a tool name the server does not list, required
 arguments left out, a file named twice, a status line before a usage error, the mock server's
-"answer differs" error."""
+"answer differs" error; and the answering slips a first-time user made (a multi-select given
+bare, an action or a question key mistyped, an empty key, a sampler echoing its input, a replay's
+unanswered question, an answers file keyed for the other era, an unlisted prompt or resource)."""
 
 from __future__ import annotations
 
@@ -58,6 +60,7 @@ def test_with_a_real_sdk_server_an_unlisted_tool_and_missing_required_arguments_
     (["--protocol-era", "bogus"], "✗ --protocol-era 'bogus' is not one of auto, modern, older; pick one of them"),
     (["--args", "{bad"], "✗ --args:1:2: the --args value is not valid JSON: Expecting property name enclosed in "
                          "double quotes; fix the JSON"),
+    (["--answer", "=Ada"], "✗ --answer '=Ada' has no question key; use KEY.FIELD=VALUE or KEY=accept|decline|cancel"),
 ])
 def test_a_usage_error_before_anything_is_sent_is_the_only_line(flag, error):
     run = mrtr("call", "book_table", "--demo", *flag)
@@ -83,3 +86,73 @@ def test_the_mock_servers_answer_differs_error_shows_the_first_differing_field()
         assert error["message"].endswith(': content.date is "2031-01-01", recorded "2026-12-24"'), error
     finally:
         peer.close()
+
+
+def test_a_multi_select_takes_bare_choices_and_a_flag_whose_key_is_close_to_a_question_is_named():
+    run = mrtr("call", "book_table", "--demo", "--no-input", "--answer", "date.date=2026-12-24",
+               "--answer", "party.seating=window,quiet", "--answer", "prty.size=3", "--answer", "confirm=accept")
+    assert run.code == 0, run.stderr
+    assert run.stdout.startswith("Booked a table for 2 (window, quiet) in Lisbon on 2026-12-24.")
+    assert ("! --answer prty.size=3 matched no question the server asked; did you mean question 'party'?"
+            in run.stderr.splitlines())
+
+
+@pytest.mark.parametrize("flags, code, last", [
+    (["--answer", "dat.date=2026-12-24"], 7,
+     "✗ nothing answered question 'date' of round 1, elicitation/create (form): \"Which day would you like a table "
+     "in Lisbon?\"; --answer dat.date=2026-12-24 names question 'dat'; did you mean question 'date'? write "
+     "--answer date.date=2026-12-24"),
+    (["--answer", "date=accpet"], 1,
+     "✗ --answer date=accpet: 'accpet' is not an action for question 'date' (accept, decline or cancel); did you "
+     "mean 'accept'? write --answer date=accept"),
+    (["--answer", "date.date=2026-12-24", "--answer", "party.seating=windw"], 1,
+     "✗ --answer 'party.seating=windw': field 'seating' takes a JSON array of its choices (window, terrace, quiet, "
+     "accessible); write --answer 'party.seating=[\"window\",\"terrace\"]' or --answer party.seating=window,terrace"),
+    (["--protocol-era", "older", "--answers", "examples/book_table.yaml"], 7,
+     "✗ nothing answered question 'elicitation#1' of round 1, elicitation/create (form): \"Which day would you like "
+     "a table in Lisbon?\"; the answers file's keys (date, party, confirm) are MRTR keys, which the older era's "
+     "questions do not have (this one is 'elicitation#1'): answer them by message with match: rules (see "
+     "examples/match_rules.yaml)"),
+])
+def test_an_answering_slip_is_named_with_what_was_meant(flags, code, last):
+    run = mrtr("call", "book_table", "--demo", "--no-input", *flags)
+    assert run.code == code, run.stderr
+    assert run.stderr.splitlines()[-1] == last
+    assert "matched no question" not in run.stderr  # the error names the flag: no warning as well
+
+
+def test_a_sampler_that_prints_json_other_than_a_result_is_named_as_the_samplers():
+    run = mrtr("call", "summarize", "--demo", "--sampler", "cat")  # cat echoes the request: method, params
+    assert run.code == 1, run.stderr
+    assert run.stderr.splitlines()[-1] == (
+        "✗ the sampler's output is JSON but not a CreateMessageResult (it has 'method', 'params'; no content); "
+        'print plain text, or JSON with content: {"type": "text", "text": ...}; check --sampler')
+
+
+def test_replay_says_its_own_way_to_ask_a_person(tmp_path):
+    recorded = (ROOT / "recordings" / "book_table.yaml").read_text()
+    unanswered = tmp_path / "int.yaml"  # the recording answers 'confrm', not the 'confirm' the server asks
+    unanswered.write_text(recorded.replace("  answers:\n    confirm:\n", "  answers:\n    confrm:\n"))
+    run = mrtr("replay", str(unanswered), "--demo")
+    assert run.code == 7, run.stderr
+    assert run.stderr.splitlines()[-1].endswith(
+        "; pass --answer confirm.FIELD=VALUE or --answers FILE, or replay at a terminal with --interactive")
+
+
+@pytest.mark.parametrize("command, error, advice", [
+    (["prompt", "release_note"], "✗ prompts/get failed: error -32602: Unknown prompt: release_note",
+     "! no prompt 'release_note'; did you mean 'release_notes'? (mrtr list prompts)"),
+    (["read", "demo://readm"], "✗ resources/read failed: error -32602: Resource not found: demo://readm",
+     "! no resource 'demo://readm'; did you mean 'demo://readme'? (mrtr list resources)"),
+])
+def test_an_unlisted_prompt_or_resource_is_named_after_the_servers_error(command, error, advice):
+    run = mrtr(*command, "--demo")
+    assert run.code == 2, run.stderr
+    *_, said, hint = run.stderr.splitlines()
+    assert said.startswith(error) and hint == advice
+
+
+def test_a_prompt_the_server_did_not_refuse_reads_no_list():
+    run = mrtr("prompt", "release_notes", "-a", "version=1", "--demo", "--no-input")
+    assert run.code == 7, run.stderr  # its question is unanswered: not a refusal
+    assert "prompts/list" not in run.stderr and "no prompt" not in run.stderr

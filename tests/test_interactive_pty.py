@@ -120,9 +120,11 @@ def test_url_consent_opens_the_browser_only_when_chosen(tmp_path: Path):
     assert opened.read_text().startswith("https://example.com/mrtr-demo/connect/github?session=")
 
 
-def test_url_show_only(tmp_path: Path):
+@pytest.mark.parametrize("keys", [(DOWN, ENTER), (ENTER,)], ids=["show only", "no browser to open it"])
+def test_url_show_only(tmp_path: Path, keys: tuple):
+    """Chosen, or when the browser cannot be started (BROWSER=false, as on a server): the URL is shown."""
     pty = Pty(tmp_path, "call", "connect_account", "--demo", "--json", env={"BROWSER": "false"})
-    pty.answer(prompt("What now"), DOWN, ENTER)
+    pty.answer(prompt("What now"), *keys)
     pty.expect("open this yourself: https://example.com/")
     assert pty.finish() == 0 and received(pty) == {"connect": {"action": "accept"}}
 
@@ -171,6 +173,8 @@ def test_escape_on_sampling_refuses(tmp_path: Path):
 def test_roots_by_hand(tmp_path: Path):
     pty = Pty(tmp_path, "call", "workspace_roots", "--demo", "--json")
     pty.expect("these would be shared")
+    pty.answer(prompt("Share these roots"), DOWN, ENTER)
+    pty.answer(prompt("Path or file:// URI"), ESC)  # back to the menu, nothing added
     pty.answer(prompt("Share these roots"), DOWN, ENTER)
     pty.answer(prompt("Path or file:// URI"), "/srv/data", ENTER)
     pty.answer(prompt("Share these roots"), ENTER)

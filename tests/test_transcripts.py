@@ -469,6 +469,21 @@ def test_serve_refuses_at_start_a_transcript_it_cannot_serve(tmp_path: Path, nam
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+def test_serve_refuses_at_start_a_recording_that_stops_at_a_question(tmp_path: Path):
+    """A call recorded until a question nothing answered (as Ctrl-C at a prompt leaves it) has no reply
+    to the client's answer: refused at start, naming where it stops, in either era's recording."""
+    stops = {"modern": ("round 2, at question 'party'", ["--answer", "date.date=2026-12-24"]),
+             "older": ("round 1, at question 'elicitation#1'", ["--protocol-era", "older"])}
+    for era, (where, answers) in stops.items():
+        path = tmp_path / f"{era}.yaml"
+        recorded = mrtr("call", "book_table", "--demo", *answers, "--no-input", "--record", str(path))
+        assert recorded.code == 7 and transcript(path)["outcome"] == "incomplete", recorded.stderr
+        done = serve_at_start(path)
+        assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert done.stderr.startswith(f"✗ cannot serve {str(path)!r}: the recording stops at {where}: nothing "
+                                      "after it was recorded (outcome incomplete)"), done.stderr
+
+
 def test_a_request_the_served_app_fails_on_gets_an_internal_error_not_a_traceback():
     from mrtr_cli.server.dispatcher import Dispatcher
 

@@ -3,6 +3,7 @@ answerer that answers from it (entries by key, then `match:` rules)."""
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Decision, Question, Response
 from mrtr_cli.answering.scripted import elicit_response, sampling_response, sampling_result
 from mrtr_cli.errors import UsageError
+from mrtr_cli.text import safe_line
 
 SCHEMA = Path(__file__).with_name("answers.schema.json")
 
@@ -77,6 +79,19 @@ class AnswersFile:
             return self.answers[question.key]
         return next((r.response for r in self.rules if r.fits(question)), None)
 
+    def near_miss(self, question: Question) -> str | None:
+        """Why this file has no entry for a question, when that looks like a slip: MRTR keys (none
+        with a '#') where the older era asks `elicitation#1`, or a key close to the question's."""
+        keys = list(self.answers)
+        if not keys or self.entry_for(question) is not None:
+            return None
+        if question.in_flight and not any("#" in key for key in keys):
+            return (f"the answers file's keys ({_listed(keys)}) are MRTR keys, which the older era's questions "
+                    f"do not have (this one is {question.key!r}): answer them by message with match: rules "
+                    "(see examples/match_rules.yaml)")
+        close = difflib.get_close_matches(question.key, keys, n=1)
+        return f"the answers file has an entry {close[0]!r}; did you mean {question.key!r}?" if close else None
+
 
 class AnswersFileAnswerer:
     """`--answers FILE`."""
@@ -109,6 +124,12 @@ class AnswersFileAnswerer:
         if "text" in entry:
             return sampling_response(str(entry["text"]), model)
         return sampling_result({k: v for k, v in entry.items() if k != "text"}, model)
+
+
+def _listed(keys: list[str]) -> str:
+    """Keys for a message: the first five, safe on one line."""
+    shown = ", ".join(safe_line(key, 60) for key in keys[:5])
+    return shown + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
 
 
 def _file_root(root: Any) -> dict[str, Any]:

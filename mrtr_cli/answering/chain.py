@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from mrtr_cli.answering.answers_file import AnswersFileAnswerer, load_answers_file
-from mrtr_cli.answering.questions import Answerer, Chain
+from mrtr_cli.answering.answers_file import AnswersFile, AnswersFileAnswerer, load_answers_file
+from mrtr_cli.answering.questions import AT_TERMINAL, Advice, Answerer, Chain, Question, how_to_answer
 from mrtr_cli.answering.scripted import (
     FlagAnswerer,
     RootsAnswerer,
@@ -26,26 +26,34 @@ class FlagAnswerers(Protocol):
 class AnswerFlags:
     """The answerers made from answer flags, to tell afterwards which flags no question used."""
 
-    def __init__(self, answerers: Sequence[FlagAnswerers]) -> None:
+    def __init__(self, answerers: Sequence[FlagAnswerers], answer_flags: FlagAnswerer | None = None) -> None:
         self.answerers = list(answerers)
+        self.answer_flags = answer_flags
 
     def unused(self) -> list[str]:
         """Each flag no question used, as typed: `--answer k.f=v`, `--root .`, `--sampler CMD`."""
         return [flag for answerer in self.answerers for flag in answerer.unused_flags()]
 
+    def likely_questions(self) -> dict[str, str]:
+        """For an unused `--answer` whose key is close to a question asked: that question's key."""
+        return self.answer_flags.likely_questions() if self.answer_flags else {}
 
-def unused_warning(flag: str) -> str:
-    """The warning for an answer flag that no question used."""
-    return f"! {flag} matched no question the server asked"
+
+def unused_warning(flag: str, likely_question: str | None = None) -> str:
+    """The warning for an answer flag that no question used (and the question it was likely meant for)."""
+    meant = f"; did you mean question {likely_question!r}?" if likely_question else ""
+    return f"! {flag} matched no question the server asked{meant}"
 
 
-def build_chain(options: AnsweringOptions, timeout: float,
-                after: Sequence[Answerer] = ()) -> tuple[Chain, AnswerFlags]:
-    """flags, sampler, answers file, then `after` (recorded, interactive); and the flag answerers."""
+def build_chain(options: AnsweringOptions, timeout: float, after: Sequence[Answerer] = (),
+                person: str = AT_TERMINAL) -> tuple[Chain, AnswerFlags]:
+    """flags, sampler, answers file, then `after` (recorded, interactive); and the flag answerers.
+    `person`: how a person would come to answer, for the message when nothing answers."""
     if options.sampling_reply is not None and options.sampler:
         raise UsageError("--sampling-reply and --sampler both answer sampling", "pass one of them")
     document = load_answers_file(options.answers_file) if options.answers_file else None
-    flags: list[Any] = [FlagAnswerer(list(options.answers), document)]
+    answer_flags = FlagAnswerer(list(options.answers), document)
+    flags: list[Any] = [answer_flags]
     if options.sampling_reply is not None:
         flags.append(SamplingReplyAnswerer(options.sampling_reply, options.sampling_model))
     if options.roots:
@@ -56,4 +64,15 @@ def build_chain(options: AnsweringOptions, timeout: float,
     if document is not None:
         answerers.append(AnswersFileAnswerer(document, options.sampling_model))
     answerers.extend(after)
-    return Chain(answerers), AnswerFlags(flags)
+    advice = _advice(answer_flags, document, person)
+    return Chain(answerers, advice), AnswerFlags(flags, answer_flags)
+
+
+def _advice(answer_flags: FlagAnswerer, document: AnswersFile | None, person: str) -> Advice:
+    """What to do about a question nothing answered: the slip that likely left it unanswered (an
+    `--answer` key close to its key, the answers file's), else the ways to answer it."""
+    def advise(question: Question) -> str:
+        slip = answer_flags.near_miss(question) or (document.near_miss(question) if document else None)
+        return slip or how_to_answer(question, person, answers_file=document is not None)
+
+    return advise

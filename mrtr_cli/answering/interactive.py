@@ -199,9 +199,9 @@ class InteractiveAnswerer:
             choice = self._select("What now?", _url_choices(verdict.openable, again))
         except Escaped:
             return Response({"action": "cancel"})
-        if choice == "open":
-            self.open_url(verdict.url)
-        elif choice == "show":
+        if choice == "open" and not self.open_url(verdict.url):
+            choice = "show"  # no browser could be started (a server, a container): the URL is shown instead
+        if choice == "show":
             self.presenter.plain_url(verdict.url)
         return Response({"action": "accept" if choice in ("open", "show", "retry") else choice})
 
@@ -234,6 +234,13 @@ class InteractiveAnswerer:
             return Refusal("the person refused to share roots (Escape)")
 
     def _edit_roots(self, choice: str, roots: list[dict[str, str]]) -> list[dict[str, str]]:
+        """The roots with one added or removed; Escape goes back to the menu unchanged."""
+        try:
+            return self._edited(choice, roots)
+        except Escaped:
+            return roots
+
+    def _edited(self, choice: str, roots: list[dict[str, str]]) -> list[dict[str, str]]:
         if choice == "remove":
             gone = self._select("Remove which root?", [(safe_line(r["uri"], 200), r) for r in roots])
             return [r for r in roots if r is not gone]

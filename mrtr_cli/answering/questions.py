@@ -31,6 +31,8 @@ class Question:
     server: str
     index: int = 1
     count: int = 1
+    in_flight: bool = False
+    """Asked by a server request during a call (the older era): its key is mrtr's, by method and order."""
 
     @property
     def method(self) -> str:
@@ -129,15 +131,24 @@ class Refused(IncompleteError):
     """An answerer refused the question (a person said no, the sampler failed)."""
 
 
-class Chain:
-    """Asks each answerer in turn; the first that answers wins."""
+AT_TERMINAL = "run at a terminal without --no-input"
+"""How a person comes to answer a `call`'s questions (replay says its own, `--interactive`)."""
 
-    def __init__(self, answerers: list[Answerer]) -> None:
+Advice = Callable[[Question], str]
+"""What to do about a question nothing answered (the hint of the exit 7 message)."""
+
+
+class Chain:
+    """Asks each answerer in turn; the first that answers wins. `advice` says what to do about
+    a question none answers (by default: the ways to answer it)."""
+
+    def __init__(self, answerers: list[Answerer], advice: Advice | None = None) -> None:
         self.answerers = answerers
+        self.advice = advice or how_to_answer
 
     def without_people(self) -> Chain:
         """The same chain without the person at the terminal."""
-        return Chain([answerer for answerer in self.answerers if answerer.name != sources.INTERACTIVE])
+        return Chain([answerer for answerer in self.answerers if answerer.name != sources.INTERACTIVE], self.advice)
 
     def offers_roots(self) -> bool:
         """Whether some answerer can answer roots/list."""
@@ -155,15 +166,20 @@ class Chain:
                                       f"{verdict.reason}", "the call ends without a retry")
             if isinstance(verdict, Response):
                 return Answer(verdict.payload, answerer.name)
-        raise IncompleteError(f"nothing answered {question.describe()}", _how_to_answer(question))
+        raise IncompleteError(f"nothing answered {question.describe()}", self.advice(question))
 
 
-def _how_to_answer(question: Question) -> str:
+def how_to_answer(question: Question, person: str = AT_TERMINAL, answers_file: bool = False) -> str:
+    """The ways to answer a question: flags, an answers file (an entry in the one given), a person."""
     if question.method == SAMPLE:
-        return "pass --sampling-reply TEXT, --sampler CMD or an answers file"
-    if question.method == ROOTS:
-        return "pass --root PATH or an answers file, or --no-roots not to declare roots"
-    if question.mode == "url":
-        return f"pass --answer {question.key}=accept (or decline, cancel) or an answers file"
-    return (f"pass --answer {question.key}.FIELD=VALUE, --answers FILE, or run at a terminal "
-            "without --no-input")
+        flags = "pass --sampling-reply TEXT or --sampler CMD"
+    elif question.method == ROOTS:
+        flags = "pass --root PATH or --no-roots (not to declare roots)"
+    elif question.mode == "url":
+        flags = f"pass --answer {question.key}=accept (or decline, cancel)"
+    else:
+        flags = f"pass --answer {question.key}.FIELD=VALUE"
+    file = f"write an entry {question.key!r} in the answers file" if answers_file else "--answers FILE"
+    if question.method != ELICIT or question.mode == "url":
+        return f"{flags}, or {file}"
+    return f"{flags}, {file}, or {person}" if answers_file else f"{flags} or {file}, or {person}"

@@ -8,11 +8,12 @@ import json
 import shlex
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from mrtr_cli.forms.fields import coerce, complete_form, form_fields
+from mrtr_cli.forms.fields import complete_form
 from mrtr_cli.answering import sources
+from mrtr_cli.answering.answer_flags import ACTIONS, parse_flag, typed_fields, value_not_an_action
 from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Question, Refusal, Response, Decision
 from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol.per_value import PerValue
@@ -20,8 +21,6 @@ from mrtr_cli.text import safe_line
 
 if TYPE_CHECKING:
     from mrtr_cli.answering.answers_file import AnswersFile
-
-ACTIONS = ("accept", "decline", "cancel")
 
 
 def elicit_response(question: Question, action: str, given: dict[str, Any]) -> Response:
@@ -57,35 +56,6 @@ def root_entry(path_or_uri: str) -> dict[str, str]:
     return {"uri": path.as_uri(), "name": path.name or "/"}
 
 
-class AnswerFlag(NamedTuple):
-    """One `--answer`: `KEY.FIELD=VALUE` or `KEY=accept|decline|cancel`, split once (`parse_flag`).
-
-    A key may hold dots, so what a flag means depends on the question: `a.b=x` sets field `b`
-    of question `a`, and would be an action of a question `a.b`.
-    """
-
-    raw: str
-    before: str  # everything before the `=`
-    owner: str | None  # `before` up to its last dot; None without a dot
-    field: str
-    value: str
-
-    def action_for(self, key: str) -> str | None:
-        return self.value if self.before == key and self.value in ACTIONS else None
-
-    def field_for(self, key: str) -> tuple[str, str] | None:
-        """(field, value) when this flag sets a field of question `key`."""
-        return (self.field, self.value) if self.owner == key else None
-
-
-def parse_flag(raw: str) -> AnswerFlag:
-    before, equals, value = raw.partition("=")
-    if not equals:
-        raise UsageError(f"--answer {raw!r} has no '='", "use KEY.FIELD=VALUE or KEY=accept|decline|cancel")
-    owner, dot, field = before.rpartition(".")
-    return AnswerFlag(raw, before, owner if dot else None, field, value)
-
-
 class FlagAnswerer:
     """`--answer`: elicitation answers from the command line, over the answers file's."""
 
@@ -95,6 +65,8 @@ class FlagAnswerer:
         self.flags = [parse_flag(raw) for raw in flags]
         self.base = base
         self.used: set[str] = set()
+        self.asked: list[str] = []
+        """The keys of the elicitations asked, in order: what a flag that matched none was likely meant for."""
         self._decided = PerValue(self._decide)
 
     def offers_roots(self) -> bool:
@@ -103,6 +75,8 @@ class FlagAnswerer:
     def answer(self, question: Question) -> Decision:
         if question.method != ELICIT:
             return None
+        if question.key not in self.asked:
+            self.asked.append(question.key)
         decision = self._decided(question.request, question.key)
         return Response(_fresh(decision.payload)) if isinstance(decision, Response) else decision
 
@@ -119,58 +93,35 @@ class FlagAnswerer:
         entry = self.base.entry_for(question) if self.base else None
         action = actions[-1].action_for(question.key) if actions else "accept"
         given = dict((entry or {}).get("content") or {})
-        given.update(self._typed_fields(question, fields))
+        given.update(typed_fields(question, fields))
         return elicit_response(question, str(action), given)
 
     def _refuse_values_in_place_of_actions(self, question: Question) -> None:
         """`KEY=VALUE` for this question, VALUE not an action: a usage error with the flag it meant."""
         for flag in self.flags:
             if flag.before == question.key and flag.value not in ACTIONS:
-                self.used.add(flag.raw)  # it named this question: no "matched no question" as well
-                raise UsageError(f"--answer {flag.raw}: {flag.value!r} is not an action for question "
-                                 f"{question.key!r} (accept, decline or cancel)", _field_fix(question, flag))
+                # they named this question: no "matched no question" as well
+                self.used.update(f.raw for f in self.flags if f.names(question.key))
+                raise value_not_an_action(question, flag)
+
+    def near_miss(self, question: Question) -> str | None:
+        """For a question nothing answered: the unused flag whose key is close to its key, written
+        as meant (that flag then gets no "matched no question" warning: this says more)."""
+        for flag in self.flags:
+            if flag.raw not in self.used and flag.likely_key([question.key]):
+                self.used.add(flag.raw)
+                return (f"--answer {flag.raw} names question {flag.owner or flag.before!r}; did you mean question "
+                        f"{question.key!r}? write {flag.for_question(question.key)}")
+        return None
 
     def unused_flags(self) -> list[str]:
         """The `--answer` flags that matched no question the server asked, as typed."""
         return [f"--answer {f.raw}" for f in self.flags if f.raw not in self.used]
 
-    @staticmethod
-    def _typed_fields(question: Question, flags: list[AnswerFlag]) -> dict[str, Any]:
-        schema_fields = {f.name: f for f in form_fields(question.schema)}
-        typed = {}
-        for flag in flags:
-            name, text = flag.field_for(question.key) or ("", "")
-            if name not in schema_fields and _closed_form(question.schema):
-                raise UsageError(f"--answer {flag.raw}: the form of question {question.key!r} has no field {name!r}",
-                                 _fields_named(list(schema_fields)))
-            try:
-                typed[name] = coerce(schema_fields.get(name), text)
-            except ValueError as error:
-                raise UsageError(f"--answer {flag.raw!r}: field {name!r} cannot take {text!r} ({error})",
-                                 "give a value of the field's type") from None
-        return typed
-
-
-def _field_fix(question: Question, flag: AnswerFlag) -> str:
-    """The `--answer` that sets a field to the value given where an action belongs."""
-    names = [f.name for f in form_fields(question.schema)] if question.mode == "form" else []
-    if not names:
-        return f"write --answer {shlex.quote(question.key + '=accept')} (or decline, cancel)"
-    field = names[0] if len(names) == 1 else "FIELD"
-    meant = f"--answer {shlex.quote(f'{question.key}.{field}={flag.value}')}"
-    if len(names) == 1:
-        return f"to set its field {field!r}, write {meant}"
-    return f"to set a field, write {meant}; {_fields_named(names)}"
-
-
-def _closed_form(schema: dict[str, Any]) -> bool:
-    """Whether a form takes only the fields it lists (as the spec's flat forms do)."""
-    open_to_more = "patternProperties" in schema or schema.get("additionalProperties", False) is not False
-    return isinstance(schema.get("properties"), dict) and not open_to_more
-
-
-def _fields_named(names: list[str]) -> str:
-    return f"its fields: {', '.join(names)}" if names else "it has no fields"
+    def likely_questions(self) -> dict[str, str]:
+        """For each unused flag whose key is close to a question asked: that question's key."""
+        likely = {f"--answer {f.raw}": f.likely_key(self.asked) for f in self.flags if f.raw not in self.used}
+        return {flag: key for flag, key in likely.items() if key is not None}
 
 
 def _fresh(value: Any) -> Any:
@@ -246,6 +197,11 @@ class SamplerAnswerer:
             parsed = json.loads(output)
         except ValueError:
             parsed = None
+        if isinstance(parsed, dict) and "content" not in parsed:
+            raise UsageError(f"the sampler's output is JSON but not a CreateMessageResult (it has "
+                             f"{', '.join(safe_line(repr(k), 40) for k in list(parsed)[:5]) or 'no keys'}; "
+                             "no content)", "print plain text, or JSON with content: "
+                             '{"type": "text", "text": ...}; check --sampler')
         if isinstance(parsed, dict):
             return sampling_result(parsed, self.model)
         return sampling_response(output[:-1] if output.endswith("\n") else output, self.model)

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from mrtr_cli.auth.challenge import Challenge
 from mrtr_cli.auth.steps import Recorder, refuse
+from mrtr_cli.errors import UsageError
 from mrtr_cli.text import safe_line
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
@@ -64,10 +65,23 @@ def protected_resource(recorder: Recorder, server_url: str, challenge: Challenge
             return _resource_metadata(recorder, server_url, document)
         recorder.note("resource-metadata", f"no protected resource metadata at {safe_line(url, 300)} "
                       f"({_why(status)})", url=url, status=status)
+    if challenge.status not in (401, 403):
+        raise _not_protected(recorder, server_url, challenge.status)
     said = f"; WWW-Authenticate: {safe_line(challenge.header, 300)}" if challenge.header else ""
     raise refuse(recorder, f"the server wants authentication (HTTP {challenge.status}){said}; mrtr found no "
                  "protected resource metadata (RFC 9728) to log in with",
                  "pass a token with -H 'Authorization: Bearer TOKEN'")
+
+
+def _not_protected(recorder: Recorder, server_url: str, status: int) -> UsageError:
+    """`mrtr auth login` of a server that answered without a 401 and publishes no protected resource
+    metadata: there is nothing to log in to (exit 1, as logging out of a server with no login)."""
+    reason = (f"{safe_line(server_url, 300)} does not ask for authorization: it answered a request without a "
+              f"token with HTTP {status}, not 401, and publishes no protected resource metadata (RFC 9728)")
+    recorder.failed(reason)
+    answered = 200 <= status < 300
+    return UsageError(reason, "nothing to log in to: use it as it is" if answered else
+                      f"nothing to log in to; check the URL (mrtr discover --url {safe_line(server_url, 300)})")
 
 
 def _why(status: int | str) -> str:

@@ -3,7 +3,7 @@
 Kept apart from help_page.py so that a run that shows no help loads nothing of the help.
 """
 
-from typing import Any
+from typing import Any, Optional
 
 import typer.core
 
@@ -16,6 +16,9 @@ class HelpCommand(typer.core.TyperCommand):
 
         write_help(self, ctx)
 
+    def get_help_option(self, ctx: Any) -> Optional[Any]:
+        return _shown_by_mrtr(super().get_help_option(ctx))
+
 
 class HelpGroup(typer.core.TyperGroup):
     """A typer group whose help is mrtr's."""
@@ -24,3 +27,21 @@ class HelpGroup(typer.core.TyperGroup):
         from mrtr_cli.cli.help_page import write_help
 
         write_help(self, ctx)
+
+    def get_help_option(self, ctx: Any) -> Optional[Any]:
+        return _shown_by_mrtr(super().get_help_option(ctx))
+
+
+def _shown_by_mrtr(option: Optional[Any]) -> Optional[Any]:
+    """click's `--help` option, shown by mrtr: click's own wrote the page, then its last empty line
+    apart, and a reader gone by then (`mrtr --help | head -1`) was click's exit 1."""
+    if option is not None:
+        option.callback = _show_help
+    return option
+
+
+def _show_help(ctx: Any, param: Any, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        from mrtr_cli.cli.help_page import show_help
+
+        ctx.exit(show_help(ctx.command, ctx))

@@ -9,19 +9,39 @@ a "[default: ...]").
 """
 
 import inspect
+import os
 import sys
 from typing import Any, Dict, List, Tuple
 
 import typer.core
 
+from mrtr_cli.exit_codes import PIPE_CLOSED
 from mrtr_cli.render.help import HelpPage, Panel, Row, write
 
 ARGUMENTS, OPTIONS, COMMANDS = "Arguments", "Options", "Commands"
 
 
-def write_help(command: Any, ctx: Any) -> None:
-    """Write the help to stdout, as typer's did (click then ends it with an empty line)."""
-    write(help_page(command, ctx), sys.stdout)
+def write_help(command: Any, ctx: Any, ending: str = "") -> None:
+    """Write the help to stdout, as typer's did (where click ends it, it adds an empty line)."""
+    write(help_page(command, ctx), sys.stdout, ending)
+
+
+def show_help(command: Any, ctx: Any) -> int:
+    """`--help`: the page and its last empty line; the exit code, 141 when stdout's reader went away
+    (`mrtr --help | head -1`), as for any command (README's exit codes)."""
+    try:
+        write_help(command, ctx, ending="\n")
+    except BrokenPipeError:
+        _silence_stdout()
+        return PIPE_CLOSED
+    return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def help_page(command: Any, ctx: Any) -> HelpPage:

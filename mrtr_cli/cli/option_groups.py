@@ -15,7 +15,7 @@ from typing import Annotated, Any, Callable, List, Optional
 import typer
 
 from mrtr_cli.options import (COLORS, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, OutputOptions, RecordingOptions,
-                              TargetOptions, round_limit, seconds)
+                              TargetOptions, protocol_version, round_limit, seconds)
 from mrtr_cli.protocol.meta import LOG_LEVELS
 
 SERVER, ANSWERS, OUTPUT, TRANSCRIPTS = "Server", "Answering", "Output", "Transcripts"
@@ -49,11 +49,11 @@ def click_module() -> Any:
     return click
 
 
-def _read_by(number_range: Any, read: Callable[[str], Any]) -> Any:
-    """A click number range (the help shows its bounds) whose values `read` converts: the same
+def _read_by(click_type: Any, read: Callable[[str], Any]) -> Any:
+    """A click type (a number range's help shows its bounds) whose values `read` converts: the same
     reader as the fast parser's, and its ValueError is what the user reads."""
 
-    class ReadBy(number_range):  # type: ignore[misc, valid-type]
+    class ReadBy(click_type):  # type: ignore[misc, valid-type]
         def convert(self, value: Any, param: Any, ctx: Any) -> Any:
             try:
                 return read(str(value))
@@ -66,6 +66,7 @@ def _read_by(number_range: Any, read: Callable[[str], Any]) -> Any:
 _click = click_module()
 SecondsType = _read_by(_click.types.FloatRange, seconds)
 RoundLimitType = _read_by(_click.types.IntRange, round_limit)
+VersionType = _read_by(_click.types.StringParamType, protocol_version)
 
 
 def _seconds(name: str, **settings: Any) -> Any:
@@ -92,8 +93,9 @@ CWD = Annotated[Value, _server("--cwd", metavar="DIR", help="Working directory o
 TIMEOUT = Annotated[float, _seconds("--timeout", help="Per request, send to response, "
                                    "answering excluded; progress resets the timeout at most 10 times, so one "
                                    "request waits at most 11 x --timeout.")]
-PROTOCOL_VERSION = Annotated[Value, _server("--protocol-version", metavar="V", help="Send this version as given, not "
-                                           "renegotiated [default: 2026-07-28].")]
+PROTOCOL_VERSION = Annotated[Value, _server("--protocol-version", metavar="V", click_type=VersionType(),
+                                           help="Send this version as given, not renegotiated "
+                                           "[default: 2026-07-28].")]
 CACERT = Annotated[Value, _server("--cacert", metavar="FILE", help="CA bundle for HTTPS.")]
 INSECURE = Annotated[bool, _server("--insecure", help="Do not verify TLS certificates.")]
 NO_DISCOVER = Annotated[bool, _server("--no-discover", help="Skip the server/discover probe and speak 2026-07-28 "

@@ -12,15 +12,18 @@ from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.commands.common import Context, guarded
-from mrtr_cli.errors import AuthError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, TargetOptions
+from mrtr_cli.protocol import meta
+from mrtr_cli.protocol.headers import standard_headers
 from mrtr_cli.target import login_authorizer, resolve_target
 from mrtr_cli.text import safe_line
 from mrtr_cli.transport.base import AuthNote, WireInfo
 
-PROBE = {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {}}
-"""What mrtr sends without a token to hear the server's challenge."""
+PROBE = {"jsonrpc": "2.0", "id": 0, "method": "server/discover",
+         "params": {"_meta": {meta.PROTOCOL_VERSION: meta.LATEST_VERSION, meta.CLIENT_CAPABILITIES: {}}}}
+"""What mrtr sends without a token to hear the server's challenge: a well-formed server/discover,
+so that a server that asks for no authorization answers it."""
 VERSION = 1
 
 
@@ -54,14 +57,14 @@ def run_login(options: TargetOptions, output: OutputOptions) -> int:
 
 
 def _challenge(transport: Any) -> tuple[int, str | None]:
-    """The server's answer to a request without a token: its status and WWW-Authenticate."""
+    """The server's answer to a request without a token: its status (a 403 is taken as a 401: no
+    token was sent) and WWW-Authenticate. Any other status is the flow's to judge: a server that
+    publishes protected resource metadata may be logged in to all the same."""
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               **standard_headers(PROBE, meta.LATEST_VERSION),
                **{k: v for k, v in transport.extra_headers.items() if k.lower() != "authorization"}}
     reply = transport.fetch("POST", transport.url, headers, json.dumps(PROBE).encode("utf-8"))
-    if reply.status not in (401, 403) and not 200 <= reply.status < 300:
-        raise AuthError(f"the server answered HTTP {reply.status} to a request without a token, not 401",
-                        "check the URL")
-    return 401, reply.headers.get("www-authenticate")
+    return 401 if reply.status == 403 else reply.status, reply.headers.get("www-authenticate")
 
 
 def _show(context: Context, item: Any) -> None:

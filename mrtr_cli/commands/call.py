@@ -31,7 +31,7 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
     codes: list[ExitCode] = []
 
     def finish(outcome: Outcome, flags: AnswerFlags) -> None:
-        warn_unused_flags(context, flags.unused())
+        warn_unused_flags(context, flags.unused(), flags.likely_questions())
         if answering.save_answers:
             from mrtr_cli.answering.save import save_answers
 

@@ -9,9 +9,10 @@ from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.arguments import tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
-from mrtr_cli.errors import AuthError, MrtrError, ProtocolError
+from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UsageError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.commands.call import request_params
+from mrtr_cli.conversation.lists import unlisted_hint
 from mrtr_cli.conversation.preparation import Preparation, prepare_call
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
 from mrtr_cli.check import authorization, older
@@ -80,6 +81,7 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
     try:
         with connect(context, target, options, client_settings(options, answering, chain), chain=chain) as client:
             settle_era(client)
+            _require_listed(client, tool, named)
             if client.era == "older":
                 checks = [*_older(client, chain, tool, target),
                           *older.skipped(_named_probes(named), client.settings.version)]
@@ -92,6 +94,15 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
     if client.era == "older" and client.speaks_modern is None:
         client.speaks_modern = _answers_discover(context, target, options)
     return [*auth_checks, *checks], client.server_info, _era(client, discover_seen)
+
+
+def _require_listed(client: Client, tool: CallOptions | None, named: tuple[CallOptions, ...]) -> None:
+    """A --tool, --prompt or --resource the server does not list is exit 1 before any probe runs:
+    every probe of it would only be skipped, and a typo would pass."""
+    for request in ([tool] if tool is not None else []) + list(named):
+        hint = unlisted_hint(client, request.method, request.name)
+        if hint is not None:
+            raise UsageError(hint)
 
 
 def _authorization(context: Context, target: Target, options: TargetOptions) -> tuple[list[Check], bool]:

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from mrtr_cli.protocol.meta import LOG_LEVELS
 from mrtr_cli.options import (COLORS, AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions,
-                              round_limit, seconds)
+                              protocol_version, round_limit, seconds)
 
 METHODS = {"call": "tools/call", "read": "resources/read", "prompt": "prompts/get"}
 """The commands parsed here, and the request each sends."""
@@ -60,7 +60,7 @@ OPTIONS: dict[str, Spec] = {
     "--env-file": Spec("target", "env_file", "value"),
     "--cwd": Spec("target", "cwd", "value"),
     "--timeout": Spec("target", "timeout", "value", seconds),
-    "--protocol-version": Spec("target", "protocol_version", "value"),
+    "--protocol-version": Spec("target", "protocol_version", "value", protocol_version),
     "--cacert": Spec("target", "cacert", "value"),
     "--insecure": Spec("target", "insecure", "flag"),
     "--no-discover": Spec("target", "no_discover", "flag"),

@@ -39,6 +39,8 @@ from mrtr_cli.transport.shared import ServerPool, keep
 
 STOPPED = {ExitCode.INTERRUPTED, ExitCode.TERMINATED, ExitCode.HANGUP}
 """Ctrl-C, SIGTERM, SIGHUP: replay stops there, and runs no further transcript."""
+ASK_A_PERSON = "replay at a terminal with --interactive"
+"""How a person comes to answer what the recording does not (the hint when nothing answers)."""
 LIVE_FAILURES = STOPPED | {ExitCode.USAGE, ExitCode.UNREACHABLE, ExitCode.INCOMPLETE}
 """Live failures that decide replay's exit code; any other difference is a divergence (6)."""
 
@@ -134,7 +136,7 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     live_context = dataclasses.replace(context, emit=emit)
     recorded = RecordedAnswerer(transcript)
     people = [person_answerer(live_context, answering.sampling_model)] if person else []
-    chain, flags = build_chain(answering, chosen.timeout, [recorded] + people)
+    chain, flags = build_chain(answering, chosen.timeout, [recorded] + people, person=ASK_A_PERSON)
     settings.capabilities = dataclasses.replace(settings.capabilities, roots_answerable=chain.offers_roots())
     outcome = Outcome(transcript.request["method"], params)
     try:

@@ -15,7 +15,7 @@ from mrtr_cli import events
 from mrtr_cli.errors import LegacyServerError, ProtocolError, RequestTimeout, UnreachableError, interruption
 from mrtr_cli.events import Observer
 from mrtr_cli.conversation.explain import explain, supported_versions, versions_text
-from mrtr_cli.conversation.waiting import ServerRequestHandler, Waiting, progress_token, timed_out
+from mrtr_cli.conversation.waiting import NotAServer, ServerRequestHandler, Waiting, progress_token, timed_out
 from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Response
 from mrtr_cli.transport.base import Deadline, Exchange, Mirrored, Transport, TransportTimeout
@@ -220,6 +220,8 @@ class Client:
             stopped = interruption(raised, f"while waiting for {method} (id {request_id})")
             self._cancel(exchange, request_id, interruption(raised).message)
             raise stopped from None
+        except NotAServer:
+            raise  # it says all: no "while mrtr waited for ..."
         except UnreachableError as error:
             raise _during(error, f"while mrtr waited for {method} (id {request_id})") from None
         raise _StreamEnded(request_id)

@@ -6,17 +6,22 @@ probes and falls back to the handshake at once when `server/discover` gets an er
 `--era-probe-wait` seconds of silence, or when a stdio server that had written something exits
 after the probe (it is started once more; one that wrote nothing died at start-up: exit 4). Over HTTP the same probe
 decides: anything but a DiscoverResult, or an error only a 2026-07-28 server gives, means the older era. `--protocol-version V` implies V's era.
+A command that is no MCP server is said at once (exit 4): mrtr's own request echoed back (`cat`), or only
+text that is not JSON-RPC on stdout and no answer to server/discover nor to initialize, each waited for
+`--era-probe-wait`. Total silence still waits --timeout for initialize: a cold server may say nothing for long.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.client import NOT_DISCOVER_RESULT, Client
 from mrtr_cli.conversation.explain import explain
+from mrtr_cli.conversation.waiting import NotAServer
 from mrtr_cli.errors import (EndpointMissing, LegacyServerError, MrtrError, ProtocolError, RequestTimeout, ServerError,
                              UnreachableError, UsageError)
 from mrtr_cli.options import TargetOptions
@@ -48,10 +53,9 @@ def open_era(client: Client, options: TargetOptions, reopen: Callable[[], Transp
     (the `discover` command sends it itself); `reopen` starts a stdio server once more."""
     era = requested_era(options)
     if era == "older":
-        flag = f"--protocol-version {options.protocol_version}" if options.protocol_version else "--protocol-era older"
-        return initialize(client, chain, f"asked for by {flag}")
+        return initialize(client, chain, f"asked for by {_asking_flag(options, era)}")
     if era == "modern" or options.no_discover:
-        why = "--no-discover" if options.no_discover else "--protocol-era modern"
+        why = "--no-discover" if options.no_discover else _asking_flag(options, era)
         client.emit(events.EraChosen("modern", client.settings.version, f"asked for by {why}"))
         if probes and discovers and not options.no_discover:
             client.discovered = client.discover()
@@ -60,6 +64,11 @@ def open_era(client: Client, options: TargetOptions, reopen: Callable[[], Transp
         client.fallback = lambda: _fall_back(client, chain)
         return None
     return _probe(client, options, reopen, chain)
+
+
+def _asking_flag(options: TargetOptions, era: str) -> str:
+    """The flag that asked for `era`: `--protocol-version V` when given (it implies its era)."""
+    return f"--protocol-version {options.protocol_version}" if options.protocol_version else f"--protocol-era {era}"
 
 
 def _fall_back(client: Client, chain: Chain) -> None:
@@ -73,25 +82,25 @@ def _probe(client: Client, options: TargetOptions, reopen: Callable[[], Transpor
     """auto: server/discover, with a short wait; anything but a DiscoverResult or an error only a
     2026-07-28 server gives means the handshake (over HTTP too: a lenient older-era server may
     answer a modern request without a session, so the request itself proves nothing)."""
-    timeout, client.settings.timeout = client.settings.timeout, options.era_probe_wait
     heard = _Heard()
     client.emit.subscribe(heard)
     try:
-        client.discovered = client.discover()
+        with _waiting(client, options.era_probe_wait):
+            client.discovered = client.discover()
         client.speaks_modern = True
         client.emit(events.EraChosen("modern", client.settings.version, "the server answered server/discover"))
         return
     except LegacyServerError as sign:
         client.speaks_modern, reason = False, _reason(sign)
-    except UnreachableError:
-        if not heard.anything:
-            raise  # dead at start-up (a missing file, a crash): not an era question
+    except UnreachableError as error:
+        if not heard.anything or isinstance(error, NotAServer):
+            raise  # dead at start-up (a missing file, a crash), or no server at all: not an era question
         client.transport.close()  # it wrote something, then exited at the probe: start it once more
         client.transport = reopen()
         client.speaks_modern = False
         reason = "the server exited after server/discover; mrtr started it once more for the handshake"
-    finally:
-        client.settings.timeout = timeout
+    if reason == SILENT and heard.text_only is not None:
+        return _handshake_after_text(client, chain, heard.text_only, options.era_probe_wait)
     try:
         initialize(client, chain, reason)
     except ServerError:
@@ -99,18 +108,53 @@ def _probe(client: Client, options: TargetOptions, reopen: Callable[[], Transpor
             raise
 
 
+@contextmanager
+def _waiting(client: Client, seconds: float) -> Iterator[None]:
+    """Within the block, a request waits `seconds` for its response instead of --timeout."""
+    timeout, client.settings.timeout = client.settings.timeout, seconds
+    try:
+        yield
+    finally:
+        client.settings.timeout = timeout
+
+
+def _handshake_after_text(client: Client, chain: Chain, text: str, wait: float) -> None:
+    """Silent to the probe, the server had written only text that is not JSON-RPC on stdout (a
+    program's output, a REPL's banner): initialize too is waited for --era-probe-wait, not --timeout."""
+    try:
+        initialize(client, chain, SILENT, wait=wait)
+    except RequestTimeout:
+        if client.initialized is not None:
+            raise  # the handshake was answered: a later request timed out
+        raise NotAServer(f"the server wrote only text that is not JSON-RPC on stdout ({text!r}) and answered "
+                         f"neither server/discover nor initialize within {wait:g} s each: it does not look like an "
+                         "MCP server", "is it the right command? e.g. -- python server.py; if it is an MCP server "
+                         "slow to start, raise --era-probe-wait") from None
+
+
 SILENT = "no answer to server/discover within --era-probe-wait"
 
 
 class _Heard:
-    """Whether the server wrote anything on the wire (a frame, garbage included)."""
+    """Whether the server wrote anything on the wire (a frame, garbage included), and, while it
+    wrote only text that is not JSON-RPC, the first line of it."""
+
+    TEXT_SHOWN = 80
+    """How much of that first line a message quotes."""
 
     def __init__(self) -> None:
         self.anything = False
+        self.text_only: str | None = None
+        self._json_rpc = False
 
     def __call__(self, event: object) -> None:
-        if isinstance(event, events.FrameReceived):
-            self.anything = True
+        if not isinstance(event, events.FrameReceived):
+            return
+        self.anything = True
+        if not isinstance(event.message, jsonrpc.Malformed):
+            self._json_rpc, self.text_only = True, None
+        elif not self._json_rpc and self.text_only is None:
+            self.text_only = event.message.raw[:self.TEXT_SHOWN]
 
 
 def _reason(sign: LegacyServerError) -> str:
@@ -136,14 +180,16 @@ def _slow_to_start(client: Client) -> bool:
     return True
 
 
-def initialize(client: Client, chain: Chain, reason: str) -> None:
-    """The handshake: initialize, the version chosen, notifications/initialized, logging/setLevel."""
+def initialize(client: Client, chain: Chain, reason: str, wait: float | None = None) -> None:
+    """The handshake: initialize, the version chosen, notifications/initialized, logging/setLevel.
+    `wait`: how long initialize is waited for (None: --timeout)."""
     settings = client.settings
     version = settings.version if handshake.era_of(settings.version) == "older" else handshake.LATEST_OLDER
     params = handshake.initialize_params(version, settings.capabilities, settings.identity)
     client.emit(events.EraChosen("older", version, reason))
     try:
-        reply = client.raw("initialize", params, purpose="handshake")
+        with _waiting(client, settings.timeout if wait is None else wait):
+            reply = client.raw("initialize", params, purpose="handshake")
     except RequestTimeout as timeout:
         raise RequestTimeout(f"{timeout.message} (the initialize handshake)", "the server answers neither "
                              "server/discover nor initialize: check its command and logs") from None

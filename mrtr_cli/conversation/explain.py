@@ -49,8 +49,9 @@ def _missing_capability_hint(error: dict[str, Any]) -> str:
     return f"the server needs {', '.join(names) or 'a capability mrtr did not declare'}"
 
 
-def unlisted_tool_hint(name: str, close: list[str]) -> str:
-    """`no tool 'book_tabel'; did you mean 'book_table'? (mrtr list tools)`."""
+def unlisted_hint_text(name: str, close: list[str], kind: str = "tool") -> str:
+    """`no tool 'book_tabel'; did you mean 'book_table'? (mrtr list tools)`; `kind` is tool, prompt
+    or resource."""
     if not close:
-        return f"the server lists no tool {name!r}; see mrtr list tools"
-    return f"no tool {name!r}; did you mean {' or '.join(repr(c) for c in close)}? (mrtr list tools)"
+        return f"the server lists no {kind} {name!r}; see mrtr list {kind}s"
+    return f"no {kind} {name!r}; did you mean {' or '.join(repr(c) for c in close)}? (mrtr list {kind}s)"

@@ -1,11 +1,15 @@
-"""Lists that span pages: every page of tools/list, prompts/list, ... merged."""
+"""Lists that span pages: every page of tools/list, prompts/list, ... merged; and whether a list
+names the tool, prompt or resource a user named."""
 
 from __future__ import annotations
 
+import difflib
+import re
 from typing import Any
 
 from mrtr_cli.conversation.client import Client
-from mrtr_cli.errors import ProtocolError
+from mrtr_cli.conversation.explain import unlisted_hint_text
+from mrtr_cli.errors import MrtrError, ProtocolError
 from mrtr_cli.protocol.mrtr import read_result
 
 MAX_PAGES = 1000
@@ -30,3 +34,66 @@ def list_all(client: Client, method: str, key: str) -> tuple[dict[str, Any], int
         seen.add(cursor)
         params = {"cursor": cursor}
     raise ProtocolError(f"{method} had more than {MAX_PAGES} pages", "the server's pagination may loop")
+
+
+LISTED_IN = {"tools/call": ("tool", "tools/list", "tools", "name"),
+             "prompts/get": ("prompt", "prompts/list", "prompts", "name"),
+             "resources/read": ("resource", "resources/list", "resources", "uri")}
+"""For each request naming something: what it names, and the list (method, key, field) that names them."""
+MAX_NAME = 200
+"""The longest listed name offered as a likely one (comparing names costs their length squared)."""
+
+
+def unlisted_hint(client: Client, method: str, subject: str) -> str | None:
+    """`no tool 'book_tabel'; did you mean 'book_table'? (mrtr list tools)` when the server does not
+    list the tool, prompt or resource `subject` (a URI that a resource template matches counts as
+    listed); None when it lists it, when its list cannot be read, or for another method."""
+    if method not in LISTED_IN:
+        return None
+    kind, list_method, key, field = LISTED_IN[method]
+    try:
+        names = _names(list_all(client, list_method, key)[0][key], field)
+    except MrtrError:
+        return None
+    if subject in names:
+        return None
+    if method == "resources/read":
+        templates = _templates(client)
+        if any(_matches_template(subject, template) for template in templates):
+            return None
+        names += templates
+    likely = [name for name in names if len(name) <= MAX_NAME]  # the spec's names are 1 to 128 characters
+    return unlisted_hint_text(subject, difflib.get_close_matches(subject, likely, n=3), kind)
+
+
+def _names(items: list[Any], field: str) -> list[str]:
+    return [item[field] for item in items if isinstance(item, dict) and isinstance(item.get(field), str)]
+
+
+def _templates(client: Client) -> list[str]:
+    """The server's resource templates; none when it has no such list."""
+    try:
+        return _names(list_all(client, "resources/templates/list", "resourceTemplates")[0]["resourceTemplates"],
+                      "uriTemplate")
+    except MrtrError:
+        return []
+
+
+def _matches_template(uri: str, template: str) -> bool:
+    """Whether `uri` may be an expansion of the RFC 6570 `template`, leniently: each `{expression}`
+    stands for any text. Matched piece by piece with str.find, so a hostile template costs no
+    backtracking."""
+    first, *pieces = re.split(r"\{[^{}]*\}", template)
+    if not pieces:
+        return uri == template
+    *middle, last = pieces
+    end = len(uri) - len(last)
+    if not uri.startswith(first) or not uri.endswith(last) or end < len(first):
+        return False
+    position = len(first)
+    for piece in middle:
+        found = uri.find(piece, position, end)
+        if found < 0:
+            return False
+        position = found + len(piece)
+    return True

@@ -7,31 +7,25 @@ invalid is refused there (a client MUST exclude it). tools/list is sent only whe
 two is needed; what it gives travels with the request (`mirrored`), nothing is learned aside.
 
 Once the schema is read anyway, the required arguments the call leaves out are named before it
-is sent (it is sent as given: a server's own validation is worth testing). After a failed call,
-tools/list is read once more to tell whether the server lists the tool at all, and which names
-are close to it.
+is sent (it is sent as given: a server's own validation is worth testing). After a failed call
+(or prompts/get, resources/read), its list is read once more to tell whether the server lists the
+tool (prompt, resource) at all, and which names are close to it.
 """
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.conversation.client import Client
-from mrtr_cli.conversation.lists import list_all
-from mrtr_cli.conversation.explain import unlisted_tool_hint
-from mrtr_cli.errors import MrtrError, ProtocolError, ServerError
+from mrtr_cli.conversation.lists import list_all, unlisted_hint
+from mrtr_cli.errors import ProtocolError, ServerError
 from mrtr_cli.protocol.headers import header_params, split_tools
 from mrtr_cli.transport.base import Mirrored
 
 if TYPE_CHECKING:
     from mrtr_cli.conversation.session import Outcome
     from mrtr_cli.target import Target
-
-
-MAX_NAME = 200
-"""The longest listed tool name offered as a likely one (comparing names costs their length squared)."""
 
 
 @dataclass(frozen=True)
@@ -84,20 +78,13 @@ def missing_arguments(schema: Any, arguments: Any) -> list[str]:
 
 
 def after_failure(client: Client, outcome: Outcome) -> list[str]:
-    """When the server refused a tools/call and does not list the tool: a hint naming the listed
-    tools whose names are close. tools/list is read only here, after such a failure."""
-    if outcome.method != "tools/call" or not _refused_by_the_server(outcome):
+    """When the server refused a tools/call, prompts/get or resources/read and does not list what
+    it names: a hint naming the listed ones whose names are close. The list (tools/list,
+    prompts/list, resources/list and its templates) is read only here, after such a failure."""
+    if not _refused_by_the_server(outcome):
         return []
-    name = str(outcome.params.get("name"))
-    try:
-        tools = list_all(client, "tools/list", "tools")[0]["tools"]
-    except MrtrError:
-        return []
-    names = [t["name"] for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
-    if name in names:
-        return []
-    likely = [n for n in names if len(n) <= MAX_NAME]  # the spec's names are 1 to 128 characters
-    return [unlisted_tool_hint(name, difflib.get_close_matches(name, likely, n=3))]
+    hint = unlisted_hint(client, outcome.method, str(outcome.params.get("name", outcome.params.get("uri"))))
+    return [hint] if hint else []
 
 
 def _refused_by_the_server(outcome: Outcome) -> bool:

@@ -82,7 +82,7 @@ class ServerRequests:
         """In a call, the whole chain answers; before it, no person is asked (the request is not the
         call's doing). A refusal, or nothing to answer outside a call, gets an error and mrtr goes on:
         the server decides what follows. Nothing to answer a question of the call ends it."""
-        question = Question(self.round, key, request, self._who_asks())
+        question = Question(self.round, key, request, self._who_asks(), in_flight=True)
         try:
             answer = (self.chain if self.round else self.chain.without_people()).answer(question)
         except MrtrError as error:

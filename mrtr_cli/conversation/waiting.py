@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from mrtr_cli import events
-from mrtr_cli.errors import ProtocolError, RequestTimeout
+from mrtr_cli.errors import ProtocolError, RequestTimeout, UnreachableError
 from mrtr_cli.events import Observer
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
@@ -21,6 +21,10 @@ class ServerRequestHandler(Protocol):
     """Answers a request the server sends (older era): the answer goes back through the client."""
 
     def handle(self, message: Request, in_flight: int | None) -> None: ...
+
+
+class NotAServer(UnreachableError):
+    """What answers is no MCP server: it sent mrtr's own request back (`cat`, an echo loop)."""
 
 
 def progress_token(request_id: int) -> str:
@@ -58,6 +62,9 @@ class Waiting:
             self.emit(events.WireNote(incoming.direction, incoming.text, incoming.fields, self.request_id))
             return None
         message = jsonrpc.decode(incoming.data)
+        if self._echoed(message):
+            raise NotAServer(f"the server echoed mrtr's {self.method} back: the command is not an MCP server",
+                             "is it the right command? e.g. -- python server.py")
         if self.hold_events is not None and self._awaited(message):
             self.hold_events()  # the frame is checked and shown with its round, while the server works on the next
         self.emit(events.FrameReceived(message))
@@ -80,6 +87,12 @@ class Waiting:
                 raise ProtocolError(f"the response to {self.method} (id {self.request_id}) has {message.reason}",
                                     "a server must send such a number as a string; -v shows the frame")
         return None
+
+    def _echoed(self, message: jsonrpc.Message) -> bool:
+        """Whether `message` is the request in flight come back: its method and its id (no server
+        asks mrtr what mrtr asked it, under mrtr's own id)."""
+        return (isinstance(message, Request) and message.method == self.method
+                and jsonrpc.same_id(message.id, self.request_id))
 
     def _awaited(self, message: jsonrpc.Message) -> bool:
         """Whether `message` is the response awaited: its id is ours, or it is an error the server

@@ -17,6 +17,8 @@ from mrtr_cli.protocol import jsonrpc, meta
 OLDER_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 """The handshake versions mrtr speaks, oldest first."""
 LATEST_OLDER = OLDER_VERSIONS[-1]
+EVERY_VERSION = OLDER_VERSIONS + meta.SPOKEN_VERSIONS
+"""Every version mrtr speaks, in either era, oldest first: what `--protocol-version` takes."""
 ELICITATION_SINCE = "2025-06-18"
 URL_MODE_SINCE = "2025-11-25"
 ERAS = ("auto", "modern", "older")

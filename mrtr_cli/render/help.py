@@ -52,12 +52,13 @@ NARROWEST_CELL = 8
 MARGIN = " "
 
 
-def write(page: HelpPage, stream: IO[str]) -> None:
-    """Write the help to `stream`, styled when it is a terminal that shows styles."""
+def write(page: HelpPage, stream: IO[str], ending: str = "") -> None:
+    """Write the help to `stream`, then `ending`, in one write; styled when `stream` is a terminal
+    that shows styles."""
     styled = _shows_styles(stream)
     no_colour = bool(os.environ.get("NO_COLOR"))
     text = "".join(_line_text(line, styled, no_colour) + "\n" for line in lay_out(page, help_width(stream)))
-    stream.write(text)
+    stream.write(text + ending)
     stream.flush()
 
 

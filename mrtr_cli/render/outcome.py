@@ -27,7 +27,7 @@ def print_outcome(consoles: Consoles, outcome: Outcome, result: bool = True, sta
     if result and outcome.result is not None:
         for text in result_texts(outcome.result):
             _print_result(consoles.out, text)
-    if not _refused_before_sending(outcome):
+    if not _only_the_error(outcome):
         status.print(status_line(outcome))
     if outcome.error is not None:
         for line in error_lines(outcome.error):
@@ -36,10 +36,10 @@ def print_outcome(consoles: Consoles, outcome: Outcome, result: bool = True, sta
         status.print(warning_line(f"! {safe_line(advice, 1000)}"))
 
 
-def _refused_before_sending(outcome: Outcome) -> bool:
-    """A usage error (a bad `-a`, `--args`, `--protocol-era`) before any round: there is no
-    conversation to give a status of, only the error."""
-    return not outcome.rounds and isinstance(outcome.error, UsageError)
+def _only_the_error(outcome: Outcome) -> bool:
+    """A usage error (a bad `-a`, `--args`, `--answer`), or a failure before any round (a server
+    that could not start): the status line would only repeat it (`✗ aborted`), so the error alone."""
+    return outcome.error is not None and (isinstance(outcome.error, UsageError) or not outcome.rounds)
 
 
 def _print_result(out: AnyConsole, piece: Text | str) -> None:

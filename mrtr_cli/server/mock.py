@@ -145,7 +145,18 @@ def unservable(transcript: Transcript) -> str | None:
     steps = served_steps(transcript.rounds)
     if not steps:
         return "it records no reply (the server never answered nor asked)"
-    return next(filter(None, (_step_problem(method, step) for step in steps)), None)
+    problem = next(filter(None, (_step_problem(method, step) for step in steps)), None)
+    return problem or _stops_at_a_question(transcript, steps[-1])
+
+
+def _stops_at_a_question(transcript: Transcript, last: ServedStep) -> str | None:
+    """Why a recording that ends asking a question (interrupted, or nothing answered it) cannot be
+    served: a client's answer would have no recorded reply. None when it ends in a result or an error."""
+    if not last.asked and _result(last).get("resultType") != "input_required":
+        return None
+    keys = ", ".join(repr(key) for key in last.asked) or "its questions"
+    return (f"the recording stops at round {last.round}, at question {keys}: nothing after it was recorded "
+            f"(outcome {transcript.outcome}), so a client's answer would have no reply")
 
 
 def _step_problem(method: str, step: ServedStep) -> str | None:

@@ -61,8 +61,27 @@ def load(path: str) -> Transcript:
         line, column = located.place_of(where) or (1, 1)
         return f"{path}:{line}:{column}"
 
-    validation.check_document(located.data, schema(), locate, "fix the file, or record it again with --record")
+    _refuse_another_kind(path, located.data)
+    validation.check_document(located.data, schema(), locate, FIX)
     return Transcript(path, located.data)
+
+
+FIX = "fix the file, or record it again with --record"
+OTHER_KINDS = ((("answers", "match"), "an answers file (answers:/match:)", "use it with --answers"),
+               (("mcpServers", "servers"), "an mcpServers config file (mcpServers:)",
+                "use it with --config FILE --server NAME"))
+"""mrtr's other files, by the keys that give them away: what each is, and where it is used."""
+
+
+def _refuse_another_kind(path: str, data: Any) -> None:
+    """A mapping without `mrtr_transcript` is not judged as a transcript lacking its parts: it is
+    said to be none, and an answers file or an mcpServers file is named as one."""
+    if not isinstance(data, dict) or "mrtr_transcript" in data:
+        return
+    for keys, what, use in OTHER_KINDS:
+        if any(key in data for key in keys):
+            raise UsageError(f"{path}: not an mrtr transcript: it looks like {what}", use)
+    raise UsageError(f"{path}: not an mrtr transcript: it has no mrtr_transcript: line", FIX)
 
 
 def round_line(path: str, number: int | None) -> int | None:
