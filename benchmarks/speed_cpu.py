@@ -1,6 +1,6 @@
 """Issue 16, per round and start-up: mrtr against its baselines in paired, alternating runs.
 
-    python benchmarks/speed_cpu.py [--repeat N] [--case startup|stdio|http]...
+    python benchmarks/speed_cpu.py [--repeat N] [--case startup|stdio|answers|http]...
 
 Each case runs its variants in turn (the order flips every repeat), so a busy moment of a shared
 machine falls on both; the rows give medians and the ratios of medians. The cost per round is
@@ -78,8 +78,9 @@ def paired(variants: dict[str, list[str]], repeat: int, placement: tuple[int, in
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def mrtr_ask(target: list[str], rounds: int) -> list[str]:
-    return [*MRTR, "call", "ask", "--args", f'{{"n": {rounds}}}', "--answer", "step.ok=true",
+def mrtr_ask(target: list[str], rounds: int, answers: list[str] | None = None) -> list[str]:
+    """mrtr's call of the `ask` tool, answered by `answers` (default: an --answer flag)."""
+    return [*MRTR, "call", "ask", "--args", f'{{"n": {rounds}}}', *(answers or ["--answer", "step.ok=true"]),
             "--max-rounds", "3000", "--timeout", "120", *target]
 
 
@@ -120,6 +121,16 @@ def stdio_rounds(repeat: int) -> tuple[list[str], list[Budget]]:
     return lines, budgets
 
 
+def stdio_with_answers_file(repeat: int) -> tuple[list[str], list[Budget]]:
+    """One round answered from an answers file, as CI runs it: a well-formed file is checked without jsonschema."""
+    where = "client and server on CPUs of their own" if APART else "CPUs as the scheduler chose"
+    answers = ["--answers", str(HERE / "answers.yaml")]
+    medians = paired({"bare": bare_ask("bare_client.py", "stdio", 1),
+                      "mrtr": mrtr_ask(["--stdio", " ".join(SERVER)], 1, answers)}, repeat, APART)
+    return ([row(f"stdio call, 1 round, with --answers FILE ({where})", medians, "bare")],
+            [("stdio 1 round with --answers FILE: mrtr ≤ 1.5x bare", medians["mrtr"] / medians["bare"], 1.5)])
+
+
 def ask_pair(rounds: int, tries: int, placement: tuple[int, int] | None) -> dict[str, float]:
     return paired({"bare": bare_ask("bare_client.py", "stdio", rounds),
                    "mrtr": mrtr_ask(["--stdio", " ".join(SERVER)], rounds)}, tries, placement)
@@ -151,7 +162,7 @@ def http_round(repeat: int) -> tuple[list[str], list[Budget]]:
             [("HTTP 1 round: mrtr ≤ 1.5x bare httpx", medians["mrtr"] / medians["httpx"], 1.5)])
 
 
-CASES = {"startup": start_up, "stdio": stdio_rounds, "http": http_round}
+CASES = {"startup": start_up, "stdio": stdio_rounds, "answers": stdio_with_answers_file, "http": http_round}
 
 
 def add_rows(lines: list[str], budgets: list[Budget], repeat: int, cases: list[str] | None = None) -> None:

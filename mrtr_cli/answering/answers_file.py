@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from mrtr_cli import validation
-from mrtr_cli.answering import sources
+from mrtr_cli.answering import answers_shape, sources
 from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Decision, Question, Response
 from mrtr_cli.answering.scripted import elicit_response, sampling_response, sampling_result
 from mrtr_cli.errors import UsageError
@@ -22,7 +22,8 @@ SCHEMA = Path(__file__).with_name("answers.schema.json")
 
 
 def load_answers_file(path: str) -> AnswersFile:
-    """The answers file at `path`, checked against its schema before anything runs."""
+    """The answers file at `path`, checked against its schema before anything runs (by answers_shape;
+    by jsonschema only when that finds it broken, to say how)."""
     from mrtr_cli import yaml_io  # loaded only with --answers
 
     located = yaml_io.load_located(path, "answers file")
@@ -33,8 +34,10 @@ def load_answers_file(path: str) -> AnswersFile:
         line, column = located.place_of(where) or (1, 1)
         return f"{path}:{line}:{column}"
 
-    validation.check_document(located.data, validation.packaged_schema(SCHEMA), locate,
-                              "fix the answers file (see the README, \"Answers files\")")
+    schema = validation.packaged_schema(SCHEMA)
+    if not answers_shape.certainly_fits(located.data, schema):  # jsonschema only to say what is wrong
+        validation.check_document(located.data, schema, locate,
+                                  "fix the answers file (see the README, \"Answers files\")")
     document = located.data
     rules = [_rule(entry, index, locate) for index, entry in enumerate(document.get("match") or [])]
     return AnswersFile(dict(document.get("answers") or {}), rules)
