@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -16,8 +18,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
 PYTHON = sys.executable
-os.environ.setdefault("MRTR_CONFIG_DIR", tempfile.mkdtemp(prefix="mrtr-tests-config-"))
-"""Every mrtr the tests run keeps (and looks for) logins here, never in the real home."""
+CONFIG_DIR = tempfile.mkdtemp(prefix="mrtr-tests-config-")
+"""Every mrtr the tests run keeps (and looks for) logins here, never in the real home: set before mrtr reads it
+and inherited by every process the tests start. It replaces a MRTR_CONFIG_DIR the shell set (the user's own),
+and each pytest-xdist worker loads this file and makes its own, so no two workers share one."""
+os.environ["MRTR_CONFIG_DIR"] = CONFIG_DIR
+atexit.register(shutil.rmtree, CONFIG_DIR, ignore_errors=True)
 SDK_SERVER = [PYTHON, str(SERVERS / "sdk_server.py")]
 SPEC = ROOT / "tests" / "spec" / "2026-07-28"  # copied from ../shared/mcp-spec: CI has only this repo
 

@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 import os
 import stat
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from mrtr_cli.auth import store
-from mrtr_cli.auth.store import Login, TokenStore, canonical_resource, config_dir, file_name
+from mrtr_cli.auth.store import Login, TokenStore, canonical_resource, file_name
 
 SECRETS = ("access-SECRET-1", "refresh-SECRET-2", "client-SECRET-3")
 
@@ -30,37 +28,13 @@ def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
 
 
-# Where the directory is
+# Where the directory is (tests/test_config_dir.py has the rest)
 
 
-def test_mrtr_config_dir_overrides_the_platform_directory(tmp_path, monkeypatch):
+def test_the_store_keeps_logins_in_the_tokens_folder_of_the_config_directory(tmp_path, monkeypatch):
     monkeypatch.setenv("MRTR_CONFIG_DIR", str(tmp_path / "mine"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    assert config_dir() == tmp_path / "mine"
     assert TokenStore().directory == tmp_path / "mine" / "auth"
-
-
-def test_xdg_config_home_moves_the_directory_on_linux(tmp_path, monkeypatch):
-    monkeypatch.delenv("MRTR_CONFIG_DIR", raising=False)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    if sys.platform.startswith("linux"):
-        assert config_dir() == tmp_path / "xdg" / "mrtr"
-    else:  # macOS keeps configuration under Library, whatever XDG says
-        assert config_dir() == Path.home() / "Library" / "Application Support" / "mrtr"
-
-
-def test_an_empty_mrtr_config_dir_means_the_platform_directory(tmp_path, monkeypatch):
-    monkeypatch.setenv("MRTR_CONFIG_DIR", "")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    assert config_dir().name == "mrtr"
-
-
-def test_platformdirs_is_imported_only_when_the_platform_directory_is_asked_for(tmp_path):
-    code = ("import sys; from mrtr_cli.auth.store import TokenStore; TokenStore().logins(); "
-            "print('platformdirs' in sys.modules)")
-    env = {**os.environ, "MRTR_CONFIG_DIR": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
-    assert done.stdout.strip() == "False"
+    assert TokenStore().save(a_login()).parent == tmp_path / "mine" / "auth"
 
 
 # Writing

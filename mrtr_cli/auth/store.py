@@ -1,33 +1,27 @@
-"""Where logins are kept: one JSON file per protected resource, under `auth/` in mrtr's
+"""Where logins are kept: one JSON file per protected resource, in the `auth/` folder of mrtr's
 configuration directory.
 
-The directory is `$MRTR_CONFIG_DIR` when set, else platformdirs' user configuration directory
-for "mrtr" (on Linux `$XDG_CONFIG_HOME/mrtr`, by default `~/.config/mrtr`). The `auth/` folder
-is made mode 0700 and each file 0600; a file is written to a temporary name and renamed, so a
-reader never sees half a file. A file that cannot be trusted (not ours, a symlink, too large,
-not JSON, the wrong shape, another resource's login) reads as no login, never as a crash.
-This module alone imports platformdirs, and only when the directory is first asked for.
+`config_dir.py` says where that folder is and keeps it private: the folder mode 0700, each file
+0600, written to a temporary name and renamed so a reader never sees half a file. A file that
+cannot be trusted (not ours, a symlink, too large, not JSON, the wrong shape, another resource's
+login) reads as no login, never as a crash.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import re
-import stat
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from mrtr_cli import config_dir
 from mrtr_cli.errors import UsageError
 
-CONFIG_DIR_VARIABLE = "MRTR_CONFIG_DIR"
-"""The environment variable that moves mrtr's configuration directory, on every system."""
 FORMAT_VERSION = 1
 """The `version` written in every token file; a file of another version reads as no login."""
 MAX_LOGIN_FILE_SIZE = 64 * 1024
@@ -35,16 +29,6 @@ MAX_LOGIN_FILE_SIZE = 64 * 1024
 MAX_LOGIN_FILES = 1000
 """The most token files `logins()` and `remove_all()` look at."""
 _SLUG_LENGTH = 48
-
-
-def config_dir() -> Path:
-    """mrtr's configuration directory: `$MRTR_CONFIG_DIR` if set, else the platform's."""
-    chosen = os.environ.get(CONFIG_DIR_VARIABLE)
-    if chosen:
-        return Path(chosen).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_config_dir("mrtr", appauthor=False))
 
 
 def canonical_resource(url: str) -> str:
@@ -133,7 +117,7 @@ class TokenStore:
     """The logins kept on disk, one file per protected resource."""
 
     def __init__(self, directory: Path | None = None) -> None:
-        self.directory = directory if directory is not None else config_dir() / "auth"
+        self.directory = directory if directory is not None else config_dir.folder(config_dir.TOKENS)
 
     def path_for(self, resource: str) -> Path:
         """Where the login for `resource` is kept."""
@@ -150,11 +134,11 @@ class TokenStore:
         """Keep `login` (replacing the one kept for its resource) and say where."""
         path = self.path_for(login.resource)
         try:
-            self._make_directory()
-            _write_atomically(path, json.dumps(login.to_document(), indent=2) + "\n")
+            config_dir.make_private_folder(self.directory)
+            config_dir.write_private_file(path, json.dumps(login.to_document(), indent=2) + "\n", prefix=".login-")
         except OSError as error:
             raise UsageError(f"cannot keep the login in {self.directory}: {error.strerror or error}",
-                             f"check that the directory is writable, or set {CONFIG_DIR_VARIABLE}") from None
+                             f"check that the directory is writable, or set {config_dir.CONFIG_DIR_VARIABLE}") from None
         return path
 
     def remove(self, resource: str) -> bool:
@@ -188,54 +172,13 @@ class TokenStore:
                              "check the permissions of the directory") from None
         return True
 
-    def _make_directory(self) -> None:
-        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        if self.directory.is_symlink() or not self.directory.is_dir():
-            raise NotADirectoryError(f"{self.directory} is not a directory of its own")
-        os.chmod(self.directory, 0o700)
-
 
 def _read_login(path: Path) -> Login | None:
     """The login in the file at `path`, or None when it is missing or cannot be trusted."""
-    data = _read_own_file(path)
+    data = config_dir.read_own_file(path, MAX_LOGIN_FILE_SIZE)
     if data is None:
         return None
     try:
         return login_from_document(json.loads(data.decode("utf-8")))
     except (UnicodeDecodeError, ValueError, RecursionError, TypeError):
         return None
-
-
-def _read_own_file(path: Path) -> bytes | None:
-    """The bytes of `path` if it is a small regular file of this user, reached without a symlink."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        descriptor = os.open(path, flags)
-    except OSError:
-        return None
-    try:
-        status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode) or status.st_uid != os.geteuid():
-            return None
-        data = os.read(descriptor, MAX_LOGIN_FILE_SIZE + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(descriptor)
-    return data if len(data) <= MAX_LOGIN_FILE_SIZE else None
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write `text` to a new 0600 file beside `path`, then rename it over `path`."""
-    descriptor, temporary = tempfile.mkstemp(prefix=".login-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            os.fchmod(file.fileno(), 0o600)
-            file.write(text)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
