@@ -19,7 +19,7 @@ from mrtr_cli.answering.scripted import (
     SamplingReplyAnswerer,
     root_entry,
 )
-from mrtr_cli.conversation.arguments import prompt_arguments, tool_arguments
+from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.forms.coercion import coerce_text, declared_types
 from mrtr_cli.errors import IncompleteError, UsageError
 from mrtr_cli.options import AnsweringOptions

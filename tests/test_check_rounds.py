@@ -1,4 +1,4 @@
-"""`mrtr check --tool X`: the named tool's own conversation judged round by round (check/rounds.py),
+"""`mrtr check --tool X`: the named tool's own conversation judged round by round (check/tool_rounds.py),
 and answers of the wrong shape or null (check/probes.py): the demo's tools pass, a scripted server
 breaking one rule is told."""
 

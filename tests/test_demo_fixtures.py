@@ -10,7 +10,7 @@ import pytest
 
 from conftest import PYTHON, ROOT, mrtr
 from helpers import spec_validator
-from mrtr_cli.server import subscriptions
+from mrtr_cli.server import listen_streams
 from peers import http_server
 from suite_runs import run_scenarios
 
@@ -96,17 +96,17 @@ def test_the_plain_demo_has_no_listen_streams():
 
 
 def test_a_listen_stream_ends_when_its_client_leaves_or_the_server_ends_it(monkeypatch):
-    monkeypatch.setattr(subscriptions, "KEEPALIVE_SECONDS", 0.01)
+    monkeypatch.setattr(listen_streams, "KEEPALIVE_SECONDS", 0.01)
     sent = []
-    hub = subscriptions.Subscriptions()
+    hub = listen_streams.Subscriptions()
     open_stream = hub.listen(7, {"notifications": {"toolsListChanged": True}}, lambda m, p: sent.append(m))
 
     def gone() -> None:
         raise BrokenPipeError
 
-    assert subscriptions.hold_open(open_stream, gone) is False  # the client left: nothing more is due
-    monkeypatch.setattr(subscriptions, "MAX_LISTEN_SECONDS", 0.05)
+    assert listen_streams.hold_open(open_stream, gone) is False  # the client left: nothing more is due
+    monkeypatch.setattr(listen_streams, "MAX_LISTEN_SECONDS", 0.05)
     later = hub.listen(8, {"notifications": {}}, lambda m, p: sent.append(m))
-    assert subscriptions.hold_open(later, lambda: None) is True  # the server ends it: its response is due
+    assert listen_streams.hold_open(later, lambda: None) is True  # the server ends it: its response is due
     hub.announce("notifications/tools/list_changed")
-    assert sent == [subscriptions.ACKNOWLEDGED, subscriptions.ACKNOWLEDGED] and hub.open == []
+    assert sent == [listen_streams.ACKNOWLEDGED, listen_streams.ACKNOWLEDGED] and hub.open == []

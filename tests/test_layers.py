@@ -25,14 +25,15 @@ OWNERS = {
     "typer": {"cli/"},
     "click": {"cli/"},
     "rich": {"render/"},
-    "platformdirs": {"auth/store.py"},
+    "platformdirs": {"config_dir.py"},
     "authlib": {"auth/oauth.py"},
     "xml": {"render/junit.py"},
     "pytest": {"pytest_plugin.py"},
     "_pytest": {"pytest_plugin.py"},
 }
 """Who may import each outside library: modules, or every module under a folder (ending in /)."""
-STDLIB_ONLY = ("protocol/", "text.py", "yaml_emitters.py", "forms/formats.py", "forms/flat_forms.py", "forms/wording.py")
+STDLIB_ONLY = ("protocol/", "text.py", "yaml_emitters.py", "forms/formats.py", "forms/flat_forms.py", "forms/wording.py",
+               "answering/answers_shape.py")
 
 
 def imports(path: Path) -> set[str]:
@@ -159,3 +160,190 @@ def test_a_call_over_http_to_a_server_without_oauth_loads_only_the_token_store()
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.stdout.splitlines()[-1] == "['mrtr_cli.auth', 'mrtr_cli.auth.kept', 'mrtr_cli.auth.store']", \
         done.stdout + done.stderr
+
+
+LEAVES = {"errors.py", "exit_codes.py", "text.py", "__init__.py"}
+"""Modules any layer may import: the errors (each with its exit code), the exit codes, text made
+safe, and the package's version. They import nothing of ours but each other."""
+ALLOWED_IMPORTS: dict[str, set[str]] = {
+    # the front doors
+    "__main__.py": {"entry.py"},
+    "entry.py": {"cli/", "commands/", "signals.py", "workflow_commands.py"},
+    "pytest_plugin.py": {"commands/"},
+    # the command line, and the commands
+    "cli/": {"commands/", "render/", "options.py", "protocol/meta.py", "transport/base.py"},
+    "commands/": {"answering/", "auth/", "check/", "conversation/", "forms/", "render/", "server/", "transcript/",
+                  "transport/", "protocol/", "target.py", "arguments.py", "options.py", "events.py", "files.py",
+                  "yaml_io.py", "validation.py", "workflow_commands.py", "signals.py", "mcp_config.py"},
+    "target.py": {"auth/", "transport/", "protocol/", "mcp_config.py", "options.py"},
+    "arguments.py": {"forms/", "files.py"},
+    # the parts the commands put together: render/ draws what the others hand it
+    "render/": {"answering/", "auth/", "check/", "conversation/", "forms/", "transcript/", "protocol/", "events.py"},
+    "server/": {"transcript/", "protocol/", "validation.py"},
+    "check/": {"answering/", "auth/", "conversation/", "transport/", "protocol/", "events.py", "validation.py"},
+    "transcript/": {"answering/", "conversation/", "protocol/", "target.py", "arguments.py", "options.py", "events.py",
+                    "files.py", "yaml_io.py", "validation.py"},
+    "conversation/": {"answering/", "forms/", "transport/", "protocol/", "events.py"},
+    "answering/": {"forms/", "protocol/", "options.py", "validation.py", "yaml_io.py"},
+    "forms/": {"protocol/", "validation.py"},
+    "auth/": {"transport/", "config_dir.py"},
+    # moving text, and the wire's rules
+    "transport/": {"protocol/headers.py", "protocol/meta.py", "protocol/jsonrpc.py"},
+    "protocol/": set(),
+    # shared modules below the parts
+    "mcp_config.py": {"files.py", "validation.py"},
+    "validation.py": {"forms/flat_forms.py", "forms/formats.py", "forms/wording.py", "protocol/", "files.py"},
+    "yaml_io.py": {"yaml_emitters.py", "files.py"},
+    "events.py": {"protocol/"},
+    "options.py": {"protocol/"},
+    "files.py": set(),
+    "config_dir.py": set(),
+    "signals.py": set(),
+    "yaml_emitters.py": set(),
+    "workflow_commands.py": set(),
+    "errors.py": {"exit_codes.py"},
+    "exit_codes.py": set(),
+    "text.py": set(),
+    "__init__.py": set(),
+}
+"""Which of mrtr's own folders and top-level modules each may import (besides LEAVES and itself),
+as docs/architecture.md draws them: a folder ends in /, a module names one module of a folder."""
+KNOWN_EXCEPTIONS = {
+    ("conversation/era.py", "options.py"):
+        "the era is chosen from the command line's TargetOptions (--protocol-era, --protocol-version, "
+        "--no-discover, --era-probe-wait); removed when the era becomes a value the command builds from its "
+        "flags and hands to the client (issue 25, item 1)",
+}
+"""Upward imports the code has today, each with why and what would remove it. A new one fails."""
+
+
+def unit_of(relative: str) -> str:
+    """The folder (`render/`) or top-level module (`text.py`) a module of the package belongs to."""
+    first, _, rest = relative.partition("/")
+    return f"{first}/" if rest else first
+
+
+def module_path(dotted: str) -> str:
+    """The package's module an import names (`mrtr_cli.protocol.jsonrpc.encode` -> `protocol/jsonrpc.py`)."""
+    path = PACKAGE
+    for part in dotted.split(".")[1:]:
+        if (path / part).is_dir():
+            path = path / part
+        elif (path / f"{part}.py").is_file():
+            return str((path / f"{part}.py").relative_to(PACKAGE))
+        else:
+            break
+    return str((path / "__init__.py").relative_to(PACKAGE))
+
+
+def own_imports(source: str) -> list[tuple[int, str]]:
+    """Each import of the package's own modules, at any depth (module level, in a function, under
+    TYPE_CHECKING), as (line, the module's path); a relative import as (line, "relative")."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            found.append((node.lineno, "relative"))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "mrtr_cli":
+            found += [(node.lineno, module_path(f"{node.module}.{alias.name}")) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, module_path(alias.name)) for alias in node.names
+                      if alias.name.split(".")[0] == "mrtr_cli"]
+    return found
+
+
+def upward_imports(relative: str, source: str) -> list[str]:
+    """The imports of the module at `relative` that ALLOWED_IMPORTS does not draw."""
+    unit = unit_of(relative)
+    if unit not in ALLOWED_IMPORTS:
+        return [f"{relative} is in no layer: place {unit} in ALLOWED_IMPORTS and docs/architecture.md"]
+    allowed = ALLOWED_IMPORTS[unit] | LEAVES | {unit}
+    return [f"{relative}:{line} imports {target}" for line, target in own_imports(source)
+            if not any(target == entry or entry.endswith("/") and target.startswith(entry) for entry in allowed)]
+
+
+def package_upward_imports() -> set[tuple[str, str]]:
+    found = set()
+    for path in MODULES:
+        relative = str(path.relative_to(PACKAGE))
+        for breach in upward_imports(relative, path.read_text(encoding="utf-8")):
+            found.add((relative, breach.rpartition(" imports ")[2]) if " imports " in breach else (relative, breach))
+    return found
+
+
+def test_imports_point_down_the_layers():
+    assert package_upward_imports() - set(KNOWN_EXCEPTIONS) == set()
+
+
+def test_each_known_exception_is_still_in_the_code():
+    """A fixed exception leaves the list, so it cannot come back unnoticed."""
+    assert set(KNOWN_EXCEPTIONS) - package_upward_imports() == set()
+
+
+@pytest.mark.parametrize("relative, source", [
+    ("protocol/x.py", "from mrtr_cli import render\n"),
+    ("protocol/x.py", "import mrtr_cli.render.timeline\n"),
+    ("protocol/x.py", "from mrtr_cli.files import load_json\n"),
+    ("transport/x.py", "def f():\n    from mrtr_cli.conversation.client import Client\n"),
+    ("transport/x.py", "from mrtr_cli.protocol.mrtr import MRTR_METHODS\n"),
+    ("conversation/x.py", "if TYPE_CHECKING:\n    from mrtr_cli.target import Target\n"),
+    ("conversation/x.py", "from mrtr_cli import files, events\n"),
+    ("answering/x.py", "from mrtr_cli.transcript.model import Transcript\n"),
+    ("render/x.py", "from ..cli import run\n"),
+    ("newfolder/x.py", "import json\n"),
+])
+def test_the_layer_rule_catches_an_upward_import(relative: str, source: str):
+    assert len(upward_imports(relative, source)) == 1
+
+
+def test_the_layer_rule_lets_imports_point_down():
+    source = ("from mrtr_cli.commands import call\nimport mrtr_cli.render.help\nfrom mrtr_cli import errors, options\n"
+              "def f():\n    from mrtr_cli.transport.base import parse_size\n    from mrtr_cli.cli import help_page\n")
+    assert upward_imports("cli/x.py", source) == []
+
+
+KNOWN_CIRCLES = {
+    "server/http_serving.py": "McpHandler answers through http_older.py and sse_responses.py, which take the "
+                              "handler back (a TYPE_CHECKING import) and call its private _send_json and "
+                              "_send_empty; removed by a public reply writer (send_json, send_empty) typed as a "
+                              "Protocol those two modules own, with the sessions and dispatcher they read",
+    "server/http_older.py": "the same circle as server/http_serving.py",
+    "server/sse_responses.py": "the same circle as server/http_serving.py",
+    "answering/scripted.py": "scripted.py names AnswersFile (answers_file.py) as a type, and answers_file.py "
+                             "uses scripted.py's response builders; removed by a Protocol for what scripted.py "
+                             "asks of an answers file",
+    "answering/answers_file.py": "the same circle as answering/scripted.py",
+}
+"""Modules that reach themselves through the imports of their own folder today, and why."""
+
+
+def modules_in_circles(graph: dict[str, set[str]]) -> set[str]:
+    """The modules from which the imports lead back to themselves."""
+    def reachable(start: str) -> set[str]:
+        seen: set[str] = set()
+        waiting = list(graph.get(start, ()))
+        while waiting:
+            module = waiting.pop()
+            if module not in seen:
+                seen.add(module)
+                waiting += graph.get(module, ())
+        return seen
+    return {module for module in graph if module in reachable(module)}
+
+
+def test_no_new_import_circles():
+    graph = {str(path.relative_to(PACKAGE)): {target for _, target in own_imports(path.read_text(encoding="utf-8"))}
+             for path in MODULES}
+    assert modules_in_circles(graph) == set(KNOWN_CIRCLES)
+    assert modules_in_circles({"a.py": {"b.py"}, "b.py": {"c.py"}, "c.py": {"a.py"}, "d.py": {"a.py"}}) == \
+        {"a.py", "b.py", "c.py"}
+
+
+def duplicate_module_names(paths: list[Path]) -> set[str]:
+    names = [path.name for path in paths if path.name != "__init__.py"]
+    return {name for name in names if names.count(name) > 1}
+
+
+def test_module_names_are_unique():
+    assert duplicate_module_names(MODULES) == set()
+    assert duplicate_module_names([Path("server/http.py"), Path("transport/http.py"), Path("a/__init__.py"),
+                                   Path("__init__.py")]) == {"http.py"}

@@ -26,7 +26,7 @@ from mrtr_cli.transcript.rounds import (
 )
 
 SCHEMAS = [ROOT / "mrtr_cli" / "transcript" / "schema.json", ROOT / "docs" / "json" / "conversation.schema.json"]
-ANSWERERS = ["scripted", "interactive", "recorded"]
+ANSWERERS = ["answering.scripted", "answering.answers_file", "answering.interactive", "transcript.recorded_answerer"]
 RECORDINGS = sorted((ROOT / "recordings").glob("*.yaml"))
 
 
@@ -58,7 +58,7 @@ def test_each_schema_lists_every_answer_source(path: Path):
 
 @pytest.mark.parametrize("module", ANSWERERS)
 def test_every_answerer_names_a_registered_source(module: str):
-    loaded = importlib.import_module(f"mrtr_cli.answering.{module}")
+    loaded = importlib.import_module(f"mrtr_cli.{module}")
     answerers = [c for _, c in inspect.getmembers(loaded, inspect.isclass)
                  if c.__module__ == loaded.__name__ and hasattr(c, "answer") and hasattr(c, "name")]
     assert answerers

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.check.rounds import ending, unreadable_checks, unreadable_round
+from mrtr_cli.check.tool_rounds import ending, unreadable_checks, unreadable_round
 from mrtr_cli.check.verdicts import Check, Probe, verdict
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Outcome, Session

@@ -21,7 +21,7 @@ from mrtr_cli.conversation.session import Outcome, Round, Session
 from mrtr_cli.errors import IncompleteError, ProtocolError, RequestTimeout, UsageError
 from mrtr_cli.check.exact_headers import EXACT_HEADER_PROBES, ExactHeaderProber
 from mrtr_cli.check.generic import GENERIC_PROBES, GenericProber
-from mrtr_cli.check.rounds import ROUND_PROBES, round_checks
+from mrtr_cli.check.tool_rounds import ROUND_PROBES, round_checks
 from mrtr_cli.check.verdicts import (SPEC, Check, Probe, ProbeFailed, judged, seen, shape_problem, short, timed,
                                      verdict)
 from mrtr_cli.protocol import jsonrpc, meta
@@ -167,7 +167,7 @@ class ToolProber:
                 *self.prober.run(TOOL_PROBES[6:7], lambda: [self.null_answers(state)])]
 
     def conversation(self) -> Outcome:
-        """The tool's whole conversation, as `mrtr call` has it (judged round by round in check/rounds.py)."""
+        """The tool's whole conversation, as `mrtr call` has it (judged round by round in check/tool_rounds.py)."""
         self.prober.ignored.clear()
         return Session(self.client, self.chain).run("tools/call", self.params, self.mirrored)
 

@@ -8,7 +8,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.answering.questions import Answerer
-from mrtr_cli.conversation.arguments import prompt_arguments, tool_arguments
+from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.conversation.preparation import Preparation, after_failure, missing_arguments, prepare_call
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
                                       person_at_terminal, warn_missing_arguments, warn_unused_flags)

@@ -7,7 +7,7 @@ import time
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.conversation.arguments import tool_arguments
+from mrtr_cli.arguments import tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UsageError
 from mrtr_cli.exit_codes import ExitCode

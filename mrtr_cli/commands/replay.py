@@ -28,7 +28,7 @@ from mrtr_cli.conversation.era import requested_era
 from mrtr_cli.conversation.preparation import prepare_call
 from mrtr_cli.target import resolve_target, sharing_server
 from mrtr_cli.transcript import model
-from mrtr_cli.answering.recorded import RecordedAnswerer
+from mrtr_cli.transcript.recorded_answerer import RecordedAnswerer
 from mrtr_cli.transcript.across_eras import compare_conversations
 from mrtr_cli.transcript.paths import JsonPath, parse_path
 from mrtr_cli.transcript.recorder import TranscriptBuilder

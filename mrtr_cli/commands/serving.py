@@ -28,12 +28,12 @@ def serve(app: App, http: str | None) -> int:
     """Serve `app` until stdin closes (stdio) or until interrupted (HTTP)."""
     dispatcher = Dispatcher(app)
     if http is None:
-        from mrtr_cli.server.stdio import serve_stdio
+        from mrtr_cli.server.stdio_serving import serve_stdio
 
         serve_stdio(dispatcher)
         return ExitCode.OK
     host, port = parse_listen(http)
-    from mrtr_cli.server.http import serve_http
+    from mrtr_cli.server.http_serving import serve_http
 
     try:
         serve_http(dispatcher, host, port)

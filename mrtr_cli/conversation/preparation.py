@@ -15,7 +15,7 @@ tool (prompt, resource) at all, and which names are close to it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.lists import list_all, unlisted_hint
@@ -25,7 +25,14 @@ from mrtr_cli.transport.base import Mirrored
 
 if TYPE_CHECKING:
     from mrtr_cli.conversation.session import Outcome
-    from mrtr_cli.target import Target
+
+
+class CallTarget(Protocol):
+    """What a call's preparation asks of its target (`target.Target` answers it; the engine
+    does not import the command line's targets)."""
+
+    @property
+    def mirrors_headers(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -39,7 +46,7 @@ class Preparation:
     mirrors headers."""
 
 
-def prepare_call(client: Client, target: Target, method: str, name: str, *, needs_schema: bool) -> Preparation:
+def prepare_call(client: Client, target: CallTarget, method: str, name: str, *, needs_schema: bool) -> Preparation:
     """Read the definition of the tool `name` when the call needs it: to type arguments
     (`needs_schema`), or because the target mirrors headers. Requests other than tools/call need none."""
     if method != "tools/call" or not (needs_schema or target.mirrors_headers):

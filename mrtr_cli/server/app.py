@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mrtr_cli.protocol import meta
 
 if TYPE_CHECKING:
-    from mrtr_cli.server.subscriptions import Subscriptions
+    from mrtr_cli.server.listen_streams import Subscriptions
 
 
 class RpcError(Exception):

@@ -16,7 +16,7 @@ from typing import Any
 from mrtr_cli.server import demo
 from mrtr_cli.server.app import Call, NeedInput
 from mrtr_cli.server.asking import ROOTS, form, sampling, text_result, walk
-from mrtr_cli.server.subscriptions import Subscriptions
+from mrtr_cli.server.listen_streams import Subscriptions
 
 CHANGES = Subscriptions()
 """The listen streams of the server (one per process), to which the trigger tools announce changes."""

@@ -11,7 +11,7 @@ from mrtr_cli import __version__, validation
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.server import demo_tools
 from mrtr_cli.server.app import Call, NeedInput, RpcError
-from mrtr_cli.server.subscriptions import Subscriptions
+from mrtr_cli.server.listen_streams import Subscriptions
 
 Handler = Callable[[Call], "dict[str, Any] | NeedInput"]
 

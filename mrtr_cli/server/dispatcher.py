@@ -5,7 +5,7 @@ a version it speaks: -32022), routes the method (-32601), opens sealed requestSt
 (-32602 when it fails verification), refuses to ask what the client did not declare
 (-32021), seals the state of an input_required result, and adds serverInfo to every result
 and caching hints to complete results of discover, the lists and resources/read. An app with
-`subscriptions` also serves subscriptions/listen (subscriptions.py).
+`subscriptions` also serves subscriptions/listen (listen_streams.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.protocol.mrtr import INPUT_REQUESTS, INPUT_RESPONSES, MRTR_METHODS, REQUEST_STATE, required_capability
 from mrtr_cli.server.app import App, Call, NeedInput, RpcError
 from mrtr_cli.server.state import Sealer, StateRejected
-from mrtr_cli.server.subscriptions import Subscription, Subscriptions
+from mrtr_cli.server.listen_streams import Subscription, Subscriptions
 
 SUPPORTED_VERSIONS = list(meta.SPOKEN_VERSIONS)
 LISTS = dict(meta.LIST_METHODS.values())

@@ -24,7 +24,7 @@ from mrtr_cli.server.older_session import OlderSession, is_modern, is_response, 
 from mrtr_cli.server.sse_responses import ResponseStream
 
 if TYPE_CHECKING:
-    from mrtr_cli.server.http import McpHandler
+    from mrtr_cli.server.http_serving import McpHandler
 
 SESSION_HEADER = "Mcp-Session-Id"
 MAX_SESSIONS = 1000

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from mrtr_cli.protocol import jsonrpc
 
 if TYPE_CHECKING:
-    from mrtr_cli.server.http import McpHandler
+    from mrtr_cli.server.http_serving import McpHandler
 
 
 class ResponseStream:

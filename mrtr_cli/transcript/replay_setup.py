@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mrtr_cli.conversation.arguments import split_pair, tool_arguments
+from mrtr_cli.arguments import split_pair, tool_arguments
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol import meta

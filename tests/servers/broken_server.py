@@ -10,12 +10,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-import mrtr_cli.server.http as http_serving
+import mrtr_cli.server.http_serving as http_serving
 from mrtr_cli.server import http_checks
 from mrtr_cli.server import dispatcher, state
 from mrtr_cli.server.app import RpcError
 from mrtr_cli.server.demo import DemoApp
-from mrtr_cli.server.stdio import serve_stdio
+from mrtr_cli.server.stdio_serving import serve_stdio
 
 original_check_meta = dispatcher._check_meta
 original_mrtr = dispatcher.Dispatcher._mrtr

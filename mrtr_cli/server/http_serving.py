@@ -21,7 +21,7 @@ from mrtr_cli.server.dispatcher import DispatchReply, Dispatcher
 from mrtr_cli.server.http_checks import check_request_headers
 from mrtr_cli.server.http_older import SessionTable, end_session, serve_older_era
 from mrtr_cli.server.sse_responses import ResponseStream
-from mrtr_cli.server.subscriptions import hold_open
+from mrtr_cli.server.listen_streams import hold_open
 
 ENDPOINT = "/mcp"
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
