@@ -1,5 +1,8 @@
 """What the command line asked for, as typed values. Built by the cli, read by the commands.
 
+Each field's default here is its option's default: mrtr_cli/option_table.py declares the options
+(names, kind, reader, help) and takes their defaults from these NamedTuples, for both parsers.
+
 NamedTuples, not dataclasses: they are as immutable, and cost a tenth as much to define at
 start-up (Python 3.11 compiles each dataclass method separately).
 """
@@ -71,7 +74,7 @@ class TargetOptions(NamedTuple):
     insecure: bool = False
     no_discover: bool = False
     protocol_era: str = "auto"
-    era_probe_wait: float = 3.0  # conversation.era.DEFAULT_PROBE_WAIT (not imported: start-up)
+    era_probe_wait: float = 3.0
     max_message_size: int = 64 * 1024 * 1024  # transport.base.DEFAULT_MAX_MESSAGE_SIZE (not imported: start-up)
     no_auth: bool = False
     auth_stored_only: bool = False

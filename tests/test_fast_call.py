@@ -1,9 +1,12 @@
-"""`mrtr call`, `read` and `prompt` parsed without typer (commands/fast_call.py): the table knows
-every option typer declares for them and no other, every usual command line is parsed to the very
-Options typer builds, anything unusual is left to typer, and a usual call loads no typer at all."""
+"""`mrtr call`, `read` and `prompt` parsed without typer (commands/fast_call.py): it and typer's
+options are built from the one table (mrtr_cli/option_table.py), every usual command line is parsed
+to the very Options typer builds, anything unusual is left to typer, and a usual call loads no typer
+at all."""
 
 from __future__ import annotations
 
+import enum
+import os
 import subprocess
 import sys
 from typing import Any
@@ -15,6 +18,7 @@ from mrtr_cli.cli import run as typer_run
 from mrtr_cli.cli.subcommands import command_for
 from mrtr_cli.commands import call as call_command
 from mrtr_cli.commands import fast_call
+from mrtr_cli.option_table import PANELS, TABLE
 
 SAMPLES = {"--timeout": "2.5", "--era-probe-wait": "0.5", "--auth-timeout": "1e3", "--max-message-size": "512K",
            "--log-level": "warning", "--color": "never", "--max-rounds": "0", "--protocol-era": "older",
@@ -39,13 +43,50 @@ def parsed_by_typer(args: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[A
 
 
 @pytest.mark.parametrize("command", sorted(fast_call.METHODS))
-def test_the_table_has_every_option_typer_declares_and_no_other(command: str):
+def test_both_parsers_are_built_from_the_one_table(command: str):
+    """typer's options of `command` are the table's entries and no other, each with the table's names,
+    kind, metavar, help, panel and default; the fast parser reads each name as that very entry."""
     declared = typer_options(command)
-    known = {name for name, spec in fast_call.OPTIONS.items() if not (spec.group == "call" and command == "read")}
-    assert set(declared) == known
-    for name, param in declared.items():
+    entries = [option for option in TABLE if option.group in fast_call.GROUPS
+               and not (option.group == "call" and command == "read")]
+    assert set(declared) == {name for option in entries for name in option.names}
+    for option in entries:
+        param = declared[option.names[0]]
+        assert (tuple(param.opts), param.help, param.metavar, param.rich_help_panel) == \
+            (option.names, option.help, option.metavar, PANELS.get(option.group)), option.names
         kind = "flag" if param.is_flag else "many" if param.multiple else "value"
-        assert fast_call.OPTIONS[name].kind == kind, name
+        assert kind == option.kind, option.names
+        default = param.default.value if isinstance(param.default, enum.Enum) else param.default
+        assert default == (None if option.kind == "many" else option.default) or \
+            option.convert(default) == option.default, option.names  # `64M`, as the help writes it
+        assert all(fast_call.OPTIONS[name] is option for name in option.names)
+
+
+PLANTED = """
+import sys
+from mrtr_cli import option_table
+planted = option_table.Option(("--planted",), "output", "strict", "flag", "A planted flag, in both parsers.")
+if sys.argv[1] == "plant":
+    option_table.TABLE = (*option_table.TABLE, planted)
+from mrtr_cli.commands import call, fast_call
+from mrtr_cli.cli import run
+fast = fast_call.parse(["read", "file:///x", "--planted"])
+print("fast:", fast and fast[3].strict)
+call.run = lambda *parsed: print("typer:", parsed[3].strict) or 0
+run(["read", "file:///x", "--planted"])
+run(["read", "--help"])
+"""
+
+
+def test_an_entry_planted_in_the_table_is_an_option_of_both_parsers():
+    planted = subprocess.run([sys.executable, "-c", PLANTED, "plant"], capture_output=True, text=True, cwd=ROOT,
+                             timeout=60, env={**os.environ, "COLUMNS": "200"})
+    assert planted.stdout.splitlines()[:2] == ["fast: True", "typer: True"], planted.stderr[-2000:]
+    assert "--planted" in planted.stdout and "A planted flag, in both parsers." in planted.stdout
+    unplanted = subprocess.run([sys.executable, "-c", PLANTED, "leave"], capture_output=True, text=True, cwd=ROOT,
+                               timeout=60, env={**os.environ, "COLUMNS": "200"})
+    assert unplanted.stdout.splitlines()[0] == "fast: None" and "--planted" not in unplanted.stdout
+    assert "No such option: --planted" in unplanted.stderr
 
 
 def usual_command_lines() -> list[list[str]]:

@@ -1,7 +1,8 @@
 """The command line: parse, build typed options, call one function, return its exit code.
 
-The only package that imports typer (and the click it runs on). option_groups.py declares the
-options several commands share, once each; subcommands.py holds the app and its commands.
+The only package that imports typer (and the click it runs on). option_groups.py builds typer's
+options from mrtr_cli/option_table.py, where each is declared once; subcommands.py holds the app and
+its commands.
 """
 
 import sys

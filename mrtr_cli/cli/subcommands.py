@@ -13,8 +13,8 @@ import typer
 
 from mrtr_cli import __version__
 from mrtr_cli.cli.help_command import HelpCommand, HelpGroup
-from mrtr_cli.cli.option_groups import (OUTPUT, TRANSCRIPTS, answering_options, output_options, recording_options,
-                                        target_options, with_groups)
+from mrtr_cli.cli.option_groups import (OUTPUT, TRANSCRIPTS, answering_options, named, output_options,
+                                        recording_options, target_options, with_groups)
 from mrtr_cli.options import CallOptions
 
 APP_SETTINGS: Dict[str, Any] = dict(
@@ -32,11 +32,7 @@ CONVERSING = dict(target=target_options, answering=answering_options, output=out
                   recording=recording_options)
 """The option groups of the commands that hold a conversation (call, read, prompt)."""
 
-ARGUMENT = Annotated[Optional[List[str]], typer.Option("-a", "--arg", metavar="KEY=VALUE",
-                                                       help="An argument, typed by the declared schema when "
-                                                       "known, else JSON, else text. Repeatable.")]
-ARGS_JSON = Annotated[Optional[str], typer.Option("--args", metavar="JSON|@FILE",
-                                                  help="All arguments as a JSON object; -a keys override.")]
+ARGUMENT, ARGS_JSON = named("--arg"), named("--args")
 
 
 @app.command(cls=HelpCommand)

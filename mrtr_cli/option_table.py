@@ -1,0 +1,192 @@
+"""Every option of the commands that hold a conversation, declared once: its names, the Options group
+and field it sets, its kind, how its text is read, its metavar and its help. The defaults are the
+Options NamedTuples' own (options.py).
+
+Two parsers are built from this table: commands/fast_call.py (a usual `call`, `read` or `prompt`,
+without typer) and cli/option_groups.py (typer's parameters, and so the help pages). Adding an
+option is an entry here, a field in its Options group, and the code that reads it. The entries
+are in the order the help lists them. Standard library only: the fast parser imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from mrtr_cli.options import (COLORS, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, CallOptions, OutputOptions,
+                              RecordingOptions, TargetOptions, protocol_version, round_limit, seconds)
+from mrtr_cli.protocol.meta import LOG_LEVELS
+
+GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions, "output": OutputOptions,
+                          "recording": RecordingOptions, "call": CallOptions}
+"""Each group and the Options NamedTuple its entries fill (and whose defaults they take)."""
+
+PANELS = {"target": "Server", "answering": "Answering", "output": "Output", "recording": "Transcripts"}
+"""The help panel of each group's options; the `call` group's are under Options."""
+
+
+def message_size(text: str) -> int:
+    """`--max-message-size SIZE` in bytes (transport/base.py reads sizes; loaded only when one is given)."""
+    from mrtr_cli.transport.base import parse_size
+
+    return parse_size(text)
+
+
+def size_text(size: int) -> str:
+    """A size as the flag writes it (64M): how the help shows `--max-message-size`'s default."""
+    from mrtr_cli.transport.base import format_size
+
+    return format_size(size)
+
+
+class Reader(NamedTuple):
+    """How an option's text becomes its value: `read` raises ValueError saying why it cannot (both
+    parsers use it, so the words are the same). For a number, the bounds its help shows; `text`
+    writes a default as it would be typed, when that is not `str(default)`."""
+
+    read: Callable[[str], Any] = str
+    number: type | None = None  # float or int: the help shows low..high
+    low: float | None = None
+    high: float | None = None
+    text: Callable[[Any], str] | None = None
+
+
+TEXT = Reader()
+SECONDS = Reader(seconds, float, MIN_SECONDS, MAX_SECONDS)
+ROUNDS = Reader(round_limit, int, 0)
+VERSION = Reader(protocol_version)
+SIZE = Reader(message_size, text=size_text)
+
+
+class Option(NamedTuple):
+    """One option: its names (as the help lists them), the group and field it sets, and how."""
+
+    names: tuple[str, ...]
+    group: str  # a key of GROUPS
+    field: str
+    kind: str  # flag (sets True) | value (the last one given wins) | many (each one added)
+    help: str
+    metavar: str | None = None
+    reader: Reader = TEXT
+    choices: tuple[str, ...] = ()
+
+    @property
+    def default(self) -> Any:
+        """The value when the option is not given: its Options group's default."""
+        return GROUPS[self.group]._field_defaults.get(self.field)
+
+    def convert(self, text: str) -> Any:
+        """The value of `text` as the command reads it; ValueError when it is not one."""
+        if self.choices and text not in self.choices:
+            raise ValueError(f"{text!r} is not one of {', '.join(map(repr, self.choices))}")
+        return self.reader.read(text)
+
+
+def _target(names: str, field: str, kind: str, help: str, metavar: str | None = None, reader: Reader = TEXT) -> Option:
+    return Option(tuple(names.split()), "target", field, kind, help, metavar, reader)
+
+
+def _answering(names: str, field: str, kind: str, help: str, metavar: str | None = None, reader: Reader = TEXT,
+               choices: tuple[str, ...] = ()) -> Option:
+    return Option(tuple(names.split()), "answering", field, kind, help, metavar, reader, choices)
+
+
+TARGET = (
+    _target("--url", "url", "value", "A Streamable HTTP endpoint."),
+    _target("--stdio", "stdio", "value", 'Spawn a stdio server: "CMD ARGS" (split like a shell, run without one). Or '
+            "put -- CMD ARGS at the end.", "CMD"),
+    _target("--config", "config", "value", "An mcpServers file (mcp.json, claude_desktop_config.json); ${VAR} "
+            "expands from the environment.", "FILE"),
+    _target("--server", "server", "value", "The entry of --config to use.", "NAME"),
+    _target("--demo", "demo", "flag", "The built-in demo server, spawned over stdio."),
+    _target("-H --header", "headers", "many", "An extra HTTP header (not MCP-Protocol-Version or Mcp-*). Repeatable.",
+            "'NAME: VALUE'"),
+    _target("-e --env", "env", "many", "Environment of a stdio server. Repeatable.", "KEY=VALUE"),
+    _target("--env-file", "env_file", "value", "KEY=VALUE lines for a stdio server's environment.", "FILE"),
+    _target("--cwd", "cwd", "value", "Working directory of a stdio server.", "DIR"),
+    _target("--timeout", "timeout", "value", "Per request, send to response, answering excluded; progress resets "
+            "the timeout at most 10 times, so one request waits at most 11 x --timeout.", "SECONDS", SECONDS),
+    _target("--protocol-version", "protocol_version", "value", "Send this version as given, not renegotiated "
+            "[default: 2026-07-28].", "V", VERSION),
+    _target("--cacert", "cacert", "value", "CA bundle for HTTPS.", "FILE"),
+    _target("--insecure", "insecure", "flag", "Do not verify TLS certificates."),
+    _target("--no-discover", "no_discover", "flag", "Skip the server/discover probe and speak 2026-07-28 directly."),
+    _target("--max-message-size", "max_message_size", "value", "The largest message mrtr accepts (a stdio line, an "
+            "HTTP body, an SSE event): bytes, or with K, M or G (powers of 1024); past it the message is refused, "
+            "exit 2.", "SIZE", SIZE),
+    _target("--protocol-era", "protocol_era", "value", "modern: 2026-07-28; older: the initialize handshake "
+            "(2024-11-05 to 2025-11-25); auto: find out (see the README).", "auto|modern|older"),
+    _target("--era-probe-wait", "era_probe_wait", "value", "With --protocol-era auto on stdio, how long a silent "
+            "server/discover is waited for before the initialize handshake.", "SECONDS", SECONDS),
+    _target("--no-auth", "no_auth", "flag", "Never log in and send no kept token: a server behind OAuth is exit 3."),
+    _target("--auth-stored-only", "auth_stored_only", "flag", "Use kept tokens (refreshed when expired) but never "
+            "open a browser: without one, exit 3 (for CI)."),
+    _target("--auth-open", "auth_open", "value", "Hand the authorization URL to CMD (split like --stdio, no shell; "
+            "the URL is its last argument) instead of a browser.", "CMD"),
+    _target("--auth-timeout", "auth_timeout", "value", "How long to wait for the browser's redirect when logging "
+            "in.", "SECONDS", SECONDS),
+    _target("--client-id", "client_id", "value", "A client registered with the server's authorization server (else "
+            "mrtr registers itself).", "ID"),
+    _target("--client-secret", "client_secret", "value", "The secret of --client-id.", "SECRET"),
+    _target("--client-metadata-url", "client_metadata_url", "value", "mrtr's client ID metadata document, used when "
+            "the authorization server supports it.", "URL"),
+)
+"""Which server, how to reach it, and how long to wait (TargetOptions)."""
+
+ANSWERING = (
+    _answering("--answers", "answers_file", "value", "Scripted answers (see the README).", "FILE.yaml"),
+    _answering("--answer", "answers", "many", "A form field of question KEY, or KEY=accept|decline|cancel. "
+               "Repeatable.", "KEY.FIELD=VALUE"),
+    _answering("--root", "roots", "many", "A root offered to roots/list. Repeatable.", "PATH_OR_FILE_URI"),
+    _answering("--sampling-reply", "sampling_reply", "value", "Answer sampling with this text.", "TEXT"),
+    _answering("--sampler", "sampler", "value", 'Answer sampling with a command fed {"method", "params"} on stdin.',
+               "CMD"),
+    _answering("--sampling-model", "sampling_model", "value", "The model named in sampling answers.", "NAME"),
+    _answering("--log-level", "log_level", "value", "Ask for log messages at LEVEL and above.", choices=LOG_LEVELS),
+    _answering("--no-input", "no_input", "flag", "Never prompt: an unanswered question is exit 7."),
+    _answering("--max-rounds", "max_rounds", "value", "Answer at most N input_required results.", "N", ROUNDS),
+    _answering("--no-elicitation", "no_elicitation", "flag", "Withhold the elicitation capability."),
+    _answering("--no-sampling", "no_sampling", "flag", "Withhold the sampling capability."),
+    _answering("--no-roots", "no_roots", "flag", "Withhold the roots capability."),
+    _answering("--save-answers", "save_answers", "value", "Write every answer given as an answers file.",
+               "FILE.yaml"),
+)
+"""Where answers come from, and what mrtr declares it can answer (AnsweringOptions)."""
+
+OUTPUT = (
+    Option(("-v", "--verbose"), "output", "verbose", "flag", "Also show the raw wire and the server's stderr."),
+    Option(("--json",), "output", "json", "flag", "Exactly one JSON object on stdout."),
+    Option(("--color",), "output", "color", "value", "Colour output (NO_COLOR is honoured).", choices=COLORS),
+    Option(("--strict",), "output", "strict", "flag", "A server breaking a MUST is exit 2."),
+    Option(("--show-secrets",), "output", "show_secrets", "flag", "Show Authorization and cookie values with -v."),
+    Option(("--debug",), "output", "debug", "flag", "A traceback for unexpected failures."),
+)
+"""How results and the timeline are shown (OutputOptions)."""
+
+RECORDING = (
+    Option(("--record",), "recording", "record", "value", "Keep the whole conversation as a YAML transcript.",
+           "FILE.yaml"),
+    Option(("--redact",), "recording", "redact", "many", "Also hide this header, argument or JSON path "
+           "($.rounds[*]...) in the transcript. Repeatable.", "NAME_OR_PATH"),
+)
+"""`--record FILE.yaml` and what to `--redact` in it (RecordingOptions)."""
+
+CALL = (
+    Option(("-a", "--arg"), "call", "arguments", "many", "An argument, typed by the declared schema when known, else "
+           "JSON, else text. Repeatable.", "KEY=VALUE"),
+    Option(("--args",), "call", "args_json", "value", "All arguments as a JSON object; -a keys override.",
+           "JSON|@FILE"),
+)
+"""What a call or a prompt sends (CallOptions; `read` has none of them)."""
+
+TABLE: tuple[Option, ...] = (*TARGET, *ANSWERING, *OUTPUT, *RECORDING, *CALL)
+"""Every entry, in the order the help lists them."""
+
+BY_NAME: dict[str, Option] = {name: option for option in TABLE for name in option.names}
+"""Each entry by each of its names."""
+
+
+def of_group(group: str, fields: tuple[str, ...] = ()) -> tuple[Option, ...]:
+    """The entries of `group`: all in the table's order, or those of `fields` in their order."""
+    entries = {option.field: option for option in TABLE if option.group == group}
+    return tuple(entries[field] for field in fields) if fields else tuple(entries.values())
