@@ -32,6 +32,14 @@ MAX_DIGITS = 4300
 _CHUNK = MEBIBYTE
 
 
+def same_file(one: str, other: str | None) -> bool:
+    """Whether two paths name one file (through links too); a path that does not exist is no other's."""
+    try:
+        return other is not None and os.path.samefile(one, other)
+    except OSError:
+        return False
+
+
 def replaced_path(path: str, flag: str) -> Path:
     """Where a file written aside and renamed into place (`--record`, `replay --update`) goes:
     through a symbolic link to its target, never over a directory, a device (`/dev/null`), a FIFO

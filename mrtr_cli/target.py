@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
 
-from mrtr_cli.errors import UnreachableError, UsageError
+from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol.headers import TOKEN
 from mrtr_cli.transport.base import Transport
@@ -54,10 +54,6 @@ class Target(Protocol):
         """How a transcript names this server (environment values and headers are never kept: they
         may be secrets)."""
 
-    def likely_mistake(self) -> str | None:
-        """When the server gives no answer, what the user most likely got wrong, as a hint; None:
-        nothing known."""
-
 
 @dataclass(frozen=True)
 class StdioTarget:
@@ -76,17 +72,14 @@ class StdioTarget:
     def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
         from mrtr_cli.transport.stdio import StdioTransport
 
+        started = scriptless(self.command)
+        if started is not None:  # `--stdio python server.py`: the quotes forgotten, server.py taken for the tool
+            raise UsageError(f"`{started}` has no script to run: started so, it waits for one on stdin and never "
+                             "answers", f'quote the whole command, --stdio "{started} server.py", or give it last, '
+                             f"-- {started} server.py")
         env = {**os.environ, **self.env}
         return StdioTransport(list(self.command), env, self.cwd, verbose, max_message_size=options.max_message_size,
                               write_timeout=options.timeout)
-
-    def likely_mistake(self) -> str | None:
-        """An interpreter given no script (`--stdio python server.py` makes server.py the tool name)."""
-        started = _scriptless(self.command)
-        if started is None:
-            return None
-        return (f"`{started}` was given no script, so it waits for one on stdin and never answers: quote the "
-                f'whole command, --stdio "{started} server.py", or give it last, -- {started} server.py')
 
     def transcript_entry(self) -> dict[str, Any]:
         """The command with the absolute directory it ran in, so a replay from elsewhere runs it the same."""
@@ -164,9 +157,6 @@ class HttpTarget:
     def transcript_entry(self) -> dict[str, Any]:
         return {"transport": self.kind, "url": self.url}
 
-    def likely_mistake(self) -> str | None:
-        return None
-
     @staticmethod
     def recorded_command(entry: dict[str, Any]) -> str | None:
         return None
@@ -176,18 +166,12 @@ class HttpTarget:
         return options._replace(url=entry["url"])
 
 
-def _scriptless(command: tuple[str, ...]) -> str | None:
+def scriptless(command: tuple[str, ...]) -> str | None:
     """The command, when it starts an interpreter (or `uv run`) with nothing to run; else None."""
     words = command[2:] if command[:2] == ("uv", "run") else command
     if not words or (len(words) == 1 and _INTERPRETERS.fullmatch(Path(words[0]).name)):
         return shlex.join(command)
     return None
-
-
-def with_likely_mistake(target: Target, error: UnreachableError) -> UnreachableError:
-    """`error`, its hint the mistake the user most likely made when the target knows one."""
-    mistake = target.likely_mistake()
-    return error if mistake is None else type(error)(error.message, mistake, error.details)
 
 
 def _kept_token_first(url: str, options: TargetOptions, oauth: dict[str, Any], show_secrets: bool,

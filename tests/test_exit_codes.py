@@ -132,7 +132,7 @@ def test_7_round_limit(scripted):
     server = scripted(steps=steps)
     run = mrtr(*server.args("call", "t", "--max-rounds", "2", "--answer", "who.name=Ada"))
     assert run.code == 7
-    assert "still wants input after 2 rounds" in run.stderr
+    assert "still wants input after 2 answered rounds (--max-rounds)" in run.stderr
     assert len(server.calls()) == 3
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from conformance import reference_server
 from conftest import PYTHON, ROOT, mrtr
 from peers import demo_http, everything_over_http
-from pty_session import ENTER, UP, Pty, prompt
+from pty_session import CTRL_C, ENTER, ESC, UP, Pty, prompt
 
 DONE = {"result": {"resultType": "complete", "content": [{"type": "text", "text": "finished"}]}}
 INIT = {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
@@ -55,7 +55,7 @@ def test_a_missing_server_file_is_said_once_with_its_stderr(tmp_path: Path):
 
 def test_the_round_limit_is_said_in_good_english():
     run = mrtr("call", "book_table", "--demo", "--answers", "examples/book_table.yaml", "--max-rounds", "1")
-    assert run.code == 7 and "the server still wants input after 1 round;" in run.stderr, run.stderr
+    assert run.code == 7 and "the server still wants input after 1 answered round (--max-rounds);" in run.stderr, run.stderr
 
 
 def test_an_older_server_that_asks_for_roots_unprompted_never_decides_the_outcome(tmp_path: Path):
@@ -110,7 +110,8 @@ def test_over_http_the_era_is_probed_named_and_the_wrong_path_is_said_plainly():
     assert "era: modern (2026-07-28): the server answered server/discover" in right.stderr
     assert wrong.code == 4, wrong.stderr
     assert "HTTP 404 Not Found with the message 'the MCP endpoint is /mcp', to server/discover and to " \
-           "initialize: no MCP endpoint at this URL; check --url" in wrong.stderr
+           "initialize: no MCP endpoint at this URL (or only the deprecated HTTP+SSE transport" in wrong.stderr
+    assert wrong.stderr.rstrip().endswith("check --url (the path too: often /mcp)")
     assert "twice" not in wrong.stderr and "not-jsonrpc" not in wrong.stderr
 
 
@@ -150,3 +151,31 @@ def test_record_writes_through_a_link_and_never_over_a_device_a_fifo_or_a_folder
     again = mrtr("replay", str(tmp_path / "link.yaml"), "--demo", "--update")
     assert again.code == 0, again.stderr
     assert (tmp_path / "link.yaml").is_symlink()
+    answers = tmp_path / "answers.yaml"
+    answers.write_text((ROOT / "examples" / "book_table.yaml").read_text())
+    over = mrtr("call", "book_table", "--demo", "--answers", str(answers), "--record", str(answers))
+    assert over.code == 1 and "is the answers file that --answers reads" in over.stderr, over.stderr
+    assert answers.read_text() == (ROOT / "examples" / "book_table.yaml").read_text()
+
+
+def test_at_replays_consent_prompt_escape_says_no_and_ctrl_c_aborts(tmp_path: Path, scripted):
+    server = scripted(steps=[DONE, DONE, DONE])
+    path = tmp_path / "t.yaml"
+    assert mrtr("call", "t", "--record", str(path), *server.args()).code == 0
+    said_no = Pty(tmp_path, "replay", str(path))
+    said_no.answer("Run it", ESC)
+    assert said_no.finish() == 1 and "would run the recorded command" in said_no.screen
+    aborted = Pty(tmp_path, "replay", str(path))
+    aborted.answer("Run it", CTRL_C)
+    assert aborted.finish() == 130  # before: answered no, exit 1
+
+
+def test_the_example_server_passes_check_and_a_tool_call_that_errors_judges_nothing_silently():
+    """examples/my_server.py is a model to copy: mrtr check finds nothing wrong with it. Without the
+    tool's arguments its call is an error: check fails as call does (before: every rule skipped, exit 0)."""
+    server = ("--", PYTHON, str(ROOT / "examples" / "my_server.py"))
+    passed = mrtr("check", "--tool", "greet", "-a", "greeting=Hi", "--answer", "name.name=Ada", *server)
+    assert passed.code == 0 and " 0 fail · 0 warn" in passed.stdout, passed.stdout
+    errored = mrtr("check", "--tool", "greet", "--answer", "name.name=Ada", *server)
+    assert errored.code == 2, errored.stdout
+    assert "the tool's own call was answered with error -32602" in errored.stdout

@@ -73,6 +73,8 @@ def test_review_edit_then_submit_and_several_questions_in_a_round(tmp_path: Path
     pty.expect(r"question 1 of 2 · key name")
     pty.answer(prompt("Name *"), "Ada", ENTER)
     pty.answer(prompt("Send this answer"), DOWN, ENTER)
+    pty.answer(prompt("Which field"), ESC)  # back to the review, nothing changed (before: the form cancelled)
+    pty.answer(prompt("Send this answer"), DOWN, ENTER)
     pty.answer(prompt("Which field"), ENTER)
     pty.answer(prompt("Name *"), "\x7f\x7f\x7f", "Grace", ENTER)
     pty.answer(prompt("Send this answer"), ENTER)

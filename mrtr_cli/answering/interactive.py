@@ -23,7 +23,7 @@ from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import ELICIT, SAMPLE, Question, Refusal, Response, Decision
 from mrtr_cli.answering.scripted import root_entry, sampling_response
 from mrtr_cli.answering.url_policy import judge
-from mrtr_cli.errors import Signalled, UsageError
+from mrtr_cli.errors import UsageError
 from mrtr_cli.text import safe_line
 
 LEAVE_OUT = "(leave it out)"
@@ -168,8 +168,15 @@ class InteractiveAnswerer:
                 return Response({"action": "accept", "content": content})
             if choice != "edit":
                 return Response({"action": choice})
+            self._edit_a_field(fields, content)
+
+    def _edit_a_field(self, fields: list[Field], content: dict[str, Any]) -> None:
+        """One field asked again; Escape here goes back to the review, the answer unchanged."""
+        try:
             field = self._select("Which field?", [(safe_line(f.title, 60), f) for f in fields])
-            self._fill(field, content)
+        except Escaped:
+            return
+        self._fill(field, content)
 
     def _raw_form(self, question: Question, problem: str) -> Decision:
         self.presenter.outside_subset(problem, question.schema)
@@ -299,14 +306,16 @@ def terminal_io() -> dict[str, Any]:
 
 
 def confirm(message: str) -> bool:
-    """A yes/no question at the terminal (default no); Escape or Ctrl-C answer no."""
+    """A yes/no question at the terminal (default no); Escape answers no, Ctrl-C aborts (as anywhere)."""
     prompt = questionary.confirm(safe_line(message, 500), default=False, **terminal_io())
-    try:
-        return bool(prompt.unsafe_ask())
-    except KeyboardInterrupt as raised:
-        if isinstance(raised, Signalled):
-            raise  # SIGTERM or SIGHUP: mrtr stops, it does not answer no
-        return False
+    bindings = KeyBindings()
+
+    @bindings.add("escape", eager=True)
+    def _no(event: Any) -> None:
+        event.app.exit(result=False)
+
+    prompt.application.key_bindings = merge_key_bindings([prompt.application.key_bindings, bindings])
+    return bool(prompt.unsafe_ask())
 
 
 def ask_value(message: str) -> str:

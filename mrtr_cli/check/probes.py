@@ -152,6 +152,9 @@ class ToolProber:
         first = self._first_round(outcome)
         if shape_problem(first.reply) is not None:
             raise ProbeFailed(f"the first tools/call: {seen(first.reply)}")
+        if first.reply.error is not None:  # as `mrtr call` fails on it, check does: nothing of the tool is judged
+            raise ProbeFailed(f"the tool's own call was answered with {seen(first.reply)}: no rule of its "
+                              "conversation can be judged (does it need arguments? -a KEY=VALUE)")
         if not _input_required(first.reply):
             why = f"the tool did not ask for input: {seen(first.reply)}"
             return [verdict(*probe, None, why) for probe in TOOL_PROBES]

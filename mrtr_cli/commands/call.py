@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli import events, files
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.conversation.preparation import Preparation, after_failure, missing_arguments, prepare_call
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
                                       person_at_terminal, warn_missing_arguments, warn_unused_flags)
-from mrtr_cli.errors import MrtrError, interruption
+from mrtr_cli.errors import MrtrError, UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.protocol.headers import NAMED_METHODS
@@ -59,6 +59,9 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
     if recording is not None and recording.record:
         from mrtr_cli.transcript.recorder import make_recorder
 
+        if files.same_file(recording.record, answering.answers_file):
+            raise UsageError(f"--record {recording.record!r} is the answers file that --answers reads: the recording "
+                             "would replace it", "record to another file")
         context.emit.subscribe(make_recorder(recording, target.transcript_entry(), settings, context.emit))
     outcome = Outcome(call.method, {NAMED_METHODS[call.method]: call.name})
     shown = False

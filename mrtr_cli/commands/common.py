@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from mrtr_cli import __version__
 from mrtr_cli.answering.questions import Answerer, Chain
 from mrtr_cli.conversation.client import Client, ClientSettings
-from mrtr_cli.errors import MrtrError, UnreachableError, interruption
+from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import PIPE_CLOSED, ExitCode
 from mrtr_cli.conversation.linter import Linter
@@ -21,7 +21,7 @@ from mrtr_cli.protocol import meta
 from mrtr_cli.render.console import Consoles, make_consoles, write_long
 from mrtr_cli.render.diagnostics import error_lines, missing_arguments_warning, warning_line
 from mrtr_cli.render.timeline import Timeline
-from mrtr_cli.target import Target, with_likely_mistake
+from mrtr_cli.target import Target
 
 
 @dataclass
@@ -151,10 +151,7 @@ def connect(context: Context, target: Target, options: TargetOptions, settings: 
     client = Client(transport, settings, context.emit)
     try:
         reopen = lambda: target.open(options, context.output.verbose, context.output.show_secrets)  # noqa: E731
-        try:
-            open_era(client, options, reopen, chain or Chain([]), probes=target.probes_era, discovers=probe)
-        except UnreachableError as error:
-            raise with_likely_mistake(target, error) from None
+        open_era(client, options, reopen, chain or Chain([]), probes=target.probes_era, discovers=probe)
         yield client
     finally:
         client.transport.close()

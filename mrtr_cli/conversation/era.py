@@ -28,9 +28,6 @@ from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.transport.base import Transport
 
-DEFAULT_PROBE_WAIT = 3.0
-"""How long auto waits for a stdio server to answer `server/discover` before trying the handshake."""
-
 
 def requested_era(options: TargetOptions) -> str:
     """The era the flags ask for: `--protocol-version` implies one; contradicting it is a usage error."""
@@ -195,7 +192,9 @@ def initialize(client: Client, chain: Chain, reason: str, wait: float | None = N
                              "server/discover nor initialize: check its command and logs") from None
     except EndpointMissing as missing:
         raise UnreachableError(f"{missing.status}, to server/discover and to initialize: no MCP endpoint at "
-                               "this URL", "check --url (the path too: often /mcp)") from None
+                               "this URL (or only the deprecated HTTP+SSE transport of 2024-11-05, a GET stream "
+                               "often at /sse, which mrtr does not speak)",
+                               "check --url (the path too: often /mcp)") from None
     except LegacyServerError as refused:
         raise ProtocolError(f"{refused.message}; it refused initialize too: if it offers only the deprecated "
                             "HTTP+SSE transport of 2024-11-05, mrtr does not speak it",

@@ -140,8 +140,8 @@ class Session:
             current.result_type, current.requests, current.state = "input_required", reading.requests, reading.state
             self.emit(events.InputRequested(number, reply.id, reading.requests, reading.state))
             if number > self.max_rounds:
-                answered = f"{self.max_rounds} round{'s' if self.max_rounds != 1 else ''}"
-                raise IncompleteError(f"the server still wants input after {answered}",
+                answered = f"{self.max_rounds} answered round{'s' if self.max_rounds != 1 else ''}"
+                raise IncompleteError(f"the server still wants input after {answered} (--max-rounds)",
                                       "raise --max-rounds if it needs more")
             if reading.requests:
                 responses, delay = self._answer_all(current), BACKOFF_START
