@@ -40,6 +40,17 @@ def same_file(one: str, other: str | None) -> bool:
         return False
 
 
+def check_writable(path: str | None, flag: str) -> None:
+    """Before any work: a report file's folder exists and is writable (`--junit`), so a long run does
+    not end on a path it could never write."""
+    if path is None:
+        return
+    folder = Path(os.path.realpath(path)).parent
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        why = "is not writable" if folder.is_dir() else "does not exist"
+        raise UsageError(f"cannot write {flag} {path!r}: its folder {why}", "pick another path")
+
+
 def replaced_path(path: str, flag: str) -> Path:
     """Where a file written aside and renamed into place (`--record`, `replay --update`) goes:
     through a symbolic link to its target, never over a directory, a device (`/dev/null`), a FIFO

@@ -106,6 +106,7 @@ def test_over_http_the_era_is_probed_named_and_the_wrong_path_is_said_plainly():
     with demo_http() as url:
         right = mrtr("call", "poll_status", "--url", url, "--no-input")
         wrong = mrtr("call", "poll_status", "--url", url.removesuffix("mcp"), "--no-input")
+        tls = mrtr("call", "poll_status", "--url", url.replace("http://", "https://"), "--no-input")
     assert right.code == 0, right.stderr
     assert "era: modern (2026-07-28): the server answered server/discover" in right.stderr
     assert wrong.code == 4, wrong.stderr
@@ -113,6 +114,8 @@ def test_over_http_the_era_is_probed_named_and_the_wrong_path_is_said_plainly():
            "initialize: no MCP endpoint at this URL (or only the deprecated HTTP+SSE transport" in wrong.stderr
     assert wrong.stderr.rstrip().endswith("check --url (the path too: often /mcp)")
     assert "twice" not in wrong.stderr and "not-jsonrpc" not in wrong.stderr
+    assert tls.code == 4 and "the server answered in plain HTTP (not TLS)" in tls.stderr  # not "--insecure"
+    assert tls.stderr.rstrip().endswith("use http:// in --url (--cacert and --insecure cannot help)")
 
 
 def test_an_older_http_server_is_found_by_the_probe_and_strict_does_not_blame_it_for_the_probe():
@@ -179,3 +182,11 @@ def test_the_example_server_passes_check_and_a_tool_call_that_errors_judges_noth
     errored = mrtr("check", "--tool", "greet", "--answer", "name.name=Ada", *server)
     assert errored.code == 2, errored.stdout
     assert "the tool's own call was answered with error -32602" in errored.stdout
+
+
+def test_a_junit_report_in_a_missing_folder_is_refused_before_the_run(tmp_path: Path):
+    path = str(tmp_path / "nofolder" / "report.xml")
+    for command in (["replay", "recordings/book_table.yaml", "--demo"], ["check", "--demo"]):
+        run = mrtr(*command, "--junit", path)
+        assert run.code == 1 and f"cannot write --junit '{path}': its folder does not exist" in run.stderr, run.stderr
+        assert "same as recorded" not in run.stderr and "pass" not in run.stdout  # nothing ran first

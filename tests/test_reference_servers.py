@@ -126,3 +126,11 @@ def test_check_over_streamable_http_finds_the_older_era_and_the_tool_completes()
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: no" in run.stdout
     assert "complete after 1 question asked in flight" in run.stdout
+
+
+def test_a_url_the_server_requires_first_is_shown_with_its_error():
+    """-32042 (2025-11-25): the page to open is said with the error, not only under -v."""
+    run = mrtr("call", "trigger-url-elicitation", "-a", "url=https://example.com/login", "-a", "errorPath=true",
+               "--no-input", *everything())
+    assert run.code == 2, run.stderr
+    assert "error -32042" in run.stderr and "open this yourself, then call again: https://" in run.stderr

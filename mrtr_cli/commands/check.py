@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from mrtr_cli import files
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
@@ -31,6 +32,7 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
         junit: str | None = None, named: tuple[CallOptions, ...] = ()) -> int:
     """`named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py)."""
     def body(context: Context) -> ExitCode:
+        files.check_writable(junit, "--junit")
         started = time.monotonic()
         try:
             checks, server, era = _probe(context, tool, target, answering, named)

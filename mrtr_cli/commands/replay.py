@@ -59,6 +59,7 @@ class ReplayOptions:
 
 def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
+        files.check_writable(options.junit, "--junit")
         ignore = [parse_path(path, "--ignore") for path in options.ignore]
         verdicts = _replay_all(context, options, ignore, target, answering)
         warn_unused_flags(context, _unused_everywhere(verdicts))

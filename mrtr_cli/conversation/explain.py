@@ -6,6 +6,7 @@ from typing import Any
 
 from mrtr_cli.errors import ServerError
 from mrtr_cli.protocol import jsonrpc, meta
+from mrtr_cli.text import safe_line
 
 
 def supported_versions(error: dict[str, Any] | None) -> list[str]:
@@ -36,7 +37,23 @@ def _hint(error: dict[str, Any]) -> str:
         return "the server does not offer this method"
     if code == jsonrpc.INVALID_PARAMS:
         return "the server rejected the parameters; check the name and the arguments"
+    if code == jsonrpc.URL_ELICITATION_REQUIRED:
+        return _urls_to_open(error)
     return ""
+
+
+def _urls_to_open(error: dict[str, Any]) -> str:
+    """-32042: the pages the server wants the user to open first (shown, never opened: a page the
+    server names is the server's words, checked as any URL is when mrtr is asked to open it)."""
+    data = error.get("data")
+    asked = data.get("elicitations") if isinstance(data, dict) else None
+    listed = asked if isinstance(asked, list) else []
+    pages = [e for e in listed if isinstance(e, dict) and isinstance(e.get("url"), str)]
+    if not pages:
+        return "the server wants a page opened first, and named none"
+    shown = "; ".join(f"{safe_line(page['url'], 300)} ({safe_line(page.get('message', ''), 120)})"
+                      for page in pages[:3])
+    return f"open this yourself, then call again: {shown}"
 
 
 def _missing_capability_hint(error: dict[str, Any]) -> str:

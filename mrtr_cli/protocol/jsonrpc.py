@@ -33,6 +33,8 @@ MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 """MCP: the request needs a client capability the client did not declare."""
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 """MCP: the server does not speak the requested protocol version."""
+URL_ELICITATION_REQUIRED = -32042
+"""MCP 2025-11-25: the request needs the user to open a URL first (`data.elicitations`, URL mode)."""
 
 class Response(NamedTuple):
     """A result or error response; `id` is None for an error the server could not attribute."""

@@ -81,6 +81,9 @@ def auth_error(response: Any) -> AuthError:
 def unreachable(url: str, reason: str) -> UnreachableError:
     """The error for a request that got no answer: the connection, or TLS, failed."""
     text, url = safe_line(reason, 300), safe_line(url, 300)
+    if "WRONG_VERSION_NUMBER" in text or "wrong version number" in text.lower():
+        return UnreachableError(f"TLS failed for {url}: the server answered in plain HTTP (not TLS)",
+                                "use http:// in --url (--cacert and --insecure cannot help)")
     if "SSL" in text or "certificate" in text.lower():
         return UnreachableError(f"TLS failed for {url}: {text}", "pass --cacert FILE, or --insecure to skip checks")
     return UnreachableError(f"cannot reach {url}: {text}", "is the server running? check --url")
