@@ -210,12 +210,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
 }
 """Which of mrtr's own folders and top-level modules each may import (besides LEAVES and itself),
 as docs/architecture.md draws them: a folder ends in /, a module names one module of a folder."""
-KNOWN_EXCEPTIONS = {
-    ("conversation/era.py", "options.py"):
-        "the era is chosen from the command line's TargetOptions (--protocol-era, --protocol-version, "
-        "--no-discover, --era-probe-wait); removed when the era becomes a value the command builds from its "
-        "flags and hands to the client (issue 25, item 1)",
-}
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
 """Upward imports the code has today, each with why and what would remove it. A new one fails."""
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain
@@ -24,12 +24,24 @@ from mrtr_cli.conversation.explain import explain
 from mrtr_cli.conversation.waiting import NotAServer
 from mrtr_cli.errors import (EndpointMissing, LegacyServerError, MrtrError, ProtocolError, RequestTimeout, ServerError,
                              UnreachableError, UsageError)
-from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.transport.base import Transport
 
 
-def requested_era(options: TargetOptions) -> str:
+class EraFlags(NamedTuple):
+    """What the command line asks of the era, as plain values (the command builds them from its flags)."""
+
+    protocol_era: str
+    """--protocol-era: auto, modern or older."""
+    protocol_version: str | None
+    """--protocol-version: a version to send as given (it implies its era)."""
+    no_discover: bool
+    """--no-discover: no server/discover probe; the modern era."""
+    era_probe_wait: float
+    """--era-probe-wait: how long the probe waits, in seconds."""
+
+
+def requested_era(options: EraFlags) -> str:
     """The era the flags ask for: `--protocol-version` implies one; contradicting it is a usage error."""
     era, pinned = options.protocol_era, options.protocol_version
     if era not in handshake.ERAS:
@@ -43,7 +55,7 @@ def requested_era(options: TargetOptions) -> str:
     return implied
 
 
-def open_era(client: Client, options: TargetOptions, reopen: Callable[[], Transport], chain: Chain, *,
+def open_era(client: Client, options: EraFlags, reopen: Callable[[], Transport], chain: Chain, *,
              probes: bool, discovers: bool = True) -> None:
     """Decide the era and, for the older one, run the handshake. `probes`: the target takes a
     server/discover probe in the modern era too (stdio); `discovers`: auto may send server/discover
@@ -63,7 +75,7 @@ def open_era(client: Client, options: TargetOptions, reopen: Callable[[], Transp
     return _probe(client, options, reopen, chain)
 
 
-def _asking_flag(options: TargetOptions, era: str) -> str:
+def _asking_flag(options: EraFlags, era: str) -> str:
     """The flag that asked for `era`: `--protocol-version V` when given (it implies its era)."""
     return f"--protocol-version {options.protocol_version}" if options.protocol_version else f"--protocol-era {era}"
 
@@ -75,7 +87,7 @@ def _fall_back(client: Client, chain: Chain) -> None:
                "request")
 
 
-def _probe(client: Client, options: TargetOptions, reopen: Callable[[], Transport], chain: Chain) -> None:
+def _probe(client: Client, options: EraFlags, reopen: Callable[[], Transport], chain: Chain) -> None:
     """auto: server/discover, with a short wait; anything but a DiscoverResult or an error only a
     2026-07-28 server gives means the handshake (over HTTP too: a lenient older-era server may
     answer a modern request without a session, so the request itself proves nothing)."""
