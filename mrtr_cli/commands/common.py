@@ -155,14 +155,14 @@ def connect(context: Context, target: Target, options: TargetOptions, settings: 
 
     `probe=False`: the `discover` command sends server/discover itself (modern era).
     """
-    from mrtr_cli.conversation.era import open_era
+    from mrtr_cli.conversation.era import choose_era
 
     context.emit.subscribe(Linter(settings.capabilities, context.emit))
     transport = target.open(options, context.output.verbose, context.output.show_secrets)
     client = Client(transport, settings, context.emit)
     try:
         reopen = lambda: target.open(options, context.output.verbose, context.output.show_secrets)  # noqa: E731
-        open_era(client, era_flags(options), reopen, chain or Chain([]), probes=target.probes_era, discovers=probe)
+        choose_era(client, era_flags(options), reopen, chain or Chain([]), probes=target.probes_era, discovers=probe)
         yield client
     finally:
         client.transport.close()

@@ -141,11 +141,11 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     outcome = Outcome(transcript.request["method"], params)
     try:
         with connect(live_context, resolved, chosen, settings, chain=chain) as client:
-            recorded.live_era = lambda: client.era
+            recorded.live_era = lambda: client.era.name
             method = transcript.request["method"]
             prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
             outcome = Session(client, chain, max_rounds=answering.max_rounds).run(method, params, prepared.mirrored)
-            if outcome.error is None and client.era == "modern":
+            if outcome.error is None and client.era.name == "modern":
                 keep(client.transport)  # every request answered: the next transcript may use this server
     except MrtrError as error:  # before the request was sent: compared like any other ending
         outcome.status, outcome.error = status_of(error), error
