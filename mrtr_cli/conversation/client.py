@@ -82,12 +82,11 @@ class Client:
 
     def speak(self, era: Era) -> None:
         """Speak `era` from now on: its version, its `_meta`, its handling of server requests; in
-        the older era the server named in the initialize result is noted, and HTTP names the
-        version (and the session) on every later request."""
+        the older era the server named in the initialize result is noted, and every later message
+        carries the version to the transport (HTTP names it, and the session, in its headers)."""
         self.era, self.settings.version = era, era.version
         if era.name != "older":
             return
-        self.transport.negotiated(era.version)
         info = (era.said or {}).get("serverInfo")
         if isinstance(info, dict):
             self.server_info = info
@@ -184,7 +183,7 @@ class Client:
         request); `what` names it for the timeline."""
         text = jsonrpc.encode(message)
         self.emit(events.MessageSent(what, text))
-        self.transport.send(text, message)
+        self.transport.send(text, message, self._older_version())
 
     def _exchange(self, sending: _Sending) -> Reply:
         request_id = self._ids.next()
@@ -198,7 +197,8 @@ class Client:
         self.emit(events.RequestSent(request_id, method, sending.params, text, round, sending.purpose))
         started = time.monotonic()
         try:
-            exchange = self.transport.start(text, headers_from, sending.mirrored, before_waiting=self.emit.release)
+            exchange = self.transport.start(text, headers_from, sending.mirrored, before_waiting=self.emit.release,
+                                            older_version=self._older_version())
         except UnreachableError as error:  # the process ended, or read no more, while the frame was written
             raise _during(error, f"while mrtr sent {method} (id {request_id})") from None
         try:
@@ -210,6 +210,10 @@ class Client:
         self._note_server(reply.result)
         self.emit(events.ResponseReceived(request_id, method, reply.result, reply.error, elapsed, round))
         return reply
+
+    def _older_version(self) -> str | None:
+        """The version every message of the older era names to the transport (None: the modern era)."""
+        return self.era.version if self.era.name == "older" else None
 
     def _with_meta(self, params: dict[str, Any], token: str) -> dict[str, Any]:
         """The params with this era's `_meta`: the whole envelope, or (older era) the progressToken."""
