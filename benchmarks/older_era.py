@@ -64,10 +64,10 @@ def auto_cost(repeat: int) -> tuple[float, float, float]:
 
 
 def _era_decision(era: str) -> tuple[float, float]:
-    """How long deciding the era takes (`conversation/era.py`'s open_era), the server already
+    """How long deciding the era takes (`conversation/era.py`'s choose_era), the server already
     started, and one request after it."""
     from mrtr_cli.answering.questions import Chain
-    from mrtr_cli.commands.common import client_settings
+    from mrtr_cli.commands.common import client_settings, era_flags
     from mrtr_cli.conversation import era as era_module
     from mrtr_cli.conversation.client import Client
     from mrtr_cli.events import Broadcast
@@ -80,7 +80,8 @@ def _era_decision(era: str) -> tuple[float, float]:
     try:
         time.sleep(0.2)  # the server starts before the clock does: neither era pays its start-up
         started = time.perf_counter()
-        era_module.open_era(client, options, target.probes_era, lambda: target.open(options), Chain([]))
+        era_module.choose_era(client, era_flags(options), lambda: target.open(options), Chain([]),
+                              probes=target.probes_era)
         decided = time.perf_counter() - started
         started = time.perf_counter()
         client.result_of("tools/list", {})

@@ -29,8 +29,9 @@ class LoggedTransport(StdioTransport):
         super().__init__(SERVER)
         self.log = log
 
-    def start(self, text: str, message: dict[str, Any], mirrored: Any = None, before_waiting: Any = None) -> Any:
-        exchange = super().start(text, message, mirrored, before_waiting)
+    def start(self, text: str, message: dict[str, Any], mirrored: Any = None, before_waiting: Any = None,
+              older_version: Any = None) -> Any:
+        exchange = super().start(text, message, mirrored, before_waiting, older_version)
         self.log.append(f"written {message['id']}")
         return exchange
 

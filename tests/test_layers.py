@@ -210,12 +210,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
 }
 """Which of mrtr's own folders and top-level modules each may import (besides LEAVES and itself),
 as docs/architecture.md draws them: a folder ends in /, a module names one module of a folder."""
-KNOWN_EXCEPTIONS = {
-    ("conversation/era.py", "options.py"):
-        "the era is chosen from the command line's TargetOptions (--protocol-era, --protocol-version, "
-        "--no-discover, --era-probe-wait); removed when the era becomes a value the command builds from its "
-        "flags and hands to the client (issue 25, item 1)",
-}
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
 """Upward imports the code has today, each with why and what would remove it. A new one fails."""
 
 
@@ -349,3 +344,38 @@ def test_module_names_are_unique():
     assert duplicate_module_names(MODULES) == set()
     assert duplicate_module_names([Path("server/http.py"), Path("transport/http.py"), Path("a/__init__.py"),
                                    Path("__init__.py")]) == {"http.py"}
+
+
+def client_attributes_set(source: str) -> set[str]:
+    """The attributes of a `client` (or `self.client`) that `source` assigns, as `client.settings.timeout`."""
+    def rooted_at_client(node: ast.expr) -> str | None:
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id == "client" and parts:
+            return ".".join(["client", *reversed(parts)])
+        if parts and parts[-1] == "client" and isinstance(node, ast.Name) and node.id == "self" and len(parts) > 1:
+            return ".".join(["client", *reversed(parts[:-1])])
+        return None
+
+    targets: list[ast.expr] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign):
+            targets += [element for target in node.targets
+                        for element in (target.elts if isinstance(target, ast.Tuple) else [target])]
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets.append(node.target)
+    return {name for name in map(rooted_at_client, targets) if name is not None}
+
+
+def test_the_client_is_changed_only_by_its_own_methods():
+    """The era is a value the client takes (`Client.speak`): no module sets a client's attributes from
+    outside (issue 25, item 1), and the transport is told no version on the side."""
+    assert {str(path.relative_to(PACKAGE)): client_attributes_set(path.read_text(encoding="utf-8"))
+            for path in MODULES if path.name != "client.py"} == \
+        {str(path.relative_to(PACKAGE)): set() for path in MODULES if path.name != "client.py"}
+    assert client_attributes_set("client.era, client.settings.version = 'older', v\nself.client.fallback = f\n"
+                                 "client.settings.timeout += 1\nclient.x.append(1)\nself.era = e\n") == \
+        {"client.era", "client.settings.version", "client.fallback", "client.settings.timeout"}
+    assert "def negotiated" not in (PACKAGE / "transport" / "base.py").read_text(encoding="utf-8")

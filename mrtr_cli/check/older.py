@@ -13,7 +13,7 @@ from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.conversation.client import Client
+from mrtr_cli.conversation.client import Client, Era
 from mrtr_cli.conversation.session import Session
 from mrtr_cli.check.probes import (ALL_TOOL_PROBES, DISCOVER_PROBES, EXACT_HEADER_PROBES, GENERIC_PROBES,
                                    HEADER_PROBE, META_PROBE, VERSION_PROBE)
@@ -50,7 +50,7 @@ def skipped(probes: list[Probe], version: str) -> list[Check]:
 
 def safe_checks(client: Client) -> list[Check]:
     """The handshake's result checked; the 2026-07-28 probes skipped."""
-    result: Any = client.initialized or {}
+    result: Any = client.era.said or {}
     missing = [key for key in INITIALIZE_KEYS if not isinstance(result.get(key), str if key == "protocolVersion"
                                                                      else dict)]
     seen = f"{', '.join(missing)} missing or of the wrong type" if missing else \
@@ -101,9 +101,9 @@ class DiscoverSeen:
         return self.reason if self._asked and self.reason else "server/discover got no answer"
 
 
-def era_line(client: Client, seen: DiscoverSeen) -> str:
+def era_line(era: Era, seen: DiscoverSeen, speaks_modern: bool | None) -> str:
     """Whether the server also speaks 2026-07-28, in one line."""
-    if client.era == "modern":
+    if era.name == "modern":
         return f"era: 2026-07-28 ({seen.reason or 'the server answered server/discover'})"
-    head = f"era: the initialize handshake ({client.settings.version}); also speaks 2026-07-28: "
-    return head + ("yes, it answered server/discover" if client.speaks_modern else f"no, {seen.why_not()}")
+    head = f"era: the initialize handshake ({era.version}); also speaks 2026-07-28: "
+    return head + ("yes, it answered server/discover" if speaks_modern else f"no, {seen.why_not()}")

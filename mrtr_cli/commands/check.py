@@ -22,7 +22,6 @@ from mrtr_cli.check.named import named_checks, probes_for
 from mrtr_cli.check.stream import StreamWatch
 from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
-from mrtr_cli.conversation.era import settle_era
 from mrtr_cli.check.verdicts import status_counts, verdict
 from mrtr_cli.render.check_lines import check_lines
 from mrtr_cli.target import Target, resolve_target
@@ -82,9 +81,8 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
         options = options._replace(auth_stored_only=True)  # a kept token is used; no browser, no wait
     try:
         with connect(context, target, options, client_settings(options, answering, chain), chain=chain) as client:
-            settle_era(client)
             _require_listed(client, tool, named)
-            if client.era == "older":
+            if client.era.name == "older":
                 checks = [*_older(client, chain, tool, target),
                           *older.skipped(_named_probes(named), client.settings.version)]
             else:
@@ -93,9 +91,10 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
         if not protected:
             raise
         return [*auth_checks, *_not_logged_in(error, tool, named)], None, _era_unknown(error)
-    if client.era == "older" and client.speaks_modern is None:
-        client.speaks_modern = _answers_discover(context, target, options)
-    return [*auth_checks, *checks], client.server_info, _era(client, discover_seen)
+    speaks_modern = client.era.speaks_modern
+    if client.era.name == "older" and speaks_modern is None:
+        speaks_modern = _answers_discover(context, target, options)
+    return [*auth_checks, *checks], client.server_info, _era(client, discover_seen, speaks_modern)
 
 
 def _require_listed(client: Client, tool: CallOptions | None, named: tuple[CallOptions, ...]) -> None:
@@ -168,11 +167,10 @@ def _answers_discover(context: Context, target: Target, options: TargetOptions) 
     """--protocol-era older skipped server/discover: send it on a connection of its own (waiting
     --era-probe-wait), so the era line still says whether the server also speaks 2026-07-28."""
     settings = client_settings(options._replace(protocol_version=None))
-    settings.timeout = options.era_probe_wait
     client = Client(target.open(options, context.output.verbose, context.output.show_secrets), settings,
                     context.emit)
     try:
-        client.discover()
+        client.discover(timeout=options.era_probe_wait)
         return True
     except MrtrError:
         return False
@@ -190,8 +188,9 @@ def _older(client: Client, chain: Chain, tool: CallOptions | None, target: Targe
     return checks
 
 
-def _era(client: Client, discover_seen: older.DiscoverSeen) -> dict:
+def _era(client: Client, discover_seen: older.DiscoverSeen, speaks_modern: bool | None) -> dict:
     """The era the checks were made in, and whether the server also speaks 2026-07-28."""
-    return {"era": client.era, "version": client.settings.version,
-            "speaks_2026_07_28": True if client.era == "modern" else client.speaks_modern,
-            "line": older.era_line(client, discover_seen)}
+    modern = client.era.name == "modern"
+    return {"era": client.era.name, "version": client.settings.version,
+            "speaks_2026_07_28": True if modern else speaks_modern,
+            "line": older.era_line(client.era, discover_seen, speaks_modern)}

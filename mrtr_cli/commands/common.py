@@ -8,6 +8,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mrtr_cli import __version__
 from mrtr_cli.answering.questions import Answerer, Chain
@@ -22,6 +23,9 @@ from mrtr_cli.render.console import Consoles, make_consoles, write_long
 from mrtr_cli.render.diagnostics import error_lines, missing_arguments_warning, warning_line
 from mrtr_cli.render.timeline import Timeline
 from mrtr_cli.target import Target
+
+if TYPE_CHECKING:
+    from mrtr_cli.conversation.era import EraFlags
 
 
 @dataclass
@@ -122,6 +126,13 @@ def client_settings(target: TargetOptions, answering: AnsweringOptions | None = 
     )
 
 
+def era_flags(options: TargetOptions) -> EraFlags:
+    """The era flags of `options`, as conversation/era.py takes them."""
+    from mrtr_cli.conversation.era import EraFlags
+
+    return EraFlags(options.protocol_era, options.protocol_version, options.no_discover, options.era_probe_wait)
+
+
 def person_at_terminal() -> bool:
     """Whether a person can be asked: stdin and stderr are terminals."""
     return sys.stdin.isatty() and sys.stderr.isatty()
@@ -144,14 +155,14 @@ def connect(context: Context, target: Target, options: TargetOptions, settings: 
 
     `probe=False`: the `discover` command sends server/discover itself (modern era).
     """
-    from mrtr_cli.conversation.era import open_era
+    from mrtr_cli.conversation.era import choose_era
 
     context.emit.subscribe(Linter(settings.capabilities, context.emit))
     transport = target.open(options, context.output.verbose, context.output.show_secrets)
     client = Client(transport, settings, context.emit)
     try:
         reopen = lambda: target.open(options, context.output.verbose, context.output.show_secrets)  # noqa: E731
-        open_era(client, options, reopen, chain or Chain([]), probes=target.probes_era, discovers=probe)
+        choose_era(client, era_flags(options), reopen, chain or Chain([]), probes=target.probes_era, discovers=probe)
         yield client
     finally:
         client.transport.close()

@@ -16,7 +16,7 @@ from typing import Any
 from mrtr_cli import events, files, yaml_io
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
-from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
+from mrtr_cli.commands.common import (Context, client_settings, connect, era_flags, guarded, person_answerer,
                                       person_at_terminal, warn_unused_flags)
 from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.events import Broadcast
@@ -125,11 +125,11 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
                                                     _confirm if terminal else None))
     params = replay_params(transcript, options.arguments, _ask if person else None)
     resolved = resolve_target(chosen)
-    if pool is not None and requested_era(chosen) != "older":
+    if pool is not None and requested_era(era_flags(chosen)) != "older":
         resolved = sharing_server(resolved, pool)
     settings = client_settings(chosen, answering)
     settings.capabilities = recorded_capabilities(transcript)
-    if not chosen.protocol_version and requested_era(chosen) in ("auto", transcript.era):
+    if not chosen.protocol_version and requested_era(era_flags(chosen)) in ("auto", transcript.era):
         settings.version = transcript.data["protocol_version"]  # the recorded version, in the recorded era
     builder = TranscriptBuilder(resolved.transcript_entry(), settings.version, settings.capabilities.declared(),
                                 Redaction.from_transcript(transcript.data.get("redacted", [])))
@@ -142,11 +142,11 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     outcome = Outcome(transcript.request["method"], params)
     try:
         with connect(live_context, resolved, chosen, settings, chain=chain) as client:
-            recorded.live_era = lambda: client.era
+            recorded.live_era = lambda: client.era.name
             method = transcript.request["method"]
             prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
             outcome = Session(client, chain, max_rounds=answering.max_rounds).run(method, params, prepared.mirrored)
-            if outcome.error is None and client.era == "modern":
+            if outcome.error is None and client.era.name == "modern":
                 keep(client.transport)  # every request answered: the next transcript may use this server
     except MrtrError as error:  # before the request was sent: compared like any other ending
         outcome.status, outcome.error = status_of(error), error

@@ -7,9 +7,9 @@ everything it sees as events. It knows the protocol, not the terminal.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from mrtr_cli import events
 from mrtr_cli.errors import LegacyServerError, ProtocolError, RequestTimeout, UnreachableError, interruption
@@ -37,6 +37,26 @@ class ClientSettings:
 
 
 @dataclass(frozen=True)
+class Era:
+    """What choosing the era decided (conversation/era.py): made once, handed to the client
+    (`Client.speak`), never changed. A new decision is a new value."""
+
+    name: Literal["modern", "older"]
+    """`modern` (2026-07-28) or `older` (the initialize handshake)."""
+    version: str
+    """The protocol version spoken."""
+    said: dict[str, Any] | None = None
+    """What the server/discover probe (modern) or initialize (older) returned; None: not asked."""
+    server_requests: ServerRequestHandler | None = None
+    """In the older era: what answers the server's own requests (conversation/server_requests.py)."""
+    speaks_modern: bool | None = None
+    """Whether the server answered `server/discover` while mrtr chose the era (None: not asked)."""
+    on_refusal: Callable[[], Era] | None = None
+    """auto, the era not yet decided (the `discover` command sends server/discover itself): the
+    handshake to run when the server refuses it as an older-era server does; it returns the older era."""
+
+
+@dataclass(frozen=True)
 class Reply:
     """The response to one request, and how long it took (`status`: the HTTP status, HTTP only)."""
 
@@ -56,28 +76,37 @@ class Client:
         self.settings = settings
         self.emit = emit if isinstance(emit, events.Broadcast) else events.Broadcast([emit])
         self.server_info: dict[str, Any] | None = None
-        self.era = "modern"
-        """`modern` (2026-07-28) or `older` (the initialize handshake; conversation/era.py decides)."""
-        self.server_requests: ServerRequestHandler | None = None
-        """In the older era: what answers the server's own requests (conversation/server_requests.py)."""
-        self.fallback: Callable[[], None] | None = None
-        """Set when a sign of the older era on the first request should start the handshake (HTTP, auto)."""
-        self.discovered: dict[str, Any] | None = None
-        """What the server/discover probe returned (modern era)."""
-        self.initialized: dict[str, Any] | None = None
-        """What initialize returned (older era)."""
-        self.speaks_modern: bool | None = None
-        """Whether the server answered `server/discover` while mrtr chose the era (None: not asked)."""
+        self.era = Era("modern", settings.version)
+        """The era spoken: conversation/era.py decides it, and `speak` is how the client takes it."""
         self._ids = jsonrpc.IdSequence()
 
+    def speak(self, era: Era) -> None:
+        """Speak `era` from now on: its version, its `_meta`, its handling of server requests; in
+        the older era the server named in the initialize result is noted, and every later message
+        carries the version to the transport (HTTP names it, and the session, in its headers)."""
+        self.era, self.settings.version = era, era.version
+        if era.name != "older":
+            return
+        info = (era.said or {}).get("serverInfo")
+        if isinstance(info, dict):
+            self.server_info = info
+            self.emit(events.ServerIdentified(info))
+
+    def reconnect(self, transport: Transport) -> None:
+        """The server exited while the era was chosen: speak to it on `transport`, a fresh start of it."""
+        self.transport.close()
+        self.transport = transport
+
     def request(self, method: str, params: dict[str, Any], *, round: int | None = None,
-                purpose: str = "request", mirrored: Mirrored | None = None, hold: bool = False) -> Reply:
+                purpose: str = "request", mirrored: Mirrored | None = None, hold: bool = False,
+                timeout: float | None = None) -> Reply:
         """Send one request; on -32022 retry once with a version both sides speak. `mirrored`: the
         arguments a tools/call also sends as headers (see conversation/preparation.py). `hold`: the
         events from its response on are held back (`events.Broadcast.hold`) until the caller
-        releases them or the next request is on its way."""
-        sending = _Sending(method, params, round, purpose, mirrored, hold)
-        reply = self._falling_back(sending)
+        releases them or the next request is on its way. `timeout`: how long the response is waited
+        for (None: --timeout)."""
+        sending = _Sending(method, params, round, purpose, mirrored, hold, timeout)
+        reply = self._reissuing(sending)
         error = reply.error
         if error is None or error.get("code") != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION or self.settings.version_fixed:
             return reply
@@ -86,21 +115,6 @@ class Client:
         if new_version is None:
             return reply
         self._switch_version(new_version, supported)
-        return self._reissuing(sending)
-
-    def _falling_back(self, sending: _Sending) -> Reply:
-        """The request; when it shows the server is of the older era and a fallback is set (auto over
-        HTTP), the handshake runs and the request goes once more, in that era."""
-        fallback, self.fallback = self.fallback, None
-        try:
-            reply = self._reissuing(sending)
-        except LegacyServerError:
-            if fallback is None:
-                raise
-        else:
-            if fallback is None or not _refused_as_older_era(reply):
-                return reply
-        fallback()
         return self._reissuing(sending)
 
     def _reissuing(self, sending: _Sending) -> Reply:
@@ -122,10 +136,11 @@ class Client:
             raise explain(method, reply.error)
         return reply.result
 
-    def discover(self) -> dict[str, Any]:
-        """`server/discover`, which also tells a modern server from one of the handshake era."""
+    def discover(self, timeout: float | None = None) -> dict[str, Any]:
+        """`server/discover`, which also tells a modern server from one of the handshake era;
+        `timeout`: how long it is waited for (None: --timeout)."""
         try:
-            reply = self.request("server/discover", {}, purpose="probe")
+            reply = self.request("server/discover", {}, purpose="probe", timeout=timeout)
         except RequestTimeout as timeout:
             raise LegacyServerError.seen(timeout.message, LEGACY_HINT, other_cause="it hung") from None
         if reply.error is not None:
@@ -148,16 +163,16 @@ class Client:
 
     def _switch_version(self, version: str, supported: list[str]) -> None:
         self.emit(events.VersionChanged(self.settings.version, version, supported))
-        self.settings.version = version
+        self.era, self.settings.version = replace(self.era, version=version), version
 
     def raw(self, method: str, params: dict[str, Any], headers_from: dict[str, Any] | None = None,
-            mirrored: Mirrored | None = None, purpose: str = "probe") -> Reply:
+            mirrored: Mirrored | None = None, purpose: str = "probe", timeout: float | None = None) -> Reply:
         """One request exactly as given: `params` carry their own `_meta`, or none. Over HTTP the
         headers are made from `headers_from` instead of the request. For `mrtr check`'s probes and
-        the `initialize` handshake."""
+        the `initialize` handshake. `timeout`: how long it is waited for (None: --timeout)."""
         message = jsonrpc.request(self._ids.next(), method, params)
         try:
-            return self._transmit(message, _Sending(method, params, None, purpose, mirrored, False),
+            return self._transmit(message, _Sending(method, params, None, purpose, mirrored, False, timeout),
                                   headers_from or message)
         except _StreamEnded as ended:  # sent once, exactly as given: not reissued
             raise ProtocolError(f"the response stream of {method} (id {ended.request_id}) ended before the "
@@ -168,7 +183,7 @@ class Client:
         request); `what` names it for the timeline."""
         text = jsonrpc.encode(message)
         self.emit(events.MessageSent(what, text))
-        self.transport.send(text, message)
+        self.transport.send(text, message, self._older_version())
 
     def _exchange(self, sending: _Sending) -> Reply:
         request_id = self._ids.next()
@@ -182,11 +197,12 @@ class Client:
         self.emit(events.RequestSent(request_id, method, sending.params, text, round, sending.purpose))
         started = time.monotonic()
         try:
-            exchange = self.transport.start(text, headers_from, sending.mirrored, before_waiting=self.emit.release)
+            exchange = self.transport.start(text, headers_from, sending.mirrored, before_waiting=self.emit.release,
+                                            older_version=self._older_version())
         except UnreachableError as error:  # the process ended, or read no more, while the frame was written
             raise _during(error, f"while mrtr sent {method} (id {request_id})") from None
         try:
-            response, waiting = self._await(exchange, request_id, method, sending.hold)
+            response, waiting = self._await(exchange, request_id, method, sending)
         finally:
             exchange.close()
         elapsed = (time.monotonic() - started) * 1000
@@ -195,18 +211,23 @@ class Client:
         self.emit(events.ResponseReceived(request_id, method, reply.result, reply.error, elapsed, round))
         return reply
 
+    def _older_version(self) -> str | None:
+        """The version every message of the older era names to the transport (None: the modern era)."""
+        return self.era.version if self.era.name == "older" else None
+
     def _with_meta(self, params: dict[str, Any], token: str) -> dict[str, Any]:
         """The params with this era's `_meta`: the whole envelope, or (older era) the progressToken."""
-        if self.era == "older":
+        if self.era.name == "older":
             return handshake.request_params(params, token)
         s = self.settings
         return {**params, "_meta": meta.request_meta(s.version, s.capabilities, s.identity, token, s.log_level)}
 
-    def _await(self, exchange: Exchange, request_id: int, method: str, hold: bool) -> tuple[Response, Waiting]:
+    def _await(self, exchange: Exchange, request_id: int, method: str,
+               sending: _Sending) -> tuple[Response, Waiting]:
         """The response; with `hold`, events are held from its frame on (`Waiting.hold_events`)."""
-        deadline = Deadline(self.settings.timeout)
-        waiting = Waiting(request_id, method, deadline, self.emit, self.server_requests,
-                          self.emit.hold if hold else None)
+        deadline = Deadline(self.settings.timeout if sending.timeout is None else sending.timeout)
+        waiting = Waiting(request_id, method, deadline, self.emit, self.era.server_requests,
+                          self.emit.hold if sending.hold else None)
         try:
             self.emit.release()  # what was held back is shown while the server works on this request
             for incoming in exchange.frames(deadline):
@@ -249,22 +270,11 @@ class _Sending(NamedTuple):
     purpose: str
     mirrored: Mirrored | None
     hold: bool
+    timeout: float | None = None
 
 
 NOT_DISCOVER_RESULT = "a result that is no DiscoverResult (no supportedVersions list)"
 """What a lenient older-era server may answer server/discover with: any result but the modern one."""
-
-MODERN_REFUSALS = (jsonrpc.HEADER_MISMATCH, jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY,
-                   jsonrpc.UNSUPPORTED_PROTOCOL_VERSION, jsonrpc.INVALID_PARAMS)
-"""The errors a 2026-07-28 server answers a request it refuses over HTTP with (and a 400)."""
-
-
-def _refused_as_older_era(reply: Reply) -> bool:
-    """An HTTP 400, 404 or 405 whose JSON-RPC error is none a 2026-07-28 server would give: an older-era
-    server refusing a request outside its session (the TypeScript SDK's -32000 "Server not initialized")."""
-    code = (reply.error or {}).get("code")
-    return reply.status in (400, 404, 405) and reply.error is not None and code not in MODERN_REFUSALS
-
 
 class _StreamEnded(Exception):
     """The exchange ended without the response (an HTTP stream that broke)."""

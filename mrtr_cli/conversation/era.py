@@ -13,23 +13,34 @@ text that is not JSON-RPC on stdout and no answer to server/discover nor to init
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.conversation.client import NOT_DISCOVER_RESULT, Client
+from mrtr_cli.conversation.client import NOT_DISCOVER_RESULT, Client, Era
 from mrtr_cli.conversation.explain import explain
 from mrtr_cli.conversation.waiting import NotAServer
 from mrtr_cli.errors import (EndpointMissing, LegacyServerError, MrtrError, ProtocolError, RequestTimeout, ServerError,
                              UnreachableError, UsageError)
-from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.transport.base import Transport
 
 
-def requested_era(options: TargetOptions) -> str:
+class EraFlags(NamedTuple):
+    """What the command line asks of the era, as plain values (the command builds them from its flags)."""
+
+    protocol_era: str
+    """--protocol-era: auto, modern or older."""
+    protocol_version: str | None
+    """--protocol-version: a version to send as given (it implies its era)."""
+    no_discover: bool
+    """--no-discover: no server/discover probe; the modern era."""
+    era_probe_wait: float
+    """--era-probe-wait: how long the probe waits, in seconds."""
+
+
+def requested_era(options: EraFlags) -> str:
     """The era the flags ask for: `--protocol-version` implies one; contradicting it is a usage error."""
     era, pinned = options.protocol_era, options.protocol_version
     if era not in handshake.ERAS:
@@ -43,91 +54,82 @@ def requested_era(options: TargetOptions) -> str:
     return implied
 
 
-def open_era(client: Client, options: TargetOptions, reopen: Callable[[], Transport], chain: Chain, *,
-             probes: bool, discovers: bool = True) -> None:
-    """Decide the era and, for the older one, run the handshake. `probes`: the target takes a
-    server/discover probe in the modern era too (stdio); `discovers`: auto may send server/discover
-    (the `discover` command sends it itself); `reopen` starts a stdio server once more."""
-    era = requested_era(options)
+def choose_era(client: Client, flags: EraFlags, reopen: Callable[[], Transport], chain: Chain, *,
+               probes: bool, discovers: bool = True) -> Era:
+    """Decide the era and, for the older one, run the handshake; the client speaks the era
+    returned (`Client.speak`). `probes`: the target takes a server/discover probe in the modern era
+    too (stdio); `discovers`: auto may send server/discover (the `discover` command sends it
+    itself); `reopen` starts a stdio server once more."""
+    era = requested_era(flags)
     if era == "older":
-        return initialize(client, chain, f"asked for by {_asking_flag(options, era)}")
-    if era == "modern" or options.no_discover:
-        why = "--no-discover" if options.no_discover else _asking_flag(options, era)
+        return initialize(client, chain, f"asked for by {_asking_flag(flags, era)}")
+    if era == "modern" or flags.no_discover:
+        why = "--no-discover" if flags.no_discover else _asking_flag(flags, era)
         client.emit(events.EraChosen("modern", client.settings.version, f"asked for by {why}"))
-        if probes and discovers and not options.no_discover:
-            client.discovered = client.discover()
-        return None
+        said = client.discover() if probes and discovers and not flags.no_discover else None
+        return _speak(client, Era("modern", client.settings.version, said))
     if not discovers:
-        client.fallback = lambda: _fall_back(client, chain)
-        return None
-    return _probe(client, options, reopen, chain)
+        return _speak(client, Era("modern", client.settings.version, on_refusal=lambda: _fall_back(client, chain)))
+    return _probe(client, flags, reopen, chain)
 
 
-def _asking_flag(options: TargetOptions, era: str) -> str:
+def _speak(client: Client, era: Era) -> Era:
+    client.speak(era)
+    return era
+
+
+def _asking_flag(flags: EraFlags, era: str) -> str:
     """The flag that asked for `era`: `--protocol-version V` when given (it implies its era)."""
-    return f"--protocol-version {options.protocol_version}" if options.protocol_version else f"--protocol-era {era}"
+    return f"--protocol-version {flags.protocol_version}" if flags.protocol_version else f"--protocol-era {era}"
 
 
-def _fall_back(client: Client, chain: Chain) -> None:
+def _fall_back(client: Client, chain: Chain) -> Era:
     """auto in the `discover` command: its server/discover was refused as an older-era server refuses it."""
-    client.speaks_modern = False
-    initialize(client, chain, "the first request was refused the way an older-era server refuses a 2026-07-28 "
-               "request")
+    return initialize(client, chain, "the first request was refused the way an older-era server refuses a "
+                      "2026-07-28 request", speaks_modern=False)
 
 
-def _probe(client: Client, options: TargetOptions, reopen: Callable[[], Transport], chain: Chain) -> None:
-    """auto: server/discover, with a short wait; anything but a DiscoverResult or an error only a
-    2026-07-28 server gives means the handshake (over HTTP too: a lenient older-era server may
-    answer a modern request without a session, so the request itself proves nothing)."""
+def _probe(client: Client, flags: EraFlags, reopen: Callable[[], Transport], chain: Chain) -> Era:
+    """auto: server/discover, waited for --era-probe-wait; anything but a DiscoverResult or an error
+    only a 2026-07-28 server gives means the handshake (over HTTP too: a lenient older-era server
+    may answer a modern request without a session, so the request itself proves nothing)."""
     heard = _Heard()
     client.emit.subscribe(heard)
     try:
-        with _waiting(client, options.era_probe_wait):
-            client.discovered = client.discover()
-        client.speaks_modern = True
-        client.emit(events.EraChosen("modern", client.settings.version, "the server answered server/discover"))
-        return
+        said = client.discover(timeout=flags.era_probe_wait)
+        era = _speak(client, Era("modern", client.settings.version, said, speaks_modern=True))
+        client.emit(events.EraChosen("modern", era.version, "the server answered server/discover"))
+        return era
     except LegacyServerError as sign:
-        client.speaks_modern, reason = False, _reason(sign)
+        reason = _reason(sign)
     except UnreachableError as error:
         if not heard.anything or isinstance(error, NotAServer):
             raise  # dead at start-up (a missing file, a crash), or no server at all: not an era question
-        client.transport.close()  # it wrote something, then exited at the probe: start it once more
-        client.transport = reopen()
-        client.speaks_modern = False
+        client.reconnect(reopen())  # it wrote something, then exited at the probe: start it once more
         reason = "the server exited after server/discover; mrtr started it once more for the handshake"
     if reason == SILENT and heard.text_only is not None:
-        return _handshake_after_text(client, chain, heard.text_only, options.era_probe_wait)
+        return _handshake_after_text(client, chain, heard.text_only, flags.era_probe_wait)
     try:
-        initialize(client, chain, reason)
+        return initialize(client, chain, reason, speaks_modern=False)
     except ServerError:
-        if reason != SILENT or not _slow_to_start(client):
+        slow = _slow_to_start(client) if reason == SILENT and client.era.name == "modern" else None
+        if slow is None:
             raise
+        return slow
 
 
-@contextmanager
-def _waiting(client: Client, seconds: float) -> Iterator[None]:
-    """Within the block, a request waits `seconds` for its response instead of --timeout."""
-    timeout, client.settings.timeout = client.settings.timeout, seconds
-    try:
-        yield
-    finally:
-        client.settings.timeout = timeout
-
-
-def _handshake_after_text(client: Client, chain: Chain, text: str, wait: float) -> None:
+def _handshake_after_text(client: Client, chain: Chain, text: str, wait: float) -> Era:
     """Silent to the probe, the server had written only text that is not JSON-RPC on stdout (a
     program's output, a REPL's banner): initialize too is waited for --era-probe-wait, not --timeout."""
     try:
-        initialize(client, chain, SILENT, wait=wait)
+        return initialize(client, chain, SILENT, wait=wait, speaks_modern=False)
     except RequestTimeout:
-        if client.initialized is not None:
+        if client.era.name == "older":
             raise  # the handshake was answered: a later request timed out
         raise NotAServer(f"the server wrote only text that is not JSON-RPC on stdout ({text!r}) and answered "
                          f"neither server/discover nor initialize within {wait:g} s each: it does not look like an "
                          "MCP server", "is it the right command? e.g. -- python server.py; if it is an MCP server "
                          "slow to start, raise --era-probe-wait") from None
-
 
 SILENT = "no answer to server/discover within --era-probe-wait"
 
@@ -164,29 +166,33 @@ def _reason(sign: LegacyServerError) -> str:
     return "the server answered server/discover with an error"
 
 
-def _slow_to_start(client: Client) -> bool:
+def _slow_to_start(client: Client) -> Era | None:
     """A server silent at the probe that refuses `initialize` may only have been slow to start (a
     cold `uv run`, a loaded machine): ask server/discover once more, waiting the whole --timeout."""
     try:
-        client.discovered = client.discover()
+        said = client.discover()
     except MrtrError:
-        return False
-    client.speaks_modern = True
-    client.emit(events.EraChosen("modern", client.settings.version, "the server refused initialize and answered "
+        return None
+    era = _speak(client, Era("modern", client.settings.version, said, speaks_modern=True))
+    client.emit(events.EraChosen("modern", era.version, "the server refused initialize and answered "
                                  "server/discover when asked again (it was slow to start)"))
-    return True
+    return era
 
 
-def initialize(client: Client, chain: Chain, reason: str, wait: float | None = None) -> None:
-    """The handshake: initialize, the version chosen, notifications/initialized, logging/setLevel.
-    `wait`: how long initialize is waited for (None: --timeout)."""
+def initialize(client: Client, chain: Chain, reason: str, wait: float | None = None,
+               speaks_modern: bool | None = None) -> Era:
+    """The handshake: initialize, the version chosen (the client speaks the older era from then
+    on, answering the server's requests through `chain`), notifications/initialized,
+    logging/setLevel. `wait`: how long initialize is waited for (None: --timeout);
+    `speaks_modern`: what the probe learnt, kept in the era."""
+    from mrtr_cli.conversation.server_requests import ServerRequests
+
     settings = client.settings
     version = settings.version if handshake.era_of(settings.version) == "older" else handshake.LATEST_OLDER
     params = handshake.initialize_params(version, settings.capabilities, settings.identity)
     client.emit(events.EraChosen("older", version, reason))
     try:
-        with _waiting(client, settings.timeout if wait is None else wait):
-            reply = client.raw("initialize", params, purpose="handshake")
+        reply = client.raw("initialize", params, purpose="handshake", timeout=wait)
     except RequestTimeout as timeout:
         raise RequestTimeout(f"{timeout.message} (the initialize handshake)", "the server answers neither "
                              "server/discover nor initialize: check its command and logs") from None
@@ -202,12 +208,13 @@ def initialize(client: Client, chain: Chain, reason: str, wait: float | None = N
     if reply.error is not None:
         raise explain("initialize", reply.error)
     chosen = _chosen_version(reply.result, version, settings.version_fixed)
-    _settle(client, reply.result, chosen, chain)
+    era = _speak(client, Era("older", chosen, reply.result, ServerRequests(client, chain, chosen), speaks_modern))
     if chosen != version:
         client.emit(events.EraChosen("older", chosen, f"the server chose {chosen} in its initialize result"))
     client.send(jsonrpc.notification("notifications/initialized", {}), "notifications/initialized")
     if settings.log_level is not None:
         client.result_of("logging/setLevel", {"level": settings.log_level})
+    return era
 
 
 def _chosen_version(result: Any, offered: str, fixed: bool) -> str:
@@ -222,40 +229,18 @@ def _chosen_version(result: Any, offered: str, fixed: bool) -> str:
     return chosen
 
 
-def _settle(client: Client, result: dict[str, Any], version: str, chain: Chain) -> None:
-    """The client speaks the older era from now on, in `version`, answering through `chain`."""
-    from mrtr_cli.conversation.server_requests import ServerRequests
-
-    client.era, client.settings.version, client.initialized = "older", version, result
-    client.transport.negotiated(version)
-    client.server_requests = ServerRequests(client, chain, version)
-    info = result.get("serverInfo")
-    if isinstance(info, dict):
-        client.server_info = info
-        client.emit(events.ServerIdentified(info))
-
-
 def what_server_said(client: Client) -> dict[str, Any]:
-    """For `mrtr discover`: the server/discover result (modern), or what initialize returned (older)."""
-    if client.era == "older" and client.initialized is not None:
-        return client.initialized
-    if client.discovered is not None:
-        return client.discovered
-    fallback, client.fallback = client.fallback, None
+    """For `mrtr discover`: the server/discover result (modern), or what initialize returned (older).
+    Undecided (auto), the command's own server/discover decides: refused as an older-era server
+    refuses it, the era's `on_refusal` runs the handshake."""
+    era = client.era
+    if era.said is not None:
+        return era.said
     try:
         return client.discover()
     except LegacyServerError:
-        if fallback is None:
+        if era.on_refusal is None:
             raise
-    fallback()
-    assert client.initialized is not None
-    return client.initialized
-
-
-def settle_era(client: Client) -> None:
-    """For `mrtr check`: over HTTP in auto, the first request decides the era; send it now."""
-    if client.fallback is None:
-        return
-    what_server_said(client)
-    if client.era == "modern":
-        client.speaks_modern = True
+    said = era.on_refusal().said
+    assert said is not None
+    return said

@@ -93,7 +93,7 @@ class Session:
     def run(self, method: str, params: dict[str, Any], mirrored: Mirrored | None = None) -> Outcome:
         """The whole conversation; `mirrored`: the arguments every round also sends as headers."""
         outcome = Outcome(method, params)
-        asking = self.client.server_requests
+        asking = self.client.era.server_requests
         if asking is not None:
             asking.begin_call()
         try:
@@ -105,7 +105,7 @@ class Session:
             outcome.status, outcome.error = "aborted", interruption(raised)
         if asking is not None:
             _keep_asked_in_flight(outcome.rounds, *asking.end_call())
-        outcome.server, outcome.era = self.client.server_info, self.client.era
+        outcome.server, outcome.era = self.client.server_info, self.client.era.name
         self.emit.release()  # what a Ctrl-C, landing while a round was shown, left held
         self.emit(events.OutcomeReached(outcome))
         return outcome

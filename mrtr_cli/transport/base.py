@@ -169,18 +169,16 @@ class Transport(Protocol):
     """A way to reach one server."""
 
     def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None) -> Exchange:
+              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> Exchange:
         """Send one request frame and return the exchange that carries its answer. HTTP makes its
-        headers from `message` and the `mirrored` arguments (and sends nothing yet). stdio writes
-        the frame, and calls `before_waiting` before a write waits for room in a full pipe."""
+        headers from `message`, the `mirrored` arguments and `older_version` (and sends nothing
+        yet). stdio writes the frame, and calls `before_waiting` before a write waits for room in a
+        full pipe. `older_version`: the version the initialize handshake chose, with every request
+        of the older era (None: the modern era, whose version is in the message's `_meta`)."""
 
-    def send(self, text: str, message: dict[str, Any]) -> None:
+    def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
         """Send one frame that expects no response (a notification, or mrtr's response to a server
         request): stdio writes a line, HTTP POSTs it and expects 202 Accepted."""
-
-    def negotiated(self, version: str) -> None:
-        """The initialize handshake chose `version` (older era): HTTP names it, and the session the
-        server gave, on every later request, and ends the session on close."""
 
     def describe(self) -> str:
         """The command or URL, for messages that name the server."""

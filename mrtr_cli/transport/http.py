@@ -67,7 +67,8 @@ class HttpTransport:
         self.show_secrets = show_secrets
         self.max_message_size = max_message_size
         self.older_version: str | None = None
-        """The version the initialize handshake chose (older era), sent as MCP-Protocol-Version."""
+        """The older era's session: the version its requests name (MCP-Protocol-Version), for the
+        GET stream and the session's end; set by the first request that names one."""
         self.session_id: str | None = None
         """The `Mcp-Session-Id` the server gave in its initialize response (older era)."""
         self.listening: ListeningStream | None = None
@@ -85,11 +86,12 @@ class HttpTransport:
         return self.url
 
     def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None) -> HttpExchange:
+              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> HttpExchange:
         """Nothing is sent yet (the exchange POSTs when its frames are read): nothing waits here but
         the first request's kept token."""
         self._authorize_first()
-        return HttpExchange(self, text, http_headers.request_headers(message, mirrored, self.older_version,
+        self._in_session(older_version)
+        return HttpExchange(self, text, http_headers.request_headers(message, mirrored, older_version,
                                                                       self.session_id))
 
     def _authorize_first(self) -> None:
@@ -133,9 +135,12 @@ class HttpTransport:
     def _session_headers(self) -> dict[str, str]:
         return http_headers.session_headers(self.older_version, self.session_id)
 
-    def negotiated(self, version: str) -> None:
-        """Name `version` from now on, and open the GET stream (listening.py)."""
-        self.older_version = version
+    def _in_session(self, older_version: str | None) -> None:
+        """The first message of the older era after the handshake (it names the version chosen)
+        opens the GET stream (listening.py), which names that version too."""
+        if older_version is None or self.listening is not None:
+            return
+        self.older_version = older_version
         self.listening = ListeningStream(self._listen)
         self.listening.start()
 
@@ -177,9 +182,11 @@ class HttpTransport:
         if self.session_id is None and http_headers.acceptable_session_id(given):
             self.session_id = given
 
-    def send(self, text: str, message: dict[str, Any]) -> None:
+    def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
         """POST a notification or a response; the server should answer 202 Accepted (any 2xx is taken)."""
-        headers = {**http_headers.JSON_BODY, **self.extra_headers, **self._session_headers()}
+        self._in_session(older_version)
+        headers = {**http_headers.JSON_BODY, **self.extra_headers,
+                   **http_headers.session_headers(older_version, self.session_id)}
         try:
             response = self.client.post(self.url, content=text.encode("utf-8"), headers=headers,
                                         timeout=CONNECT_SECONDS)

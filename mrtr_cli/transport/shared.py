@@ -55,14 +55,11 @@ class Lent:
         self.kept = self.closed = False
 
     def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None) -> Exchange:
-        return self.inner.start(text, message, mirrored, before_waiting)
+              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> Exchange:
+        return self.inner.start(text, message, mirrored, before_waiting, older_version)
 
-    def send(self, text: str, message: dict[str, Any]) -> None:
-        self.inner.send(text, message)
-
-    def negotiated(self, version: str) -> None:
-        self.inner.negotiated(version)
+    def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
+        self.inner.send(text, message, older_version)
 
     def describe(self) -> str:
         return self.inner.describe()

@@ -58,17 +58,15 @@ class StdioTransport:
         return shlex.join(self.command)
 
     def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None) -> _StdioExchange:
-        """Over stdio `x-mcp-header` annotations are ignored (the spec allows it)."""
+              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> _StdioExchange:
+        """Over stdio `x-mcp-header` annotations are ignored (the spec allows it), and the version
+        travels in the handshake alone."""
         self.write(text, before_waiting)
         return _StdioExchange(self)
 
-    def send(self, text: str, message: dict[str, Any]) -> None:
+    def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
         """A frame that expects no response: one line, like any other."""
         self.write(text)
-
-    def negotiated(self, version: str) -> None:
-        """Over stdio the version travels in the handshake alone."""
 
     def write(self, text: str, before_waiting: Callable[[], None] | None = None) -> None:
         """Send one frame, reading what the server writes meanwhile (`before_waiting` is called
