@@ -198,8 +198,8 @@ class Broadcast:
         """Send the events held back, in order, and every later one at once (an observer's own
         events, emitted as it handles one of them, go out where they were caused). When an observer
         raises (Ctrl-C lands), the events not yet sent are held again, for the next release."""
-        held, self.held = self.held, None
-        for index, event in enumerate(held or ()):
+        held, self.held = self.held or [], None
+        for index, event in enumerate(held):
             try:
                 for observer in self.observers:
                     observer(event)
