@@ -86,7 +86,8 @@ class Option(NamedTuple):
         return self.reader.read(text)
 
 
-def _target(names: str, field: str, kind: OptionKind, help: str, metavar: str | None = None, reader: Reader = TEXT) -> Option:
+def _target(names: str, field: str, kind: OptionKind, help: str, metavar: str | None = None,
+            reader: Reader = TEXT) -> Option:
     return Option(tuple(names.split()), "target", field, kind, help, metavar, reader)
 
 

@@ -59,7 +59,8 @@ def _resource_contents(item: Any, count: int) -> list[Text | str]:
 
 
 def _prompt_result(result: dict[str, Any]) -> list[Text | str]:
-    texts: list[Text | str] = [_text(safe(result["description"]), "mrtr.dim")] if isinstance(result.get("description"), str) else []
+    description = result.get("description")
+    texts: list[Text | str] = [_text(safe(description), "mrtr.dim")] if isinstance(description, str) else []
     for message in result["messages"]:
         role = message.get("role", "?") if isinstance(message, dict) else "?"
         texts.append(_text(f"{safe_line(role, 20)}:", "mrtr.key"))

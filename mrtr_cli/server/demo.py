@@ -48,9 +48,10 @@ def _release_notes(call: Call) -> dict[str, Any] | NeedInput:
     return demo_tools.release_notes(call)
 
 
-PROMPTS: dict[str, Entry] = {"release_notes": ({"name": "release_notes", "description": "Release notes for an audience it asks about.",
-                              "arguments": [{"name": "version", "description": "The version", "required": True}]},
-                             _release_notes)}
+PROMPTS: dict[str, Entry] = {
+    "release_notes": ({"name": "release_notes", "description": "Release notes for an audience it asks about.",
+                       "arguments": [{"name": "version", "description": "The version", "required": True}]},
+                      _release_notes)}
 README = {"uri": "demo://readme", "name": "readme", "mimeType": "text/plain",
           "description": "What this demo server offers."}
 TEMPLATES = [{"uriTemplate": "vault://{name}", "name": "vault", "mimeType": "text/plain",

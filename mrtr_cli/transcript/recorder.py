@@ -39,7 +39,8 @@ class TranscriptBuilder:
     def __init__(self, target: dict[str, Any], version: str, capabilities: dict[str, Any],
                  redaction: Redaction, emit: events.Observer | None = None) -> None:
         self.emit = emit
-        self.context: dict[str, Any] = {"target": target, "era": "modern", "version": version, "capabilities": capabilities}
+        self.context: dict[str, Any] = {"target": target, "era": "modern", "version": version,
+                                        "capabilities": capabilities}
         self.redaction = redaction
         self.server: dict[str, Any] | None = None
         self.tools: list[dict[str, Any]] = []
