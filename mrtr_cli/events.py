@@ -8,13 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.jsonrpc import Message
 
 Finding = lint_rules.Finding
 """Something the server did against the spec: an event too, which the linter emits."""
+Purpose = Literal["request", "retry", "probe", "list", "reissue", "handshake"]
+"""Why a request was sent: a conversation's first round or a retry, the era probe (server/discover),
+a page of a list, a request sent again after an older-era refusal, the older era's initialize."""
+Era = Literal["modern", "older"]
+"""The era mrtr speaks with a server: 2026-07-28 (modern) or the initialize handshake's (older)."""
+OutcomeStatus = Literal["complete", "error", "incomplete", "aborted"]
+"""How a conversation ended (conversation/session.py's Outcome.status, typed there once item 1's
+refactor of session.py lands)."""
 
 
 class RequestSent(NamedTuple):
@@ -25,7 +33,7 @@ class RequestSent(NamedTuple):
     params: dict[str, Any]
     text: str
     round: int | None = None
-    purpose: str = "request"  # request | retry | probe | list | reissue
+    purpose: Purpose = "request"
 
 
 class CancelSent(NamedTuple):
@@ -142,7 +150,7 @@ class Unanswered(NamedTuple):
 class EraChosen(NamedTuple):
     """Which era mrtr speaks with this server (modern or older), in which version, and why."""
 
-    era: str
+    era: Era
     version: str
     reason: str
 
@@ -198,8 +206,8 @@ class Broadcast:
         """Send the events held back, in order, and every later one at once (an observer's own
         events, emitted as it handles one of them, go out where they were caused). When an observer
         raises (Ctrl-C lands), the events not yet sent are held again, for the next release."""
-        held, self.held = self.held, None
-        for index, event in enumerate(held or ()):
+        held, self.held = self.held or [], None
+        for index, event in enumerate(held):
             try:
                 for observer in self.observers:
                     observer(event)

@@ -84,7 +84,8 @@ def read_text(path: str, what: str, limit: int = MAX_FILE_SIZE) -> str:
 def _read_bounded(path: str, what: str, limit: int) -> bytes:
     try:
         with open(path, "rb") as file:
-            chunks, size = [], 0
+            chunks: list[bytes] = []
+            size = 0
             while size <= limit:
                 chunk = file.read(min(_CHUNK, limit + 1 - size))
                 if not chunk:

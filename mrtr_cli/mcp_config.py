@@ -32,7 +32,8 @@ def server_entry(path: str, name: str | None) -> dict[str, Any]:
         raise UsageError(f"no server {name!r} in {path}", f"servers in the file: {', '.join(servers) or 'none'}")
     _check_entry(text, path, document, name)
     _refuse_nul(text, path, ["mcpServers" if "mcpServers" in document else "servers", name], servers[name])
-    return expand(servers[name])
+    entry: dict[str, Any] = expand(servers[name])
+    return entry
 
 
 def _check_entry(text: str, path: str, document: dict[str, Any], name: str) -> None:

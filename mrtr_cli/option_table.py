@@ -11,7 +11,7 @@ are in the order the help lists them. Standard library only: the fast parser imp
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from mrtr_cli.options import (COLORS, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, CallOptions, OutputOptions,
                               RecordingOptions, TargetOptions, protocol_version, round_limit, seconds)
@@ -58,13 +58,17 @@ VERSION = Reader(protocol_version)
 SIZE = Reader(message_size, text=size_text)
 
 
+OptionKind = Literal["flag", "value", "many"]
+"""flag: sets True; value: the last one given wins; many: each one given is added."""
+
+
 class Option(NamedTuple):
     """One option: its names (as the help lists them), the group and field it sets, and how."""
 
     names: tuple[str, ...]
     group: str  # a key of GROUPS
     field: str
-    kind: str  # flag (sets True) | value (the last one given wins) | many (each one added)
+    kind: OptionKind
     help: str
     metavar: str | None = None
     reader: Reader = TEXT
@@ -82,11 +86,12 @@ class Option(NamedTuple):
         return self.reader.read(text)
 
 
-def _target(names: str, field: str, kind: str, help: str, metavar: str | None = None, reader: Reader = TEXT) -> Option:
+def _target(names: str, field: str, kind: OptionKind, help: str, metavar: str | None = None,
+            reader: Reader = TEXT) -> Option:
     return Option(tuple(names.split()), "target", field, kind, help, metavar, reader)
 
 
-def _answering(names: str, field: str, kind: str, help: str, metavar: str | None = None, reader: Reader = TEXT,
+def _answering(names: str, field: str, kind: OptionKind, help: str, metavar: str | None = None, reader: Reader = TEXT,
                choices: tuple[str, ...] = ()) -> Option:
     return Option(tuple(names.split()), "answering", field, kind, help, metavar, reader, choices)
 

@@ -86,7 +86,9 @@ class TranscriptItem(pytest.Item):
             pytest.fail(NO_TARGET, pytrace=False)  # in setup: reported as an error
 
     def runtest(self) -> None:
-        failure = replay_transcript(str(self.path), replay_target(self.config), self.config.getoption("mrtr_update"),
+        target = replay_target(self.config)
+        assert target is not None, "setup fails the item when no server is configured"
+        failure = replay_transcript(str(self.path), target, self.config.getoption("mrtr_update"),
                              tuple(self.config.getoption("mrtr_ignore")))
         if failure is not None:
             pytest.fail(failure, pytrace=False)  # the text mrtr replay prints, no traceback

@@ -111,7 +111,8 @@ class DemoTarget(StdioTarget):
         if self.pool is None:
             return start()
         key = (self.command, tuple(sorted(self.env.items())), self.cwd, verbose, options.max_message_size)
-        return self.pool.open(key, start)
+        transport: Transport = self.pool.open(key, start)
+        return transport
 
     def transcript_entry(self) -> dict[str, Any]:
         return {"transport": self.kind}
@@ -359,7 +360,8 @@ def _from_config(options: TargetOptions) -> Target:
     entry = server_entry(str(options.config), options.server)
     if "url" in entry:
         headers = tuple(f"{k}: {v}" for k, v in (entry.get("headers") or {}).items()) + options.headers
-        oauth = entry.get("oauth") if isinstance(entry.get("oauth"), dict) else {}
+        oauth = entry.get("oauth")
+        oauth = oauth if isinstance(oauth, dict) else {}
         return HttpTarget(check_url(str(entry["url"])), parse_headers(headers), oauth)
     return _config_stdio(entry, options)
 

@@ -124,9 +124,9 @@ def _local_only_registry() -> Any:
     from referencing.exceptions import NoSuchResource
 
     def refuse(uri: str) -> Any:
-        raise NoSuchResource(ref=uri)
+        raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs class mypy's attrs plugin does not see
 
-    return Registry(retrieve=refuse)
+    return Registry(retrieve=refuse)  # type: ignore[call-arg]  # the same
 
 
 def _describe(error: Any) -> str:
@@ -138,7 +138,8 @@ def _describe(error: Any) -> str:
 @lru_cache(maxsize=8)
 def packaged_schema(path: Path) -> dict[str, Any]:
     """A JSON Schema mrtr ships (package data), read once."""
-    return json.loads(path.read_text(encoding="utf-8"))
+    schema: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return schema
 
 
 def check_document(document: Any, schema: dict[str, Any], locate: Callable[[Sequence[str | int]], str],

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator
-from typing import TextIO
+from typing import IO
 
 _token: list[str] = []
 """The token that resumes the runner's commands, while they are paused (at most one)."""
@@ -24,7 +24,7 @@ def in_github_actions() -> bool:
 
 
 @contextlib.contextmanager
-def paused(stream: TextIO) -> Iterator[None]:
+def paused(stream: IO[str]) -> Iterator[None]:
     """While the block runs, the runner acts on no workflow command mrtr prints (on any stream);
     `stream` carries the pause and its end."""
     if not in_github_actions():
@@ -37,7 +37,7 @@ def paused(stream: TextIO) -> Iterator[None]:
         _resume(stream)
 
 
-def write_commands(stream: TextIO, lines: list[str]) -> None:
+def write_commands(stream: IO[str], lines: list[str]) -> None:
     """mrtr's own workflow commands (annotations), which the runner acts on even while paused."""
     if not lines:
         return
@@ -50,7 +50,7 @@ def write_commands(stream: TextIO, lines: list[str]) -> None:
     stream.flush()
 
 
-def _pause(stream: TextIO) -> None:
+def _pause(stream: IO[str]) -> None:
     import secrets  # hmac and hashlib: loaded only in GitHub Actions
 
     token = secrets.token_hex(16)
@@ -59,7 +59,7 @@ def _pause(stream: TextIO) -> None:
     _token.append(token)
 
 
-def _resume(stream: TextIO) -> None:
+def _resume(stream: IO[str]) -> None:
     if _token:
         stream.write(f"::{_token.pop()}::\n")
         stream.flush()

@@ -65,7 +65,7 @@ def _child(node: Any, step: str | int) -> Any:
     if isinstance(step, int) and isinstance(value, list) and node.id == "sequence" and step < len(value):
         return value[step]
     if node is not None and node.id == "mapping":
-        return next((child for key, child in reversed(value) if key.value == step), None)
+        return next((child for key, child in reversed(value or []) if key.value == step), None)
     return None
 
 
@@ -351,7 +351,7 @@ def _dumpers() -> dict[bool, Any]:
 
 
 def _dumper_class(base: Any) -> Any:
-    class Dumper(base):  # type: ignore[misc, valid-type]
+    class Dumper(base):  # a base chosen at run time (libyaml's or the pure one)
         """A safe dumper that writes multi-line strings as literal blocks, and every value in
         full: a transcript is read and edited by people, never with `&id001` / `*id001`."""
 

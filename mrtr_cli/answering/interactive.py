@@ -185,7 +185,7 @@ class InteractiveAnswerer:
         if choice != "json":
             return Response({"action": choice})
 
-        def problem(text: str) -> str | None:
+        def json_problem(text: str) -> str | None:
             try:
                 value = json.loads(text)
             except ValueError as error:
@@ -193,7 +193,7 @@ class InteractiveAnswerer:
             problems = validation.problems(value, question.schema) if isinstance(value, dict) else ["not an object"]
             return safe_line(problems[0], 200) if problems else None
 
-        return Response({"action": "accept", "content": json.loads(self._text("JSON", "{}", problem))})
+        return Response({"action": "accept", "content": json.loads(self._text("JSON", "{}", json_problem))})
 
     # -- URL mode -----------------------------------------------------------------------------
 
@@ -314,7 +314,8 @@ def confirm(message: str) -> bool:
     def _no(event: Any) -> None:
         event.app.exit(result=False)
 
-    prompt.application.key_bindings = merge_key_bindings([prompt.application.key_bindings, bindings])
+    own = prompt.application.key_bindings
+    prompt.application.key_bindings = merge_key_bindings([own, bindings] if own is not None else [bindings])
     return bool(prompt.unsafe_ask())
 
 

@@ -148,7 +148,7 @@ class Authorizer:
             yield step
         if "error" in outcome:
             raise outcome["error"]
-        login = outcome["login"]
+        login: Login = outcome["login"]
         self.login = login
         self.store.save(login)
         return login.authorization()

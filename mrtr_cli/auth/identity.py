@@ -12,7 +12,7 @@ lists it. Standard library only (the token request itself is oauth.py's).
 from __future__ import annotations
 
 import json
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from mrtr_cli.auth.challenge import Challenge
 from mrtr_cli.auth.discovery import ResourceMetadata, ServerMetadata
@@ -32,12 +32,17 @@ class Preset(NamedTuple):
     scopes: tuple[str, ...] = ()
 
 
+IdentityKind = Literal["pre-registered", "metadata document", "registered"]
+"""How mrtr came by its client identity: given (--client-id), its metadata document's URL, or
+registered with the authorization server (dynamic client registration)."""
+
+
 class Identity(NamedTuple):
     """The client: id, secret (None for a public client), and how mrtr came by it."""
 
     client_id: str
     client_secret: str | None
-    how: str  # pre-registered | metadata document | registered
+    how: IdentityKind
     registered_method: str | None = None
 
 

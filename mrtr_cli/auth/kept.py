@@ -30,7 +30,8 @@ class KeptTokenFirst:
         if self.flow is None:
             self.flow = self._make_flow()
             self.flow.authorization()  # the flow starts from the kept login, to refresh it
-        return (yield from self.flow.answer(status, challenge))
+        authorization: str = yield from self.flow.answer(status, challenge)
+        return authorization
 
     @property
     def login(self) -> Login | None:

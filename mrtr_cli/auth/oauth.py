@@ -48,14 +48,16 @@ def new_pkce() -> Pkce:
 
 
 def new_state() -> str:
-    return generate_token(32)
+    state: str = generate_token(32)
+    return state
 
 
 def authorization_url(endpoint: str, client: Client, redirect_uri: str, scopes: list[str], state: str,
                       pkce: Pkce, resource: str) -> str:
     """The URL the person opens to authorize mrtr (scope left out when there is none)."""
-    return prepare_grant_uri(endpoint, client.client_id, "code", redirect_uri, scopes or None, state,
-                             code_challenge=pkce.challenge, code_challenge_method="S256", resource=resource)
+    url: str = prepare_grant_uri(endpoint, client.client_id, "code", redirect_uri, scopes or None, state,
+                                 code_challenge=pkce.challenge, code_challenge_method="S256", resource=resource)
+    return url
 
 
 def code_request(client: Client, code: str, redirect_uri: str, pkce: Pkce, resource: str) -> TokenRequest:

@@ -96,7 +96,8 @@ def login_from_document(document: Any) -> Login | None:
     expires_at, obtained_at = document.get("expires_at"), document.get("obtained_at")
     if not (expires_at is None or _is_time(expires_at)) or not _is_time(obtained_at):
         return None
-    return Login(**{name: document.get(name) for name in Login.__dataclass_fields__})
+    fields: dict[str, Any] = {name: document.get(name) for name in Login.__dataclass_fields__}
+    return Login(**fields)
 
 
 def _is_time(value: Any) -> bool:

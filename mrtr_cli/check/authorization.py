@@ -99,10 +99,10 @@ def _resource_checks(recorder: Any, server_url: str, challenge: Any) -> list[Che
               verdict(*AUTH_PROBES[2], matches, f"resource {safe_line(short(resource), 200)} for "
                                                 f"{safe_line(server_url, 200)}"),
               verdict(*AUTH_PROBES[3], listed, f"authorization_servers {safe_line(short(servers), 200)}")]
-    if not listed:
-        checks += _not_probed(AUTH_PROBES[4:6], "no authorization server named")
-    else:
+    if listed and isinstance(servers, list):
         checks += _server_checks(recorder, servers[0])
+    else:
+        checks += _not_probed(AUTH_PROBES[4:6], "no authorization server named")
     checks.append(_canonical_check(resource, server_url, matches))
     return checks
 

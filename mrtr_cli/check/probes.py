@@ -135,7 +135,7 @@ class ToolProber:
         self.prober = prober
         self.client = prober.client
         self.chain = chain
-        self.params = {"name": name, "arguments": arguments}
+        self.params: dict[str, Any] = {"name": name, "arguments": arguments}
         self.mirrored = mirrored
         """The arguments the tool's calls also send as headers (conversation/preparation.py)."""
 

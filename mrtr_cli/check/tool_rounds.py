@@ -63,9 +63,8 @@ def result_type_check(outcome: Outcome) -> Check:
     """The first round, when it asks (inputRequests or requestState), says so in `resultType`: the
     field may be left out only of a complete result."""
     result = outcome.rounds[0].reply.result if outcome.rounds else None
-    asks = isinstance(result, dict) and ("inputRequests" in result or "requestState" in result
-                                         or result.get("resultType") == "input_required")
-    if not asks:
+    if not isinstance(result, dict) or not ("inputRequests" in result or "requestState" in result
+                                            or result.get("resultType") == "input_required"):
         return verdict(*RESULT_TYPE_PROBE, None, "the tool's first round asked no question")
     if "resultType" not in result:
         return verdict(*RESULT_TYPE_PROBE, False, "the first round asks, with no resultType")
@@ -111,7 +110,7 @@ class _Judge:
         rounds = [r for r in self.asking if len(r.requests) > 1]
         if not rounds:
             return [verdict(*probe, None, "no round asks more than one question") for probe in SEVERAL_PROBES]
-        kinds = sorted({request.get("method") for request in rounds[0].requests.values()})
+        kinds = sorted({str(request.get("method")) for request in rounds[0].requests.values()})
         seen = f"round {rounds[0].number} asks {len(rounds[0].requests)}: {', '.join(kinds)}"
         return [verdict(*SEVERAL_PROBES[0], True, seen), self.ending(SEVERAL_PROBES[1])]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from mrtr_cli.check.rules import CONFORMANCE
 from mrtr_cli.conversation.client import Reply
@@ -18,9 +18,13 @@ from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.mrtr import COMPLETE, read_result
 
 SPEC = lint_rules.SPEC
-Probe = tuple[str, str, str, str]
+Level = Literal["MUST", "SHOULD"]
+"""How binding the rule a probe checks is: a MUST that fails is a fail, a SHOULD a warn."""
+Probe = tuple[str, str, Level, str]
 """A probe's id, title, level and spec page."""
-STATUSES = ("pass", "fail", "warn", "skipped")
+Status = Literal["pass", "fail", "warn", "skipped"]
+"""What a check concludes."""
+STATUSES: tuple[Status, ...] = ("pass", "fail", "warn", "skipped")
 """What a check can conclude, in the order the summary counts them."""
 
 
@@ -30,8 +34,8 @@ class Check:
 
     id: str
     title: str
-    level: str  # MUST | SHOULD
-    status: str  # pass | fail | warn | skipped
+    level: Level
+    status: Status
     seen: str
     page: str
     elapsed: float | None = None
@@ -60,9 +64,9 @@ def status_counts(checks: list[Check]) -> dict[str, int]:
     return {status: sum(c.status == status for c in checks) for status in STATUSES}
 
 
-def verdict(id: str, title: str, level: str, page: str, ok: bool | None, seen: str) -> Check:
+def verdict(id: str, title: str, level: Level, page: str, ok: bool | None, seen: str) -> Check:
     """pass when ok; else fail for a MUST, warn for a SHOULD; skipped when ok is None."""
-    status = "skipped" if ok is None else "pass" if ok else ("fail" if level == "MUST" else "warn")
+    status: Status = "skipped" if ok is None else "pass" if ok else ("fail" if level == "MUST" else "warn")
     return Check(id, title, level, status, seen, SPEC + page)
 
 

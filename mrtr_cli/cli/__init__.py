@@ -49,7 +49,7 @@ def _said(error: Any) -> str:
     exceptions = click.exceptions
     bad_value = isinstance(error, exceptions.BadParameter) and not isinstance(error, exceptions.MissingParameter)
     option = getattr(error, "param", None)
-    if bad_value and getattr(option, "param_type_name", None) == "option" and option.opts:
+    if bad_value and option is not None and getattr(option, "param_type_name", None) == "option" and option.opts:
         return f"{max(option.opts, key=len)}: {error.message}"
     return str(error.format_message())
 

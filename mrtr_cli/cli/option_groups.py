@@ -35,7 +35,7 @@ def _read_by(click_type: Any, read: Callable[[str], Any]) -> Any:
     """A click type (a number range's help shows its bounds) whose values `read` converts: the same
     reader as the fast parser's, and its ValueError is what the user reads."""
 
-    class ReadBy(click_type):  # type: ignore[misc, valid-type]
+    class ReadBy(click_type):  # type: ignore[misc]  # a base chosen at run time
         def convert(self, value: Any, param: Any, ctx: Any) -> Any:
             try:
                 return read(str(value))

@@ -200,7 +200,8 @@ def command_for(args: List[str]) -> Any:
 
 def _command_name(info: Any) -> str:
     """A command's name as typer gives it: its own, or its function's with dashes."""
-    return info.name or info.callback.__name__.lower().replace("_", "-")
+    name: str = info.name or info.callback.__name__.lower().replace("_", "-")
+    return name
 
 
 def _version(value: bool) -> None:

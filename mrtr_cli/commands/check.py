@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from mrtr_cli import files
 from mrtr_cli.render import json_report
@@ -22,7 +23,7 @@ from mrtr_cli.check.named import named_checks, probes_for
 from mrtr_cli.check.stream import StreamWatch
 from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
-from mrtr_cli.check.verdicts import status_counts, verdict
+from mrtr_cli.check.verdicts import Probe, status_counts, verdict
 from mrtr_cli.render.check_lines import check_lines
 from mrtr_cli.target import Target, resolve_target
 
@@ -71,7 +72,7 @@ def _report_for_ci(context: Context, checks: list[Check], elapsed: float, junit:
 
 
 def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, answering: AnsweringOptions,
-           named: tuple[CallOptions, ...]) -> tuple[list[Check], dict | None, dict]:
+           named: tuple[CallOptions, ...]) -> tuple[list[Check], dict[str, Any] | None, dict[str, Any]]:
     chain, _ = build_chain(answering, options.timeout)
     target = resolve_target(options)
     discover_seen = older.DiscoverSeen()
@@ -110,7 +111,10 @@ def _authorization(context: Context, target: Target, options: TargetOptions) -> 
     """The authorization probes (check/authorization.py), and whether the server is behind OAuth."""
     if not target.may_want_oauth:
         return [], False  # the spec's authorization is for HTTP: over stdio there is nothing to probe
+    from mrtr_cli.transport.http import HttpTransport
+
     transport = target.open(options._replace(no_auth=True), context.output.verbose, context.output.show_secrets)
+    assert isinstance(transport, HttpTransport), "only an HTTP target may want OAuth"
     try:
         url = transport.describe()
         try:
@@ -130,7 +134,7 @@ def _not_logged_in(error: AuthError, tool: CallOptions | None, named: tuple[Call
     return [verdict(*probe, None, why) for probe in probes]
 
 
-def _era_unknown(error: AuthError) -> dict:
+def _era_unknown(error: AuthError) -> dict[str, Any]:
     return {"era": None, "version": None, "speaks_2026_07_28": None,
             "line": "era: not known (the server wants authorization and mrtr has no usable token)"}
 
@@ -159,7 +163,7 @@ def named_requests(prompt: str | None, resource: str | None, arguments: tuple[st
     return tuple(prompts + ([CallOptions("resources/read", resource)] if resource else []))
 
 
-def _named_probes(named: tuple[CallOptions, ...]) -> list:
+def _named_probes(named: tuple[CallOptions, ...]) -> list[Probe]:
     return [probe for request in named for probe in probes_for(request.method)]
 
 
@@ -188,7 +192,7 @@ def _older(client: Client, chain: Chain, tool: CallOptions | None, target: Targe
     return checks
 
 
-def _era(client: Client, discover_seen: older.DiscoverSeen, speaks_modern: bool | None) -> dict:
+def _era(client: Client, discover_seen: older.DiscoverSeen, speaks_modern: bool | None) -> dict[str, Any]:
     """The era the checks were made in, and whether the server also speaks 2026-07-28."""
     modern = client.era.name == "modern"
     return {"era": client.era.name, "version": client.settings.version,

@@ -104,7 +104,8 @@ class AskedQuestions:
         if not isinstance(event, events.InputRequested):
             return
         for key, request in event.requests.items():
-            params = request.get("params") if isinstance(request.get("params"), dict) else {}
+            params = request.get("params")
+            params = params if isinstance(params, dict) else {}
             schema = params.get("requestedSchema")
             self.questions.append(Question(str(request.get("method")), key, params.get("message"),
                                            schema if isinstance(schema, dict) else None, event.round))

@@ -37,10 +37,11 @@ class Linter:
         """Findings of the era probe: not the conversation's when the server proves to be of the older era."""
         self.cancelled: set[int] = set()
         """Requests mrtr cancelled: a response to one may still come, and is no fault (basic/utilities/cancellation)."""
-        self._handlers = {events.RequestSent: self._sent, events.FrameReceived: self._frame,
-                          events.ResponseReceived: self._response, events.OutcomeReached: self._end,
-                          events.EraChosen: self._era, events.InputRequested: self._asked_in_flight,
-                          events.CancelSent: self._cancelled}
+        self._handlers: dict[type, events.Observer] = {
+            events.RequestSent: self._sent, events.FrameReceived: self._frame,
+            events.ResponseReceived: self._response, events.OutcomeReached: self._end,
+            events.EraChosen: self._era, events.InputRequested: self._asked_in_flight,
+            events.CancelSent: self._cancelled}
 
     def __call__(self, event: Any) -> None:
         handler = self._handlers.get(type(event))

@@ -10,7 +10,7 @@ from typing import Any
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.explain import unlisted_hint_text
 from mrtr_cli.errors import MrtrError, ProtocolError
-from mrtr_cli.protocol.mrtr import read_result
+from mrtr_cli.protocol.mrtr import Complete, read_result
 
 MAX_PAGES = 1000
 """A list longer than this many pages is taken for a server that loops."""
@@ -22,7 +22,9 @@ def list_all(client: Client, method: str, key: str) -> tuple[dict[str, Any], int
     seen: set[str] = set()
     params: dict[str, Any] = {}
     for page in range(1, MAX_PAGES + 1):
-        result = read_result(method, client.result_of(method, params, purpose="list")).result
+        read = read_result(method, client.result_of(method, params, purpose="list"))
+        assert isinstance(read, Complete), "read_result refuses input_required outside MRTR_METHODS"
+        result = read.result
         if not isinstance(result.get(key), list):
             raise ProtocolError(f"the result of {method} has no {key} list")
         items.extend(result[key])

@@ -66,7 +66,7 @@ def _boolean(text: str) -> bool:
 
 def _json_of(text: str, types: set[str]) -> Any:
     value = json.loads(text)
-    names = {list: "array", dict: "object"}
+    names: dict[type, str] = {list: "array", dict: "object"}
     if names.get(type(value)) not in types:
         raise ValueError(f"expected a JSON {' or '.join(sorted(types))}")
     return value

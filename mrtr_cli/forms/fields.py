@@ -62,7 +62,8 @@ def form_fields(schema: dict[str, Any]) -> list[Field]:
     properties = schema.get("properties")
     if not isinstance(properties, dict):
         return []
-    required = schema.get("required") if isinstance(schema.get("required"), list) else []
+    required = schema.get("required")
+    required = required if isinstance(required, list) else []
     return [Field(name, prop if isinstance(prop, dict) else {}, name in required)
             for name, prop in properties.items()]
 

@@ -35,9 +35,10 @@ def covers(schema: Any) -> bool:
             and all(_field_covered(p) for p in properties.values()))
 
 
-KEYWORD_VALUES = {"title": str, "description": str, "format": str, "minLength": int, "maxLength": int,
-                  "minItems": int, "maxItems": int, "minimum": (int, float), "maximum": (int, float),
-                  "enum": list, "enumNames": list, "uniqueItems": bool}
+KEYWORD_VALUES: dict[str, type | tuple[type, ...]] = {
+    "title": str, "description": str, "format": str, "minLength": int, "maxLength": int,
+    "minItems": int, "maxItems": int, "minimum": (int, float), "maximum": (int, float),
+    "enum": list, "enumNames": list, "uniqueItems": bool}
 """What each keyword's value must be for this module to check it; other values go to jsonschema,
 which refuses a schema that is not valid JSON Schema."""
 

@@ -11,6 +11,7 @@ through `text.safe_line`. Standard library only.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -206,7 +207,7 @@ def _plural(count: Any, noun: str) -> str:
     return f"{_number(count)} {noun}{'' if count == 1 else 's'}"
 
 
-WORDINGS = {
+WORDINGS: dict[str, Callable[[dict[str, Any]], str | None]] = {
     "type": field_wanted,
     "minimum": number_wanted,
     "maximum": number_wanted,

@@ -91,8 +91,9 @@ def encoder(ensure_ascii: bool = True, separators: tuple[str, str] | None = None
     quote = json.encoder.encode_basestring_ascii if ensure_ascii else json.encoder.encode_basestring
     sample = {"é": [1, 2.5, None, True, "\u2028"]}
     try:
-        chunks = json.encoder.c_make_encoder(None, made.default, quote, None, made.key_separator, made.item_separator,
-                                             made.sort_keys, made.skipkeys, made.allow_nan)
+        make_encoder = json.encoder.c_make_encoder  # type: ignore[attr-defined]  # private C encoder: not in typeshed
+        chunks = make_encoder(None, made.default, quote, None, made.key_separator, made.item_separator,
+                              made.sort_keys, made.skipkeys, made.allow_nan)
         same = "".join(chunks(sample, 0)) == made.encode(sample)
     except (TypeError, ValueError):  # missing (None), or not the constructor this Python had
         same = False
@@ -130,10 +131,11 @@ def notification(method: str, params: dict[str, Any]) -> dict[str, Any]:
 def decode(frame: str | bytes) -> Message:
     """Classify one frame; anything unusable comes back as `Malformed`, never as an exception."""
     if isinstance(frame, bytes):
+        raw = frame
         try:
-            frame = frame.decode("utf-8")
+            frame = raw.decode("utf-8")
         except UnicodeDecodeError as error:
-            return Malformed(frame.decode("utf-8", "replace").rstrip("\r\n"), f"not UTF-8 (byte {error.start})")
+            return Malformed(raw.decode("utf-8", "replace").rstrip("\r\n"), f"not UTF-8 (byte {error.start})")
     try:
         data = json.loads(frame)
     except (json.JSONDecodeError, RecursionError) as error:
@@ -160,7 +162,7 @@ def _unreadable_integer(frame: str) -> Malformed:
     except (ValueError, RecursionError):
         data = None
     is_response = isinstance(data, dict) and ("result" in data or "error" in data) and "method" not in data
-    response_id = data.get("id") if is_response else None  # type: ignore[union-attr]
+    response_id = data.get("id") if is_response else None
     return Malformed(frame.rstrip("\r\n"), reason, None if isinstance(response_id, _TooLong) else response_id)
 
 

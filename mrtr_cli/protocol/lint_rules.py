@@ -140,7 +140,8 @@ def check_question(key: str, request: Any, capabilities: meta.Capabilities) -> l
     if method not in INPUT_METHODS:
         return [finding("input-request-method", f"inputRequests[{key!r}] asks {method!r}, not one of "
                                                 f"{', '.join(INPUT_METHODS)}")]
-    params = request.get("params") if isinstance(request.get("params"), dict) else {}
+    params = request.get("params")
+    params = params if isinstance(params, dict) else {}
     capability = required_capability(request)
     found = [] if capabilities.allows(capability) else [finding(
         "undeclared-capability", f"inputRequests[{key!r}] needs the client capability {capability}, "
@@ -249,10 +250,12 @@ def _check_enums(key: str, schema: dict[str, Any]) -> list[Finding]:
 def _options(prop: Any) -> list[Any]:
     if not isinstance(prop, dict):
         return []
-    items = prop.get("items") if isinstance(prop.get("items"), dict) else prop
+    items = prop.get("items")
+    items = items if isinstance(items, dict) else prop
     for field in ("enum", "oneOf", "anyOf"):
-        if isinstance(items.get(field), list):
-            return items[field]
+        options = items.get(field)
+        if isinstance(options, list):
+            return options
     return []
 
 

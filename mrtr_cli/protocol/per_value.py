@@ -12,6 +12,7 @@ lines that are only printed). Standard library only.
 from __future__ import annotations
 
 from collections.abc import Callable
+from enum import Enum
 from typing import Any, Generic, TypeVar
 
 from mrtr_cli.protocol.jsonrpc import encoder
@@ -22,7 +23,15 @@ MAX_ENTRIES = 64
 """Distinct values kept; past it the cache starts empty again (memory stays bounded)."""
 
 Result = TypeVar("Result")
-_MISSING: Any = object()
+
+
+class _Missing(Enum):
+    """Not computed yet (None may be a result)."""
+
+    MISSING = 0
+
+
+_MISSING = _Missing.MISSING
 
 
 class PerValue(Generic[Result]):
@@ -37,7 +46,7 @@ class PerValue(Generic[Result]):
         if text is None:
             return self.compute(value, *extra)
         key = (text, *extra)
-        known = self._known.get(key, _MISSING)
+        known: Result | _Missing = self._known.get(key, _MISSING)
         if known is _MISSING:
             if len(self._known) >= MAX_ENTRIES:
                 self._known.clear()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
+from mrtr_cli.render.console import AnyConsole
 from rich.text import Text
 
 from mrtr_cli.protocol import meta
@@ -28,7 +28,8 @@ HOLDS = {"description": "text", "arguments": "names"}
 
 def discovery_lines(result: dict[str, Any]) -> list[Text]:
     """Who the server is, the versions it speaks, its capabilities and instructions."""
-    given = result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else None  # initialize's
+    given = result.get("serverInfo")  # initialize's
+    given = given if isinstance(given, dict) else None
     info = server_name(meta.server_info(result) or given) or "(no serverInfo)"
     versions = ", ".join(map(str, result.get("supportedVersions", [result.get("protocolVersion", "")])))
     lines = [Text.assemble(("server: ", "mrtr.dim"), (info, "mrtr.key")),
@@ -45,7 +46,7 @@ def excluded_tool_line(tool: dict[str, str]) -> StyledLine:
     return warning_line(f"! excluded the tool {safe_line(tool['name'], 80)}: {safe_line(tool['reason'], 200)}")
 
 
-def print_listing(console: Console, kind: str, items: list[Any]) -> None:
+def print_listing(console: AnyConsole, kind: str, items: list[Any]) -> None:
     """The items of one list as a table (`no tools` when there are none)."""
     if not items:
         console.print(Text(f"no {kind}", "mrtr.dim"))
@@ -71,5 +72,6 @@ def _argument_names(item: dict[str, Any]) -> list[str]:
     if isinstance(schema, dict):
         required = schema.get("required") or []
         return [f"{n}{'*' if n in required else ''}" for n in (schema.get("properties") or {})]
-    arguments = item.get("arguments") if isinstance(item.get("arguments"), list) else []
+    arguments = item.get("arguments")
+    arguments = arguments if isinstance(arguments, list) else []
     return [f"{a.get('name')}{'*' if a.get('required') else ''}" for a in arguments if isinstance(a, dict)]

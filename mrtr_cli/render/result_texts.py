@@ -49,7 +49,7 @@ def _resource_contents(item: Any, count: int) -> list[Text | str]:
     if not isinstance(item, dict):
         return [_text(safe_line(item), "mrtr.dim")]
     heading = f"── {item.get('uri')} ({item.get('mimeType', '?')})"
-    texts = [_text(safe_line(heading), "mrtr.dim")] if count > 1 else []
+    texts: list[Text | str] = [_text(safe_line(heading), "mrtr.dim")] if count > 1 else []
     if isinstance(item.get("text"), str):
         texts.append(safe(item["text"]))
     else:
@@ -59,7 +59,8 @@ def _resource_contents(item: Any, count: int) -> list[Text | str]:
 
 
 def _prompt_result(result: dict[str, Any]) -> list[Text | str]:
-    texts = [_text(safe(result["description"]), "mrtr.dim")] if isinstance(result.get("description"), str) else []
+    description = result.get("description")
+    texts: list[Text | str] = [_text(safe(description), "mrtr.dim")] if isinstance(description, str) else []
     for message in result["messages"]:
         role = message.get("role", "?") if isinstance(message, dict) else "?"
         texts.append(_text(f"{safe_line(role, 20)}:", "mrtr.key"))

@@ -34,7 +34,7 @@ def pretty_json(value: Any) -> Text:
 
 def quoted(text: str, indent: str = "    ", limit: int | None = 2000) -> Text:
     """Server text, each line indented under a bar so it never starts a line of its own."""
-    return quoted_line(text, indent, limit).__rich__()
+    return quoted_line(text, indent, limit).as_text()
 
 
 def quoted_line(text: str, indent: str = "    ", limit: int | None = 2000) -> StyledLine:

@@ -41,7 +41,11 @@ class StyledLine:
         text = "".join(self.texts)
         return text if text.isprintable() else CONTROL_CODES.sub("", text)  # printable: no control code
 
-    def __rich__(self) -> Text:
+    def __rich__(self) -> Text | _Hanging:
+        return self.as_text()
+
+    def as_text(self) -> Text:
+        """The line as a rich Text, its parts styled."""
         from rich.text import Text
 
         text = Text(self.texts[0], self.style)
@@ -61,7 +65,7 @@ class WrappedLine(StyledLine):
         self.indent = indent
 
     def __rich__(self) -> _Hanging:
-        return _Hanging(super().__rich__(), self.indent)
+        return _Hanging(self.as_text(), self.indent)
 
 
 class _Hanging:
@@ -101,4 +105,4 @@ class JoinedLines:
     def __rich__(self) -> Text:
         from rich.text import Text
 
-        return Text("\n").join(line.__rich__() for line in self.lines)
+        return Text("\n").join(line.as_text() for line in self.lines)

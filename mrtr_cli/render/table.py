@@ -16,7 +16,7 @@ from rich.segment import Segments
 from rich.table import Table
 from rich.text import Text
 
-from mrtr_cli.render.console import columns_from_environment, writes_to_terminal
+from mrtr_cli.render.console import AnyConsole, PlainConsole, columns_from_environment, writes_to_terminal
 
 GAP = 2
 """Spaces between two columns."""
@@ -36,10 +36,10 @@ class Column:
     holds: str = "name"
 
 
-def print_table(console: Console, columns: list[Column], rows: list[list[str]]) -> None:
+def print_table(console: AnyConsole, columns: list[Column], rows: list[list[str]]) -> None:
     """The table on `console`: laid out for a terminal, or one plain line per row."""
     if writes_to_terminal(console):
-        _print_for_terminal(console, columns, rows)
+        _print_for_terminal(console.rich if isinstance(console, PlainConsole) else console, columns, rows)
     else:
         for line in plain_lines(columns, rows, columns_from_environment()):
             console.file.write(line + "\n")

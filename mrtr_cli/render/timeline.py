@@ -39,7 +39,7 @@ class Timeline:
         """Off a terminal, a live timeline writes a round's lines in one piece instead of one a line:
         each write to a pipe wakes its reader, which a long conversation pays for on every line."""
         self._held: list[str] = []
-        self._handlers = {
+        self._handlers: dict[type, events.Observer] = {
             events.RequestSent: self._request,
             events.ResponseReceived: self._response,
             events.FrameReceived: self._frame,
@@ -188,8 +188,11 @@ class ProgressDisplay:
     def _start(self) -> None:
         from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn
 
+        from mrtr_cli.render.console import PlainConsole
+
+        console = self.console.rich if isinstance(self.console, PlainConsole) else self.console
         self._bar = Progress(TextColumn("  progress"), BarColumn(), TaskProgressColumn(),
-                             TextColumn("{task.description}"), console=self.console, transient=True)
+                             TextColumn("{task.description}"), console=console, transient=True)
         self._task = self._bar.add_task("", total=None)
         self._bar.start()
 

@@ -82,10 +82,16 @@ class Call:
 class App(Protocol):
     """Content served through the dispatcher."""
 
-    info: dict[str, Any]
-    instructions: str | None
-    subscriptions: Subscriptions | None
-    """What announces list changes to `subscriptions/listen` streams; None: the app never changes."""
+    # read-only members (properties), so that an app may hold narrower values: MockApp's None
+    @property
+    def info(self) -> dict[str, Any]: ...
+
+    @property
+    def instructions(self) -> str | None: ...
+
+    @property
+    def subscriptions(self) -> Subscriptions | None:
+        """What announces list changes to `subscriptions/listen` streams; None: the app never changes."""
 
     def capabilities(self) -> dict[str, Any]: ...
 

@@ -37,7 +37,7 @@ def _asks(rounds: list[Questions], finish: Callable[[dict[str, Any]], dict[str, 
     return handler
 
 
-def _fixture(name: str, description: str, handler: demo.Handler) -> tuple[dict[str, Any], demo.Handler]:
+def _fixture(name: str, description: str, handler: demo.Handler) -> demo.Entry:
     """(definition, handler) of a fixture tool: none takes arguments."""
     return {"name": name, "description": description, "inputSchema": demo.NO_ARGUMENTS}, handler
 

@@ -14,11 +14,13 @@ from mrtr_cli.server.app import Call, NeedInput, RpcError
 from mrtr_cli.server.listen_streams import Subscriptions
 
 Handler = Callable[[Call], "dict[str, Any] | NeedInput"]
+Entry = tuple[dict[str, Any], Handler]
+"""A tool's or prompt's definition (as listed) and the function that answers it."""
 
 NO_ARGUMENTS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
-def _tool(name: str, description: str, handler: Handler, schema: dict[str, Any] | None = None) -> tuple:
+def _tool(name: str, description: str, handler: Handler, schema: dict[str, Any] | None = None) -> Entry:
     return {"name": name, "description": description, "inputSchema": schema or NO_ARGUMENTS}, handler
 
 
@@ -46,9 +48,10 @@ def _release_notes(call: Call) -> dict[str, Any] | NeedInput:
     return demo_tools.release_notes(call)
 
 
-PROMPTS = {"release_notes": ({"name": "release_notes", "description": "Release notes for an audience it asks about.",
-                              "arguments": [{"name": "version", "description": "The version", "required": True}]},
-                             _release_notes)}
+PROMPTS: dict[str, Entry] = {
+    "release_notes": ({"name": "release_notes", "description": "Release notes for an audience it asks about.",
+                       "arguments": [{"name": "version", "description": "The version", "required": True}]},
+                      _release_notes)}
 README = {"uri": "demo://readme", "name": "readme", "mimeType": "text/plain",
           "description": "What this demo server offers."}
 TEMPLATES = [{"uriTemplate": "vault://{name}", "name": "vault", "mimeType": "text/plain",
@@ -65,7 +68,7 @@ class DemoApp:
     info = {"name": "mrtr-demo", "version": __version__}
     instructions = "A demo of MCP Multi Round-Trip Requests: every tool asks the client for input."
 
-    def __init__(self, tools: dict[str, tuple] = TOOLS, prompts: dict[str, tuple] = PROMPTS,
+    def __init__(self, tools: dict[str, Entry] = TOOLS, prompts: dict[str, Entry] = PROMPTS,
                  subscriptions: Subscriptions | None = None) -> None:
         self.tools = tools
         self.prompts = prompts

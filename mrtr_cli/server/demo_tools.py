@@ -46,7 +46,8 @@ def _party(answers: dict[str, Any]) -> str:
 def _in_key_order(answers: dict[str, Any]) -> dict[str, Any]:
     """The answers with every mapping's keys sorted: the confirmation code must not depend on the
     order a client wrote a form's fields in (the older era keeps the client's order)."""
-    return json.loads(json.dumps(answers, sort_keys=True))
+    sorted_answers: dict[str, Any] = json.loads(json.dumps(answers, sort_keys=True))
+    return sorted_answers
 
 
 def book_table(call: Call) -> dict[str, Any] | NeedInput:
@@ -126,7 +127,8 @@ def summarize(call: Call) -> dict[str, Any] | NeedInput:
     if progress.need:
         return progress.need
     reply = progress.answers["summary"]
-    content = reply.get("content") if isinstance(reply.get("content"), dict) else {}
+    content = reply.get("content")
+    content = content if isinstance(content, dict) else {}
     return text_result(f"Summary from {reply.get('model', '?')}: {content.get('text', '(no text)')}", reply)
 
 

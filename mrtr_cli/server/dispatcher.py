@@ -110,7 +110,7 @@ class Dispatcher:
         """One page of a listing, from `params.cursor`, with `nextCursor` when more follow."""
         items = self.app.listing(key)
         start = _cursor_offset(params.get("cursor"), len(items))
-        page = {key: items[start:start + self.page_size]}
+        page: dict[str, Any] = {key: items[start:start + self.page_size]}
         if start + self.page_size < len(items):
             page["nextCursor"] = str(start + self.page_size)
         return page
@@ -182,8 +182,9 @@ def check_envelope(message: Any) -> dict[str, Any] | None:
 
 def _check_meta(params: dict[str, Any]) -> None:
     request_meta = params.get("_meta")
+    request_meta = request_meta if isinstance(request_meta, dict) else {}
     missing = [key for key, kind in ((meta.PROTOCOL_VERSION, str), (meta.CLIENT_CAPABILITIES, dict))
-               if not isinstance(request_meta, dict) or not isinstance(request_meta.get(key), kind)]
+               if not isinstance(request_meta.get(key), kind)]
     if missing:
         raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: _meta must carry {' and '.join(missing)}",
                        status=400)

@@ -15,7 +15,8 @@ def check_request_headers(headers: Any, message: Any, app: App) -> None:
     """Raise `RpcError(-32020)` when a required header is missing, malformed or disagrees."""
     if not isinstance(message, dict) or "id" not in message or not isinstance(message.get("method"), str):
         return  # notifications and malformed bodies are judged by the dispatcher
-    params = message.get("params") if isinstance(message.get("params"), dict) else {}
+    params = message.get("params")
+    params = params if isinstance(params, dict) else {}
     _check_version(headers, params)
     _check_equal(headers, mcp.METHOD_HEADER, message["method"], encoded=False)
     field = mcp.NAMED_METHODS.get(message["method"])
@@ -30,7 +31,7 @@ def _mismatch(text: str) -> RpcError:
 
 
 def _value(headers: Any, name: str) -> str | None:
-    raw = headers.get(name)
+    raw: str | None = headers.get(name)
     if raw is None:
         return None
     if any(ch not in _SAFE for ch in raw):
@@ -94,4 +95,4 @@ def _same(header: str, body: Any) -> bool:
             return float(header) == float(body)
         except ValueError:
             return False
-    return header == body
+    return isinstance(body, str) and header == body

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.headers import PROTOCOL_VERSION_HEADER
 from mrtr_cli.server.app import RpcError
-from mrtr_cli.server.older_era import OLDER_VERSIONS
+from mrtr_cli.protocol.handshake import OLDER_VERSIONS
 from mrtr_cli.server.older_session import OlderSession, is_modern, is_response, opens_older_session
 from mrtr_cli.server.sse_responses import ResponseStream
 

@@ -41,7 +41,8 @@ def serve_http(dispatcher: Dispatcher, host: str, port: int) -> None:
     """Serve until interrupted, after printing `listening on http://HOST:PORT/mcp` to stderr."""
     server = make_server(dispatcher, host, port)
     bound_host, bound_port = server.server_address[:2]
-    shown = f"[{bound_host}]" if ":" in str(bound_host) else bound_host
+    host_text = bound_host.decode() if isinstance(bound_host, bytes) else str(bound_host)
+    shown = f"[{host_text}]" if ":" in host_text else host_text
     print(f"listening on http://{shown}:{bound_port}{ENDPOINT}", file=sys.stderr, flush=True)
     try:
         server.serve_forever()

@@ -244,7 +244,8 @@ def _no_match(call: Call, candidates: list[Transcript]) -> str:
 def _distance(recorded: tuple[Any, Any], live: tuple[Any, Any]) -> int:
     (subject, arguments), (live_subject, live_arguments) = recorded, live
     keys = set(arguments) | set(live_arguments)
-    return (subject != live_subject) * 100 + sum(arguments.get(k) != live_arguments.get(k) for k in keys)
+    differing: int = sum(arguments.get(k) != live_arguments.get(k) for k in keys)
+    return int(subject != live_subject) * 100 + differing
 
 
 def _short(value: Any) -> str:

@@ -94,7 +94,8 @@ class OlderSession:
         try:
             request = check_envelope(message)
             if request is None:
-                return DispatchReply(self._notification(message), 202)
+                self._notification(message)
+                return DispatchReply(None, 202)
             reply = DispatchReply(jsonrpc.result_response(request_id, self._dispatch(request, send)))
         except RpcError as error:
             reply = _error_reply(request_id, error)
@@ -169,7 +170,8 @@ class OlderSession:
         if not isinstance(subject, str) or not isinstance(arguments, dict):
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {method} needs params.{NAMED_METHODS[method]} "
                            "(a string) and arguments (an object)")
-        request_meta = params.get("_meta") if isinstance(params.get("_meta"), dict) else {}
+        request_meta = params.get("_meta")
+        request_meta = request_meta if isinstance(request_meta, dict) else {}
         notify = lambda name, note: send(jsonrpc.notification(name, note))  # noqa: E731
         return Call(method, subject, arguments, {}, None, self.declared, notify,
                     request_meta.get(meta.PROGRESS_TOKEN), self.log_level)
@@ -198,10 +200,12 @@ class OlderSession:
         finally:
             self._running[call_id] = None
         if not isinstance(response.get("result"), dict):
-            error = response.get("error") if isinstance(response.get("error"), dict) else {}
+            error = response.get("error")
+            error = error if isinstance(error, dict) else {}
             raise Unanswered(f"the client answered {method} with error {error.get('code')}: {error.get('message')}")
-        self._completed(params, response["result"], send)
-        return response["result"]
+        result: dict[str, Any] = response["result"]
+        self._completed(params, result, send)
+        return result
 
     def _completed(self, params: dict[str, Any], answer: dict[str, Any], send: Send) -> None:
         """URL mode: once the user consented, the demo's out-of-band step is done; say so (2025-11-25)."""

@@ -138,7 +138,7 @@ def _result(entry: dict[str, Any]) -> Any:
 
 def _notes(entry: dict[str, Any]) -> list[Any]:
     """Notifications without their progress tokens (those change with every request)."""
-    notes = json.loads(json.dumps(entry["received"].get("notifications", [])))
+    notes: list[Any] = json.loads(json.dumps(entry["received"].get("notifications", [])))
     for note in notes:
         (note.get("params") or {}).pop("progressToken", None)
     return notes

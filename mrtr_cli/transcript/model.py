@@ -34,11 +34,13 @@ class Transcript:
 
     @property
     def request(self) -> dict[str, Any]:
-        return self.data["request"]
+        request: dict[str, Any] = self.data["request"]
+        return request
 
     @property
     def rounds(self) -> list[dict[str, Any]]:
-        return self.data["rounds"]
+        rounds: list[dict[str, Any]] = self.data["rounds"]
+        return rounds
 
     @property
     def era(self) -> str:

@@ -39,7 +39,8 @@ class TranscriptBuilder:
     def __init__(self, target: dict[str, Any], version: str, capabilities: dict[str, Any],
                  redaction: Redaction, emit: events.Observer | None = None) -> None:
         self.emit = emit
-        self.context = {"target": target, "era": "modern", "version": version, "capabilities": capabilities}
+        self.context: dict[str, Any] = {"target": target, "era": "modern", "version": version,
+                                        "capabilities": capabilities}
         self.redaction = redaction
         self.server: dict[str, Any] | None = None
         self.tools: list[dict[str, Any]] = []
@@ -53,7 +54,7 @@ class TranscriptBuilder:
         self.ending: dict[str, Any] = {}
         self.authorization: dict[str, Any] | None = None
         """That mrtr logged in (or refreshed its token) during the run, and with which scopes."""
-        self._handlers = {
+        self._handlers: dict[type, events.Observer] = {
             events.RequestSent: self._sent, events.WireNote: self._wire, events.ResponseReceived: self._received,
             events.NotificationReceived: self._notification, events.AnswerChosen: self._answer,
             events.Finding: self._finding, events.ServerIdentified: self._server, events.OutcomeReached: self._outcome,

@@ -118,7 +118,8 @@ def served_steps(rounds: list[dict[str, Any]]) -> list[ServedStep]:
     for index, data in enumerate(rounds):
         if not asked_in_flight(data):
             following = rounds[index + 1]["sent"]["params"] if index + 1 < len(rounds) else {}
-            answers = following.get("inputResponses") if isinstance(following.get("inputResponses"), dict) else {}
+            answers = following.get("inputResponses")
+            answers = answers if isinstance(answers, dict) else {}
             asked = asked_in(data) if result_of(data).get("resultType") == "input_required" else {}
             steps.append(ServedStep(data["round"], data["received"], asked, answers))
             continue
@@ -186,7 +187,8 @@ def report_view(current: Round) -> dict[str, Any]:
     """The round of a `--json` conversation document: what was asked and how it was answered."""
     questions = {}
     for key, request in current.requests.items():
-        params = request.get("params") if isinstance(request.get("params"), dict) else {}
+        params = request.get("params")
+        params = params if isinstance(params, dict) else {}
         answer = current.answers.get(key)
         questions[key] = {
             "method": request.get("method"),
@@ -220,7 +222,8 @@ def question_sequence(rounds: list[dict[str, Any]]) -> list[AskedQuestion]:
         answers = data.get("answers") or {}
         modern = asked_in(data) if result_of(data).get("resultType") == "input_required" else {}
         for key, request in {**asked_in_flight(data), **modern}.items():
-            params = request.get("params") if isinstance(request.get("params"), dict) else {}
+            params = request.get("params")
+            params = params if isinstance(params, dict) else {}
             fields = {name: params.get(name) for name in QUESTION_FIELDS}
             if request.get("method") == "elicitation/create" and fields["mode"] is None:
                 fields["mode"] = "form"

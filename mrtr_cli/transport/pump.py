@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from mrtr_cli.transport.base import Deadline, TransportTimeout
@@ -26,7 +26,7 @@ POLL_SECONDS = 0.1
 class Pump:
     """Runs `produce()` in a daemon thread; `items(deadline)` yields what it yields."""
 
-    def __init__(self, produce: Callable[[], Iterator[Any]], name: str) -> None:
+    def __init__(self, produce: Callable[[], Generator[Any, None, None]], name: str) -> None:
         self._queue: queue.Queue[tuple[str, Any]] = queue.Queue(maxsize=AHEAD)
         self._stopped = threading.Event()
         self._offers = threading.Lock()
@@ -78,7 +78,7 @@ class Pump:
         (a GET-stream message that came after the response it was reading)."""
         with self._offers:
             self._sealed = True
-        unread = []
+        unread: list[Any] = []
         while True:
             try:
                 kind, value = self._queue.get_nowait()
@@ -87,7 +87,7 @@ class Pump:
             if kind == "item":
                 unread.append(value)
 
-    def _run(self, produce: Callable[[], Iterator[Any]]) -> None:
+    def _run(self, produce: Callable[[], Generator[Any, None, None]]) -> None:
         try:
             with contextlib.closing(produce()) as items:
                 for item in items:
