@@ -5,10 +5,12 @@
     ├── ProtocolError          2  the server sent something mrtr cannot use
     │   ├── ServerError        2  the server answered with a JSON-RPC error
     │   └── LegacyServerError  2  the server speaks the initialize-handshake era
-    │       └── EndpointMissing  2  HTTP 404 (an unknown session, or no endpoint at the URL)
+    │       ├── EndpointMissing  2  HTTP 404 (an unknown session, or no endpoint at the URL)
+    │       └── SilentToProbe    2  no response to server/discover in time
     ├── AuthError              3  the server wants authentication (HTTP 401/403)
     ├── UnreachableError       4  spawn failure, refused connection, DNS, dead process
-    │   └── RequestTimeout     4  no response within --timeout
+    │   ├── RequestTimeout     4  no response within --timeout
+    │   └── NotAServer         4  what answers is no MCP server (it echoes, or writes only text)
     ├── IncompleteError        7  a question nothing answered, a refusal, the round limit
     └── Interrupted          130  Ctrl-C
         ├── Terminated       143  SIGTERM
@@ -89,6 +91,10 @@ class EndpointMissing(LegacyServerError):
     endpoint at this URL."""
 
 
+class SilentToProbe(LegacyServerError):
+    """No response to server/discover in time: an older-era server may leave it unanswered."""
+
+
 class AuthError(MrtrError):
     """The server wants credentials mrtr did not send."""
 
@@ -103,6 +109,11 @@ class UnreachableError(MrtrError):
 
 class RequestTimeout(UnreachableError):
     """No response arrived within the time allowed."""
+
+
+class NotAServer(UnreachableError):
+    """What answers is no MCP server: it sent mrtr's own request back (`cat`, an echo loop), or
+    wrote only text that is not JSON-RPC and answered neither server/discover nor initialize."""
 
 
 class IncompleteError(MrtrError):

@@ -15,14 +15,12 @@ from mrtr_cli.protocol.jsonrpc import Message
 
 Finding = lint_rules.Finding
 """Something the server did against the spec: an event too, which the linter emits."""
-Purpose = Literal["request", "retry", "probe", "list", "reissue", "handshake"]
-"""Why a request was sent: a conversation's first round or a retry, the era probe (server/discover),
-a page of a list, a request sent again after an older-era refusal, the older era's initialize."""
+Purpose = Literal["request", "retry", "probe", "era", "list", "reissue", "handshake"]
+"""Why a request was sent: a conversation's first round or a retry, one of `mrtr check`'s probes, the
+era probe (server/discover), a page of a list, a request sent again after a broken stream, the older
+era's initialize."""
 Era = Literal["modern", "older"]
 """The era mrtr speaks with a server: 2026-07-28 (modern) or the initialize handshake's (older)."""
-OutcomeStatus = Literal["complete", "error", "incomplete", "aborted"]
-"""How a conversation ended (conversation/session.py's Outcome.status, typed there once item 1's
-refactor of session.py lands)."""
 
 
 class RequestSent(NamedTuple):
@@ -196,6 +194,10 @@ class Broadcast:
 
     def subscribe(self, observer: Observer) -> None:
         self.observers.append(observer)
+
+    def unsubscribe(self, observer: Observer) -> None:
+        """`observer` gets no more events (one that watched a single step, e.g. the era probe)."""
+        self.observers.remove(observer)
 
     def hold(self) -> None:
         """From now on, keep events back until `release`."""

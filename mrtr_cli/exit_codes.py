@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import os
+import sys
 from collections.abc import Iterable
 
 
@@ -30,6 +32,15 @@ class ExitCode(enum.IntEnum):
 PIPE_CLOSED = 141
 """The exit code when stdout's reader went away (`mrtr ... | head`): 128 + SIGPIPE, as a shell
 reports a program that SIGPIPE ended. Nothing more is written, not even the JSON error line."""
+
+
+def pipe_closed() -> int:
+    """stdout's reader went away: point stdout at /dev/null, so that the interpreter's last flush
+    does not fail again, and give PIPE_CLOSED."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return PIPE_CLOSED
 
 PRECEDENCE = (
     ExitCode.INTERRUPTED,

@@ -43,9 +43,12 @@ def same_file(one: str, other: str | None) -> bool:
 def check_writable(path: str | None, flag: str) -> None:
     """Before any work: a report file's folder exists and is writable (`--junit`), so a long run does
     not end on a path it could never write."""
-    if path is None:
-        return
-    folder = Path(os.path.realpath(path)).parent
+    if path is not None:
+        _check_folder(Path(os.path.realpath(path)).parent, path, flag)
+
+
+def _check_folder(folder: Path, path: str, flag: str) -> None:
+    """The folder a file is written into exists and is writable."""
     if not folder.is_dir() or not os.access(folder, os.W_OK):
         why = "is not writable" if folder.is_dir() else "does not exist"
         raise UsageError(f"cannot write {flag} {path!r}: its folder {why}", "pick another path")
@@ -54,7 +57,7 @@ def check_writable(path: str | None, flag: str) -> None:
 def replaced_path(path: str, flag: str) -> Path:
     """Where a file written aside and renamed into place (`--record`, `replay --update`) goes:
     through a symbolic link to its target, never over a directory, a device (`/dev/null`), a FIFO
-    or a socket, which a rename would replace; its directory must be writable."""
+    or a socket, which a rename would replace; its folder must exist and be writable."""
     target = Path(os.path.realpath(path))
     try:
         mode = target.stat().st_mode
@@ -65,8 +68,7 @@ def replaced_path(path: str, flag: str) -> Path:
     if mode is not None and not stat.S_ISREG(mode):
         what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
         raise UsageError(f"cannot write {flag} {path!r}: it is {what}", "name a file, e.g. conversation.yaml")
-    if not os.access(target.parent, os.W_OK):
-        raise UsageError(f"cannot write {flag} {path!r}: its directory is not writable", "pick another path")
+    _check_folder(target.parent, path, flag)
     return target
 
 

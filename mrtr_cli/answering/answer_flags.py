@@ -34,9 +34,9 @@ class AnswerFlag(NamedTuple):
     def action_for(self, key: str) -> str | None:
         return self.value if self.before == key and self.value in ACTIONS else None
 
-    def field_for(self, key: str) -> tuple[str, str] | None:
-        """(field, value) when this flag sets a field of question `key`."""
-        return (self.field, self.value) if self.owner == key else None
+    def sets_field_of(self, key: str) -> bool:
+        """Whether this flag sets a field of question `key`."""
+        return self.owner == key
 
     def names(self, key: str) -> bool:
         """Whether this flag is about question `key` (a field of it, or its action)."""

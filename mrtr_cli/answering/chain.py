@@ -26,7 +26,7 @@ class FlagAnswerers(Protocol):
 class AnswerFlags:
     """The answerers made from answer flags, to tell afterwards which flags no question used."""
 
-    def __init__(self, answerers: Sequence[FlagAnswerers], answer_flags: FlagAnswerer | None = None) -> None:
+    def __init__(self, answerers: Sequence[FlagAnswerers], answer_flags: FlagAnswerer) -> None:
         self.answerers = list(answerers)
         self.answer_flags = answer_flags
 
@@ -36,7 +36,7 @@ class AnswerFlags:
 
     def likely_questions(self) -> dict[str, str]:
         """For an unused `--answer` whose key is close to a question asked: that question's key."""
-        return self.answer_flags.likely_questions() if self.answer_flags else {}
+        return self.answer_flags.likely_questions()
 
 
 def unused_warning(flag: str, likely_question: str | None = None) -> str:

@@ -66,13 +66,7 @@ class InteractiveAnswerer:
 
     def _ask(self, prompt: Any, escape: bool = True) -> Any:
         if escape:
-            bindings = KeyBindings()
-
-            @bindings.add("escape", eager=True)
-            def _escape(event: Any) -> None:
-                event.app.exit(exception=Escaped())
-
-            prompt.application.key_bindings = merge_key_bindings([prompt.application.key_bindings, bindings])
+            _on_escape(prompt, exception=Escaped)
         return prompt.unsafe_ask()
 
     def _select(self, message: str, choices: list[tuple[str, Any]], default: Any = None) -> Any:
@@ -308,15 +302,20 @@ def terminal_io() -> dict[str, Any]:
 def confirm(message: str) -> bool:
     """A yes/no question at the terminal (default no); Escape answers no, Ctrl-C aborts (as anywhere)."""
     prompt = questionary.confirm(safe_line(message, 500), default=False, **terminal_io())
+    return bool(_on_escape(prompt, result=False).unsafe_ask())
+
+
+def _on_escape(prompt: Any, **exit_with: Any) -> Any:
+    """The prompt, Escape bound to end it with `exit_with` (`exception=` to raise, or `result=`)."""
     bindings = KeyBindings()
 
     @bindings.add("escape", eager=True)
-    def _no(event: Any) -> None:
-        event.app.exit(result=False)
+    def _escape(event: Any) -> None:
+        event.app.exit(**exit_with)
 
     own = prompt.application.key_bindings
     prompt.application.key_bindings = merge_key_bindings([own, bindings] if own is not None else [bindings])
-    return bool(prompt.unsafe_ask())
+    return prompt
 
 
 def ask_value(message: str) -> str:

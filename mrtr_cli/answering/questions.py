@@ -162,8 +162,8 @@ class Chain:
                 before_waiting()
             verdict = answerer.answer(question)
             if isinstance(verdict, Refusal):
-                raise Refused(f"{question.describe()} was refused by {answerer.name}: "
-                                      f"{verdict.reason}", "the call ends without a retry")
+                raise Refused(f"{question.describe()} was refused by {answerer.name}: {verdict.reason}",
+                              "the call ends without a retry")
             if isinstance(verdict, Response):
                 return Answer(verdict.payload, answerer.name)
         raise IncompleteError(f"nothing answered {question.describe()}", self.advice(question))

@@ -86,7 +86,7 @@ class FlagAnswerer:
         question = Question(0, key, request, "")
         self._refuse_values_in_place_of_actions(question)
         actions = [f for f in self.flags if f.action_for(question.key)]
-        fields = [f for f in self.flags if f.field_for(question.key)]
+        fields = [f for f in self.flags if f.sets_field_of(question.key)]
         if not actions and not fields:
             return None
         self.used.update(f.raw for f in actions + fields)

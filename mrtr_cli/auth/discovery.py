@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from mrtr_cli.auth.challenge import Challenge
 from mrtr_cli.auth.steps import Recorder, refuse
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import MrtrError, UsageError
 from mrtr_cli.text import safe_line
 
 PRM_WELL_KNOWN = "/.well-known/oauth-protected-resource"
@@ -73,15 +73,14 @@ def protected_resource(recorder: Recorder, server_url: str, challenge: Challenge
                  "pass a token with -H 'Authorization: Bearer TOKEN'")
 
 
-def _not_protected(recorder: Recorder, server_url: str, status: int) -> UsageError:
+def _not_protected(recorder: Recorder, server_url: str, status: int) -> MrtrError:
     """`mrtr auth login` of a server that answered without a 401 and publishes no protected resource
     metadata: there is nothing to log in to (exit 1, as logging out of a server with no login)."""
     reason = (f"{safe_line(server_url, 300)} does not ask for authorization: it answered a request without a "
               f"token with HTTP {status}, not 401, and publishes no protected resource metadata (RFC 9728)")
-    recorder.failed(reason)
-    answered = 200 <= status < 300
-    return UsageError(reason, "nothing to log in to: use it as it is" if answered else
-                      f"nothing to log in to; check the URL (mrtr discover --url {safe_line(server_url, 300)})")
+    hint = "nothing to log in to: use it as it is" if 200 <= status < 300 else \
+        f"nothing to log in to; check the URL (mrtr discover --url {safe_line(server_url, 300)})"
+    return refuse(recorder, reason, hint, UsageError)
 
 
 def _why(status: int | str) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
 
-from mrtr_cli.errors import AuthError, ProtocolError, UnreachableError
+from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UnreachableError
 from mrtr_cli.text import safe_line
 from mrtr_cli.transport import http_headers
 from mrtr_cli.transport.base import AuthNote, Incoming, PlainReply, WireInfo
@@ -96,7 +96,7 @@ def parse_json(body: bytes) -> Any:
         return None
 
 
-def refuse(recorder: Recorder, reason: str, hint: str) -> AuthError:
-    """The error that ends a login (exit 3), noted as the step that failed."""
+def refuse(recorder: Recorder, reason: str, hint: str, error: type[MrtrError] = AuthError) -> MrtrError:
+    """The error that ends a login (exit 3, or `error`'s), noted as the step that failed."""
     recorder.failed(reason)
-    return AuthError(reason, hint)
+    return error(reason, hint)

@@ -43,8 +43,8 @@ def older_verdict(probe: Probe, ok: bool | None, seen: str) -> Check:
 
 def skipped(probes: list[Probe], version: str) -> list[Check]:
     """The 2026-07-28 probes, each skipped with the reason; one group in the human checklist."""
-    why = f"the server speaks the initialize-handshake era ({version}): this rule is 2026-07-28's"
-    group = f"rules of 2026-07-28 not probed: the server speaks the initialize-handshake era ({version})"
+    era = f"the server speaks the initialize-handshake era ({version})"
+    why, group = f"{era}: this rule is 2026-07-28's", f"rules of 2026-07-28 not probed: {era}"
     return [replace(verdict(*probe, None, why), group=group) for probe in probes]
 
 

@@ -57,17 +57,18 @@ class Prober:
 
     def send(self, method: str, params: dict[str, Any], headers_from: dict[str, Any] | None = None,
              mirrored: Mirrored | None = None) -> Reply:
-        """One probe request exactly as given."""
-        return self.attempt(lambda: self.client.raw(method, params, headers_from, mirrored))
-
-    def attempt(self, exchange: Callable[[], Reply], what: str = "") -> Reply:
-        """The reply `exchange` gets; `ProbeFailed` when no usable response came (a dead server still raises)."""
+        """One probe request exactly as given; `ProbeFailed` when no usable response came (a dead
+        server still raises)."""
         self.ignored.clear()
         try:
-            return exchange()
+            return self.client.raw(method, params, headers_from, mirrored)
         except (RequestTimeout, ProtocolError) as error:
-            ignored = f"; mrtr could not read what came: {self.ignored[-1]}" if self.ignored else ""
-            raise ProbeFailed(f"{what}{error.message}{ignored}") from None
+            raise self.failed(error.message) from None
+
+    def failed(self, message: str) -> ProbeFailed:
+        """`ProbeFailed` saying `message`, and the last frame mrtr could not read since the exchange began."""
+        unread = f"; mrtr could not read what came: {self.ignored[-1]}" if self.ignored else ""
+        return ProbeFailed(message + unread)
 
     def run(self, probes: list[Probe], probe: Callable[[], list[Check]]) -> list[Check]:
         """The checks `probe` makes, timed; when it got no usable response, the first fails, the rest are skipped."""
@@ -179,8 +180,7 @@ class ToolProber:
         if outcome.rounds:
             return outcome.rounds[0]
         error = outcome.error.message if outcome.error is not None else "no response"
-        ignored = f"; mrtr could not read what came: {self.prober.ignored[-1]}" if self.prober.ignored else ""
-        raise ProbeFailed(f"the first tools/call: {error}{ignored}")
+        raise self.prober.failed(f"the first tools/call: {error}")
 
     def _answers(self, asked: dict[str, Any], first: Round) -> dict[str, Any] | str:
         """The answers the conversation gave the first round; else asked for now, or why there are none."""

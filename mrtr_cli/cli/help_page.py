@@ -9,13 +9,12 @@ a "[default: ...]").
 """
 
 import inspect
-import os
 import sys
 from typing import Any, Dict, List, Tuple
 
 import typer.core
 
-from mrtr_cli.exit_codes import PIPE_CLOSED
+from mrtr_cli.exit_codes import pipe_closed
 from mrtr_cli.render.help import HelpPage, Panel, Row, write
 
 ARGUMENTS, OPTIONS, COMMANDS = "Arguments", "Options", "Commands"
@@ -32,16 +31,8 @@ def show_help(command: Any, ctx: Any) -> int:
     try:
         write_help(command, ctx, ending="\n")
     except BrokenPipeError:
-        _silence_stdout()
-        return PIPE_CLOSED
+        return pipe_closed()
     return 0
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null, so that the interpreter's last flush does not fail again."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
 
 
 def help_page(command: Any, ctx: Any) -> HelpPage:

@@ -17,7 +17,8 @@ import typer
 
 from mrtr_cli.option_table import BY_NAME, GROUPS, PANELS, TEXT, Option, Reader, of_group
 
-SERVER, ANSWERS, OUTPUT, TRANSCRIPTS = PANELS["target"], PANELS["answering"], PANELS["output"], PANELS["recording"]
+OUTPUT, TRANSCRIPTS = PANELS["output"], PANELS["recording"]
+"""The panels of the options subcommands.py declares itself (replay's and check's own)."""
 
 
 def click_module() -> Any:

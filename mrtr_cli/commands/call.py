@@ -28,18 +28,16 @@ def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, o
 
 def _converse(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
               recording: RecordingOptions) -> ExitCode:
-    codes: list[ExitCode] = []
-
     def finish(outcome: Outcome, flags: AnswerFlags) -> None:
         warn_unused_flags(context, flags.unused(), flags.likely_questions())
         if answering.save_answers:
             from mrtr_cli.answering.save import save_answers
 
             save_answers(answering.save_answers, outcome.rounds)
-        codes.append(show_outcome(context, outcome))
+        show_outcome(context, outcome)
 
-    hold_conversation(context, call, options, answering, _people(context, answering), recording, finish)
-    return codes[0]
+    outcome, _ = hold_conversation(context, call, options, answering, _people(context, answering), recording, finish)
+    return outcome.exit_code(context.output.strict)
 
 
 Finish = Callable[[Outcome, AnswerFlags], None]
@@ -74,8 +72,8 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
             warn_missing_arguments(context, call.name, missing_arguments(prepared.schema, params.get("arguments")))
             outcome = session.run(call.method, params, prepared.mirrored)
             outcome.advice = after_failure(client, outcome)
-            shown = finish is not None
             if finish is not None:
+                shown = True
                 finish(outcome, flags)
     except (MrtrError, KeyboardInterrupt) as error:
         if shown:

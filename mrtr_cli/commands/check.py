@@ -101,7 +101,7 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
 def _require_listed(client: Client, tool: CallOptions | None, named: tuple[CallOptions, ...]) -> None:
     """A --tool, --prompt or --resource the server does not list is exit 1 before any probe runs:
     every probe of it would only be skipped, and a typo would pass."""
-    for request in ([tool] if tool is not None else []) + list(named):
+    for request in (tool, *named) if tool is not None else named:
         hint = unlisted_hint(client, request.method, request.name)
         if hint is not None:
             raise UsageError(hint)

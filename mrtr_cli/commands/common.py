@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import traceback
 from collections.abc import Callable, Iterator
@@ -15,7 +14,7 @@ from mrtr_cli.answering.questions import Answerer, Chain
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.events import Broadcast
-from mrtr_cli.exit_codes import PIPE_CLOSED, ExitCode
+from mrtr_cli.exit_codes import ExitCode, pipe_closed
 from mrtr_cli.conversation.linter import Linter
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
@@ -93,20 +92,12 @@ def guarded(output: OutputOptions, body: Callable[[Context], ExitCode]) -> int:
     except KeyboardInterrupt as raised:
         return int(context.fail(interruption(raised)))
     except BrokenPipeError:  # stdout's reader went away (`| head`): nothing more to say, and nowhere
-        _silence_stdout()
-        return PIPE_CLOSED
+        return pipe_closed()
     except Exception as error:  # noqa: BLE001 - the last line of defence: a message, not a traceback
         if output.debug:
             traceback.print_exc()
         return int(context.fail(MrtrError(f"unexpected failure: {type(error).__name__}: {error}",
                                           "run again with --debug for the traceback, and report it")))
-
-
-def _silence_stdout() -> None:
-    """Point stdout at /dev/null, so that the interpreter's last flush does not fail again."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
 
 
 def client_settings(target: TargetOptions, answering: AnsweringOptions | None = None,

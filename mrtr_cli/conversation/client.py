@@ -9,13 +9,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 from collections.abc import Callable
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 from mrtr_cli import events
-from mrtr_cli.errors import LegacyServerError, ProtocolError, RequestTimeout, UnreachableError, interruption
+from mrtr_cli.errors import (LegacyServerError, NotAServer, ProtocolError, RequestTimeout, SilentToProbe,
+                             UnreachableError, interruption)
 from mrtr_cli.events import Observer
 from mrtr_cli.conversation.explain import explain, supported_versions, versions_text
-from mrtr_cli.conversation.waiting import NotAServer, ServerRequestHandler, Waiting, progress_token, timed_out
+from mrtr_cli.conversation.waiting import ServerRequestHandler, Waiting, progress_token, timed_out
 from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Response
 from mrtr_cli.transport.base import Deadline, Exchange, Mirrored, Transport, TransportTimeout
@@ -41,7 +42,7 @@ class Era:
     """What choosing the era decided (conversation/era.py): made once, handed to the client
     (`Client.speak`), never changed. A new decision is a new value."""
 
-    name: Literal["modern", "older"]
+    name: events.Era
     """`modern` (2026-07-28) or `older` (the initialize handshake)."""
     version: str
     """The protocol version spoken."""
@@ -140,9 +141,9 @@ class Client:
         """`server/discover`, which also tells a modern server from one of the handshake era;
         `timeout`: how long it is waited for (None: --timeout)."""
         try:
-            reply = self.request("server/discover", {}, purpose="probe", timeout=timeout)
-        except RequestTimeout as timeout:
-            raise LegacyServerError.seen(timeout.message, LEGACY_HINT, other_cause="it hung") from None
+            reply = self.request("server/discover", {}, purpose="era", timeout=timeout)
+        except RequestTimeout as unanswered:
+            raise SilentToProbe.seen(unanswered.message, LEGACY_HINT, other_cause="it hung") from None
         if reply.error is not None:
             raise _discover_error(reply.error)
         return self._check_discover_result(reply.result)
@@ -270,7 +271,7 @@ class _Sending(NamedTuple):
     purpose: str
     mirrored: Mirrored | None
     hold: bool
-    timeout: float | None = None
+    timeout: float | None
 
 
 NOT_DISCOVER_RESULT = "a result that is no DiscoverResult (no supportedVersions list)"

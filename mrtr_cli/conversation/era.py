@@ -20,9 +20,8 @@ from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.client import NOT_DISCOVER_RESULT, Client, Era
 from mrtr_cli.conversation.explain import explain
-from mrtr_cli.conversation.waiting import NotAServer
-from mrtr_cli.errors import (EndpointMissing, LegacyServerError, MrtrError, ProtocolError, RequestTimeout, ServerError,
-                             UnreachableError, UsageError)
+from mrtr_cli.errors import (EndpointMissing, LegacyServerError, MrtrError, NotAServer, ProtocolError, RequestTimeout,
+                             ServerError, SilentToProbe, UnreachableError, UsageError)
 from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.transport.base import Transport
 
@@ -97,9 +96,6 @@ def _probe(client: Client, flags: EraFlags, reopen: Callable[[], Transport], cha
     client.emit.subscribe(heard)
     try:
         said = client.discover(timeout=flags.era_probe_wait)
-        era = _speak(client, Era("modern", client.settings.version, said, speaks_modern=True))
-        client.emit(events.EraChosen("modern", era.version, "the server answered server/discover"))
-        return era
     except LegacyServerError as sign:
         reason = _reason(sign)
     except UnreachableError as error:
@@ -107,8 +103,20 @@ def _probe(client: Client, flags: EraFlags, reopen: Callable[[], Transport], cha
             raise  # dead at start-up (a missing file, a crash), or no server at all: not an era question
         client.reconnect(reopen())  # it wrote something, then exited at the probe: start it once more
         reason = "the server exited after server/discover; mrtr started it once more for the handshake"
+    else:
+        era = _speak(client, Era("modern", client.settings.version, said, speaks_modern=True))
+        client.emit(events.EraChosen("modern", era.version, "the server answered server/discover"))
+        return era
+    finally:
+        client.emit.unsubscribe(heard)
     if reason == SILENT and heard.text_only is not None:
         return _handshake_after_text(client, chain, heard.text_only, flags.era_probe_wait)
+    return _handshake_after_probe(client, chain, reason)
+
+
+def _handshake_after_probe(client: Client, chain: Chain, reason: str) -> Era:
+    """The handshake, `reason` why; a server silent at the probe that refuses it may be a modern
+    one slow to start (`_slow_to_start`)."""
     try:
         return initialize(client, chain, reason, speaks_modern=False)
     except ServerError:
@@ -130,6 +138,7 @@ def _handshake_after_text(client: Client, chain: Chain, text: str, wait: float) 
                          f"neither server/discover nor initialize within {wait:g} s each: it does not look like an "
                          "MCP server", "is it the right command? e.g. -- python server.py; if it is an MCP server "
                          "slow to start, raise --era-probe-wait") from None
+
 
 SILENT = "no answer to server/discover within --era-probe-wait"
 
@@ -157,7 +166,7 @@ class _Heard:
 
 
 def _reason(sign: LegacyServerError) -> str:
-    if "hung" in sign.message or "no response" in sign.message:
+    if isinstance(sign, SilentToProbe):
         return SILENT
     if sign.status:
         return f"server/discover got {sign.status}"

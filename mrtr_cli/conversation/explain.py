@@ -66,7 +66,7 @@ def _missing_capability_hint(error: dict[str, Any]) -> str:
     return f"the server needs {', '.join(names) or 'a capability mrtr did not declare'}"
 
 
-def unlisted_hint_text(name: str, close: list[str], kind: str = "tool") -> str:
+def unlisted_hint_text(name: str, close: list[str], kind: str) -> str:
     """`no tool 'book_tabel'; did you mean 'book_table'? (mrtr list tools)`; `kind` is tool, prompt
     or resource."""
     if not close:

@@ -49,7 +49,7 @@ class Linter:
             handler(event)
 
     def _sent(self, event: events.RequestSent) -> None:
-        self.in_flight, self.round, self.probing = event.id, event.round, event.purpose == "probe"
+        self.in_flight, self.round, self.probing = event.id, event.round, event.purpose == "era"
 
     def _cancelled(self, event: events.CancelSent) -> None:
         self.cancelled.add(event.id)
@@ -57,8 +57,7 @@ class Linter:
     def _era(self, event: events.EraChosen) -> None:
         self.older_version = event.version if event.era == "older" else None
         if event.era == "older":  # the probe spoke a language the server does not: what it provoked is no fault
-            provoked = {id(found) for found in self.of_the_probe}
-            self.findings = [found for found in self.findings if id(found) not in provoked]
+            self.findings = [found for found in self.findings if found not in self.of_the_probe]
         self.of_the_probe = []
 
     def _asked_in_flight(self, event: events.InputRequested) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from mrtr_cli import events
-from mrtr_cli.errors import ProtocolError, RequestTimeout, UnreachableError
+from mrtr_cli.errors import NotAServer, ProtocolError, RequestTimeout
 from mrtr_cli.events import Observer
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
@@ -21,10 +21,6 @@ class ServerRequestHandler(Protocol):
     """Answers a request the server sends (older era): the answer goes back through the client."""
 
     def handle(self, message: Request, in_flight: int | None) -> None: ...
-
-
-class NotAServer(UnreachableError):
-    """What answers is no MCP server: it sent mrtr's own request back (`cat`, an echo loop)."""
 
 
 def progress_token(request_id: int) -> str:

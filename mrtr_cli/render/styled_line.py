@@ -56,24 +56,23 @@ class StyledLine:
 
 class WrappedLine(StyledLine):
     """A line that a terminal shows wrapped at word boundaries, its continuation lines indented by
-    `indent`; off a terminal it is one line, as any StyledLine."""
+    HANGING_INDENT; off a terminal it is one line, as any StyledLine."""
 
-    __slots__ = ("indent",)
-
-    def __init__(self, text: str = "", style: str = "", indent: int = 4) -> None:
-        super().__init__(text, style)
-        self.indent = indent
+    __slots__ = ()
 
     def __rich__(self) -> _Hanging:
-        return _Hanging(self.as_text(), self.indent)
+        return _Hanging(self.as_text())
+
+
+HANGING_INDENT = 4
+"""Spaces before each continuation line of a WrappedLine."""
 
 
 class _Hanging:
     """A rich renderable: `text` wrapped at words to the console's width, then indented."""
 
-    def __init__(self, text: Text, indent: int) -> None:
+    def __init__(self, text: Text) -> None:
         self.text = text
-        self.indent = indent
 
     def __rich_console__(self, console: Any, options: Any) -> Iterator[Text]:
         from rich.text import Text
@@ -81,9 +80,9 @@ class _Hanging:
         if not console.is_terminal:
             yield self.text  # the bytes a plain console writes
             return
-        width = max(options.max_width - self.indent, 20)
+        width = max(options.max_width - HANGING_INDENT, 20)
         for number, line in enumerate(self.text.wrap(console, width)):
-            yield line if number == 0 else Text(" " * self.indent).append_text(line)
+            yield line if number == 0 else Text(" " * HANGING_INDENT).append_text(line)
 
 
 class JoinedLines:

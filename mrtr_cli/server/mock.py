@@ -152,7 +152,7 @@ def unservable(transcript: Transcript) -> str | None:
 def _stops_at_a_question(transcript: Transcript, last: ServedStep) -> str | None:
     """Why a recording that ends asking a question (interrupted, or nothing answered it) cannot be
     served: a client's answer would have no recorded reply. None when it ends in a result or an error."""
-    if not last.asked and _result(last).get("resultType") != "input_required":
+    if _result(last).get("resultType") != "input_required":  # a step that asks is always input_required
         return None
     keys = ", ".join(repr(key) for key in last.asked) or "its questions"
     return (f"the recording stops at round {last.round}, at question {keys}: nothing after it was recorded "

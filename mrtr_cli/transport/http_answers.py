@@ -15,7 +15,7 @@ BODY_SUMMARY = 200
 """How many characters of a body a message shows."""
 
 
-def is_jsonrpc(body: bytes, status: int = 200) -> bool:
+def is_jsonrpc(body: bytes, status: int) -> bool:
     """Whether `body` is a JSON-RPC message to read as a frame. With an HTTP error status, only a
     response with an `id` member is (an older-era server's refusal); any other body is the status's."""
     try:
@@ -52,7 +52,9 @@ def _error_message(text: str) -> str | None:
     if not isinstance(body, dict):
         return None
     error = body.get("error")
-    said = error.get("message") if isinstance(error, dict) else error if isinstance(error, str) else body.get("message")
+    if isinstance(error, str):
+        return error
+    said = error.get("message") if isinstance(error, dict) else body.get("message")
     return said if isinstance(said, str) else None
 
 
