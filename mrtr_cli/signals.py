@@ -1,33 +1,70 @@
-"""SIGTERM and SIGHUP end mrtr as Ctrl-C does, with their own exit codes (143 and 129).
+"""Ctrl-C, SIGTERM and SIGHUP: each unwinds as Ctrl-C does, and none cuts a file's part in two.
 
-Python's default for either signal is to die at once, leaving a stdio server running (it leads
-its own process group, so the signal never reaches it) and a transcript unfinished. Here each
-signal raises `Signalled` in the main thread instead, which unwinds like Ctrl-C: the request is
+SIGTERM and SIGHUP end mrtr as Ctrl-C does, with their own exit codes (143 and 129). Python's
+default for either signal is to die at once, leaving a stdio server running (it leads its own
+process group, so the signal never reaches it) and a transcript unfinished. Here each signal
+raises `Signalled` in the main thread instead, which unwinds like Ctrl-C: the request is
 cancelled, the transcript finished, the server's stdin closed, then SIGTERM and SIGKILL sent to
-its group. Only the first signal raises: a second one must not cut the clean-up short.
+its group. Only the first of them raises: a second one must not cut the clean-up short.
+
+Inside `held()` (the recorder writing a round) any of the three signals waits until the block
+ends, then raises as it would have: a transcript never holds half a round.
 """
 
 from __future__ import annotations
 
+import contextlib
 import signal
+from collections.abc import Iterator
 from types import FrameType
 
 from mrtr_cli.errors import HungUp, Interrupted, Signalled, Terminated
 
 _ERRORS: dict[str, type[Interrupted]] = {"SIGTERM": Terminated, "SIGHUP": HungUp}
 _raised = False
+_holding = 0
+_held: list[int] = []
 
 
 def install() -> None:
-    """Handle SIGTERM and SIGHUP (where the platform has them) from now on."""
+    """Handle Ctrl-C, SIGTERM and SIGHUP (where the platform has them) from now on."""
+    signal.signal(signal.SIGINT, _arrived)
     for name in _ERRORS:
         number = getattr(signal, name, None)
         if number is not None:
-            signal.signal(number, _raise_once)
+            signal.signal(number, _arrived)
 
 
-def _raise_once(number: int, frame: FrameType | None) -> None:
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """Hold the three signals while the block runs; the first one that came raises when it ends."""
+    global _holding
+    _holding += 1
+    try:
+        yield
+    except BaseException:
+        if _holding == 1:
+            _held.clear()  # the block's own error unwinds already
+        raise
+    finally:
+        _holding -= 1
+    if not _holding and _held:
+        number = _held[0]
+        _held.clear()
+        _raise(number)
+
+
+def _arrived(number: int, frame: FrameType | None) -> None:
+    if _holding:
+        _held.append(number)
+    else:
+        _raise(number)
+
+
+def _raise(number: int) -> None:
     global _raised
+    if number == signal.SIGINT:
+        raise KeyboardInterrupt
     if _raised:
         return  # already unwinding: let the clean-up finish
     _raised = True

@@ -183,7 +183,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "server/": {"transcript/", "protocol/", "validation.py"},
     "check/": {"answering/", "auth/", "conversation/", "transport/", "protocol/", "events.py", "validation.py"},
     "transcript/": {"answering/", "conversation/", "protocol/", "target.py", "arguments.py", "options.py", "events.py",
-                    "files.py", "yaml_io.py", "validation.py"},
+                    "files.py", "yaml_io.py", "validation.py", "signals.py"},
     "conversation/": {"answering/", "forms/", "transport/", "protocol/", "events.py"},
     "answering/": {"forms/", "protocol/", "options.py", "validation.py", "yaml_io.py"},
     "forms/": {"protocol/", "validation.py"},

@@ -14,7 +14,9 @@ that sends a lone surrogate.
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 import shutil
 import tempfile
 from pathlib import Path
@@ -25,9 +27,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import mrtr
-from mrtr_cli import events, yaml_io
+from mrtr_cli import events, signals, yaml_io
 from mrtr_cli.conversation.session import Outcome
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import Signalled, UsageError
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.recorder import Recorder
 from mrtr_cli.transcript.redact import Redaction
@@ -199,6 +201,58 @@ def test_a_part_that_ends_in_a_kept_blank_line_does_not_end_the_document():
     for refused in ("text", {}, []):
         with pytest.raises(ValueError):
             yaml_io.dumps_part(refused)
+
+
+class SignalledMidRound(Recorder):
+    """A Recorder that is sent `signal_number` after writing the first piece of its first round."""
+
+    signal_number = signal.SIGINT
+
+    def added(self, entry: dict[str, Any]) -> None:
+        if len(self.rounds) > 1:
+            return super().added(entry)
+        original = self._write
+
+        def write_then_signal(first: str, *rest: str) -> None:
+            original(first)
+            os.kill(os.getpid(), self.signal_number)
+            original(*rest)
+        self._write = write_then_signal  # type: ignore[method-assign]
+        try:
+            super().added(entry)
+        finally:
+            del self._write
+
+
+@pytest.mark.parametrize("number, raised", [(signal.SIGINT, KeyboardInterrupt), (signal.SIGTERM, Signalled)])
+def test_a_signal_while_a_round_is_written_waits_for_the_round(tmp_path: Path, number: int, raised: type):
+    """Ctrl-C (or SIGTERM) landing between the pieces of a round is raised once the event is taken
+    in whole; the transcript the outcome then ends holds every round. Before signals.held, it held
+    `rounds` only if the signal missed the window between `rounds:` and the round (CI saw it)."""
+    conversation = {"name": "t", "server": {}, "schema": {}, "error": None,
+                    "rounds": [{"arguments": {}, "headers": {}, "content_type": "application/json", "notes": [],
+                                "reply": {"result": {"content": []}}, "answers": {"n": {"action": "accept"}},
+                                "finding": "f"}] * 2}
+    handlers = {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    signals.install()
+    try:
+        recorder = SignalledMidRound(str(tmp_path / "t.yaml"), {"transport": "demo"}, "2026-07-28", {},
+                                     Redaction.from_flags([]))
+        recorder.signal_number = number
+        happened = conversation_events(conversation)
+        second_round = next(i for i, e in enumerate(happened) if isinstance(e, events.RequestSent) and e.round == 2)
+        for event in happened[:second_round]:
+            recorder(event)
+        with pytest.raises(raised):
+            recorder(happened[second_round])  # the first round is written now
+        assert len(recorder.rounds) == 1 and recorder.pending is not None and recorder.pending.number == 2
+        recorder(events.OutcomeReached(Outcome("tools/call", {"name": "t"}, "aborted")))
+    finally:
+        for n, handler in handlers.items():
+            signal.signal(n, handler)
+        signals._raised = False
+    document = loaded(tmp_path / "t.yaml", True)
+    assert [entry["round"] for entry in document["rounds"]] == [1, 2] and document["outcome"] == "aborted"
 
 
 TEXTS = {"libyaml": ("A short summary.\n\n", "Two paragraphs.\n\n---\n...\n\n"),

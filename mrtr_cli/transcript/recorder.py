@@ -6,7 +6,8 @@ their shape in transcript/rounds.py); the recorder writes it: a round is written
 starts or the conversation ends.
 Nothing already written is rewritten, so a long conversation costs no more per round than a
 short one. The outcome ends the file, which is then renamed to FILE.yaml. A dead server, a
-transport error or Ctrl-C still end in an outcome (`aborted`, `error`); if mrtr itself is killed,
+transport error or Ctrl-C still end in an outcome (`aborted`, `error`); Ctrl-C, SIGTERM and SIGHUP
+wait while an event is taken in (signals.held), so no round is half written; if mrtr itself is killed,
 the partial file keeps every round written so far and reads as `aborted`.
 """
 
@@ -17,7 +18,7 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from mrtr_cli import __version__, events, files, yaml_io
+from mrtr_cli import __version__, events, files, signals, yaml_io
 from mrtr_cli.conversation.client import ClientSettings
 from mrtr_cli.errors import ServerError
 from mrtr_cli.options import RecordingOptions
@@ -65,7 +66,8 @@ class TranscriptBuilder:
     def __call__(self, event: Any) -> None:
         handler = self._handlers.get(type(event))
         if handler is not None:
-            handler(event)
+            with signals.held():  # Ctrl-C waits until the event is in the document (and the file) whole
+                handler(event)
 
     def document(self) -> dict[str, Any]:
         """The whole transcript as built so far."""
