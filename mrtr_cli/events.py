@@ -21,6 +21,14 @@ era probe (server/discover), a page of a list, a request sent again after a brok
 era's initialize."""
 Era = Literal["modern", "older"]
 """The era mrtr speaks with a server: 2026-07-28 (modern) or the initialize handshake's (older)."""
+OutcomeStatus = Literal["complete", "error", "incomplete", "aborted"]
+"""How a conversation ended (conversation/session.py's `Outcome.status`)."""
+OUTCOME_STATUSES: tuple[OutcomeStatus, ...] = ("complete", "error", "incomplete", "aborted")
+
+
+def outcome_status(said: str) -> OutcomeStatus:
+    """`said` (a transcript's recorded outcome) as a status; anything else reads as aborted."""
+    return next((status for status in OUTCOME_STATUSES if status == said), "aborted")
 
 
 class RequestSent(NamedTuple):
@@ -181,16 +189,15 @@ Observer = Callable[[Any], None]
 
 @dataclass
 class Broadcast:
-    """Sends each event to every observer, in the order they subscribed.
-
-    Events can be held back while mrtr works without waiting (`hold`), and go out together when
-    it is about to wait (`release`): a conversation's round is shown and checked while the server
-    works on the retry, not before the retry is sent. Nothing is held while mrtr waits.
-    """
+    """Sends each event to every observer, in the order they subscribed; what `held` keeps back
+    goes out when it is released."""
 
     observers: list[Observer] = field(default_factory=list)
-    held: list[Any] | None = None
-    """The events held back, in order; None when events go out at once."""
+    held: HeldEvents = field(init=False, repr=False, compare=False)
+    """The one owner of held events: events of a round wait there until mrtr is about to wait."""
+
+    def __post_init__(self) -> None:
+        self.held = HeldEvents(self._deliver)
 
     def subscribe(self, observer: Observer) -> None:
         self.observers.append(observer)
@@ -199,27 +206,61 @@ class Broadcast:
         """`observer` gets no more events (one that watched a single step, e.g. the era probe)."""
         self.observers.remove(observer)
 
-    def hold(self) -> None:
-        """From now on, keep events back until `release`."""
-        if self.held is None:
-            self.held = []
-
-    def release(self) -> None:
-        """Send the events held back, in order, and every later one at once (an observer's own
-        events, emitted as it handles one of them, go out where they were caused). When an observer
-        raises (Ctrl-C lands), the events not yet sent are held again, for the next release."""
-        held, self.held = self.held or [], None
-        for index, event in enumerate(held):
-            try:
-                for observer in self.observers:
-                    observer(event)
-            except BaseException:
-                self.held = held[index + 1:]
-                raise
-
     def __call__(self, event: Any) -> None:
-        if self.held is not None:
-            self.held.append(event)
-            return
+        if not self.held.keeps(event):
+            self._deliver(event)
+
+    def _deliver(self, event: Any) -> None:
         for observer in self.observers:
             observer(event)
+
+
+class HeldEvents:
+    """The one owner of held events. The rule, whole: a conversation's round is shown and checked
+    while the server works on the retry, not before the retry is sent, and nothing is held while
+    mrtr waits. So, while a conversation runs (`conversation_starts` .. `conversation_ends`, the
+    Session), the events of each round are held from its response's frame on (`response_arrived`,
+    which `Waiting` calls), and go out, in order, as soon as mrtr is about to wait (`before_waiting`):
+    the client before it awaits a response, stdio before a write waits on a full pipe, an answerer
+    that waits, a backoff, the conversation's end. Outside a conversation events go out at once."""
+
+    def __init__(self, deliver: Observer) -> None:
+        self._deliver = deliver
+        self._held: list[Any] | None = None
+        """The events held back, in order; None when events go out at once."""
+        self._in_conversation = False
+
+    def conversation_starts(self) -> None:
+        """From now on, each response awaited holds the events from its frame on."""
+        self._in_conversation = True
+
+    def conversation_ends(self) -> None:
+        """The conversation's end: no more holding, and what was held goes out."""
+        self._in_conversation = False
+        self.before_waiting()
+
+    def response_arrived(self) -> None:
+        """The frame of a response awaited arrived: in a conversation, its round's events are held
+        from here on (the frame is checked and shown with its round, while the server works on the next)."""
+        if self._in_conversation and self._held is None:
+            self._held = []
+
+    def keeps(self, event: Any) -> bool:
+        """Whether `event` is held back (kept, in order, for the next release)."""
+        if self._held is None:
+            return False
+        self._held.append(event)
+        return True
+
+    def before_waiting(self) -> None:
+        """mrtr is about to wait: send the events held back, in order, and every later one at once
+        (an observer's own events, emitted as it handles one of them, go out where they were
+        caused). When an observer raises (Ctrl-C lands), the events not yet sent are held again, for
+        the next release."""
+        held, self._held = self._held or [], None
+        for index, event in enumerate(held):
+            try:
+                self._deliver(event)
+            except BaseException:
+                self._held = held[index + 1:]
+                raise

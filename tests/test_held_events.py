@@ -117,16 +117,42 @@ def test_an_observer_that_raises_leaves_the_rest_held_for_the_next_release():
         seen.append(event)
 
     broadcast = events.Broadcast([interrupted_once])
-    broadcast.hold()
+    broadcast.held.conversation_starts()
+    broadcast.held.response_arrived()
     for event in ("a", "b", "c", "d"):
         broadcast(event)
     try:
-        broadcast.release()
+        broadcast.held.conversation_ends()
     except KeyboardInterrupt:
         pass
     broadcast("e")  # still held: the release was cut short
     assert seen == ["a", "b"]
-    broadcast.release()
+    broadcast.held.before_waiting()
     assert seen == ["a", "b", "c", "d", "e"]
     broadcast("f")
     assert seen[-1] == "f"
+
+
+def test_events_are_held_only_from_a_response_in_a_conversation_until_mrtr_waits():
+    """The rule's one owner (events.HeldEvents): outside a conversation a response holds nothing;
+    in one, events wait from the response's frame until mrtr is about to wait, then go out in order."""
+    seen: list[str] = []
+    broadcast = events.Broadcast([seen.append])
+    broadcast.held.response_arrived()
+    broadcast("outside")
+    assert seen == ["outside"]
+    broadcast.held.conversation_starts()
+    broadcast("request")
+    broadcast.held.response_arrived()
+    broadcast("frame")
+    broadcast("round")
+    assert seen == ["outside", "request"]
+    broadcast.held.before_waiting()
+    assert seen == ["outside", "request", "frame", "round"]
+    broadcast("retry")
+    broadcast.held.response_arrived()
+    broadcast("last frame")
+    broadcast.held.conversation_ends()
+    broadcast.held.response_arrived()
+    broadcast("after")
+    assert seen == ["outside", "request", "frame", "round", "retry", "last frame", "after"]

@@ -7,7 +7,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli import __version__
 from mrtr_cli.answering.questions import Answerer, Chain
@@ -49,7 +49,7 @@ class Context:
 
         self.consoles.err.file.write(json_report.error_line(code, message) + "\n")
 
-    def print_json(self, document: dict) -> None:
+    def print_json(self, document: dict[str, Any]) -> None:
         from mrtr_cli.render import json_report  # --json only
 
         out = self.consoles.out.file

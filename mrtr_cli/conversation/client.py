@@ -99,14 +99,13 @@ class Client:
         self.transport = transport
 
     def request(self, method: str, params: dict[str, Any], *, round: int | None = None,
-                purpose: str = "request", mirrored: Mirrored | None = None, hold: bool = False,
+                purpose: events.Purpose = "request", mirrored: Mirrored | None = None,
                 timeout: float | None = None) -> Reply:
         """Send one request; on -32022 retry once with a version both sides speak. `mirrored`: the
-        arguments a tools/call also sends as headers (see conversation/preparation.py). `hold`: the
-        events from its response on are held back (`events.Broadcast.hold`) until the caller
-        releases them or the next request is on its way. `timeout`: how long the response is waited
-        for (None: --timeout)."""
-        sending = _Sending(method, params, round, purpose, mirrored, hold, timeout)
+        arguments a tools/call also sends as headers (see conversation/preparation.py). `timeout`:
+        how long the response is waited for (None: --timeout). In a conversation the events from
+        its response on are held (`events.HeldEvents`)."""
+        sending = _Sending(method, params, round, purpose, mirrored, timeout)
         reply = self._reissuing(sending)
         error = reply.error
         if error is None or error.get("code") != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION or self.settings.version_fixed:
@@ -130,7 +129,7 @@ class Client:
             raise UnreachableError(f"the response stream of {sending.method} (id {ended.request_id}) ended before "
                                    "the response, twice", "check the server's logs") from None
 
-    def result_of(self, method: str, params: dict[str, Any], purpose: str = "request") -> Any:
+    def result_of(self, method: str, params: dict[str, Any], purpose: events.Purpose = "request") -> Any:
         """The result of a request that must succeed; a JSON-RPC error raises `ServerError`."""
         reply = self.request(method, params, purpose=purpose)
         if reply.error is not None:
@@ -149,10 +148,10 @@ class Client:
         return self._check_discover_result(reply.result)
 
     def _check_discover_result(self, result: Any) -> dict[str, Any]:
-        versions = result.get("supportedVersions") if isinstance(result, dict) else None
-        if not isinstance(versions, list):
+        if not isinstance(result, dict) or not isinstance(result.get("supportedVersions"), list):
             raise LegacyServerError.seen(f"the server answered server/discover with {NOT_DISCOVER_RESULT}",
                                          LEGACY_HINT, subject="it")
+        versions = result["supportedVersions"]
         if self.settings.version in versions:
             return result
         spoken = meta.choose_version(versions)
@@ -167,13 +166,13 @@ class Client:
         self.era, self.settings.version = replace(self.era, version=version), version
 
     def raw(self, method: str, params: dict[str, Any], headers_from: dict[str, Any] | None = None,
-            mirrored: Mirrored | None = None, purpose: str = "probe", timeout: float | None = None) -> Reply:
+            mirrored: Mirrored | None = None, purpose: events.Purpose = "probe", timeout: float | None = None) -> Reply:
         """One request exactly as given: `params` carry their own `_meta`, or none. Over HTTP the
         headers are made from `headers_from` instead of the request. For `mrtr check`'s probes and
         the `initialize` handshake. `timeout`: how long it is waited for (None: --timeout)."""
         message = jsonrpc.request(self._ids.next(), method, params)
         try:
-            return self._transmit(message, _Sending(method, params, None, purpose, mirrored, False, timeout),
+            return self._transmit(message, _Sending(method, params, None, purpose, mirrored, timeout),
                                   headers_from or message)
         except _StreamEnded as ended:  # sent once, exactly as given: not reissued
             raise ProtocolError(f"the response stream of {method} (id {ended.request_id}) ended before the "
@@ -198,7 +197,8 @@ class Client:
         self.emit(events.RequestSent(request_id, method, sending.params, text, round, sending.purpose))
         started = time.monotonic()
         try:
-            exchange = self.transport.start(text, headers_from, sending.mirrored, before_waiting=self.emit.release,
+            exchange = self.transport.start(text, headers_from, sending.mirrored,
+                                            before_waiting=self.emit.held.before_waiting,
                                             older_version=self._older_version())
         except UnreachableError as error:  # the process ended, or read no more, while the frame was written
             raise _during(error, f"while mrtr sent {method} (id {request_id})") from None
@@ -225,12 +225,11 @@ class Client:
 
     def _await(self, exchange: Exchange, request_id: int, method: str,
                sending: _Sending) -> tuple[Response, Waiting]:
-        """The response; with `hold`, events are held from its frame on (`Waiting.hold_events`)."""
+        """The response; in a conversation, events are held from its frame on (`events.HeldEvents`)."""
         deadline = Deadline(self.settings.timeout if sending.timeout is None else sending.timeout)
-        waiting = Waiting(request_id, method, deadline, self.emit, self.era.server_requests,
-                          self.emit.hold if sending.hold else None)
+        waiting = Waiting(request_id, method, deadline, self.emit, self.era.server_requests, self.emit.held)
         try:
-            self.emit.release()  # what was held back is shown while the server works on this request
+            self.emit.held.before_waiting()  # what was held is shown while the server works on this request
             for incoming in exchange.frames(deadline):
                 response = waiting.take(incoming)
                 if response is not None:
@@ -254,6 +253,13 @@ class Client:
         exchange.cancel(text)
         self.emit(events.CancelSent(request_id, reason, text))
 
+    def who_asks(self) -> str:
+        """Who asks a question, as the prompt names it: the server's name and version, else the transport."""
+        info = self.server_info
+        if info and info.get("name"):
+            return f"{info.get('name')} {info.get('version', '')}".strip()
+        return self.transport.describe()
+
     def _note_server(self, result: Any) -> None:
         info = meta.server_info(result)
         if info is not None and info != self.server_info:
@@ -268,9 +274,8 @@ class _Sending(NamedTuple):
     method: str
     params: dict[str, Any]
     round: int | None
-    purpose: str
+    purpose: events.Purpose
     mirrored: Mirrored | None
-    hold: bool
     timeout: float | None
 
 

@@ -217,7 +217,9 @@ def initialize(client: Client, chain: Chain, reason: str, wait: float | None = N
     if reply.error is not None:
         raise explain("initialize", reply.error)
     chosen = _chosen_version(reply.result, version, settings.version_fixed)
-    era = _speak(client, Era("older", chosen, reply.result, ServerRequests(client, chain, chosen), speaks_modern))
+    answering = ServerRequests(chain, chosen, settings.capabilities, emit=client.emit, send=client.send,
+                               who_asks=client.who_asks)
+    era = _speak(client, Era("older", chosen, reply.result, answering, speaks_modern))
     if chosen != version:
         client.emit(events.EraChosen("older", chosen, f"the server chose {chosen} in its initialize result"))
     client.send(jsonrpc.notification("notifications/initialized", {}), "notifications/initialized")

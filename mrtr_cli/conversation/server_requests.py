@@ -13,13 +13,18 @@ request is sent, gets an error and a warning; one nothing answers during the cal
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Answer, Chain, Question, Refused
 from mrtr_cli.errors import IncompleteError, MrtrError
-from mrtr_cli.protocol import handshake, jsonrpc
+from mrtr_cli.events import Observer
+from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Request
+
+SendMessage = Callable[[dict[str, Any], str], None]
+"""Sends one message that expects no response, named for the timeline (`Client.send`)."""
 
 KEY_NAMES = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
 """The first part of a synthetic key, per method."""
@@ -33,12 +38,18 @@ def synthetic_key(method: str, number: int) -> str:
 
 
 class ServerRequests:
-    """Answers the server's requests through the chain; keeps what each call was asked."""
+    """Answers the server's requests through the chain; keeps what each call was asked. It is given
+    what it needs, not the client: the era's version and the capabilities declared in initialize,
+    where events go, how a response goes back (`send`), and who asks (`who_asks`, for the prompt)."""
 
-    def __init__(self, client: Any, chain: Chain, version: str) -> None:
-        self.client = client
+    def __init__(self, chain: Chain, version: str, capabilities: meta.Capabilities, *, emit: Observer,
+                 send: SendMessage, who_asks: Callable[[], str]) -> None:
         self.chain = chain
         self.version = version
+        self.capabilities = capabilities
+        self.emit = emit
+        self.send = send
+        self.who_asks = who_asks
         self.round = 0
         """1 while a call runs (the older era's one round), 0 outside calls."""
         self.asked: dict[str, dict[str, Any]] = {}
@@ -72,8 +83,8 @@ class ServerRequests:
         key = synthetic_key(message.method, self._counts[message.method])
         request = {"method": message.method, "params": message.params}
         self.asked[key] = request
-        self.client.emit(events.InputRequested(self.round, in_flight, {key: request}, None, in_flight=True))
-        if not handshake.allowed(self.version, self.client.settings.capabilities, capability):
+        self.emit(events.InputRequested(self.round, in_flight, {key: request}, None, in_flight=True))
+        if not handshake.allowed(self.version, self.capabilities, capability):
             self._undeclared(message, key, capability)
             return
         self._answer(message, key, request)
@@ -82,7 +93,7 @@ class ServerRequests:
         """In a call, the whole chain answers; before it, no person is asked (the request is not the
         call's doing). A refusal, or nothing to answer outside a call, gets an error and mrtr goes on:
         the server decides what follows. Nothing to answer a question of the call ends it."""
-        question = Question(self.round, key, request, self._who_asks(), in_flight=True)
+        question = Question(self.round, key, request, self.who_asks(), in_flight=True)
         try:
             answer = (self.chain if self.round else self.chain.without_people()).answer(question)
         except MrtrError as error:
@@ -90,16 +101,16 @@ class ServerRequests:
                                                           f"the user gave no answer: {error.message}"), key)
             if self.round and not isinstance(error, Refused):
                 raise  # the call ends, as an unanswered MRTR question ends it
-            self.client.emit(events.Unanswered(key, f"{error.message}; the server got an error, and mrtr goes on"))
+            self.emit(events.Unanswered(key, f"{error.message}; the server got an error, and mrtr goes on"))
             return
         self.answers[key] = answer
-        self.client.emit(events.AnswerChosen(self.round, key, message.method, answer.response, answer.source))
+        self.emit(events.AnswerChosen(self.round, key, message.method, answer.response, answer.source))
         self._reply(message, jsonrpc.result_response(message.id, answer.response), key)
 
     def _undeclared(self, message: Request, key: str, capability: str) -> None:
         """The spec's error goes back (the linter reports the request, conversation/linter.py)."""
         elicitation_mode = capability == "elicitation.url" and "elicitation" in handshake.declared(
-            self.version, self.client.settings.capabilities)
+            self.version, self.capabilities)
         error = (handshake.error_response(message.id, jsonrpc.INVALID_PARAMS, "Invalid params: URL mode "
                                           "elicitation was not declared") if elicitation_mode
                  else handshake.refusal(message.id, message.method, capability))
@@ -110,10 +121,4 @@ class ServerRequests:
         raise IncompleteError(reason, "a server that asks in a loop never finishes; check the server")
 
     def _reply(self, message: Request, response: dict[str, Any], what: str) -> None:
-        self.client.send(response, f"response to {what}")
-
-    def _who_asks(self) -> str:
-        info = self.client.server_info
-        if info and info.get("name"):
-            return f"{info.get('name')} {info.get('version', '')}".strip()
-        return str(self.client.transport.describe())
+        self.send(response, f"response to {what}")

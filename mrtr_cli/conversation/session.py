@@ -50,7 +50,7 @@ class Outcome:
 
     method: str
     params: dict[str, Any]
-    status: str = "aborted"
+    status: events.OutcomeStatus = "aborted"
     result: dict[str, Any] | None = None
     error: MrtrError | None = None
     rounds: list[Round] = field(default_factory=list)
@@ -70,7 +70,7 @@ class Outcome:
         return decide(codes)
 
 
-def status_of(error: MrtrError) -> str:
+def status_of(error: MrtrError) -> events.OutcomeStatus:
     """The outcome a failure leaves: aborted, incomplete or error."""
     if isinstance(error, (Interrupted, UnreachableError)):
         return "aborted"
@@ -89,6 +89,9 @@ class Session:
         self.max_rounds = max_rounds
         self.sleep = sleep
         self.emit = client.emit
+        self.held = client.emit.held
+        """Held events' one owner (`events.HeldEvents`): the session marks the conversation and
+        releases before it waits (an answerer, a backoff)."""
 
     def run(self, method: str, params: dict[str, Any], mirrored: Mirrored | None = None) -> Outcome:
         """The whole conversation; `mirrored`: the arguments every round also sends as headers."""
@@ -106,19 +109,19 @@ class Session:
         if asking is not None:
             _keep_asked_in_flight(outcome.rounds, *asking.end_call())
         outcome.server, outcome.era = self.client.server_info, self.client.era.name
-        self.emit.release()  # what a Ctrl-C, landing while a round was shown, left held
+        self.held.before_waiting()  # what a Ctrl-C, landing while a round was shown, left held
         self.emit(events.OutcomeReached(outcome))
         return outcome
 
     def _converse(self, method: str, params: dict[str, Any], rounds: list[Round],
                   mirrored: Mirrored | None) -> dict[str, Any]:
-        """The rounds. Each round's events are held back from its response until its retry is sent
-        (or mrtr waits: a backoff, an answerer that waits, the end), so that the round is shown and
+        """The rounds, a conversation for held events (`events.HeldEvents`): each round is shown and
         checked while the server works on the retry."""
+        self.held.conversation_starts()
         try:
             return self._rounds(method, params, rounds, mirrored)
         finally:
-            self.emit.release()
+            self.held.conversation_ends()
 
     def _rounds(self, method: str, params: dict[str, Any], rounds: list[Round],
                 mirrored: Mirrored | None) -> dict[str, Any]:
@@ -128,7 +131,7 @@ class Session:
         for number in itertools.count(1):
             sent = retry_params(params, responses, state)
             reply = self.client.request(method, sent, round=number, purpose="request" if number == 1 else "retry",
-                                        mirrored=mirrored, hold=True)
+                                        mirrored=mirrored)
             current = Round(number, reply, sent)
             rounds.append(current)
             if reply.error is not None:
@@ -151,12 +154,12 @@ class Session:
         raise AssertionError("unreachable")
 
     def _answer_all(self, current: Round) -> dict[str, Any]:
-        count, asker = len(current.requests), self._who_asks()
+        count, asker = len(current.requests), self.client.who_asks()
         responses = {}
         for index, (key, request) in enumerate(current.requests.items(), 1):
             question = Question(current.number, key, request, asker, index, count)
             self._check_capability(question)
-            answer = self.chain.answer(question, before_waiting=self.emit.release)
+            answer = self.chain.answer(question, before_waiting=self.held.before_waiting)
             current.answers[key] = answer
             responses[key] = answer.response
             self.emit(events.AnswerChosen(current.number, key, question.method, answer.response, answer.source))
@@ -174,15 +177,9 @@ class Session:
 
     def _back_off(self, number: int, delay: float) -> float:
         self.emit(events.BackingOff(number, delay))
-        self.emit.release()
+        self.held.before_waiting()
         self.sleep(delay)
         return min(delay * 2, BACKOFF_CAP)
-
-    def _who_asks(self) -> str:
-        info = self.client.server_info
-        if info and info.get("name"):
-            return f"{info.get('name')} {info.get('version', '')}".strip()
-        return self.client.transport.describe()
 
 
 def _keep_asked_in_flight(rounds: list[Round], asked: dict[str, dict[str, Any]], answers: dict[str, Answer]) -> None:

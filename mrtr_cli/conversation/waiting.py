@@ -6,21 +6,28 @@ handler that answers it; anything else is reported and passed over.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli import events
 from mrtr_cli.errors import NotAServer, ProtocolError, RequestTimeout
-from mrtr_cli.events import Observer
+from mrtr_cli.events import HeldEvents, Observer
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
 from mrtr_cli.transport.base import AuthNote, Deadline, StderrLine, WireInfo
 
+if TYPE_CHECKING:
+    from mrtr_cli.answering.questions import Answer
+
 
 class ServerRequestHandler(Protocol):
-    """Answers a request the server sends (older era): the answer goes back through the client."""
+    """Answers a request the server sends (older era): the answer goes back through the client
+    (conversation/server_requests.py). A call's requests are kept from `begin_call` to `end_call`."""
 
     def handle(self, message: Request, in_flight: int | None) -> None: ...
+
+    def begin_call(self) -> None: ...
+
+    def end_call(self) -> tuple[dict[str, dict[str, Any]], dict[str, Answer]]: ...
 
 
 def progress_token(request_id: int) -> str:
@@ -33,11 +40,10 @@ class Waiting:
 
     def __init__(self, request_id: int, method: str, deadline: Deadline, emit: Observer,
                  server_requests: ServerRequestHandler | None = None,
-                 hold_events: Callable[[], None] | None = None) -> None:
+                 held: HeldEvents | None = None) -> None:
         self.server_requests = server_requests
-        self.hold_events = hold_events
-        """Called when the frame of the response awaited arrives, before it is reported
-        (`events.Broadcast.hold`)."""
+        self.held = held
+        """Told when the frame of the response awaited arrives, before it is reported."""
         self.request_id = request_id
         self.method = method
         self.token = progress_token(request_id)
@@ -61,8 +67,8 @@ class Waiting:
         if self._echoed(message):
             raise NotAServer(f"the server echoed mrtr's {self.method} back: the command is not an MCP server",
                              "is it the right command? e.g. -- python server.py")
-        if self.hold_events is not None and self._awaited(message):
-            self.hold_events()  # the frame is checked and shown with its round, while the server works on the next
+        if self.held is not None and self._awaited(message):
+            self.held.response_arrived()
         self.emit(events.FrameReceived(message))
         return self._sort(message)
 

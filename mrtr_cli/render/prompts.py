@@ -11,7 +11,6 @@ import json
 from typing import Any
 
 from rich.cells import cell_len
-from rich.console import Console
 from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
@@ -19,6 +18,7 @@ from rich.text import Text
 from mrtr_cli.forms.fields import Field
 from mrtr_cli.answering.questions import Question
 from mrtr_cli.answering.url_policy import UrlVerdict
+from mrtr_cli.render.console import AnyConsole
 from mrtr_cli.render.question_lines import answer_text, field_detail
 from mrtr_cli.render.server_text import content_summary, quoted
 from mrtr_cli.text import safe, safe_line
@@ -30,7 +30,7 @@ ANSWER_LIMIT = 5000
 class Presenter:
     """Prints the context of each prompt on the console the prompts draw on (stderr)."""
 
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: AnyConsole) -> None:
         self.console = console
 
     def question(self, question: Question) -> None:

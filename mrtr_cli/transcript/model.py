@@ -121,7 +121,8 @@ def events_of(transcript: Transcript) -> Iterator[Any]:
 
 def outcome_of(transcript: Transcript) -> Outcome:
     """The recorded conversation as an Outcome, for `show` and for comparing with a live run."""
-    outcome = Outcome(transcript.request["method"], transcript.request["params"], transcript.outcome)
+    outcome = Outcome(transcript.request["method"], transcript.request["params"],
+                      events.outcome_status(transcript.outcome))
     outcome.rounds = [round_from_data(transcript.request["method"], entry) for entry in transcript.rounds]
     outcome.server, outcome.era = transcript.data.get("server"), transcript.era
     outcome.findings = [finding_from_data(f, e["round"]) for e in transcript.rounds for f in e.get("findings", [])]
