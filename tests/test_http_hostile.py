@@ -11,7 +11,7 @@ import pytest
 from conftest import mrtr
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.transport.base import Deadline, Frame
-from mrtr_cli.transport.http import HttpTransport
+from mrtr_cli.transport.http.streamable_http import HttpTransport
 from servers.http_faults import FaultServer
 
 
