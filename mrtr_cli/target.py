@@ -1,22 +1,17 @@
 """Which server to talk to: resolved from the command line, an mcpServers file, `--demo`, or the
 `target` entry of a transcript.
 
-A target is a description of one kind: `StdioTarget`, `DemoTarget` (the built-in demo, a stdio
-server) or `HttpTarget`. Every kind has the same small interface: `kind` (its name in a
-transcript's `target.transport`), what it supports (`mirrors_headers`, `probes_era`,
-`takes_headers`), `open` (a live transport) and `transcript_entry` (how a transcript names it).
-Only this module tells the kinds apart; everything else asks the target.
+A target is a description of one kind (target_kinds.py: `StdioTarget`, `DemoTarget`, `HttpTarget`).
+Every kind has the same small interface, `Target`. Only this module and target_kinds.py tell the
+kinds apart; everything else asks the target.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
-import os
 import re
 import shlex
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 from urllib.parse import urlsplit
@@ -24,11 +19,10 @@ from urllib.parse import urlsplit
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol.headers import TOKEN
+from mrtr_cli.target_kinds import KINDS, DemoTarget, HttpTarget, StdioTarget
 from mrtr_cli.transport.base import Transport
 
 _RESERVED_HEADERS = re.compile(r"(?i)mcp-.*")
-_INTERPRETERS = re.compile(r"(?i)(python[0-9.]*|node|nodejs|bun|deno|ruby|perl|php)(\.exe)?")
-"""Programs that, started with no script, wait for one on stdin: as a server they never answer."""
 
 
 class Target(Protocol):
@@ -37,10 +31,10 @@ class Target(Protocol):
     kind: ClassVar[str]
     """The kind's name, as a transcript's `target.transport` keeps it: stdio, demo or http."""
     mirrors_headers: ClassVar[bool]
-    may_want_oauth: ClassVar[bool]
-    """Whether the server may be behind OAuth (HTTP only: the spec's authorization is for HTTP)."""
     """HTTP headers mirror the body (Mcp-Method, Mcp-Name, Mcp-Param-* from `x-mcp-header`), so a tool
     with invalid annotations is excluded, and HTTP statuses can be checked."""
+    may_want_oauth: ClassVar[bool]
+    """Whether the server may be behind OAuth (HTTP only: the spec's authorization is for HTTP)."""
     probes_era: ClassVar[bool]
     """`server/discover` goes first, to tell the server's era (unless --no-discover)."""
     takes_headers: ClassVar[bool]
@@ -55,164 +49,17 @@ class Target(Protocol):
         may be secrets)."""
 
 
-@dataclass(frozen=True)
-class StdioTarget:
-    """A server process: argv, extra environment, working directory."""
-
-    kind: ClassVar[str] = "stdio"
-    mirrors_headers: ClassVar[bool] = False
-    may_want_oauth: ClassVar[bool] = False
-    probes_era: ClassVar[bool] = True
-    takes_headers: ClassVar[bool] = False
-
-    command: tuple[str, ...]
-    env: dict[str, str] = field(default_factory=dict)
-    cwd: str | None = None
-
-    def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
-        from mrtr_cli.transport.stdio import StdioTransport
-
-        started = scriptless(self.command)
-        if started is not None:  # `--stdio python server.py`: the quotes forgotten, server.py taken for the tool
-            raise UsageError(f"`{started}` has no script to run: started so, it waits for one on stdin and never "
-                             "answers", f'quote the whole command, --stdio "{started} server.py", or give it last, '
-                             f"-- {started} server.py")
-        env = {**os.environ, **self.env}
-        return StdioTransport(list(self.command), env, self.cwd, verbose, max_message_size=options.max_message_size,
-                              write_timeout=options.timeout)
-
-    def transcript_entry(self) -> dict[str, Any]:
-        """The command with the absolute directory it ran in, so a replay from elsewhere runs it the same."""
-        cwd = Path(self.cwd or os.getcwd()).resolve()
-        return {"transport": self.kind, "command": list(self.command), "cwd": str(cwd)}
-
-    @staticmethod
-    def recorded_command(entry: dict[str, Any]) -> str | None:
-        """The command a transcript's entry of this kind runs, which replay runs only with consent."""
-        return shlex.join(entry["command"])
-
-    @staticmethod
-    def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
-        """`options` naming the server of a transcript's entry of this kind."""
-        return options._replace(command=tuple(entry["command"]), cwd=options.cwd or entry.get("cwd"))
-
-
-@dataclass(frozen=True)
-class DemoTarget(StdioTarget):
-    """The built-in demo server, spawned over stdio; a transcript names it by kind alone."""
-
-    kind: ClassVar[str] = "demo"
-
-    pool: Any = field(default=None, compare=False)
-    """A `transport.shared.ServerPool` to take the process from (replay, modern era), or None."""
-
-    def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
-        start = functools.partial(StdioTarget.open, self, options, verbose, show_secrets)
-        if self.pool is None:
-            return start()
-        key = (self.command, tuple(sorted(self.env.items())), self.cwd, verbose, options.max_message_size)
-        transport: Transport = self.pool.open(key, start)
-        return transport
-
-    def transcript_entry(self) -> dict[str, Any]:
-        return {"transport": self.kind}
-
-    @staticmethod
-    def recorded_command(entry: dict[str, Any]) -> str | None:
-        return None
-
-    @staticmethod
-    def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
-        return options._replace(demo=True)
-
-
-@dataclass(frozen=True)
-class HttpTarget:
-    """A Streamable HTTP endpoint and the extra headers to send."""
-
-    kind: ClassVar[str] = "http"
-    mirrors_headers: ClassVar[bool] = True
-    may_want_oauth: ClassVar[bool] = True
-    probes_era: ClassVar[bool] = False
-    takes_headers: ClassVar[bool] = True
-
-    url: str
-    headers: dict[str, str] = field(default_factory=dict)
-    oauth: dict[str, Any] = field(default_factory=dict)
-    """The mcpServers entry's `oauth` (clientId, clientSecret, clientMetadataUrl, scopes); flags win."""
-
-    def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
-        from mrtr_cli.transport.http import HttpTransport
-
-        authorizer = None
-        if self.logs_in(options):
-            authorizer = functools.partial(_kept_token_first, self.url, options, self.oauth, show_secrets)
-        return HttpTransport(self.url, self.headers, options.cacert, options.insecure, show_secrets,
-                             max_message_size=options.max_message_size, authorizer=authorizer)
-
-    def logs_in(self, options: TargetOptions) -> bool:
-        """Whether a 401 starts the authorization flow: not with --no-auth, nor when an -H
-        Authorization header was given (it wins, and no kept token is sent either)."""
-        return not options.no_auth and not any(name.lower() == "authorization" for name in self.headers)
-
-    def transcript_entry(self) -> dict[str, Any]:
-        return {"transport": self.kind, "url": self.url}
-
-    @staticmethod
-    def recorded_command(entry: dict[str, Any]) -> str | None:
-        return None
-
-    @staticmethod
-    def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
-        return options._replace(url=entry["url"])
-
-
-def scriptless(command: tuple[str, ...]) -> str | None:
-    """The command, when it starts an interpreter (or `uv run`) with nothing to run; else None."""
-    words = command[2:] if command[:2] == ("uv", "run") else command
-    if not words or (len(words) == 1 and _INTERPRETERS.fullmatch(Path(words[0]).name)):
-        return shlex.join(command)
-    return None
-
-
-def _kept_token_first(url: str, options: TargetOptions, oauth: dict[str, Any], show_secrets: bool,
-                      transport: Any) -> Any:
-    """What answers the first request's authorization: the kept token (auth/kept.py); the flow
-    itself is loaded only when the server asks (a 401 or 403)."""
-    from mrtr_cli.auth.kept import KeptTokenFirst
-
-    return KeptTokenFirst(url, lambda: _authorizer(url, options, oauth, show_secrets, transport))
-
-
-def _authorizer(url: str, options: TargetOptions, oauth: dict[str, Any], show_secrets: bool, transport: Any) -> Any:
-    """The authorization flow for `url` (auth/flow.py, loaded only now), fetching through `transport`."""
-    from mrtr_cli.auth.flow import AuthSettings, Authorizer
-    from mrtr_cli.auth.identity import Preset
-
-    scopes = oauth.get("scopes")
-    preset = Preset(options.client_id or oauth.get("clientId"),
-                    options.client_secret if options.client_id else options.client_secret or oauth.get("clientSecret"),
-                    options.client_metadata_url or oauth.get("clientMetadataUrl"),
-                    tuple(str(scope) for scope in scopes) if isinstance(scopes, list) else ())
-    settings = AuthSettings(preset, options.auth_stored_only, options.auth_open, options.auth_timeout, show_secrets)
-    return Authorizer(url, settings, transport.fetch)
-
-
 def login_authorizer(target: Target, options: TargetOptions, show_secrets: bool, transport: Any) -> Any:
     """The authorization flow `mrtr auth login` runs for an HTTP target (a usage error for another kind)."""
     if not isinstance(target, HttpTarget):
         raise UsageError("mrtr auth login is for a server over HTTP", "give --url URL, or a --config entry with a url")
-    return _authorizer(target.url, options, target.oauth, show_secrets, transport)
+    return target.login(options, show_secrets).flow(transport.fetch)
 
 
 def sharing_server(target: Target, pool: Any) -> Target:
     """`target`, its server process taken from `pool` (transport/shared.py) when one process may
     serve many conversations in turn: the demo's, which keeps no state between 2026-07-28 requests."""
     return dataclasses.replace(target, pool=pool) if isinstance(target, DemoTarget) else target
-
-
-KINDS = {kind.kind: kind for kind in (StdioTarget, DemoTarget, HttpTarget)}
-"""Every kind of target, by the name a transcript keeps."""
 
 
 def recorded_command(entry: dict[str, Any]) -> str | None:

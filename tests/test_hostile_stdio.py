@@ -42,7 +42,7 @@ def test_a_notification_with_a_huge_integer_is_ignored_with_a_finding(scripted):
     assert [f["rule"] for f in run.json()["findings"]] == ["not-jsonrpc"]
 
 
-@pytest.mark.parametrize("path,reason", [("hugeint", "application/json body"),  # transport/http.py's wording
+@pytest.mark.parametrize("path,reason", [("hugeint", "application/json body"),  # transport/http_answers.py's wording
                                          ("hugeintsse", "more than 4300 digits")])
 def test_a_huge_integer_over_http_is_exit_2(path, reason):
     faults = FaultServer().start()

@@ -9,9 +9,9 @@ from urllib.parse import urlencode
 import pytest
 
 from conftest import mrtr
-from mrtr_cli.errors import ProtocolError
-from mrtr_cli.transport.base import Deadline, Frame
-from mrtr_cli.transport.http import HttpTransport
+from mrtr_cli.errors import AuthError, ProtocolError
+from mrtr_cli.transport.base import AuthNote, Deadline, Frame
+from mrtr_cli.transport.http.streamable_http import HttpTransport
 from servers.http_faults import FaultServer
 
 
@@ -81,6 +81,55 @@ def frames(url: str, limit: int) -> list:
     finally:
         exchange.close()
         transport.close()
+
+
+class OneLogin:
+    """An authorizer that keeps a token, answers the first challenge with a new one, and refuses the next."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[int, str | None]] = []
+
+    def authorization(self) -> str | None:
+        return "Bearer kept"
+
+    def answer(self, status: int, challenge: str | None):
+        self.asked.append((status, challenge))
+        if len(self.asked) > 1:
+            raise AuthError("the server still refuses", "check the account")
+        yield AuthNote("authorized", "logged in again")
+        return "Bearer fresh"
+
+
+def authorizations_sent(faults: FaultServer, authorizer: OneLogin | None) -> tuple[list[object], list[str | None]]:
+    """What one tools/call to the 401 fault yields before its error, and the Authorization of each POST."""
+    before = len(faults.calls("/401"))
+    message = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
+    transport = HttpTransport(f"{faults.url}/401", {}, authorizer=None if authorizer is None else lambda _: authorizer)
+    exchange = transport.start(json.dumps(message), message)
+    seen: list[object] = []
+    try:
+        with pytest.raises(AuthError) as refused:
+            seen.extend(exchange.frames(Deadline(20)))
+    finally:
+        exchange.close()
+        transport.close()
+    seen.append(refused.value.message)
+    return seen, [call["headers"].get("Authorization") for call in faults.calls("/401")[before:]]
+
+
+def test_the_auth_step_answers_a_challenge_and_sends_the_request_again(faults):
+    authorizer = OneLogin()
+    seen, sent = authorizations_sent(faults, authorizer)
+    assert sent == ["Bearer kept", "Bearer fresh"]  # the kept token first, then the authorizer's new one
+    challenge = 'Bearer realm="mcp", resource_metadata="https://as.example/prm"'
+    assert authorizer.asked == [(401, challenge), (401, challenge)]  # the authorizer bounds the retries
+    assert AuthNote("authorized", "logged in again") in seen and seen[-1] == "the server still refuses"
+
+
+def test_without_an_authorizer_the_challenge_is_the_error(faults):
+    seen, sent = authorizations_sent(faults, None)
+    assert sent == [None]
+    assert "HTTP 401" in str(seen[-1]), seen
 
 
 def test_a_body_of_exactly_the_limit_passes_one_byte_more_does_not(faults):

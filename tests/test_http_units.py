@@ -218,10 +218,11 @@ class _Body:
 def test_a_big_json_body_is_read_without_a_copy_at_the_end():
     import tracemalloc
 
-    from mrtr_cli.transport.http import HttpExchange, HttpTransport
+    from mrtr_cli.transport.http.post_exchange import HttpExchange
+    from mrtr_cli.transport.http.streamable_http import HttpTransport
 
     transport = HttpTransport("http://127.0.0.1/mcp", {})
-    exchange = HttpExchange(transport, "{}", {})
+    exchange = HttpExchange(transport.connection, transport.session, None, "{}", {})
     tracemalloc.start()
     try:
         body = exchange._read(_Body(8_000_000))

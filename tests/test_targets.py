@@ -12,8 +12,9 @@ import pytest
 from mrtr_cli.conversation.preparation import Preparation, prepare_call
 from mrtr_cli.errors import ProtocolError, ServerError, UsageError
 from mrtr_cli.options import TargetOptions
-from mrtr_cli.target import (DemoTarget, HttpTarget, StdioTarget, demo_command, options_from_entry, parse_headers,
-                             read_env_file, recorded_command, resolve_target)
+from mrtr_cli.target import (demo_command, options_from_entry, parse_headers, read_env_file, recorded_command,
+                             resolve_target)
+from mrtr_cli.target_kinds import DemoTarget, HttpTarget, StdioTarget
 
 
 def test_stdio_forms():

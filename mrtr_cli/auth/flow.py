@@ -120,7 +120,7 @@ def checked_redirect(recorder: Recorder, received: dict[str, str], state: str, m
 
 
 class Authorizer:
-    """What the HTTP transport asks when a server answers 401 or 403 (transport/http.py)."""
+    """What the HTTP transport asks when a server answers 401 or 403 (transport/http/post_exchange.py)."""
 
     def __init__(self, server_url: str, settings: AuthSettings, fetch: Fetch, store: TokenStore | None = None) -> None:
         self.server_url = server_url

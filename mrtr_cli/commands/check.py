@@ -111,7 +111,7 @@ def _authorization(context: Context, target: Target, options: TargetOptions) -> 
     """The authorization probes (check/authorization.py), and whether the server is behind OAuth."""
     if not target.may_want_oauth:
         return [], False  # the spec's authorization is for HTTP: over stdio there is nothing to probe
-    from mrtr_cli.transport.http import HttpTransport
+    from mrtr_cli.transport.http.streamable_http import HttpTransport
 
     transport = target.open(options._replace(no_auth=True), context.output.verbose, context.output.show_secrets)
     assert isinstance(transport, HttpTransport), "only an HTTP target may want OAuth"

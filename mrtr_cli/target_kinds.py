@@ -1,0 +1,157 @@
+"""The kinds of target, one class each: `StdioTarget` (a server process), `DemoTarget` (the
+built-in demo, a stdio server) and `HttpTarget` (a Streamable HTTP endpoint).
+
+Every kind has the small interface target.py's `Target` names: `kind` (its name in a
+transcript's `target.transport`), what it supports (`mirrors_headers`, `may_want_oauth`,
+`probes_era`, `takes_headers`), `open` (a live transport) and `transcript_entry` (how a
+transcript names it). Only this module and target.py (which resolves a target from the command
+line, an mcpServers file or a transcript) tell the kinds apart; everything else asks the target.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from mrtr_cli.errors import UsageError
+from mrtr_cli.options import TargetOptions
+from mrtr_cli.transport.base import Transport
+
+if TYPE_CHECKING:
+    from mrtr_cli.auth.kept import ServerLogin
+
+_INTERPRETERS = re.compile(r"(?i)(python[0-9.]*|node|nodejs|bun|deno|ruby|perl|php)(\.exe)?")
+"""Programs that, started with no script, wait for one on stdin: as a server they never answer."""
+
+
+@dataclass(frozen=True)
+class StdioTarget:
+    """A server process: argv, extra environment, working directory."""
+
+    kind: ClassVar[str] = "stdio"
+    mirrors_headers: ClassVar[bool] = False
+    may_want_oauth: ClassVar[bool] = False
+    probes_era: ClassVar[bool] = True
+    takes_headers: ClassVar[bool] = False
+
+    command: tuple[str, ...]
+    env: dict[str, str] = field(default_factory=dict)
+    cwd: str | None = None
+
+    def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
+        from mrtr_cli.transport.stdio import StdioTransport
+
+        started = scriptless(self.command)
+        if started is not None:  # `--stdio python server.py`: the quotes forgotten, server.py taken for the tool
+            raise UsageError(f"`{started}` has no script to run: started so, it waits for one on stdin and never "
+                             "answers", f'quote the whole command, --stdio "{started} server.py", or give it last, '
+                             f"-- {started} server.py")
+        env = {**os.environ, **self.env}
+        return StdioTransport(list(self.command), env, self.cwd, verbose, max_message_size=options.max_message_size,
+                              write_timeout=options.timeout)
+
+    def transcript_entry(self) -> dict[str, Any]:
+        """The command with the absolute directory it ran in, so a replay from elsewhere runs it the same."""
+        cwd = Path(self.cwd or os.getcwd()).resolve()
+        return {"transport": self.kind, "command": list(self.command), "cwd": str(cwd)}
+
+    @staticmethod
+    def recorded_command(entry: dict[str, Any]) -> str | None:
+        """The command a transcript's entry of this kind runs, which replay runs only with consent."""
+        return shlex.join(entry["command"])
+
+    @staticmethod
+    def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
+        """`options` naming the server of a transcript's entry of this kind."""
+        return options._replace(command=tuple(entry["command"]), cwd=options.cwd or entry.get("cwd"))
+
+
+@dataclass(frozen=True)
+class DemoTarget(StdioTarget):
+    """The built-in demo server, spawned over stdio; a transcript names it by kind alone."""
+
+    kind: ClassVar[str] = "demo"
+
+    pool: Any = field(default=None, compare=False)
+    """A `transport.shared.ServerPool` to take the process from (replay, modern era), or None."""
+
+    def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
+        start = functools.partial(StdioTarget.open, self, options, verbose, show_secrets)
+        if self.pool is None:
+            return start()
+        key = (self.command, tuple(sorted(self.env.items())), self.cwd, verbose, options.max_message_size)
+        transport: Transport = self.pool.open(key, start)
+        return transport
+
+    def transcript_entry(self) -> dict[str, Any]:
+        return {"transport": self.kind}
+
+    @staticmethod
+    def recorded_command(entry: dict[str, Any]) -> str | None:
+        return None
+
+    @staticmethod
+    def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
+        return options._replace(demo=True)
+
+
+@dataclass(frozen=True)
+class HttpTarget:
+    """A Streamable HTTP endpoint and the extra headers to send."""
+
+    kind: ClassVar[str] = "http"
+    mirrors_headers: ClassVar[bool] = True
+    may_want_oauth: ClassVar[bool] = True
+    probes_era: ClassVar[bool] = False
+    takes_headers: ClassVar[bool] = True
+
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    oauth: dict[str, Any] = field(default_factory=dict)
+    """The mcpServers entry's `oauth` (clientId, clientSecret, clientMetadataUrl, scopes); flags win."""
+
+    def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
+        from mrtr_cli.transport.http.streamable_http import HttpTransport
+
+        authorizer = self.login(options, show_secrets).kept_token_first if self.logs_in(options) else None
+        return HttpTransport(self.url, self.headers, options.cacert, options.insecure, show_secrets,
+                             max_message_size=options.max_message_size, authorizer=authorizer)
+
+    def logs_in(self, options: TargetOptions) -> bool:
+        """Whether a 401 starts the authorization flow: not with --no-auth, nor when an -H
+        Authorization header was given (it wins, and no kept token is sent either)."""
+        return not options.no_auth and not any(name.lower() == "authorization" for name in self.headers)
+
+    def login(self, options: TargetOptions, show_secrets: bool) -> ServerLogin:
+        """The server and what mrtr may log in to it with (auth/kept.py): the kept token, then the flow."""
+        from mrtr_cli.auth.kept import ServerLogin
+
+        return ServerLogin(self.url, options, self.oauth, show_secrets)
+
+    def transcript_entry(self) -> dict[str, Any]:
+        return {"transport": self.kind, "url": self.url}
+
+    @staticmethod
+    def recorded_command(entry: dict[str, Any]) -> str | None:
+        return None
+
+    @staticmethod
+    def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
+        return options._replace(url=entry["url"])
+
+
+KINDS = {kind.kind: kind for kind in (StdioTarget, DemoTarget, HttpTarget)}
+"""Every kind of target, by the name a transcript keeps."""
+
+
+def scriptless(command: tuple[str, ...]) -> str | None:
+    """The command, when it starts an interpreter (or `uv run`) with nothing to run; else None."""
+    words = command[2:] if command[:2] == ("uv", "run") else command
+    if not words or (len(words) == 1 and _INTERPRETERS.fullmatch(Path(words[0]).name)):
+        return shlex.join(command)
+    return None
