@@ -300,12 +300,6 @@ def test_the_layer_rule_lets_imports_point_down():
 
 
 KNOWN_CIRCLES = {
-    "server/http_serving.py": "McpHandler answers through http_older.py and sse_responses.py, which take the "
-                              "handler back (a TYPE_CHECKING import) and call its private _send_json and "
-                              "_send_empty; removed by a public reply writer (send_json, send_empty) typed as a "
-                              "Protocol those two modules own, with the sessions and dispatcher they read",
-    "server/http_older.py": "the same circle as server/http_serving.py",
-    "server/sse_responses.py": "the same circle as server/http_serving.py",
     "answering/scripted.py": "scripted.py names AnswersFile (answers_file.py) as a type, and answers_file.py "
                              "uses scripted.py's response builders; removed by a Protocol for what scripted.py "
                              "asks of an answers file",
