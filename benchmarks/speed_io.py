@@ -98,12 +98,12 @@ def requests_per_second(url: str, calls: list[tuple[str, dict]], count: int = RE
 
 def transcripts(folder: Path, count: int) -> list[Path]:
     """`count` transcripts of the benchmark server's `ask` (one question), each with its own arguments."""
-    from mrtr_cli import yaml_io
+    from mrtr_cli import yaml_dumper, yaml_loader
 
     first = folder / "ask.yaml"
     subprocess.run(mrtr_call(["--stdio", " ".join(SERVER), "--record", str(first)], "ask", 1), check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-    document = yaml_io.load_file(first, "transcript")
+    document = yaml_loader.load_file(first, "transcript")
     paths = []
     for number in range(count):
         arguments = {"n": 1, "copy": number}
@@ -111,7 +111,7 @@ def transcripts(folder: Path, count: int) -> list[Path]:
         for entry in document["rounds"]:
             entry["sent"]["params"]["arguments"] = arguments
         paths.append(folder / f"t{number:04}.yaml")
-        paths[-1].write_text(yaml_io.dumps(document), encoding="utf-8")
+        paths[-1].write_text(yaml_dumper.dumps(document), encoding="utf-8")
     return paths
 
 

@@ -3,7 +3,7 @@ where a file mrtr writes by renaming goes (`replaced_path`).
 
 Every read is bounded: at most `limit` bytes are read, so `/dev/zero` or an endless pipe
 stops with an error instead of filling memory. Text must be UTF-8. JSON is parsed by the
-standard library, with the limits of `yaml_io` (nesting depth, integer digits), and every
+standard library, with the limits of `yaml_loader` (nesting depth, integer digits), and every
 error names its place as `FILE:LINE:COLUMN`. Standard library only.
 """
 

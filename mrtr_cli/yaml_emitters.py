@@ -1,5 +1,5 @@
 """Which texts PyYAML's two emitters, libyaml's and the pure-Python one, write alike (standard
-library only; yaml_io.py decides with these which emitter writes a document, and which long
+library only; yaml_dumper.py decides with these which emitter writes a document, and which long
 texts it sets aside while dumping).
 
 Each check is a C-speed pass over the text (`isascii`, `bytes.translate` a slice at a time, a

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, mrtr
 from mrtr_cli.check.generic import GENERIC_PROBES
-from mrtr_cli.check.probes import EXACT_HEADER_PROBES, tampered
+from mrtr_cli.check.probes import EXACT_HEADER_PROBES
+from mrtr_cli.check.tool_probes import tampered
 from mrtr_cli.check.stream import STREAM_PROBES
 from mrtr_cli.check.subscriptions import LISTEN_PROBES
 from mrtr_cli.server.state import Sealer, StateRejected

@@ -1,5 +1,5 @@
 """`mrtr check --tool X`: the named tool's own conversation judged round by round (check/tool_rounds.py),
-and answers of the wrong shape or null (check/probes.py): the demo's tools pass, a scripted server
+and answers of the wrong shape or null (check/tool_probes.py): the demo's tools pass, a scripted server
 breaking one rule is told."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 
 from conftest import ROOT, SDK_SERVER, elicit, input_required, mrtr, text_result
-from mrtr_cli.check.probes import ALL_TOOL_PROBES
+from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES
 from mrtr_cli.check.stream import STREAM_PROBES
 
 SCHEMA = json.loads((ROOT / "docs" / "json" / "check.schema.json").read_text())

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, mrtr
-from mrtr_cli import files, yaml_io
+from mrtr_cli import files, yaml_dumper, yaml_loader
 from mrtr_cli.answering.answers_file import load_answers_file
 from mrtr_cli.errors import UsageError
 
@@ -26,7 +26,7 @@ def loader(request, monkeypatch):
 
     if request.param and not yaml.__with_libyaml__:
         pytest.fail("libyaml is not installed in this environment: the fast loader goes untested")
-    monkeypatch.setattr(yaml_io, "USE_LIBYAML", request.param)
+    monkeypatch.setattr(yaml_loader, "USE_LIBYAML", request.param)
     return request.param
 
 
@@ -59,7 +59,7 @@ def test_hostile_yaml_is_one_line_with_its_place(tmp_path: Path, loader, text: s
     path = tmp_path / "a.yaml"
     path.write_text(text)
     with pytest.raises(UsageError) as caught:
-        yaml_io.load_file(path, "answers file")
+        yaml_loader.load_file(path, "answers file")
     line = caught.value.one_line()
     assert line.startswith(f"{path}:{place}") and message in line and "\n" not in line
 
@@ -67,7 +67,7 @@ def test_hostile_yaml_is_one_line_with_its_place(tmp_path: Path, loader, text: s
 def test_dates_and_keys_stay_text_as_written(tmp_path: Path, loader):
     path = tmp_path / "a.yaml"
     path.write_text("{1: 2, yes: 2026-12-24, at: 2026-12-24T10:00:00Z, null: [a]}\n")
-    assert yaml_io.load_file(path, "answers file") == {"1": 2, "yes": "2026-12-24", "at": "2026-12-24T10:00:00Z",
+    assert yaml_loader.load_file(path, "answers file") == {"1": 2, "yes": "2026-12-24", "at": "2026-12-24T10:00:00Z",
                                                       "null": ["a"]}
 
 
@@ -150,10 +150,10 @@ def test_an_endless_fifo_stops_at_the_size_limit(tmp_path: Path):
 
 
 def transcript_with(tmp_path: Path, change) -> Path:
-    document = yaml_io.load_file(ROOT / "recordings" / "two_questions.yaml", "transcript")
+    document = yaml_loader.load_file(ROOT / "recordings" / "two_questions.yaml", "transcript")
     change(document)
     path = tmp_path / "t.yaml"
-    path.write_text(yaml_io.dumps(document))
+    path.write_text(yaml_dumper.dumps(document))
     return path
 
 

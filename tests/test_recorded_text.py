@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import mrtr
-from mrtr_cli import events, signals, yaml_io
+from mrtr_cli import events, signals, yaml_dumper, yaml_emitters, yaml_loader
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import Signalled, UsageError
 from mrtr_cli.transcript import model
@@ -43,7 +43,7 @@ HOSTILE = ["\n", "\n\n", "\n\n\n", "...", "\n...\n", "---", "\n---\n", "--- |", 
 """Pieces of hostile text: line breaks of every kind, markers, indicators, controls, long lines
 (the last but four, alone, is a text set aside while dumping: SET_ASIDE_LENGTH below)."""
 SET_ASIDE_LENGTH = 200
-"""Texts this long that YAML writes as they are are set aside while dumping (yaml_io.SET_ASIDE_LENGTH,
+"""Texts this long that YAML writes as they are are set aside while dumping (yaml_dumper.SET_ASIDE_LENGTH,
 which is 64 KiB: a failing example that long would be too long to read)."""
 
 
@@ -122,7 +122,7 @@ def holds_lone_surrogate(value: Any) -> bool:
 
 def loaded(path: Path, libyaml: bool) -> dict[str, Any]:
     """The transcript at `path`, read by mrtr's own loader (libyaml's parser or the pure one)."""
-    yaml_io.USE_LIBYAML = libyaml
+    yaml_loader.USE_LIBYAML = libyaml
     return model.load(str(path)).data
 
 
@@ -134,13 +134,12 @@ def record(directory: Path, conversation: dict[str, Any], libyaml: bool) -> tupl
                         Redaction.from_flags([]), broadcast)
     broadcast.subscribe(recorder)
     broadcast.subscribe(shown.append)
-    yaml_io.USE_LIBYAML = libyaml
+    yaml_dumper.USE_LIBYAML = libyaml
     for event in conversation_events(conversation):
         broadcast(event)
     if recorder.file is not None:  # a round is written once the next one starts: one round waits for the outcome
         for reader in (True, False):
             assert loaded(recorder.partial, reader) == recorder.document()
-    yaml_io.USE_LIBYAML = libyaml
     broadcast(events.OutcomeReached(the_outcome(conversation)))
     return recorder, shown
 
@@ -167,8 +166,8 @@ def check_rounds(document: dict[str, Any], conversation: dict[str, Any]) -> None
 @given(conversation=CONVERSATION)
 def test_any_text_in_any_field_of_a_round_is_written_and_read_back(conversation: dict[str, Any]):
     directory = Path(tempfile.mkdtemp())
-    chosen, set_aside = yaml_io.USE_LIBYAML, yaml_io.SET_ASIDE_LENGTH
-    yaml_io.SET_ASIDE_LENGTH = SET_ASIDE_LENGTH
+    chosen, set_aside = (yaml_dumper.USE_LIBYAML, yaml_loader.USE_LIBYAML), yaml_dumper.SET_ASIDE_LENGTH
+    yaml_dumper.SET_ASIDE_LENGTH = SET_ASIDE_LENGTH
     try:
         for libyaml in (True, False):
             recorder, shown = record(directory, conversation, libyaml)
@@ -185,22 +184,22 @@ def test_any_text_in_any_field_of_a_round_is_written_and_read_back(conversation:
             ending = conversation["error"] is not None and holds_lone_surrogate(conversation["error"])
             assert len(noted) == len(kept) + int(ending)  # each shown once; the ending's is only shown
     finally:
-        yaml_io.USE_LIBYAML, yaml_io.SET_ASIDE_LENGTH = chosen, set_aside
+        (yaml_dumper.USE_LIBYAML, yaml_loader.USE_LIBYAML), yaml_dumper.SET_ASIDE_LENGTH = chosen, set_aside
         shutil.rmtree(directory)
 
 
 def test_a_part_that_ends_in_a_kept_blank_line_does_not_end_the_document():
     for libyaml in (True, False):
-        yaml_io.USE_LIBYAML = libyaml
+        yaml_dumper.USE_LIBYAML = libyaml
         try:
-            assert yaml_io.dumps({"k": "a\n\n"}).endswith("\n...\n")  # what the emitter writes alone
-            assert yaml_io.dumps_part({"k": "a\n\n"}) == "k: |+\n  a\n\n"
-            assert yaml_io.dumps_part([{"k": "\n"}]) == "- k: |2+\n\n"
+            assert yaml_dumper.dumps({"k": "a\n\n"}).endswith("\n...\n")  # what the emitter writes alone
+            assert yaml_dumper.dumps_part({"k": "a\n\n"}) == "k: |+\n  a\n\n"
+            assert yaml_dumper.dumps_part([{"k": "\n"}]) == "- k: |2+\n\n"
         finally:
-            yaml_io.USE_LIBYAML = True
+            yaml_dumper.USE_LIBYAML = True
     for refused in ("text", {}, []):
         with pytest.raises(ValueError):
-            yaml_io.dumps_part(refused)
+            yaml_dumper.dumps_part(refused)
 
 
 class SignalledMidRound(Recorder):
@@ -264,7 +263,7 @@ writes, and ones the pure emitter writes (libyaml escapes characters beyond U+FF
 @pytest.mark.parametrize("emitter", list(TEXTS))
 def test_a_recorded_reply_and_argument_ending_in_a_blank_line_show_and_replay(emitter: str, tmp_path: Path):
     path, (reply, text) = tmp_path / "s.yaml", TEXTS[emitter]
-    assert yaml_io.emitters_agree({"reply": reply, "text": text}) is (emitter == "libyaml")
+    assert yaml_emitters.emitters_agree({"reply": reply, "text": text}) is (emitter == "libyaml")
     run = mrtr("call", "summarize", "--demo", "--args", json.dumps({"text": text}), "--sampling-reply", reply,
                "--record", str(path))
     assert run.code == 0, run.stderr

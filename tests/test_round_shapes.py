@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import ROOT
-from mrtr_cli import events, yaml_io
+from mrtr_cli import events, yaml_dumper
 from mrtr_cli.answering.sources import SOURCES
 from mrtr_cli.render.json_report import conversation
 from mrtr_cli.transcript import model
@@ -126,7 +126,7 @@ def test_recorded_rounds_read_back_into_the_parts_they_were_written_from(path: P
     method = transcript.request["method"]
     for entry in transcript.rounds:
         written = round_to_data(_parts_from(method, entry))
-        assert yaml_io.dumps(written) == yaml_io.dumps(entry)
+        assert yaml_dumper.dumps(written) == yaml_dumper.dumps(entry)
     document = conversation(model.outcome_of(transcript))
     assert [r["round"] for r in document["rounds"]] == [e["round"] for e in transcript.rounds]
 

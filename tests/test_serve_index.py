@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PYTHON, ROOT, mrtr
-from mrtr_cli import yaml_io
+from mrtr_cli import yaml_dumper, yaml_loader
 from mrtr_cli.server.app import Call, RpcError
 from mrtr_cli.server.dispatcher import Dispatcher
 from mrtr_cli.server.mock import MockApp
@@ -22,13 +22,13 @@ RECORDING = ROOT / "recordings" / "book_table.yaml"
 
 def variants(tmp_path: Path, changes: list) -> list[model.Transcript]:
     """book_table.yaml once per change, each change applied to a copy of its document."""
-    original = yaml_io.load_file(RECORDING, "transcript")
+    original = yaml_loader.load_file(RECORDING, "transcript")
     paths = []
     for number, change in enumerate(changes):
         document = copy.deepcopy(original)
         change(document)
         paths.append(tmp_path / f"t{number}.yaml")
-        paths[-1].write_text(yaml_io.dumps(document), encoding="utf-8")
+        paths[-1].write_text(yaml_dumper.dumps(document), encoding="utf-8")
     return [model.load(str(path)) for path in paths]
 
 

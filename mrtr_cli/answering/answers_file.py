@@ -24,9 +24,9 @@ SCHEMA = Path(__file__).with_name("answers.schema.json")
 def load_answers_file(path: str) -> AnswersFile:
     """The answers file at `path`, checked against its schema before anything runs (by answers_shape;
     by jsonschema only when that finds it broken, to say how)."""
-    from mrtr_cli import yaml_io  # loaded only with --answers
+    from mrtr_cli import yaml_loader  # loaded only with --answers
 
-    located = yaml_io.load_located(path, "answers file")
+    located = yaml_loader.load_located(path, "answers file")
     if located.node is None:
         raise UsageError(f"{path}: the answers file is empty", "start it with answers: or match: (see the README)")
 

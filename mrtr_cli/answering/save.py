@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import yaml_io
+from mrtr_cli import yaml_dumper
 from mrtr_cli.forms.fields import form_fields
 from mrtr_cli.errors import UsageError
 
@@ -49,6 +49,6 @@ def _sampling_entry(response: dict[str, Any]) -> dict[str, Any]:
 
 def save_answers(path: str, rounds: list[Any]) -> None:
     try:
-        Path(path).write_text(yaml_io.dumps(answers_document(rounds)), encoding="utf-8")
+        Path(path).write_text(yaml_dumper.dumps(answers_document(rounds)), encoding="utf-8")
     except OSError as error:
         raise UsageError(f"cannot write --save-answers {path!r}: {error.strerror}", "check the path") from None

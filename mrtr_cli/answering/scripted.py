@@ -8,7 +8,7 @@ import json
 import shlex
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import urlparse
 
 from mrtr_cli.forms.fields import complete_form
@@ -19,8 +19,11 @@ from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol.per_value import PerValue
 from mrtr_cli.text import safe_line
 
-if TYPE_CHECKING:
-    from mrtr_cli.answering.answers_file import AnswersFile
+
+class AnswerEntries(Protocol):
+    """What `--answer` completes: an answers file's entry for a question (answers_file.AnswersFile is one)."""
+
+    def entry_for(self, question: Question) -> dict[str, Any] | None: ...
 
 
 def elicit_response(question: Question, action: str, given: dict[str, Any]) -> Response:
@@ -61,7 +64,7 @@ class FlagAnswerer:
 
     name = sources.FLAG
 
-    def __init__(self, flags: list[str], base: AnswersFile | None = None) -> None:
+    def __init__(self, flags: list[str], base: AnswerEntries | None = None) -> None:
         self.flags = [parse_flag(raw) for raw in flags]
         self.base = base
         self.used: set[str] = set()

@@ -15,9 +15,10 @@ from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.client import Client, Era
 from mrtr_cli.conversation.session import Session
-from mrtr_cli.check.probes import (ALL_TOOL_PROBES, DISCOVER_PROBES, EXACT_HEADER_PROBES, GENERIC_PROBES,
-                                   HEADER_PROBE, META_PROBE, VERSION_PROBE)
+from mrtr_cli.check.probes import (DISCOVER_PROBES, EXACT_HEADER_PROBES, GENERIC_PROBES, HEADER_PROBE, META_PROBE,
+                                   VERSION_PROBE)
 from mrtr_cli.check.stream import STREAM_PROBES
+from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES
 from mrtr_cli.check.subscriptions import LISTEN_PROBES
 from mrtr_cli.check.verdicts import SPEC, Check, Probe, short, timed, verdict
 from mrtr_cli.text import safe_line

@@ -18,7 +18,8 @@ from mrtr_cli.conversation.lists import unlisted_hint
 from mrtr_cli.conversation.preparation import Preparation, prepare_call
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
 from mrtr_cli.check import authorization, older
-from mrtr_cli.check.probes import ALL_TOOL_PROBES, Check, Prober, ToolProber
+from mrtr_cli.check.probes import Check, Prober
+from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES, ToolProber
 from mrtr_cli.check.named import named_checks, probes_for
 from mrtr_cli.check.stream import StreamWatch
 from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
@@ -141,7 +142,7 @@ def _era_unknown(error: AuthError) -> dict[str, Any]:
 
 def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | None, target: Target,
             named: tuple[CallOptions, ...]) -> list[Check]:
-    """The checks of a 2026-07-28 server (check/probes.py)."""
+    """The checks of a 2026-07-28 server (check/probes.py; with a tool, check/tool_probes.py)."""
     prober, watch = Prober(client, over_http=target.mirrors_headers), StreamWatch(client.settings.log_level)
     context.emit.subscribe(prober)
     context.emit.subscribe(watch)

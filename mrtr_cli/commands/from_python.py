@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrtr_cli import events, yaml_io
+from mrtr_cli import events, yaml_dumper
 from mrtr_cli.commands.call import hold_conversation
 from mrtr_cli.commands.common import make_context
 from mrtr_cli.conversation.session import Outcome
@@ -142,7 +142,7 @@ def _answers_file(answers: Mapping[str, Any] | None) -> Iterator[str | None]:
     descriptor, path = tempfile.mkstemp(prefix="mrtr-answers-", suffix=".yaml")
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            file.write(yaml_io.dumps(dict(answers)))
+            file.write(yaml_dumper.dumps(dict(answers)))
         yield path
     finally:
         os.unlink(path)

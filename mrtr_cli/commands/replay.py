@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli import events, files, yaml_io
+from mrtr_cli import events, files, yaml_dumper
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.commands.common import (Context, client_settings, connect, era_flags, guarded, person_answerer,
@@ -193,7 +193,7 @@ def _rewrite(path: str, document: dict[str, Any]) -> None:
     target = files.replaced_path(path, "--update")
     descriptor, temporary = tempfile.mkstemp(prefix=".mrtr-", suffix=".yaml", dir=str(target.parent))
     with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        file.write(yaml_io.dumps(document))
+        file.write(yaml_dumper.dumps(document))
     os.chmod(temporary, 0o600)
     os.replace(temporary, target)
 

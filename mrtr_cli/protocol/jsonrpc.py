@@ -84,7 +84,7 @@ def encoder(ensure_ascii: bool = True, separators: tuple[str, str] | None = None
     `JSONEncoder.encode` builds its C encoder anew on every call, and checks for cycles: a third of
     the time of a small frame. This builds the same C encoder (`JSONEncoder.iterencode` with
     `_one_shot`) once, without the cycle check: a value decoded from JSON, or from a transcript
-    (whose aliases yaml_io bounds), has no cycle, and one nested too deeply still ends in
+    (whose aliases yaml_loader bounds), has no cycle, and one nested too deeply still ends in
     RecursionError. The C encoder's constructor is not documented: where it is missing, or takes
     other arguments, or writes other text, `JSONEncoder.encode` does the work."""
     made = json.JSONEncoder(ensure_ascii=ensure_ascii, separators=separators, check_circular=False)

@@ -13,18 +13,18 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
+from email.message import Message
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.headers import PROTOCOL_VERSION_HEADER
 from mrtr_cli.server.app import RpcError
 from mrtr_cli.protocol.handshake import OLDER_VERSIONS
+from mrtr_cli.server.dispatcher import Dispatcher
+from mrtr_cli.server.http_replies import HttpReplies
 from mrtr_cli.server.older_session import OlderSession, is_modern, is_response, opens_older_session
 from mrtr_cli.server.sse_responses import ResponseStream
-
-if TYPE_CHECKING:
-    from mrtr_cli.server.http_serving import McpHandler
 
 SESSION_HEADER = "Mcp-Session-Id"
 MAX_SESSIONS = 1000
@@ -61,7 +61,23 @@ class SessionTable:
         return session is not None
 
 
-def serve_older_era(handler: McpHandler, message: Any) -> bool:
+class OlderEraHandler(Protocol):
+    """What the older era's serving uses of the handler of one HTTP request (http_serving.py's is one)."""
+
+    @property
+    def headers(self) -> Message: ...
+
+    @property
+    def dispatcher(self) -> Dispatcher: ...
+
+    @property
+    def sessions(self) -> SessionTable: ...
+
+    @property
+    def replies(self) -> HttpReplies: ...
+
+
+def serve_older_era(handler: OlderEraHandler, message: Any) -> bool:
     """Serve `message` when it belongs to the older era; False leaves it to the 2026-07-28 path."""
     session_id = handler.headers.get(SESSION_HEADER)
     if session_id is None and opens_older_session(message):
@@ -71,56 +87,56 @@ def serve_older_era(handler: McpHandler, message: Any) -> bool:
     elif session_id is not None:
         _serve_in_session(handler, session_id, message)
     elif _looks_older(handler, message):
-        handler._send_json(HTTPStatus.BAD_REQUEST, _error(f"Bad Request: the {SESSION_HEADER} header is missing; "
-                                                          "send initialize first to open a session"))
+        handler.replies.send_json(HTTPStatus.BAD_REQUEST, _error(f"Bad Request: the {SESSION_HEADER} header is "
+                                                                 "missing; send initialize first to open a session"))
     else:
         return False
     return True
 
 
-def end_session(handler: McpHandler) -> bool:
+def end_session(handler: OlderEraHandler) -> bool:
     """DELETE with a session id: 200 when it ended, 404 when unknown; False without the header."""
     session_id = handler.headers.get(SESSION_HEADER)
     if session_id is None:
         return False
     if handler.sessions.end(session_id):
-        handler._send_empty(HTTPStatus.OK)
+        handler.replies.send_empty(HTTPStatus.OK)
     else:
-        handler._send_json(HTTPStatus.NOT_FOUND, _error("Session not found"))
+        handler.replies.send_json(HTTPStatus.NOT_FOUND, _error("Session not found"))
     return True
 
 
-def _looks_older(handler: McpHandler, message: Any) -> bool:
+def _looks_older(handler: OlderEraHandler, message: Any) -> bool:
     """No session and no 2026-07-28 envelope: an older-era version header, or none on a request."""
     version = handler.headers.get(PROTOCOL_VERSION_HEADER)
     is_request = isinstance(message, dict) and "id" in message and "method" in message
     return version in OLDER_VERSIONS or (version is None and is_request)
 
 
-def _open_session(handler: McpHandler, message: dict[str, Any]) -> None:
+def _open_session(handler: OlderEraHandler, message: dict[str, Any]) -> None:
     session, reply = OlderSession.open(handler.dispatcher, message)
     extra = {SESSION_HEADER: handler.sessions.add(session)} if session is not None else {}
-    handler._send_json(reply.status, reply.message or {}, extra)
+    handler.replies.send_json(reply.status, reply.message or {}, extra)
 
 
-def _serve_in_session(handler: McpHandler, session_id: str, message: Any) -> None:
+def _serve_in_session(handler: OlderEraHandler, session_id: str, message: Any) -> None:
     session = handler.sessions.get(session_id)
     if session is None:
-        return handler._send_json(HTTPStatus.NOT_FOUND, _error("Session not found: send initialize again"))
+        return handler.replies.send_json(HTTPStatus.NOT_FOUND, _error("Session not found: send initialize again"))
     version = handler.headers.get(PROTOCOL_VERSION_HEADER)
     if version is not None and version not in OLDER_VERSIONS:
-        return handler._send_json(HTTPStatus.BAD_REQUEST, _error(
+        return handler.replies.send_json(HTTPStatus.BAD_REQUEST, _error(
             f"Bad Request: unsupported {PROTOCOL_VERSION_HEADER} {version!r}; this session speaks {session.version}"))
     if is_response(message):
         if session.asks.deliver(message):
-            return handler._send_empty(HTTPStatus.ACCEPTED)
-        return handler._send_json(HTTPStatus.BAD_REQUEST,
-                                  _error("Bad Request: no question of this session awaits that response id"))
+            return handler.replies.send_empty(HTTPStatus.ACCEPTED)
+        return handler.replies.send_json(HTTPStatus.BAD_REQUEST,
+                                         _error("Bad Request: no question of this session awaits that response id"))
     _answer_in_session(handler, session, message)
 
 
-def _answer_in_session(handler: McpHandler, session: OlderSession, message: Any) -> None:
-    stream = ResponseStream(handler)
+def _answer_in_session(handler: OlderEraHandler, session: OlderSession, message: Any) -> None:
+    stream = ResponseStream(handler.replies)
     try:
         reply = session.handle(message, stream.send)
         if reply.message is not None:
@@ -128,9 +144,9 @@ def _answer_in_session(handler: McpHandler, session: OlderSession, message: Any)
         elif isinstance(message, dict) and "id" in message:
             stream.end()  # a cancelled call: its stream closes without a response
         else:
-            handler._send_empty(HTTPStatus.ACCEPTED)
+            handler.replies.send_empty(HTTPStatus.ACCEPTED)
     except OSError:
-        handler.close_connection = True  # the client closed the stream; its call ends here
+        handler.replies.close_after()  # the client closed the stream; its call ends here
 
 
 def _error(message: str) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from mrtr_cli.server.app import RpcError
 from mrtr_cli.server.dispatcher import DispatchReply, Dispatcher
 from mrtr_cli.server.http_checks import check_request_headers
 from mrtr_cli.server.http_older import SessionTable, end_session, serve_older_era
+from mrtr_cli.server.http_replies import HttpReplies
 from mrtr_cli.server.sse_responses import ResponseStream
 from mrtr_cli.server.listen_streams import hold_open
 
@@ -56,9 +57,15 @@ class McpHandler(BaseHTTPRequestHandler):
     dispatcher: Dispatcher
     loopback: bool
     sessions: SessionTable
+    replies: HttpReplies
+    """What every response of the connection is written through (both eras' serving and the SSE stream use it)."""
     protocol_version = "HTTP/1.1"
     server_version = "mrtr"
     disable_nagle_algorithm = True  # headers and body leave in separate writes: no 40 ms delayed-ACK stalls
+
+    def setup(self) -> None:
+        super().setup()
+        self.replies = HttpReplies(self)
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the client shows the traffic."""
@@ -86,7 +93,8 @@ class McpHandler(BaseHTTPRequestHandler):
         try:
             message = json.loads(body)
         except (ValueError, RecursionError) as error:
-            return self._send_json(400, _error_body(None, RpcError(jsonrpc.PARSE_ERROR, f"Parse error: {error}")))
+            parse_error = RpcError(jsonrpc.PARSE_ERROR, f"Parse error: {error}")
+            return self.replies.send_json(400, _error_body(None, parse_error))
         self._answer(message)
 
     def _transport_problem(self) -> tuple[int, str, dict[str, str]] | None:
@@ -134,13 +142,13 @@ class McpHandler(BaseHTTPRequestHandler):
         try:
             check_request_headers(self.headers, message, self.dispatcher.app)
         except RpcError as error:
-            return self._send_json(error.status, _error_body(request_id, error))
-        stream = ResponseStream(self)
+            return self.replies.send_json(error.status, _error_body(request_id, error))
+        stream = ResponseStream(self.replies)
         reply = self.dispatcher.handle(message, stream.notify)
         if reply.listening is not None:
             return self._hold_listen_stream(stream, reply)
         if reply.message is None:
-            return self._send_empty(HTTPStatus.ACCEPTED)
+            return self.replies.send_empty(HTTPStatus.ACCEPTED)
         stream.finish(reply.status, reply.message)
 
     def _hold_listen_stream(self, stream: ResponseStream, reply: DispatchReply) -> None:
@@ -154,22 +162,7 @@ class McpHandler(BaseHTTPRequestHandler):
         """An HTTP-level refusal; the connection closes, as the body may not have been read."""
         self.close_connection = True
         body = _error_body(None, RpcError(jsonrpc.INVALID_REQUEST, reason))
-        self._send_json(status, body, {**(extra or {}), "Connection": "close"})
-
-    def _send_json(self, status: int, body: dict[str, Any], extra: dict[str, str] | None = None) -> None:
-        data = jsonrpc.encode(body).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        for name, value in (extra or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def _send_empty(self, status: int) -> None:
-        self.send_response(status)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+        self.replies.send_json(status, body, {**(extra or {}), "Connection": "close"})
 
 
 def _error_body(request_id: Any, error: RpcError) -> dict[str, Any]:

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 import threading
-from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mrtr_cli.protocol import jsonrpc
-
-if TYPE_CHECKING:
-    from mrtr_cli.server.http_serving import McpHandler
+from mrtr_cli.server.http_replies import HttpReplies
 
 
 class ResponseStream:
     """Starts an SSE stream on the first notification or server request; otherwise the reply goes out as JSON."""
 
-    def __init__(self, handler: McpHandler) -> None:
-        self.handler = handler
+    def __init__(self, replies: HttpReplies) -> None:
+        self.replies = replies
         self.streaming = False
         self.lock = threading.Lock()
 
@@ -34,33 +31,25 @@ class ResponseStream:
         with self.lock:
             if self.streaming:
                 self._event(message)
-                self.handler.close_connection = True
+                self.replies.close_after()
             else:
-                self.handler._send_json(status, message)
+                self.replies.send_json(status, message)
 
     def keepalive(self) -> None:
         """An SSE comment on an open stream (a listen stream's way to notice a client that left)."""
         with self.lock:
-            self.handler.wfile.write(b": keepalive\n\n")
-            self.handler.wfile.flush()
+            self.replies.write(b": keepalive\n\n")
 
     def end(self) -> None:
         """No response will come (the call was cancelled): the stream, started if need be, closes empty."""
         with self.lock:
             if not self.streaming:
                 self._start()
-            self.handler.close_connection = True
+            self.replies.close_after()
 
     def _start(self) -> None:
-        handler = self.handler
-        handler.send_response(HTTPStatus.OK)
-        handler.send_header("Content-Type", "text/event-stream")
-        handler.send_header("Cache-Control", "no-store")
-        handler.send_header("X-Accel-Buffering", "no")
-        handler.send_header("Connection", "close")
-        handler.end_headers()
+        self.replies.start_event_stream()
         self.streaming = True
 
     def _event(self, message: dict[str, Any]) -> None:
-        self.handler.wfile.write(f"event: message\ndata: {jsonrpc.encode(message)}\n\n".encode("utf-8"))
-        self.handler.wfile.flush()
+        self.replies.write(f"event: message\ndata: {jsonrpc.encode(message)}\n\n".encode("utf-8"))

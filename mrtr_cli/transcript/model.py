@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import events, files, validation, yaml_io
+from mrtr_cli import events, files, validation, yaml_loader
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import MrtrError, ServerError, UsageError, error_for
 from mrtr_cli.transcript.rounds import finding_from_data, round_events, round_from_data
@@ -55,7 +55,7 @@ class Transcript:
 
 def load(path: str) -> Transcript:
     """A transcript from `path`: plain YAML only; a malformed one is a one-line error with its place."""
-    located = yaml_io.load_located(path, "transcript", files.MAX_TRANSCRIPT_SIZE)
+    located = yaml_loader.load_located(path, "transcript", files.MAX_TRANSCRIPT_SIZE)
     if located.node is None:
         raise UsageError(f"{path}: the transcript is empty", "record it again with --record")
 
@@ -90,7 +90,7 @@ def round_line(path: str, number: int | None) -> int | None:
     """The line, from 1, where round `number` (from 1) stands in the transcript at `path`; the
     line of its outcome for the whole conversation; None when the file cannot be read again."""
     try:
-        located = yaml_io.load_located(path, "transcript", files.MAX_TRANSCRIPT_SIZE)
+        located = yaml_loader.load_located(path, "transcript", files.MAX_TRANSCRIPT_SIZE)
     except MrtrError:
         return None
     place = located.place_of(["rounds", number - 1] if number else ["outcome"])

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from mrtr_cli import __version__, events, files, signals, yaml_io
+from mrtr_cli import __version__, events, files, signals, yaml_dumper
 from mrtr_cli.conversation.client import ClientSettings
 from mrtr_cli.errors import ServerError
 from mrtr_cli.options import RecordingOptions
@@ -214,19 +214,19 @@ class Recorder(TranscriptBuilder):
         self.path = Path(path)
         self.partial = self.path.with_name(self.path.name + ".partial")
         self.file: IO[str] | None = None
-        yaml_io.load_emitters()  # not first while the conversation runs, where Ctrl-C may land
+        yaml_dumper.load_emitters()  # not first while the conversation runs, where Ctrl-C may land
 
     def started(self, top: dict[str, Any]) -> None:
         descriptor = os.open(self.partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         self.file = os.fdopen(descriptor, "w", encoding="utf-8")
-        self._write(yaml_io.dumps_part(top))
+        self._write(yaml_dumper.dumps_part(top))
 
     def added(self, entry: dict[str, Any]) -> None:
-        self._write("rounds:\n" if len(self.rounds) == 1 else "", yaml_io.dumps_part([entry]))
+        self._write("rounds:\n" if len(self.rounds) == 1 else "", yaml_dumper.dumps_part([entry]))
 
     def finished(self, ending: dict[str, Any]) -> None:
         assert self.file is not None
-        self._write("rounds: []\n" if not self.rounds else "", yaml_io.dumps_part(ending))
+        self._write("rounds: []\n" if not self.rounds else "", yaml_dumper.dumps_part(ending))
         os.fsync(self.file.fileno())
         self.file.close()
         os.replace(self.partial, self.path)
