@@ -3,12 +3,14 @@ option_table.py it takes, in the order its help lists them.
 
 Built from this table: cli/subcommands.py and cli/auth_app.py (typer's commands) and
 commands/fast_help.py (every `--help`, without typer). Adding a command is an entry here and its
-function in cli/; standard library only, as the fast help imports it.
+function in cli/; standard library only (and protocol/choices.py), as the fast help imports it.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple, Union
+
+from mrtr_cli.protocol.choices import LIST_METHODS
 
 
 class Argument(NamedTuple):
@@ -61,7 +63,7 @@ COMMANDS = (
     Command("discover", "server/discover: the versions, capabilities and serverInfo of a server.",
             groups=(("target", ()), ("output", ()))),
     Command("list", "The tools, prompts, resources or resource templates of a server, every page.",
-            (Argument("kind", "What to list.", choices=("tools", "prompts", "resources", "templates")),),
+            (Argument("kind", "What to list.", choices=tuple(LIST_METHODS)),),
             (("target", ()), ("output", ()))),
     Command("demo-server", "The built-in demo server: every tool asks for input through MRTR (stdio by default).",
             groups=(("serving", ()),)),

@@ -1,4 +1,5 @@
-"""The console script `mrtr`: `--version` answers at once; anything else loads the command line."""
+"""The console script `mrtr`: `--version` answers at once, `--help` and a usual call without typer
+(commands/fast_help.py, fast_call.py); anything else loads the command line."""
 
 from __future__ import annotations
 
@@ -29,7 +30,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: list[str]) -> int:
-    """A usual call, read or prompt without typer (commands/fast_call.py); anything else through it."""
+    """`--help`, and a usual call, read or prompt, without typer (commands/fast_help.py and
+    fast_call.py); anything else through it."""
+    if args[-1:] in (["--help"], ["-h"]):
+        from mrtr_cli.commands import fast_help
+
+        code = fast_help.run(args)
+        if code is not None:
+            return code
     from mrtr_cli.commands import fast_call  # the command line imports it too, for `--`
 
     code = fast_call.run(args)

@@ -16,7 +16,7 @@ from typing import Any, Literal, NamedTuple
 from mrtr_cli.options import (COLORS, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, AppOptions, ArgumentOptions,
                               LogoutOptions, OutputOptions, ProbeOptions, RecordingOptions, ReplayingOptions,
                               ReportOptions, ServingOptions, TargetOptions, protocol_version, round_limit, seconds)
-from mrtr_cli.protocol.meta import LOG_LEVELS
+from mrtr_cli.protocol.choices import LOG_LEVELS
 
 GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions, "output": OutputOptions,
                           "recording": RecordingOptions, "call": ArgumentOptions, "probes": ProbeOptions,
