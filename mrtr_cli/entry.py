@@ -20,11 +20,13 @@ def main(argv: list[str] | None = None) -> int:
 
     signals.install()
     if args[:1] == ["demo-server"]:  # the fast path: no typer, no rich (--demo starts one per run)
-        from mrtr_cli.commands.serving import demo_server_fast
+        from mrtr_cli.commands import fast_call
 
-        code = demo_server_fast(args[1:])
-        if code is not None:
-            return code
+        serving = fast_call.parse_demo_server(args[1:])
+        if serving is not None:
+            from mrtr_cli.commands.serving import demo_server_fast
+
+            return demo_server_fast(serving)
     with workflow_commands.paused(sys.stderr):
         return _run(args)
 
