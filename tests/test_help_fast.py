@@ -116,3 +116,11 @@ def test_help_to_a_closed_pipe_is_exit_141_without_typer():
             "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'typer', 'click'}), file=sys.stderr)")
     done = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert done.stderr == "141 []\n", done.stderr
+
+
+def test_typer_is_told_of_options_and_arguments_only_through_the_tables():
+    """cli/ declares no option or argument of its own: typer's are built from option_table.py and
+    command_table.py, in option_groups.py's one typer.Option and one typer.Argument."""
+    calls = {path.name: (source.count("typer.Option("), source.count("typer.Argument("))
+             for path in (ROOT / "mrtr_cli" / "cli").glob("*.py") for source in [path.read_text(encoding="utf-8")]}
+    assert {name: counts for name, counts in calls.items() if counts != (0, 0)} == {"option_groups.py": (1, 1)}

@@ -1,8 +1,11 @@
 """The typer app and its commands: each parses, builds Options, calls one function in commands/.
 
-Commands load their module when they run, so `mrtr --help` loads none of them. Only the command
-being run is built into a click command (`command_for`): building all of them, and the `auth`
-sub-app, cost every run about 25 ms.
+Each command's name, help, arguments and option groups are its entry in mrtr_cli/command_table.py,
+its options mrtr_cli/option_table.py's (`command` builds typer's parameters from them); a function
+here receives the arguments by name and each group's Options by the group's name.
+
+Commands load their module when they run. Only the command being run is built into a click
+command (`command_for`): building all of them, and the `auth` sub-app, cost every run about 25 ms.
 (No `from __future__ import annotations` here: typer reads these annotations at runtime.)
 """
 
