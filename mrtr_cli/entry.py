@@ -1,4 +1,5 @@
-"""The console script `mrtr`: `--version` answers at once; anything else loads the command line."""
+"""The console script `mrtr`: `--version` answers at once, `--help` and a usual call without typer
+(commands/fast_help.py, fast_call.py); anything else loads the command line."""
 
 from __future__ import annotations
 
@@ -19,17 +20,26 @@ def main(argv: list[str] | None = None) -> int:
 
     signals.install()
     if args[:1] == ["demo-server"]:  # the fast path: no typer, no rich (--demo starts one per run)
-        from mrtr_cli.commands.serving import demo_server_fast
+        from mrtr_cli.commands import fast_call
 
-        code = demo_server_fast(args[1:])
-        if code is not None:
-            return code
+        serving = fast_call.parse_demo_server(args[1:])
+        if serving is not None:
+            from mrtr_cli.commands.serving import demo_server_fast
+
+            return demo_server_fast(serving)
     with workflow_commands.paused(sys.stderr):
         return _run(args)
 
 
 def _run(args: list[str]) -> int:
-    """A usual call, read or prompt without typer (commands/fast_call.py); anything else through it."""
+    """`--help`, and a usual call, read or prompt, without typer (commands/fast_help.py and
+    fast_call.py); anything else through it."""
+    if args[-1:] in (["--help"], ["-h"]):
+        from mrtr_cli.commands import fast_help
+
+        code = fast_help.run(args)
+        if code is not None:
+            return code
     from mrtr_cli.commands import fast_call  # the command line imports it too, for `--`
 
     code = fast_call.run(args)

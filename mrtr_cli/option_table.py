@@ -1,11 +1,11 @@
-"""Every option of the commands that hold a conversation, declared once: its names, the Options group
-and field it sets, its kind, how its text is read, its metavar and its help. The defaults are the
-Options NamedTuples' own (options.py).
+"""Every option of every command, declared once: its names, the Options group and field it sets, its
+kind, how its text is read, its metavar and its help. The defaults are the Options NamedTuples' own
+(options.py); which command takes which groups is command_table.py's.
 
-Two parsers are built from this table: commands/fast_call.py (a usual `call`, `read` or `prompt`,
-without typer) and cli/option_groups.py (typer's parameters, and so the help pages). Adding an
-option is an entry here, a field in its Options group, and the code that reads it. The entries
-are in the order the help lists them. Standard library only: the fast parser imports it.
+Built from this table: cli/option_groups.py (typer's parameters), commands/fast_call.py (a usual
+`call`, `read` or `prompt`, without typer) and commands/fast_help.py (every `--help`, without
+typer). Adding an option is an entry here, a field in its Options group, and the code that reads
+it. The entries are in the order the help lists them. Standard library only: the fast paths import it.
 """
 
 from __future__ import annotations
@@ -13,16 +13,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
-from mrtr_cli.options import (COLORS, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, CallOptions, OutputOptions,
-                              RecordingOptions, TargetOptions, protocol_version, round_limit, seconds)
-from mrtr_cli.protocol.meta import LOG_LEVELS
+from mrtr_cli.options import (COLORS, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, AppOptions, ArgumentOptions,
+                              LogoutOptions, OutputOptions, ProbeOptions, RecordingOptions, ReplayingOptions,
+                              ReportOptions, ServingOptions, TargetOptions, protocol_version, round_limit, seconds)
+from mrtr_cli.protocol.choices import LOG_LEVELS
 
 GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions, "output": OutputOptions,
-                          "recording": RecordingOptions, "call": CallOptions}
+                          "recording": RecordingOptions, "call": ArgumentOptions, "probes": ProbeOptions,
+                          "replaying": ReplayingOptions, "report": ReportOptions, "serving": ServingOptions,
+                          "logout": LogoutOptions, "app": AppOptions}
 """Each group and the Options NamedTuple its entries fill (and whose defaults they take)."""
 
-PANELS = {"target": "Server", "answering": "Answering", "output": "Output", "recording": "Transcripts"}
-"""The help panel of each group's options; the `call` group's are under Options."""
+PANELS = {"target": "Server", "answering": "Answering", "output": "Output", "recording": "Transcripts",
+          "replaying": "Transcripts", "report": "Output"}
+"""The help panel of each group's options; the other groups' are under Options."""
 
 
 def message_size(text: str) -> int:
@@ -182,9 +186,31 @@ CALL = (
     Option(("--args",), "call", "args_json", "value", "All arguments as a JSON object; -a keys override.",
            "JSON|@FILE"),
 )
-"""What a call or a prompt sends (CallOptions; `read` has none of them)."""
+"""What a call or a prompt sends (ArgumentOptions; `read` has none of them)."""
 
-TABLE: tuple[Option, ...] = (*TARGET, *ANSWERING, *OUTPUT, *RECORDING, *CALL)
+OWN = (
+    Option(("--tool",), "probes", "tool", "value", "Also probe MRTR with this tool (and only this one).", "NAME"),
+    Option(("--prompt",), "probes", "prompt", "value", "Also probe prompts/get of this prompt (-a/--args are its "
+           "arguments when no --tool is named).", "NAME"),
+    Option(("--resource",), "probes", "resource", "value", "Also probe resources/read of this resource.", "URI"),
+    Option(("--interactive",), "replaying", "interactive", "flag", "Ask a person what the recording does not "
+           "answer."),
+    Option(("--update",), "replaying", "update", "flag", "Rewrite each transcript from the live run."),
+    Option(("--ignore",), "replaying", "ignore", "many", "Also ignore this path when comparing "
+           "($.rounds[*].received.result...). Repeatable.", "JSON_PATH"),
+    Option(("--trust-target",), "replaying", "trust_target", "flag", "Run a recorded stdio command without asking."),
+    Option(("--junit",), "report", "junit", "value", "Also write the run as a JUnit XML report to FILE.", "FILE"),
+    Option(("--http",), "serving", "http", "value", "Serve Streamable HTTP on HOST:PORT (HOST defaults to "
+           "127.0.0.1; port 0 picks a free one) instead of stdio.", "[HOST:]PORT"),
+    Option(("--conformance-fixtures",), "serving", "conformance_fixtures", "flag", "Also serve the conformance "
+           "suite's fixture tools and prompt."),
+    Option(("--all",), "logout", "all_servers", "flag", "Log out of every server."),
+    Option(("--version",), "app", "version", "flag", "Print the version and exit."),
+)
+"""The options of one command or two: check's probes, replay's, --junit, serving's, `auth logout
+--all`, and `mrtr --version`."""
+
+TABLE: tuple[Option, ...] = (*TARGET, *ANSWERING, *OUTPUT, *RECORDING, *CALL, *OWN)
 """Every entry, in the order the help lists them."""
 
 BY_NAME: dict[str, Option] = {name: option for option in TABLE for name in option.names}

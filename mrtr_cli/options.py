@@ -121,6 +121,13 @@ class RecordingOptions(NamedTuple):
     redact: tuple[str, ...] = ()
 
 
+class ArgumentOptions(NamedTuple):
+    """`-a KEY=VALUE` and `--args JSON`: what a call or a prompt sends (CallOptions' last fields)."""
+
+    arguments: tuple[str, ...] = ()
+    args_json: str | None = None
+
+
 class CallOptions(NamedTuple):
     """One `call`, `read` or `prompt`: the method and what to send."""
 
@@ -128,3 +135,45 @@ class CallOptions(NamedTuple):
     name: str
     arguments: tuple[str, ...] = ()
     args_json: str | None = None
+
+
+class ProbeOptions(NamedTuple):
+    """What `mrtr check` probes besides the server itself: a tool, a prompt, a resource."""
+
+    tool: str | None = None
+    prompt: str | None = None
+    resource: str | None = None
+
+
+class ReplayingOptions(NamedTuple):
+    """How `mrtr replay` treats its transcripts."""
+
+    interactive: bool = False
+    update: bool = False
+    ignore: tuple[str, ...] = ()
+    trust_target: bool = False
+
+
+class ReportOptions(NamedTuple):
+    """`--junit FILE` of replay and check."""
+
+    junit: str | None = None
+
+
+class ServingOptions(NamedTuple):
+    """How `demo-server` and `serve` serve: stdio, or HTTP at `--http`."""
+
+    http: str | None = None
+    conformance_fixtures: bool = False
+
+
+class LogoutOptions(NamedTuple):
+    """`mrtr auth logout --all`."""
+
+    all_servers: bool = False
+
+
+class AppOptions(NamedTuple):
+    """The options of `mrtr` itself, before a command."""
+
+    version: bool = False

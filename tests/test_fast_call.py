@@ -163,3 +163,41 @@ def test_a_version_mrtr_does_not_speak_is_refused_before_anything_runs():
     known = mrtr("list", "tools", "--demo", "--protocol-version", "2026-07-28")
     assert known.code == 0, known.stderr
     assert "era: modern (2026-07-28): asked for by --protocol-version 2026-07-28" in known.stderr
+
+
+def served_by_typer(args: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...] | None:
+    """What typer hands `run_demo_server` for `mrtr demo-server ARGS`; None when it runs nothing."""
+    from mrtr_cli.commands import serving
+
+    seen: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(serving, "run_demo_server", lambda *given: seen.append(given) or 0)
+    typer_run(["demo-server", *args])
+    return seen[0] if seen else None
+
+
+@pytest.mark.parametrize("args", [[], ["--http", "0"], ["--http=127.0.0.1:0"], ["--conformance-fixtures"],
+                                  ["--conformance-fixtures", "--http", "8080", "--http", "0"]], ids=" ".join)
+def test_demo_servers_options_are_read_from_the_table_as_typer_reads_them(args, monkeypatch):
+    fast = fast_call.parse_demo_server(args)
+    assert fast is not None
+    assert (fast.http, fast.conformance_fixtures) == served_by_typer(args, monkeypatch)
+
+
+@pytest.mark.parametrize("args", [["--http"], ["--help"], ["-h"], ["x"], ["--conformance-fixtures=1"], ["--nope"],
+                                  ["--url", "u"]], ids=" ".join)
+def test_demo_servers_help_and_mistakes_are_left_to_typer(args, monkeypatch):
+    assert fast_call.parse_demo_server(args) is None
+    assert served_by_typer(args, monkeypatch) is None
+
+
+def test_a_demo_server_value_like_an_option_is_left_to_typer(monkeypatch):
+    assert fast_call.parse_demo_server(["--http", "--conformance-fixtures"]) is None
+    assert served_by_typer(["--http", "--conformance-fixtures"], monkeypatch) == ("--conformance-fixtures", False)
+
+
+def test_the_demo_server_loads_no_typer():
+    code = ("import sys\nfrom mrtr_cli.entry import main\nsys.stdin = open('/dev/null')\n"
+            "code = main(['demo-server', '--conformance-fixtures'])\nprint(code, 'typer' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.stdout.split() == ["0", "False"], done.stderr[-2000:]

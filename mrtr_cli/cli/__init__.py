@@ -1,8 +1,10 @@
 """The command line: parse, build typed options, call one function, return its exit code.
 
 The only package that imports typer (and the click it runs on). option_groups.py builds typer's
-options from mrtr_cli/option_table.py, where each is declared once; subcommands.py holds the app and
-its commands.
+parameters from mrtr_cli/option_table.py and mrtr_cli/command_table.py, where each option and each
+command is declared once; subcommands.py holds the app and its commands. A usual `--help`, `call`,
+`read`, `prompt` or `demo-server` never comes here (commands/fast_help.py, fast_call.py); help after
+a mistake, and every message about one, still does.
 """
 
 import sys

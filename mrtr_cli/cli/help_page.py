@@ -1,4 +1,6 @@
-"""mrtr's own `--help`: what cli/help_command.py's click classes hand to render/help.py.
+"""mrtr's own `--help` as typer's command line shows it: what cli/help_command.py's click classes
+hand to render/help.py. (A usual `--help` is drawn without typer, by commands/fast_help.py, from the
+same tables; tests/test_help_fast.py holds the two pages equal.)
 
 typer's rich help (typer.rich_utils) imports rich.markdown and rich.traceback and lays out a rich
 table per panel: most of what `mrtr --help` cost. `help_page` collects what that showed, from the
@@ -14,8 +16,7 @@ from typing import Any, Dict, List, Tuple
 
 import typer.core
 
-from mrtr_cli.exit_codes import pipe_closed
-from mrtr_cli.render.help import HelpPage, Panel, Row, write
+from mrtr_cli.render.help import HelpPage, Panel, Row, show, split_help, write
 
 ARGUMENTS, OPTIONS, COMMANDS = "Arguments", "Options", "Commands"
 
@@ -26,21 +27,16 @@ def write_help(command: Any, ctx: Any, ending: str = "") -> None:
 
 
 def show_help(command: Any, ctx: Any) -> int:
-    """`--help`: the page and its last empty line; the exit code, 141 when stdout's reader went away
-    (`mrtr --help | head -1`), as for any command (README's exit codes)."""
-    try:
-        write_help(command, ctx, ending="\n")
-    except BrokenPipeError:
-        return pipe_closed()
-    return 0
+    """`--help`: the page and its last empty line; the exit code (render/help.py's `show`)."""
+    return show(help_page(command, ctx))
 
 
 def help_page(command: Any, ctx: Any) -> HelpPage:
-    description, _, details = inspect.cleandoc(command.help or "").partition("\f")[0].partition("\n\n")
+    description, details = split_help(inspect.cleandoc(command.help or ""))
     panels = _parameter_panels(command, ctx)
     if isinstance(command, typer.core.TyperGroup):
         panels.extend(_command_panels(command, ctx))
-    return HelpPage(command.get_usage(ctx), description.replace("\n", " ").strip(), details, panels)
+    return HelpPage(command.get_usage(ctx), description, details, panels)
 
 
 def _parameter_panels(command: Any, ctx: Any) -> List[Panel]:
@@ -101,7 +97,7 @@ def _command_panels(group: typer.core.TyperGroup, ctx: Any) -> List[Panel]:
     for name in group.list_commands(ctx):
         command = group.get_command(ctx, name)
         if command is not None and not command.hidden:
-            summary = inspect.cleandoc(command.short_help or command.help or "").split("\n\n")[0]
-            row = Row(((command.name or "", "bold cyan"),), ((summary.replace("\n", " ").strip(), ""),))
+            summary = split_help(inspect.cleandoc(command.short_help or command.help or ""))[0]
+            row = Row(((command.name or "", "bold cyan"),), ((summary, ""),))
             panels.setdefault(getattr(command, "rich_help_panel", None) or COMMANDS, []).append(row)
     return [Panel(title, rows) for title, rows in panels.items() if rows]

@@ -1,11 +1,11 @@
-"""typer's parameters for the options of mrtr_cli/option_table.py, and the group builders that turn
-them into Options objects.
+"""typer's parameters for the options of mrtr_cli/option_table.py and the arguments of
+mrtr_cli/command_table.py, and the group builders that turn them into Options objects.
 
 Each option is declared once, in the table; here each entry becomes a typer option (`typer_option`:
 its names, metavar, help, panel, and a click type that reads the value with the table's reader), and
 each group a builder (`options_of`): a plain function whose parameters are those typer options and
-whose body builds the group's Options. `with_groups` adds a group's parameters to a command and hands
-the command the built object.
+whose body builds the group's Options. `from_table` gives a command function the arguments and the
+groups its entry of the command table names, and hands it the built objects.
 """
 
 import enum
@@ -15,10 +15,8 @@ from typing import Annotated, Any, Callable, Dict, List, Optional
 
 import typer
 
+from mrtr_cli.command_table import Argument, Command
 from mrtr_cli.option_table import BY_NAME, GROUPS, PANELS, TEXT, Option, Reader, of_group
-
-OUTPUT, TRANSCRIPTS = PANELS["output"], PANELS["recording"]
-"""The panels of the options subcommands.py declares itself (replay's and check's own)."""
 
 
 def click_module() -> Any:
@@ -57,14 +55,18 @@ def _click_type(reader: Reader) -> Any:
 
 
 @functools.cache
+def _enum(name: str, choices: tuple[str, ...]) -> Any:
+    """typer's choices for an option or argument of `choices`: an Enum of them."""
+    return enum.Enum(name.title().replace("_", ""), [(choice, choice) for choice in choices], type=str)
+
+
 def _choices(option: Option) -> Any:
-    """typer's choices for an option of `choices`: an Enum of them."""
-    return enum.Enum(option.field.title().replace("_", ""), [(choice, choice) for choice in option.choices], type=str)
+    return _enum(option.field, option.choices)
 
 
-def typer_option(option: Option) -> Any:
-    """The typer annotation of one entry of the table."""
-    settings: Dict[str, Any] = {"help": option.help, "rich_help_panel": PANELS.get(option.group)}
+def typer_option(option: Option, **extra: Any) -> Any:
+    """The typer annotation of one entry of the table (`extra`: more of typer.Option's settings)."""
+    settings: Dict[str, Any] = {"help": option.help, "rich_help_panel": PANELS.get(option.group), **extra}
     if option.metavar is not None:
         settings["metavar"] = option.metavar
     kind: Any = Optional[str]
@@ -79,9 +81,24 @@ def typer_option(option: Option) -> Any:
     return Annotated[kind, typer.Option(*option.names, **settings)]
 
 
-def named(name: str) -> Any:
-    """The typer annotation of the entry called `name` (`--arg`)."""
-    return typer_option(BY_NAME[name])
+def named(name: str, **extra: Any) -> Any:
+    """The typer annotation of the entry called `name` (`--version`)."""
+    return typer_option(BY_NAME[name], **extra)
+
+
+def typer_argument(argument: Argument) -> Any:
+    """The typer annotation of one argument of the command table."""
+    settings: Dict[str, Any] = {"help": argument.help}
+    if argument.metavar is not None:
+        settings["metavar"] = argument.metavar
+    kind: Any = _enum(argument.name, argument.choices) if argument.choices else str
+    kind = List[kind] if argument.many else kind
+    return Annotated[kind if argument.required else Optional[kind], typer.Argument(**settings)]
+
+
+def _argument_value(given: Any) -> Any:
+    """What typer gave for an argument, as the command takes it: a choice as its text."""
+    return given.value if isinstance(given, enum.Enum) else given
 
 
 def _typer_default(option: Option) -> Any:
@@ -128,18 +145,42 @@ output_options = options_of("output")
 recording_options = options_of("recording")
 
 
-def with_groups(**builders: Callable[..., Any]) -> Callable[[Callable[..., int]], Callable[..., int]]:
-    """Give a command the options of each group builder; it receives the built objects by name."""
+def command_of(app: Any, entry: Command) -> Callable[[Callable[..., int]], Any]:
+    """Register a function as the command of `entry` (command_table.py) in the typer `app`: its
+    name, help, arguments and option groups; mrtr's own help (cli/help_command.py)."""
+    from mrtr_cli.cli.help_command import HelpCommand
+
+    def register(function: Callable[..., int]) -> Any:
+        return app.command(entry.name, cls=HelpCommand, help=entry.help)(from_table(entry)(function))
+
+    return register
+
+
+def from_table(entry: Command) -> Callable[[Callable[..., int]], Callable[..., int]]:
+    """Give a command the arguments and the option groups of its `entry` in the command table: it
+    receives each argument by its name and each group's Options by the group's name."""
+    builders = {group: options_of(group, *fields, server_command=group == "target" and not fields)
+                for group, fields in entry.groups}
+    arguments = [inspect.Parameter(argument.name, inspect.Parameter.KEYWORD_ONLY, annotation=typer_argument(argument),
+                                   default=inspect.Parameter.empty if argument.required else None)
+                 for argument in entry.arguments]
+    return with_groups(arguments, **builders)
+
+
+def with_groups(own: List[inspect.Parameter],
+                **builders: Callable[..., Any]) -> Callable[[Callable[..., int]], Callable[..., int]]:
+    """Give a command the parameters `own` and the options of each group builder; it receives the
+    built objects by name."""
 
     def decorate(command: Callable[..., int]) -> Callable[..., int]:
-        own = [p for name, p in inspect.signature(command).parameters.items() if name not in builders]
         grouped = {name: inspect.signature(b).parameters for name, b in builders.items()}
         extra = [p for params in grouped.values() for p in params.values()]
 
         @functools.wraps(command)
         def wrapper(**values: Any) -> int:
             built = {name: builders[name](**{p: values.pop(p) for p in params}) for name, params in grouped.items()}
-            raise typer.Exit(command(**values, **built))
+            given = {name: _argument_value(value) for name, value in values.items()}
+            raise typer.Exit(command(**given, **built))
 
         parameters = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own + extra]
         wrapper.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]

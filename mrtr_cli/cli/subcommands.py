@@ -1,26 +1,28 @@
 """The typer app and its commands: each parses, builds Options, calls one function in commands/.
 
-Commands load their module when they run, so `mrtr --help` loads none of them. Only the command
-being run is built into a click command (`command_for`): building all of them, and the `auth`
-sub-app, cost every run about 25 ms.
+Each command's name, help, arguments and option groups are its entry in mrtr_cli/command_table.py,
+its options mrtr_cli/option_table.py's (`command` builds typer's parameters from them); a function
+here receives the arguments by name and each group's Options by the group's name.
+
+Commands load their module when they run. Only the command being run is built into a click
+command (`command_for`): building all of them, and the `auth` sub-app, cost every run about 25 ms.
 (No `from __future__ import annotations` here: typer reads these annotations at runtime.)
 """
 
-import enum
-from typing import Annotated, Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List
 
 import typer
 
 from mrtr_cli import __version__
-from mrtr_cli.cli.help_command import HelpCommand, HelpGroup
-from mrtr_cli.cli.option_groups import (OUTPUT, TRANSCRIPTS, answering_options, named, output_options,
-                                        recording_options, target_options, with_groups)
-from mrtr_cli.options import CallOptions
+from mrtr_cli.cli.help_command import HelpGroup
+from mrtr_cli.cli.option_groups import command_of, named
+from mrtr_cli.command_table import APP, Command, command_named
+from mrtr_cli.options import (AnsweringOptions, ArgumentOptions, CallOptions, OutputOptions, ProbeOptions,
+                              RecordingOptions, ReplayingOptions, ReportOptions, ServingOptions, TargetOptions)
 
 APP_SETTINGS: Dict[str, Any] = dict(
     name="mrtr",
-    help="Inspect MCP Multi Round-Trip Requests: send a request, answer what the server asks, "
-    "and see every round.",
+    help=APP.help,
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
@@ -28,155 +30,90 @@ APP_SETTINGS: Dict[str, Any] = dict(
 )
 app = typer.Typer(**APP_SETTINGS)
 
-CONVERSING = dict(target=target_options, answering=answering_options, output=output_options,
-                  recording=recording_options)
-"""The option groups of the commands that hold a conversation (call, read, prompt)."""
 
-ARGUMENT, ARGS_JSON = named("--arg"), named("--args")
+def command(entry: Command) -> Callable[[Callable[..., int]], Any]:
+    """Register a function as mrtr's command of `entry` (command_table.py)."""
+    return command_of(app, entry)
 
 
-@app.command(cls=HelpCommand)
-@with_groups(**CONVERSING)
-def call(tool: Annotated[str, typer.Argument(help="The tool to call.")], arg: ARGUMENT = None,
-         args: ARGS_JSON = None, *, target: Any = None, answering: Any = None, output: Any = None,
-         recording: Any = None) -> int:
-    """tools/call TOOL, answering every round until the result."""
+@command(command_named("call"))
+def call(*, tool: str, call: ArgumentOptions, target: TargetOptions, answering: AnsweringOptions,
+         output: OutputOptions, recording: RecordingOptions) -> int:
     from mrtr_cli.commands import call as command
 
-    return command.run(CallOptions("tools/call", tool, tuple(arg or ()), args), target, answering, output, recording)
+    return command.run(CallOptions("tools/call", tool, *call), target, answering, output, recording)
 
 
-@app.command(cls=HelpCommand)
-@with_groups(**CONVERSING)
-def read(uri: Annotated[str, typer.Argument(help="The resource URI.")],
-         *, target: Any = None, answering: Any = None, output: Any = None, recording: Any = None) -> int:
-    """resources/read URI, answering every round until the result."""
+@command(command_named("read"))
+def read(*, uri: str, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
+         recording: RecordingOptions) -> int:
     from mrtr_cli.commands import call as command
 
     return command.run(CallOptions("resources/read", uri), target, answering, output, recording)
 
 
-@app.command(cls=HelpCommand)
-@with_groups(**CONVERSING)
-def prompt(name: Annotated[str, typer.Argument(help="The prompt to get.")], arg: ARGUMENT = None,
-           args: ARGS_JSON = None, *, target: Any = None, answering: Any = None, output: Any = None,
-           recording: Any = None) -> int:
-    """prompts/get NAME (arguments are sent as strings), answering every round until the result."""
+@command(command_named("prompt"))
+def prompt(*, name: str, call: ArgumentOptions, target: TargetOptions, answering: AnsweringOptions,
+           output: OutputOptions, recording: RecordingOptions) -> int:
     from mrtr_cli.commands import call as command
 
-    return command.run(CallOptions("prompts/get", name, tuple(arg or ()), args), target, answering, output, recording)
+    return command.run(CallOptions("prompts/get", name, *call), target, answering, output, recording)
 
 
-@app.command(cls=HelpCommand)
-@with_groups(target=target_options, output=output_options)
-def discover(*, target: Any = None, output: Any = None) -> int:
-    """server/discover: the versions, capabilities and serverInfo of a server."""
+@command(command_named("discover"))
+def discover(*, target: TargetOptions, output: OutputOptions) -> int:
     from mrtr_cli.commands import inspect as command
 
     return command.run_discover(target, output)
 
 
-class ListKind(str, enum.Enum):
-    tools = "tools"
-    prompts = "prompts"
-    resources = "resources"
-    templates = "templates"
-
-
-@app.command("list", cls=HelpCommand)
-@with_groups(target=target_options, output=output_options)
-def list_(kind: Annotated[ListKind, typer.Argument(help="What to list.")],
-          *, target: Any = None, output: Any = None) -> int:
-    """The tools, prompts, resources or resource templates of a server, every page."""
+@command(command_named("list"))
+def list_(*, kind: str, target: TargetOptions, output: OutputOptions) -> int:
     from mrtr_cli.commands import inspect as command
 
-    return command.run_list(kind.value, target, output)
+    return command.run_list(kind, target, output)
 
 
-HTTP_LISTEN = Annotated[Optional[str], typer.Option("--http", metavar="[HOST:]PORT",
-                                                   help="Serve Streamable HTTP on HOST:PORT (HOST defaults to "
-                                                   "127.0.0.1; port 0 picks a free one) instead of stdio.")]
+@command(command_named("demo-server"))
+def demo_server(*, serving: ServingOptions) -> int:
+    from mrtr_cli.commands import serving as command
+
+    return command.run_demo_server(serving.http, serving.conformance_fixtures)
 
 
-@app.command("demo-server", cls=HelpCommand)
-def demo_server(http: HTTP_LISTEN = None, conformance_fixtures: Annotated[bool, typer.Option(
-        "--conformance-fixtures", help="Also serve the conformance suite's fixture tools and prompt.")] = False) -> int:
-    """The built-in demo server: every tool asks for input through MRTR (stdio by default)."""
-    from mrtr_cli.commands import serving
+@command(command_named("serve"))
+def serve_(*, files: List[str], serving: ServingOptions) -> int:
+    from mrtr_cli.commands import serving as command
 
-    raise typer.Exit(serving.run_demo_server(http, conformance_fixtures))
+    return command.run_serve(files, serving.http)
 
 
-@app.command("serve", cls=HelpCommand)
-def serve_(files: Annotated[List[str], typer.Argument(metavar="TRANSCRIPT.yaml...", help="Transcripts to serve.")],
-           http: HTTP_LISTEN = None) -> int:
-    """Play transcripts back as a 2026-07-28 server (stdio by default)."""
-    from mrtr_cli.commands import serving
-
-    raise typer.Exit(serving.run_serve(files, http))
-
-
-@app.command(cls=HelpCommand)
-@with_groups(output=output_options)
-def show(file: Annotated[str, typer.Argument(metavar="TRANSCRIPT.yaml", help="The transcript to show.")],
-         *, output: Any = None) -> int:
-    """A transcript's timeline and result, as call showed them; no server needed."""
+@command(command_named("show"))
+def show(*, file: str, output: OutputOptions) -> int:
     from mrtr_cli.commands import show as command
 
     return command.run(file, output)
 
 
-TRANSCRIPT_FILES = Annotated[List[str], typer.Argument(metavar="TRANSCRIPT.yaml...", help="Transcripts to replay.")]
-INTERACTIVE = Annotated[bool, typer.Option("--interactive", rich_help_panel=TRANSCRIPTS,
-                                           help="Ask a person what the recording does not answer.")]
-UPDATE = Annotated[bool, typer.Option("--update", rich_help_panel=TRANSCRIPTS,
-                                      help="Rewrite each transcript from the live run.")]
-IGNORE = Annotated[Optional[List[str]], typer.Option("--ignore", metavar="JSON_PATH", rich_help_panel=TRANSCRIPTS,
-                                                     help="Also ignore this path when comparing "
-                                                     "($.rounds[*].received.result...). Repeatable.")]
-JUNIT = Annotated[Optional[str], typer.Option("--junit", metavar="FILE", rich_help_panel=OUTPUT,
-                                              help="Also write the run as a JUnit XML report to FILE.")]
-TRUST_TARGET = Annotated[bool, typer.Option("--trust-target", rich_help_panel=TRANSCRIPTS,
-                                            help="Run a recorded stdio command without asking.")]
-
-
-@app.command(cls=HelpCommand)
-@with_groups(target=target_options, answering=answering_options, output=output_options)
-def replay(files: TRANSCRIPT_FILES, arg: ARGUMENT = None, interactive: INTERACTIVE = False, update: UPDATE = False,
-           ignore: IGNORE = None, trust_target: TRUST_TARGET = False, junit: JUNIT = None,
-           *, target: Any = None, answering: Any = None, output: Any = None) -> int:
-    """Re-run transcripts against a live server and report any divergence (exit 6).
-
-    --strict also compares notifications, findings, HTTP status and content type.
-    """
+@command(command_named("replay"))
+def replay(*, files: List[str], call: ArgumentOptions, replaying: ReplayingOptions, report: ReportOptions,
+           target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
     from mrtr_cli.commands import replay as command
 
-    options = command.ReplayOptions(tuple(files), tuple(arg or ()), interactive, update, tuple(ignore or ()),
-                                    trust_target, output.strict, junit)
+    options = command.ReplayOptions(tuple(files), call.arguments, replaying.interactive, replaying.update,
+                                    replaying.ignore, replaying.trust_target, output.strict, report.junit)
     return command.run(options, target, answering, output)
 
 
-PROBED_TOOL = Annotated[Optional[str], typer.Option("--tool", metavar="NAME",
-                                                    help="Also probe MRTR with this tool (and only this one).")]
-PROBED_PROMPT = Annotated[Optional[str], typer.Option("--prompt", metavar="NAME",
-                                                      help="Also probe prompts/get of this prompt (-a/--args are its "
-                                                      "arguments when no --tool is named).")]
-PROBED_RESOURCE = Annotated[Optional[str], typer.Option("--resource", metavar="URI",
-                                                        help="Also probe resources/read of this resource.")]
-
-
-@app.command(cls=HelpCommand)
-@with_groups(target=target_options, answering=answering_options, output=output_options)
-def check(tool: PROBED_TOOL = None, prompt: PROBED_PROMPT = None, resource: PROBED_RESOURCE = None,
-          arg: ARGUMENT = None, args: ARGS_JSON = None, junit: JUNIT = None,
-          *, target: Any = None, answering: Any = None, output: Any = None) -> int:
-    """Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails."""
+@command(command_named("check"))
+def check(*, probes: ProbeOptions, call: ArgumentOptions, report: ReportOptions, target: TargetOptions,
+          answering: AnsweringOptions, output: OutputOptions) -> int:
     from mrtr_cli.commands import check as command
 
-    called = CallOptions("tools/call", tool, tuple(arg or ()), args) if tool else None
-    prompt_args = ((), None) if tool else (tuple(arg or ()), args)  # -a and --args are the tool's when one is named
-    named = command.named_requests(prompt, resource, *prompt_args)
-    return command.run(called, target, answering, output, junit, named)
+    called = CallOptions("tools/call", probes.tool, *call) if probes.tool else None
+    prompt_args = ((), None) if probes.tool else call  # -a and --args are the tool's when one is named
+    named_requests = command.named_requests(probes.prompt, probes.resource, *prompt_args)
+    return command.run(called, target, answering, output, report.junit, named_requests)
 
 
 AUTH = "auth"
@@ -211,6 +148,5 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _main(version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
-                                                help="Print the version and exit.")] = False) -> None:
+def _main(version: named("--version", callback=_version, is_eager=True) = False) -> None:
     """mrtr: an inspector for MCP Multi Round-Trip Requests (MCP 2026-07-28)."""

@@ -1,5 +1,6 @@
 """`mrtr call`, `read` and `prompt` parsed without typer: the commands run most often are spared the
-70 ms that typer and its click take to load.
+70 ms that typer and its click take to load. And `mrtr demo-server`'s options, which `--demo`
+starts once per run.
 
 Only the usual shapes are parsed here: each option by a name typer gives it, its value the next word
 (or after `=`), the one positional anywhere among them, and the server after `--`. The options are
@@ -13,8 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.option_table import TABLE, Option
-from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
+from mrtr_cli.option_table import TABLE, Option, of_group
+from mrtr_cli.options import (AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, ServingOptions,
+                              TargetOptions)
 
 METHODS = {"call": "tools/call", "read": "resources/read", "prompt": "prompts/get"}
 """The commands parsed here, and the request each sends."""
@@ -35,24 +37,48 @@ def parse(args: list[str]) -> Parsed | None:
     command = args[0] if args else None
     if command not in METHODS:
         return None
-    values: dict[str, dict[str, Any]] = {group: {} for group in GROUPS}
-    names: list[str] = []
-    words = iter(args[1:])
-    for word in words:
+    options = OPTIONS if command != "read" else {name: o for name, o in OPTIONS.items() if o.group != "call"}
+    read = _read(args[1:], options)
+    if read is None or len(read[1]) != 1:
+        return None
+    values, names = read
+    call = CallOptions(METHODS[command], names[0], **values.get("call", {}))
+    return (call, TargetOptions(command=tuple(server), **values.get("target", {})),
+            AnsweringOptions(**values.get("answering", {})), OutputOptions(**values.get("output", {})),
+            RecordingOptions(**values.get("recording", {})))
+
+
+def parse_demo_server(args: list[str]) -> ServingOptions | None:
+    """`mrtr demo-server [--http [HOST:]PORT] [--conformance-fixtures]`'s options (`args` after the
+    command's name), read by the same rules from its entry in the command table; None as for `parse`."""
+    from mrtr_cli.command_table import command_named
+
+    entry = command_named("demo-server")
+    options = {name: option for group, fields in entry.groups for option in of_group(group, fields)
+               for name in option.names}
+    read = _read(args, options)
+    if read is None or read[1]:
+        return None
+    return ServingOptions(**read[0].get("serving", {}))
+
+
+def _read(words: list[str], options: dict[str, Option]) -> tuple[dict[str, dict[str, Any]], list[str]] | None:
+    """The values of `options` among `words` by group and field, and the other words (positionals);
+    None when typer should decide (a word no option has, `-x=1`, a value that does not convert)."""
+    values: dict[str, dict[str, Any]] = {}
+    positionals: list[str] = []
+    remaining = iter(words)
+    for word in remaining:
         if not word.startswith("-") or word == "-":
-            names.append(word)
+            positionals.append(word)
             continue
         name, equals, attached = word.partition("=")
-        spec = OPTIONS.get(name)
-        if spec is None or (spec.group == "call" and command == "read") or (equals and not name.startswith("--")):
+        spec = options.get(name)
+        if spec is None or (equals and not name.startswith("--")):
             return None
-        if not _take(values[spec.group], spec, attached if equals else None, words):
+        if not _take(values.setdefault(spec.group, {}), spec, attached if equals else None, remaining):
             return None
-    if len(names) != 1:
-        return None
-    call = CallOptions(METHODS[command], names[0], **values["call"])
-    return (call, TargetOptions(command=tuple(server), **values["target"]), AnsweringOptions(**values["answering"]),
-            OutputOptions(**values["output"]), RecordingOptions(**values["recording"]))
+    return values, positionals
 
 
 def cut_server(args: list[str]) -> tuple[list[str], list[str]]:

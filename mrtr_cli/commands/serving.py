@@ -8,11 +8,11 @@ from collections.abc import Callable
 
 from mrtr_cli.errors import UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.options import ServingOptions
 from mrtr_cli.server.app import App
 from mrtr_cli.server.dispatcher import Dispatcher
 
 DEFAULT_HOST = "127.0.0.1"
-FIXTURES_FLAG = "--conformance-fixtures"
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -46,18 +46,11 @@ def serve(app: App, http: str | None) -> int:
     return ExitCode.OK
 
 
-def demo_server_fast(args: list[str]) -> int | None:
-    """`mrtr demo-server [--http [HOST:]PORT] [--conformance-fixtures]` without building the command
-    line (no typer, no rich: `--demo` starts one per run); None for any other arguments (`--help`,
-    a mistake), which the command line then parses and answers."""
-    fixtures = FIXTURES_FLAG in args
-    args = [arg for arg in args if arg != FIXTURES_FLAG]
-    if args and args[0].startswith("--http="):
-        args = ["--http", args[0].partition("=")[2], *args[1:]]
-    if args and not (len(args) == 2 and args[0] == "--http" and not args[1].startswith("-")):
-        return None
+def demo_server_fast(options: ServingOptions) -> int:
+    """`mrtr demo-server` without building the command line (no typer, no rich: `--demo` starts one
+    per run); its options read by commands/fast_call.py's `parse_demo_server`."""
     try:
-        return run_demo_server(args[1] if args else None, fixtures)
+        return run_demo_server(options.http, options.conformance_fixtures)
     except KeyboardInterrupt as raised:  # Ctrl-C, SIGTERM or SIGHUP while serving stdio
         return int(interruption(raised).exit_code)
 

@@ -8,6 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from mrtr_cli.protocol.choices import LIST_METHODS as LIST_METHODS  # what `mrtr list` lists
+from mrtr_cli.protocol.choices import LOG_LEVELS as LOG_LEVELS  # the levels of notifications/message
+
 PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 """Reserved `_meta` key: the protocol version of this request (required)."""
 CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
@@ -29,15 +32,6 @@ LATEST_VERSION = "2026-07-28"
 """The version mrtr sends unless told otherwise."""
 SPOKEN_VERSIONS = ("2026-07-28",)
 """Every protocol version mrtr can speak, oldest first."""
-LIST_METHODS = {
-    "tools": ("tools/list", "tools"),
-    "prompts": ("prompts/list", "prompts"),
-    "resources": ("resources/list", "resources"),
-    "templates": ("resources/templates/list", "resourceTemplates"),
-}
-"""What a server lists (`mrtr list KIND`): the method, and the result key its items come under."""
-LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
-"""The RFC 5424 levels of `notifications/message`, lowest first."""
 
 
 @dataclass(frozen=True)

@@ -2,17 +2,21 @@
 
 typer's rich help imported rich.markdown and rich.traceback and laid out a rich table per panel,
 most of what `mrtr --help` cost. This draws the same panels (box characters, the same columns and
-wording) from a `HelpPage` that cli/help_page.py collects from the click command. On a terminal
-the parts are styled as typer styled them, with escape sequences written here; elsewhere the text
-is plain. Nothing of rich is imported.
+wording) from a `HelpPage`: commands/fast_help.py makes it from the command and option tables
+(every `--help`), cli/help_page.py from the click command (the help typer still shows, with a usage
+error). On a terminal the parts are styled as typer styled them, with escape sequences written
+here; elsewhere the text is plain. Nothing of rich (or click) is imported.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import sys
 import textwrap
 from typing import IO, NamedTuple
+
+from mrtr_cli.exit_codes import pipe_closed
 
 Part = tuple[str, str]
 """A piece of a line and its style: words from STYLES, space-separated ("" for none)."""
@@ -50,6 +54,63 @@ NARROWEST_HELP = 40
 """The help column's least width, where the terminal allows: narrower, a narrow column folds."""
 NARROWEST_CELL = 8
 MARGIN = " "
+
+
+def show(page: HelpPage) -> int:
+    """`--help`: the page on stdout and its last empty line; the exit code, 141 when stdout's reader
+    went away (`mrtr --help | head -1`), as for any command (README's exit codes)."""
+    try:
+        write(page, sys.stdout, ending="\n")
+    except BrokenPipeError:
+        return pipe_closed()
+    return 0
+
+
+def split_help(text: str) -> tuple[str, str]:
+    """A command's help as its page shows it: the first paragraph on one line, then the rest."""
+    description, _, details = text.partition("\f")[0].partition("\n\n")
+    return description.replace("\n", " ").strip(), details
+
+
+def usage(command_path: str, pieces: list[str]) -> str:
+    """The usage line as click writes it: `Usage: mrtr call [OPTIONS] {tool}`, wrapped at the width
+    click takes (the terminal's, at most 80, less 2, at least 50), continued under the arguments."""
+    width = max(min(_click_columns(), 80) - 2, 50)
+    prefix = f"Usage: {command_path} "
+    if not pieces:
+        return prefix.rstrip(" ")
+    if width >= len(prefix) + 20:
+        return _UsageWrapper(width, initial_indent=prefix, subsequent_indent=" " * len(prefix)).fill(" ".join(pieces))
+    indent = " " * (len("Usage: ") + 4)
+    return prefix + "\n" + _UsageWrapper(width, initial_indent=indent, subsequent_indent=indent).fill(" ".join(pieces))
+
+
+def _click_columns() -> int:
+    """The terminal's width as click reads it (shutil.get_terminal_size, whose import costs more
+    than the help): COLUMNS, else stdout's terminal, else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        return 80
+
+
+class _UsageWrapper(textwrap.TextWrapper):
+    """click's wrapper: whitespace kept, a word too long for the line cut where the line ends."""
+
+    def __init__(self, width: int, initial_indent: str, subsequent_indent: str) -> None:
+        super().__init__(width, initial_indent=initial_indent, subsequent_indent=subsequent_indent,
+                         replace_whitespace=False)
+
+    def _handle_long_word(self, reversed_chunks: list[str], cur_line: list[str], cur_len: int, width: int) -> None:
+        space_left = max(width - cur_len, 1)
+        cur_line.append(reversed_chunks[-1][:space_left])
+        reversed_chunks[-1] = reversed_chunks[-1][space_left:]
 
 
 def write(page: HelpPage, stream: IO[str], ending: str = "") -> None:

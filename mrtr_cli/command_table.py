@@ -1,0 +1,123 @@
+"""Every command of mrtr, declared once: its name, its help, its arguments, and the option groups of
+option_table.py it takes, in the order its help lists them.
+
+Built from this table: cli/subcommands.py and cli/auth_app.py (typer's commands) and
+commands/fast_help.py (every `--help`, without typer). Adding a command is an entry here and its
+function in cli/; standard library only (and protocol/choices.py), as the fast help imports it.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple, Union
+
+from mrtr_cli.protocol.choices import LIST_METHODS
+
+
+class Argument(NamedTuple):
+    """A positional argument: the parameter its command takes, and how the help shows it."""
+
+    name: str
+    help: str
+    metavar: str | None = None
+    many: bool = False  # one or more
+    required: bool = True
+    choices: tuple[str, ...] = ()
+
+
+Groups = tuple[tuple[str, tuple[str, ...]], ...]
+"""The option groups a command takes, in order: each group's name, and its fields (none: all of them)."""
+
+
+class Command(NamedTuple):
+    """One command: its help (the summary, then, after an empty line, the details), its arguments
+    and its option groups (their entries follow the arguments, in this order)."""
+
+    name: str
+    help: str
+    arguments: tuple[Argument, ...] = ()
+    groups: Groups = ()
+
+
+class CommandGroup(NamedTuple):
+    """`mrtr` and `mrtr auth`: a group of commands, with options of its own."""
+
+    name: str
+    help: str
+    commands: tuple[Union[Command, "CommandGroup"], ...]
+    groups: Groups = ()
+
+
+CONVERSING: Groups = (("target", ()), ("answering", ()), ("output", ()), ("recording", ()))
+"""The option groups of the commands that hold a conversation (call, read, prompt)."""
+SENT: Groups = (("call", ()),)
+"""`-a` and `--args`."""
+TRANSCRIPTS = "TRANSCRIPT.yaml..."
+
+COMMANDS = (
+    Command("call", "tools/call TOOL, answering every round until the result.",
+            (Argument("tool", "The tool to call."),), SENT + CONVERSING),
+    Command("read", "resources/read URI, answering every round until the result.",
+            (Argument("uri", "The resource URI."),), CONVERSING),
+    Command("prompt", "prompts/get NAME (arguments are sent as strings), answering every round until the result.",
+            (Argument("name", "The prompt to get."),), SENT + CONVERSING),
+    Command("discover", "server/discover: the versions, capabilities and serverInfo of a server.",
+            groups=(("target", ()), ("output", ()))),
+    Command("list", "The tools, prompts, resources or resource templates of a server, every page.",
+            (Argument("kind", "What to list.", choices=tuple(LIST_METHODS)),),
+            (("target", ()), ("output", ()))),
+    Command("demo-server", "The built-in demo server: every tool asks for input through MRTR (stdio by default).",
+            groups=(("serving", ()),)),
+    Command("serve", "Play transcripts back as a 2026-07-28 server (stdio by default).",
+            (Argument("files", "Transcripts to serve.", TRANSCRIPTS, many=True),), (("serving", ("http",)),)),
+    Command("show", "A transcript's timeline and result, as call showed them; no server needed.",
+            (Argument("file", "The transcript to show.", "TRANSCRIPT.yaml"),), (("output", ()),)),
+    Command("replay", "Re-run transcripts against a live server and report any divergence (exit 6).\n\n"
+            "--strict also compares notifications, findings, HTTP status and content type.",
+            (Argument("files", "Transcripts to replay.", TRANSCRIPTS, many=True),),
+            (("call", ("arguments",)), ("replaying", ()), ("report", ()), ("target", ()), ("answering", ()),
+             ("output", ()))),
+    Command("check", "Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails.",
+            groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
+                    ("output", ()))),
+)
+"""mrtr's commands, in the order its help lists them (`auth` after them)."""
+
+PLAIN_OUTPUT = ("output", ("json", "color", "debug"))
+"""The output options of a command that talks to no server."""
+SERVER_URL = "[URL]"
+
+AUTH = CommandGroup("auth", "The logins mrtr keeps for servers behind OAuth: log in, see them, or forget them.", (
+    Command("status", "Which servers mrtr has tokens for: issuer, scopes, expiry, refresh token (never a token).",
+            groups=(PLAIN_OUTPUT,)),
+    Command("logout", "Forget the tokens kept for one server (URL), or for every server (--all).",
+            (Argument("url", "The server to log out of.", SERVER_URL, required=False),),
+            (("logout", ()), PLAIN_OUTPUT)),
+    Command("login", "Log in to a server behind OAuth now (browser, or --auth-open CMD), and keep the login.",
+            (Argument("url", "The server to log in to (or --config FILE --server NAME).", SERVER_URL,
+                      required=False),),
+            (("target", ("config", "server", "headers", "auth_open", "auth_timeout", "client_id", "client_secret",
+                         "client_metadata_url", "cacert", "insecure")),
+             ("output", ("verbose", "show_secrets", "json", "color", "debug")))),
+))
+"""`mrtr auth ...`: the logins mrtr keeps for servers behind OAuth."""
+
+APP = CommandGroup("mrtr", "Inspect MCP Multi Round-Trip Requests: send a request, answer what the server asks, "
+                   "and see every round.", (*COMMANDS, AUTH), (("app", ()),))
+"""`mrtr` itself."""
+
+
+def find(path: list[str]) -> Command | CommandGroup | None:
+    """The command or group `mrtr PATH...` names (`[]`: mrtr itself); None when there is none."""
+    found: Command | CommandGroup | None = APP
+    for name in path:
+        commands = found.commands if isinstance(found, CommandGroup) else ()
+        found = next((command for command in commands if command.name == name), None)
+    return found
+
+
+def command_named(path: str) -> Command:
+    """The command `mrtr PATH` names (`auth login`); KeyError when none does."""
+    found = find(path.split())
+    if not isinstance(found, Command):
+        raise KeyError(path)
+    return found
