@@ -3,13 +3,16 @@
     python bare_httpx_client.py URL TOOL N_OR_SIZE
 
 One httpx.Client (one connection) for the whole call, no validation and no output: what mrtr's
-HTTP call costs beyond this is mrtr's own.
+HTTP call costs beyond this is mrtr's own. httpx is imported as mrtr imports it, without its command
+line (`httpx._main`: click, rich and pygments, about 90 ms, which httpx imports whenever they are
+installed, as they are beside mrtr): a baseline that paid for them would flatter mrtr.
 """
 
 import json
 import sys
 
-import httpx
+sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]  # as mrtr_cli/transport/http.py does
+import httpx  # noqa: E402
 
 META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}}
