@@ -1,8 +1,10 @@
 """mrtr against its baselines, side by side in one run: medians, ratios, and the budgets.
 
-    python benchmarks/run.py [--repeat N]
+    python benchmarks/run.py [--repeat N] [--python PYTHON]
 
-Machines here are shared and noisy: only ratios taken in the same run mean anything.
+Machines here are shared and noisy: only ratios taken in the same run mean anything. Every command runs with
+one interpreter (this file's, or PYTHON: the benchmark starts again under it), mrtr as the `mrtr` script
+installed beside it; the report's first lines say which interpreter and which install (editable or not).
 """
 
 from __future__ import annotations
@@ -24,9 +26,9 @@ from pathlib import Path
 import speed_cpu
 
 HERE = Path(__file__).resolve().parent
-PY = sys.executable
+PY = speed_cpu.PY
 SERVER = [PY, str(HERE / "server.py")]
-MRTR = [PY, "-m", "mrtr_cli"]
+MRTR = speed_cpu.MRTR
 BIG = 20_000_000
 
 
@@ -37,10 +39,10 @@ class Measure:
 
 
 def once(argv: list[str], peak: bool = False) -> Measure:
-    command = [PY, str(HERE / "peak.py"), *argv[1:]] if peak else argv
+    command = [PY, str(HERE / "peak.py"), *(argv[1:] if argv[0] == PY else argv)] if peak else argv
     started = time.perf_counter()
     done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                          cwd=HERE.parent, env={**os.environ, "NO_COLOR": "1"})
+                          cwd=HERE.parent, env=speed_cpu.ENV)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"failed ({done.returncode}): {' '.join(argv)}\n{done.stderr[-2000:]}")
@@ -105,7 +107,10 @@ def row(name: str, results: dict[str, Measure], base: str = "bare") -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
-    repeat = parser.parse_args().repeat
+    parser.add_argument("--python", help="the interpreter to run every command with (mrtr installed in it)")
+    arguments = parser.parse_args()
+    speed_cpu.run_under(arguments.python)
+    repeat = arguments.repeat
     lines, budgets = [], []
     stdio = ["--stdio", " ".join(SERVER)]
 
@@ -166,11 +171,15 @@ def run_alone(rows, default_repeat: int) -> None:
     """The `main` of a benchmark file runnable alone: its rows (`rows(repeat)`) and their report."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=default_repeat)
-    report(*rows(parser.parse_args().repeat))
+    parser.add_argument("--python", help="the interpreter to run every command with (mrtr installed in it)")
+    arguments = parser.parse_args()
+    speed_cpu.run_under(arguments.python)
+    report(*rows(arguments.repeat))
 
 
 def report(lines: list[str], budgets: list[tuple[str, float, float]]) -> None:
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
+    print(speed_cpu.installation())
     print()
     print("| case | medians | ratios |")
     print("|---|---|---|")

@@ -1,6 +1,6 @@
 """Issue 16, per round and start-up: mrtr against its baselines in paired, alternating runs.
 
-    python benchmarks/speed_cpu.py [--repeat N] [--case startup|stdio|answers|http]...
+    python benchmarks/speed_cpu.py [--repeat N] [--case startup|stdio|answers|http]... [--python PYTHON]
 
 Each case runs its variants in turn (the order flips every repeat), so a busy moment of a shared
 machine falls on both; the rows give medians and the ratios of medians. The cost per round is
@@ -11,12 +11,15 @@ server on another: left to the scheduler, a run of the same code took 0.23 s or 
 where the two processes landed (docs/performance.md), and the medians read whichever mode came.
 The cost per round is also measured with both on one CPU, where nothing overlaps.
 Runs keep Python's bytecode cache (PYTHONDONTWRITEBYTECODE is dropped), as an installed mrtr has it.
+Every command runs with one interpreter, this file's own (`--python PYTHON` runs the benchmark again
+under PYTHON), and mrtr is run as a user runs it: the `mrtr` script installed beside that interpreter.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import socket
 import statistics
@@ -30,7 +33,10 @@ from typing import TypeVar
 HERE = Path(__file__).resolve().parent
 PY = sys.executable
 SERVER = [PY, str(HERE / "server.py")]
-MRTR = [PY, "-m", "mrtr_cli"]
+SCRIPT = Path(PY).with_name("mrtr")
+MRTR = [str(SCRIPT)] if SCRIPT.is_file() else [PY, "-m", "mrtr_cli"]
+"""The console script, as a user runs mrtr: `python -m mrtr_cli` from this checkout (the runs' working
+directory) would import the checkout's mrtr_cli whatever is installed."""
 ENV = {**{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}, "NO_COLOR": "1"}
 
 Budget = tuple[str, float, float]
@@ -84,6 +90,10 @@ def mrtr_ask(target: list[str], rounds: int, answers: list[str] | None = None) -
             "--max-rounds", "3000", "--timeout", "120", *target]
 
 
+ANSWERS = ["--answers", str(HERE / "answers.yaml")]
+"""The answers file of the rows "with --answers FILE": the benchmark server's one question, answered."""
+
+
 def bare_ask(client: str, target: str, rounds: int) -> list[str]:
     return [PY, str(HERE / client), target, "ask", str(rounds)]
 
@@ -122,13 +132,20 @@ def stdio_rounds(repeat: int) -> tuple[list[str], list[Budget]]:
 
 
 def stdio_with_answers_file(repeat: int) -> tuple[list[str], list[Budget]]:
-    """One round answered from an answers file, as CI runs it: a well-formed file is checked without jsonschema."""
+    """Answered from an answers file, as CI runs it: a well-formed file is checked without jsonschema."""
     where = "client and server on CPUs of their own" if APART else "CPUs as the scheduler chose"
-    answers = ["--answers", str(HERE / "answers.yaml")]
-    medians = paired({"bare": bare_ask("bare_client.py", "stdio", 1),
-                      "mrtr": mrtr_ask(["--stdio", " ".join(SERVER)], 1, answers)}, repeat, APART)
-    return ([row(f"stdio call, 1 round, with --answers FILE ({where})", medians, "bare")],
-            [("stdio 1 round with --answers FILE: mrtr ≤ 1.5x bare", medians["mrtr"] / medians["bare"], 1.5)])
+    lines, budgets = [], []
+    for rounds, limit in ((1, 1.5), (200, 1.8)):
+        medians = paired({"bare": bare_ask("bare_client.py", "stdio", rounds),
+                          "mrtr": mrtr_ask(["--stdio", " ".join(SERVER)], rounds, ANSWERS)}, repeat, APART)
+        lines.append(row(f"stdio call, {rounds_named(rounds)}, with --answers FILE ({where})", medians, "bare"))
+        budgets.append((f"stdio {rounds_named(rounds)} with --answers FILE: mrtr ≤ {limit}x bare",
+                        medians["mrtr"] / medians["bare"], limit))
+    return lines, budgets
+
+
+def rounds_named(rounds: int) -> str:
+    return f"{rounds} round{'s' if rounds > 1 else ''}"
 
 
 def ask_pair(rounds: int, tries: int, placement: tuple[int, int] | None) -> dict[str, float]:
@@ -153,13 +170,49 @@ def http_round(repeat: int) -> tuple[list[str], list[Budget]]:
     try:
         assert server.stdout is not None and server.stdout.readline().strip() == "ready"
         url = f"http://127.0.0.1:{port}/mcp"
-        medians = paired({"httpx": bare_ask("bare_httpx_client.py", url, 1),
-                          "mrtr": mrtr_ask(["--url", url], 1)}, repeat)
+        medians = paired({"httpx": bare_ask("bare_httpx_client.py", url, 1), "mrtr": mrtr_ask(["--url", url], 1),
+                          "mrtr --answers": mrtr_ask(["--url", url], 1, ANSWERS)}, repeat)
     finally:
         server.terminate()
         server.wait()
-    return ([row("HTTP call, 1 round, vs a bare httpx client", medians, "httpx")],
-            [("HTTP 1 round: mrtr ≤ 1.5x bare httpx", medians["mrtr"] / medians["httpx"], 1.5)])
+    return ([row("HTTP call, 1 round, vs a bare httpx client (mrtr with --answer, then with --answers FILE)",
+                 medians, "httpx")],
+            [("HTTP 1 round: mrtr ≤ 1.5x bare httpx", medians["mrtr"] / medians["httpx"], 1.5),
+             ("HTTP 1 round with --answers FILE: mrtr ≤ 1.5x bare httpx",
+              medians["mrtr --answers"] / medians["httpx"], 1.5)])
+
+
+INSTALLATION = """
+import importlib.metadata, importlib.util, json, platform, sys
+try:
+    direct = json.loads(importlib.metadata.distribution("mrtr").read_text("direct_url.json") or "{}")
+except importlib.metadata.PackageNotFoundError:
+    direct = None
+found = importlib.util.find_spec("mrtr_cli")
+print(json.dumps({"version": platform.python_version(), "package": found.origin if found else None,
+                  "editable": None if direct is None else direct.get("dir_info", {}).get("editable", False)}))
+"""
+"""Run by PY outside this checkout: its Python, where it finds mrtr_cli, and whether mrtr is installed editable."""
+
+
+def installation() -> str:
+    """The line of a report that says which interpreter ran every command and how mrtr is installed in it: an
+    editable install slows every process of the interpreter (`python -c pass` and the bare clients too), so
+    the ratios read kinder than a user's install would."""
+    done = subprocess.run([PY, "-c", INSTALLATION], capture_output=True, text=True, env=ENV, check=True,
+                          cwd=os.path.dirname(PY))
+    found = json.loads(done.stdout)
+    package = os.path.dirname(found["package"]) if found["package"] else "nowhere"
+    kind = {None: "not installed as a distribution", True: "EDITABLE install (ratios read kinder)",
+            False: "installed, not editable"}[found["editable"]]
+    return f"interpreter: {PY} (Python {found['version']}); mrtr: {kind}, mrtr_cli in {package}; run as {' '.join(MRTR)}"
+
+
+def run_under(python: str | None) -> None:
+    """Start this benchmark again under `python` (never returns), unless it already runs under it: every
+    command of a run uses the benchmark's own interpreter."""
+    if python and os.path.abspath(python) != PY:
+        os.execv(python, [python, *sys.argv])
 
 
 CASES = {"startup": start_up, "stdio": stdio_rounds, "answers": stdio_with_answers_file, "http": http_round}
@@ -177,7 +230,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--case", action="append", choices=list(CASES), help="only these cases (default: all)")
+    parser.add_argument("--python", help="the interpreter to run every command with (mrtr installed in it)")
     arguments = parser.parse_args()
+    run_under(arguments.python)
+    print(installation())
     lines: list[str] = []
     budgets: list[Budget] = []
     add_rows(lines, budgets, arguments.repeat, arguments.case)

@@ -6,7 +6,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import datetime
 import re
 from typing import Any
 
@@ -27,6 +26,8 @@ def is_uri(value: object) -> bool:
 def is_date(value: object) -> bool:
     if not isinstance(value, str):
         return True
+    import datetime  # only when a date is checked
+
     return _DATE.fullmatch(value) is not None and _parses(datetime.date.fromisoformat, value)
 
 
@@ -39,6 +40,8 @@ def is_date_time(value: object) -> bool:
     date, time, zone = match.groups()
     seconds = time[:8] if time[6:8] != "60" else time[:6] + "59"  # RFC 3339 allows a leap second
     zone = "+00:00" if zone in "Zz" else zone
+    import datetime
+
     return _parses(datetime.datetime.fromisoformat, f"{date}T{seconds}{zone}")
 
 

@@ -6,7 +6,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import re
 from collections.abc import Mapping
@@ -59,6 +58,8 @@ def needs_base64(text: str) -> bool:
 
 
 def _sentinel(text: str) -> str:
+    import base64  # only for a value that needs it: a stdio run sends no headers
+
     return f"{SENTINEL_PREFIX}{base64.b64encode(text.encode('utf-8')).decode('ascii')}{SENTINEL_SUFFIX}"
 
 
@@ -67,6 +68,8 @@ def decode_value(header: str) -> str:
     if not (header.startswith(SENTINEL_PREFIX) and header.endswith(SENTINEL_SUFFIX)
             and len(header) >= len(SENTINEL_PREFIX) + len(SENTINEL_SUFFIX)):
         return header
+    import base64
+
     encoded = header[len(SENTINEL_PREFIX):-len(SENTINEL_SUFFIX)]
     try:
         return base64.b64decode(encoded, validate=True).decode("utf-8")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import sys
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any, Union
@@ -103,6 +102,8 @@ def make_console(stream: IO[str], color: str = "auto") -> AnyConsole:
 
 
 def _rich_console(stream: IO[str], color: str, terminal: bool) -> Console:
+    import shutil  # with its archive modules: not for a piped run, which makes no rich console
+
     from rich.console import Console
 
     if terminal:
