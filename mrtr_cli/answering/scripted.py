@@ -5,8 +5,6 @@ answers files. Every form answer is completed with defaults and validated before
 from __future__ import annotations
 
 import json
-import shlex
-import subprocess
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlparse
@@ -165,6 +163,8 @@ class SamplerAnswerer:
     name = sources.SAMPLER
 
     def __init__(self, command: str, model: str, timeout: float) -> None:
+        import shlex  # only with --sampler: an HTTP call starts no process
+
         self.argv = shlex.split(command)
         if not self.argv:
             raise UsageError("--sampler is empty", "give a command, e.g. --sampler './my-llm.sh'")
@@ -183,6 +183,8 @@ class SamplerAnswerer:
         if question.method != SAMPLE:
             return None
         self.used = True
+        import subprocess
+
         feed = json.dumps({"method": question.method, "params": question.params})
         try:
             done = subprocess.run(self.argv, input=feed.encode(), capture_output=True, timeout=self.timeout)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -95,6 +94,8 @@ def guarded(output: OutputOptions, body: Callable[[Context], ExitCode]) -> int:
         return pipe_closed()
     except Exception as error:  # noqa: BLE001 - the last line of defence: a message, not a traceback
         if output.debug:
+            import traceback  # only with --debug
+
             traceback.print_exc()
         return int(context.fail(MrtrError(f"unexpected failure: {type(error).__name__}: {error}",
                                           "run again with --debug for the traceback, and report it")))
