@@ -33,6 +33,12 @@ def test_everything_is_found_to_speak_the_older_era_and_lists_its_tools():
     names = {tool["name"] for tool in run.json()["tools"]}
     assert {"trigger-elicitation-request", "trigger-sampling-request"} <= names
     assert "get-roots-list" not in names  # listed only to a client that declares roots: nothing here answers them
+    unlisted = mrtr("call", "get-roots-list", "--no-input", *everything())
+    assert unlisted.code == 5, unlisted.stderr  # the server's isError result
+    assert unlisted.stderr.splitlines()[-1] == (
+        "! the server lists no tool 'get-roots-list' to mrtr, which declared no roots (nothing could answer them, "
+        "or --no-roots); "
+        "a server may list such a tool only to a client that does: give --root DIR")
 
 
 QUESTIONS = {

@@ -64,8 +64,19 @@ def unlisted_hint(client: Client, method: str, subject: str) -> str | None:
         if any(_matches_template(subject, template) for template in templates):
             return None
         names += templates
+    if _undeclared_roots(client, subject):
+        return (f"the server lists no {kind} {subject!r} to mrtr, which declared no roots (nothing could answer "
+                "them, or --no-roots); a server may list such a tool only to a client that does: give --root DIR")
     likely = [name for name in names if len(name) <= MAX_NAME]  # the spec's names are 1 to 128 characters
     return unlisted_hint_text(subject, difflib.get_close_matches(subject, likely, n=3), kind)
+
+
+def _undeclared_roots(client: Client, subject: str) -> bool:
+    """A roots tool asked for while mrtr declared no roots: a server may list one only to a client
+    that declares them (the npm server-everything's get-roots-list), so a did-you-mean would mislead."""
+    capabilities = client.settings.capabilities
+    declared = capabilities.roots and (capabilities.roots_answerable or client.era.name != "older")  # handshake.py
+    return "root" in subject.lower() and not declared
 
 
 def _names(items: list[Any], field: str) -> list[str]:
