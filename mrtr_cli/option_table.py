@@ -209,6 +209,9 @@ OWN = (
            "127.0.0.1; port 0 picks a free one) instead of stdio.", "[HOST:]PORT"),
     Option(("--conformance-fixtures",), "serving", "conformance_fixtures", "flag", "Also serve the conformance "
            "suite's fixture tools and prompt."),
+    Option(("--state-key",), "serving", "state_key", "value", "Seal requestState under a key made from KEY, not "
+           "one made at start-up, so that instances sharing KEY (and a restarted one) accept each other's retries "
+           "(default: MRTR_DEMO_STATE_KEY).", "KEY"),
     Option(("--all",), "logout", "all_servers", "flag", "Log out of every server."),
     Option(("--version",), "app", "version", "flag", "Print the version and exit."),
 )

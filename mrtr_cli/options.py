@@ -167,6 +167,7 @@ class ServingOptions(NamedTuple):
 
     http: str | None = None
     conformance_fixtures: bool = False
+    state_key: str | None = None
 
 
 class LogoutOptions(NamedTuple):
