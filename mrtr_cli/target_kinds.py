@@ -4,8 +4,9 @@ built-in demo, a stdio server) and `HttpTarget` (a Streamable HTTP endpoint).
 Every kind has the small interface target.py's `Target` names: `kind` (its name in a
 transcript's `target.transport`), what it supports (`mirrors_headers`, `may_want_oauth`,
 `probes_era`, `takes_headers`, `restartable`), `open` (a live transport), `transcript_entry` (how a
-transcript names it), and for `--replica` its `replica` at another URL and its `address`. Only this module and target.py (which resolves a target from the command
-line, an mcpServers file or a transcript) tell the kinds apart; everything else asks the target.
+transcript names it), and for `--replica` its `replica` at another URL and its `address`. Only this
+module and target.py (which resolves a target from the command line, an mcpServers file or a
+transcript) tell the kinds apart; everything else asks the target.
 """
 
 from __future__ import annotations
