@@ -67,6 +67,15 @@ class ServerError(ProtocolError):
         super().__init__(f"{method} failed: error {error.get('code')}: {error.get('message')}", hint)
 
 
+class HopRefused(ServerError):
+    """The retry went to another instance of the server than the one that made its requestState
+    (`words`: "another instance (127.0.0.1:8002)", "a restarted server"), and was refused."""
+
+    def __init__(self, method: str, error: dict[str, Any], words: str, hint: str) -> None:
+        super().__init__(method, error, hint)
+        self.message = f"the retry went to {words} and was refused: error {error.get('code')} {error.get('message')!r}"
+
+
 _Legacy = TypeVar("_Legacy", bound="LegacyServerError")
 
 

@@ -113,6 +113,15 @@ class Reissued(NamedTuple):
     method: str
 
 
+class InstanceChosen(NamedTuple):
+    """Round `round` goes to instance `position` (0: where the conversation began), named `name`
+    (`--replica URL`, `--restart-between-rounds`: conversation/instances.py)."""
+
+    round: int
+    position: int
+    name: str
+
+
 class VersionChanged(NamedTuple):
     """The server did not speak the requested version; mrtr retries with another."""
 

@@ -127,6 +127,11 @@ TARGET = (
             "(2024-11-05 to 2025-11-25); auto: find out (see the README).", "auto|modern|older"),
     _target("--era-probe-wait", "era_probe_wait", "value", "With --protocol-era auto on stdio, how long a silent "
             "server/discover is waited for before the initialize handshake.", "SECONDS", SECONDS),
+    _target("--replica", "replicas", "many", "Another instance of the --url server: round k of the conversation goes "
+            "to instance (k-1) mod n of --url and the replicas, so the retry meets another instance (2026-07-28 "
+            "only). Repeatable.", "URL"),
+    _target("--restart-between-rounds", "restart_between_rounds", "flag", "Stop and start the stdio server again "
+            "before each retry, so the retry meets a fresh process (2026-07-28 only)."),
     _target("--no-auth", "no_auth", "flag", "Never log in and send no kept token: a server behind OAuth is exit 3."),
     _target("--auth-stored-only", "auth_stored_only", "flag", "Use kept tokens (refreshed when expired) but never "
             "open a browser: without one, exit 3 (for CI)."),
@@ -204,6 +209,9 @@ OWN = (
            "127.0.0.1; port 0 picks a free one) instead of stdio.", "[HOST:]PORT"),
     Option(("--conformance-fixtures",), "serving", "conformance_fixtures", "flag", "Also serve the conformance "
            "suite's fixture tools and prompt."),
+    Option(("--state-key",), "serving", "state_key", "value", "Seal requestState under a key made from KEY, not "
+           "one made at start-up, so that instances sharing KEY (and a restarted one) accept each other's retries "
+           "(default: MRTR_DEMO_STATE_KEY).", "KEY"),
     Option(("--all",), "logout", "all_servers", "flag", "Log out of every server."),
     Option(("--version",), "app", "version", "flag", "Print the version and exit."),
 )

@@ -75,6 +75,8 @@ class TargetOptions(NamedTuple):
     no_discover: bool = False
     protocol_era: str = "auto"
     era_probe_wait: float = 3.0
+    replicas: tuple[str, ...] = ()
+    restart_between_rounds: bool = False
     max_message_size: int = 64 * 1024 * 1024  # transport.base.DEFAULT_MAX_MESSAGE_SIZE (not imported: start-up)
     no_auth: bool = False
     auth_stored_only: bool = False
@@ -165,6 +167,7 @@ class ServingOptions(NamedTuple):
 
     http: str | None = None
     conformance_fixtures: bool = False
+    state_key: str | None = None
 
 
 class LogoutOptions(NamedTuple):

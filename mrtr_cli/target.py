@@ -14,12 +14,11 @@ import shlex
 import sys
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
-from urllib.parse import urlsplit
 
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol.headers import TOKEN
-from mrtr_cli.target_kinds import KINDS, DemoTarget, HttpTarget, StdioTarget
+from mrtr_cli.target_kinds import KINDS, DemoTarget, HttpTarget, StdioTarget, check_url
 from mrtr_cli.transport.base import Transport
 
 _RESERVED_HEADERS = re.compile(r"(?i)mcp-.*")
@@ -39,10 +38,21 @@ class Target(Protocol):
     """`server/discover` goes first, to tell the server's era (unless --no-discover)."""
     takes_headers: ClassVar[bool]
     """The server takes credentials as HTTP headers (-H)."""
+    restartable: ClassVar[bool]
+    """mrtr starts the server as a process, so `--restart-between-rounds` may stop and start it
+    again between rounds (stdio, demo); a server over HTTP is not mrtr's to restart."""
 
     def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
         """A live transport; `verbose` forwards a server process's stderr, `show_secrets` shows
         secret header values with -v."""
+
+    def replica(self, url: str) -> Target:
+        """The same server at `url`, another instance of it (`--replica`, checked as an http(s)
+        URL); a usage error for a server that has no URL."""
+
+    def address(self) -> str:
+        """Which server this is, in a few words: `host:port` of an HTTP server's URL (how the timeline
+        names each instance of `--replica`), a process's command."""
 
     def transcript_entry(self) -> dict[str, Any]:
         """How a transcript names this server (environment values and headers are never kept: they
@@ -132,14 +142,6 @@ def _build(source: str, options: TargetOptions) -> Target:
     if not command:
         raise UsageError("the server command is empty", "give a command to run")
     return StdioTarget(command, _environment(options, {}), _cwd(options.cwd))
-
-
-def check_url(url: str) -> str:
-    """An http(s) URL with a host, or a usage error."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"--url {url!r} is not an http(s) URL", "e.g. --url http://127.0.0.1:8080/mcp")
-    return url
 
 
 def _environment(options: TargetOptions, base: dict[str, str]) -> dict[str, str]:

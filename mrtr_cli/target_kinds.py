@@ -3,9 +3,10 @@ built-in demo, a stdio server) and `HttpTarget` (a Streamable HTTP endpoint).
 
 Every kind has the small interface target.py's `Target` names: `kind` (its name in a
 transcript's `target.transport`), what it supports (`mirrors_headers`, `may_want_oauth`,
-`probes_era`, `takes_headers`), `open` (a live transport) and `transcript_entry` (how a
-transcript names it). Only this module and target.py (which resolves a target from the command
-line, an mcpServers file or a transcript) tell the kinds apart; everything else asks the target.
+`probes_era`, `takes_headers`, `restartable`), `open` (a live transport), `transcript_entry` (how a
+transcript names it), and for `--replica` its `replica` at another URL and its `address`. Only this
+module and target.py (which resolves a target from the command line, an mcpServers file or a
+transcript) tell the kinds apart; everything else asks the target.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ import functools
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
+from urllib.parse import urlsplit
 
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
@@ -38,6 +40,7 @@ class StdioTarget:
     may_want_oauth: ClassVar[bool] = False
     probes_era: ClassVar[bool] = True
     takes_headers: ClassVar[bool] = False
+    restartable: ClassVar[bool] = True
 
     command: tuple[str, ...]
     env: dict[str, str] = field(default_factory=dict)
@@ -54,6 +57,15 @@ class StdioTarget:
         env = {**os.environ, **self.env}
         return StdioTransport(list(self.command), env, self.cwd, verbose, max_message_size=options.max_message_size,
                               write_timeout=options.timeout)
+
+    def replica(self, url: str) -> HttpTarget:
+        """A process has no URL: `--replica` is a usage error."""
+        raise UsageError("--replica needs a server over HTTP (--url, or a --config entry with a url), and this one is "
+                         "a stdio process", "for a stdio server, give --restart-between-rounds instead")
+
+    def address(self) -> str:
+        """The command, as a shell would read it."""
+        return shlex.join(self.command)
 
     def transcript_entry(self) -> dict[str, Any]:
         """The command with the absolute directory it ran in, so a replay from elsewhere runs it the same."""
@@ -109,6 +121,7 @@ class HttpTarget:
     may_want_oauth: ClassVar[bool] = True
     probes_era: ClassVar[bool] = False
     takes_headers: ClassVar[bool] = True
+    restartable: ClassVar[bool] = False
 
     url: str
     headers: dict[str, str] = field(default_factory=dict)
@@ -133,6 +146,17 @@ class HttpTarget:
 
         return ServerLogin(self.url, options, self.oauth, show_secrets)
 
+    def replica(self, url: str) -> HttpTarget:
+        """The same server at `url`, another instance (`--replica`): the same headers and mcpServers
+        `oauth`; its own kept token or login, as for any server (auth is per URL)."""
+        return replace(self, url=check_url(url, "--replica"))
+
+    def address(self) -> str:
+        """`host:port` of the URL (the scheme's port when it names none)."""
+        parts = urlsplit(self.url)
+        host = parts.netloc.rpartition("@")[2]
+        return host if parts.port is not None else f"{host}:{443 if parts.scheme == 'https' else 80}"
+
     def transcript_entry(self) -> dict[str, Any]:
         return {"transport": self.kind, "url": self.url}
 
@@ -143,6 +167,14 @@ class HttpTarget:
     @staticmethod
     def options_from_entry(entry: dict[str, Any], options: TargetOptions) -> TargetOptions:
         return options._replace(url=entry["url"])
+
+
+def check_url(url: str, flag: str = "--url") -> str:
+    """An http(s) URL with a host, or a usage error naming `flag` (--url, --replica)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"{flag} {url!r} is not an http(s) URL", f"e.g. {flag} http://127.0.0.1:8080/mcp")
+    return url
 
 
 KINDS = {kind.kind: kind for kind in (StdioTarget, DemoTarget, HttpTarget)}

@@ -176,11 +176,12 @@ def served_by_typer(args: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[A
 
 
 @pytest.mark.parametrize("args", [[], ["--http", "0"], ["--http=127.0.0.1:0"], ["--conformance-fixtures"],
-                                  ["--conformance-fixtures", "--http", "8080", "--http", "0"]], ids=" ".join)
+                                  ["--conformance-fixtures", "--http", "8080", "--http", "0"], ["--state-key", "k"],
+                                  ["--state-key=k", "--http", "0"]], ids=" ".join)
 def test_demo_servers_options_are_read_from_the_table_as_typer_reads_them(args, monkeypatch):
     fast = fast_call.parse_demo_server(args)
     assert fast is not None
-    assert (fast.http, fast.conformance_fixtures) == served_by_typer(args, monkeypatch)
+    assert tuple(fast) == served_by_typer(args, monkeypatch)
 
 
 @pytest.mark.parametrize("args", [["--http"], ["--help"], ["-h"], ["x"], ["--conformance-fixtures=1"], ["--nope"],
@@ -192,7 +193,7 @@ def test_demo_servers_help_and_mistakes_are_left_to_typer(args, monkeypatch):
 
 def test_a_demo_server_value_like_an_option_is_left_to_typer(monkeypatch):
     assert fast_call.parse_demo_server(["--http", "--conformance-fixtures"]) is None
-    assert served_by_typer(["--http", "--conformance-fixtures"], monkeypatch) == ("--conformance-fixtures", False)
+    assert served_by_typer(["--http", "--conformance-fixtures"], monkeypatch) == ("--conformance-fixtures", False, None)
 
 
 def test_the_demo_server_loads_no_typer():

@@ -78,7 +78,7 @@ def list_(*, kind: str, target: TargetOptions, output: OutputOptions) -> int:
 def demo_server(*, serving: ServingOptions) -> int:
     from mrtr_cli.commands import serving as command
 
-    return command.run_demo_server(serving.http, serving.conformance_fixtures)
+    return command.run_demo_server(serving.http, serving.conformance_fixtures, serving.state_key)
 
 
 @command(command_named("serve"))

@@ -12,6 +12,7 @@ from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.conversation.preparation import Preparation, after_failure, missing_arguments, prepare_call
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
                                       person_at_terminal, warn_missing_arguments, warn_unused_flags)
+from mrtr_cli.commands.hops import opener, plan, routed
 from mrtr_cli.errors import MrtrError, UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
@@ -53,6 +54,7 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
     failure is kept in the outcome, which `finish` gets."""
     chain, flags = build_chain(answering, options.timeout, people)
     target = resolve_target(options)
+    hops = plan(options, target)
     settings = client_settings(options, answering, chain)
     if recording is not None and recording.record:
         from mrtr_cli.transcript.recorder import make_recorder
@@ -65,8 +67,10 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
     shown = False
     try:
         outcome.params = request_params(call, Preparation())  # kept should the server fail before it is sent
-        with connect(context, target, options, settings, chain=chain) as client:
-            session = Session(client, chain, max_rounds=answering.max_rounds)
+        opening = opener(options, context.output.verbose, context.output.show_secrets)
+        with connect(context, target, options, settings, chain=chain) as client, \
+                routed(hops, client, target, opening) as instances:
+            session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances)
             prepared = prepare_call(client, target, call.method, call.name, needs_schema=bool(call.arguments))
             params = request_params(call, prepared)
             warn_missing_arguments(context, call.name, missing_arguments(prepared.schema, params.get("arguments")))

@@ -49,7 +49,7 @@ def parse(args: list[str]) -> Parsed | None:
 
 
 def parse_demo_server(args: list[str]) -> ServingOptions | None:
-    """`mrtr demo-server [--http [HOST:]PORT] [--conformance-fixtures]`'s options (`args` after the
+    """`mrtr demo-server [--http [HOST:]PORT] [--conformance-fixtures] [--state-key KEY]`'s options (`args` after the
     command's name), read by the same rules from its entry in the command table; None as for `parse`."""
     from mrtr_cli.command_table import command_named
 

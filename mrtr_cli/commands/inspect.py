@@ -7,6 +7,7 @@ from typing import Any
 from mrtr_cli.render import json_report
 from mrtr_cli.conversation.lists import list_all
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
+from mrtr_cli.commands.hops import refuse_outside_a_conversation
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
@@ -19,6 +20,7 @@ def run_discover(target: TargetOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
         from mrtr_cli.conversation.era import what_server_said
 
+        refuse_outside_a_conversation(target, "discover")
         with connect(context, resolve_target(target), target, client_settings(target)) as client:
             result = what_server_said(client)
         if output.json:
@@ -35,6 +37,7 @@ def run_list(kind: str, target: TargetOptions, output: OutputOptions) -> int:
     method, key = meta.LIST_METHODS[kind]
 
     def body(context: Context) -> ExitCode:
+        refuse_outside_a_conversation(target, "list")
         resolved = resolve_target(target)
         with connect(context, resolved, target, client_settings(target)) as client:
             merged, _ = list_all(client, method, key)

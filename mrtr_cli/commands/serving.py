@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from collections.abc import Callable
 
@@ -11,8 +12,11 @@ from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import ServingOptions
 from mrtr_cli.server.app import App
 from mrtr_cli.server.dispatcher import Dispatcher
+from mrtr_cli.server.state import Sealer, key_from_text
 
 DEFAULT_HOST = "127.0.0.1"
+STATE_KEY_VARIABLE = "MRTR_DEMO_STATE_KEY"
+"""The environment variable `--state-key` defaults to (a `--demo` child inherits it)."""
 
 
 def parse_listen(value: str) -> tuple[str, int]:
@@ -24,9 +28,10 @@ def parse_listen(value: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def serve(app: App, http: str | None) -> int:
-    """Serve `app` until stdin closes (stdio) or until interrupted (HTTP)."""
-    dispatcher = Dispatcher(app)
+def serve(app: App, http: str | None, sealer: Sealer | None = None) -> int:
+    """Serve `app` until stdin closes (stdio) or until interrupted (HTTP); its requestState sealed
+    by `sealer` (none: under a key made now)."""
+    dispatcher = Dispatcher(app, sealer)
     if http is None:
         from mrtr_cli.server.stdio_serving import serve_stdio
 
@@ -50,20 +55,23 @@ def demo_server_fast(options: ServingOptions) -> int:
     """`mrtr demo-server` without building the command line (no typer, no rich: `--demo` starts one
     per run); its options read by commands/fast_call.py's `parse_demo_server`."""
     try:
-        return run_demo_server(options.http, options.conformance_fixtures)
+        return run_demo_server(options.http, options.conformance_fixtures, options.state_key)
     except KeyboardInterrupt as raised:  # Ctrl-C, SIGTERM or SIGHUP while serving stdio
         return int(interruption(raised).exit_code)
 
 
-def run_demo_server(http: str | None, fixtures: bool = False) -> int:
-    """The demo; with `fixtures`, also the conformance suite's fixture tools and prompt."""
+def run_demo_server(http: str | None, fixtures: bool = False, state_key: str | None = None) -> int:
+    """The demo; with `fixtures`, also the conformance suite's fixture tools and prompt; its
+    requestState sealed under `state_key` (else MRTR_DEMO_STATE_KEY, else a key made at start-up)."""
+    shared = state_key or os.environ.get(STATE_KEY_VARIABLE)
+    sealer = Sealer(key_from_text(shared)) if shared else None
     if fixtures:
         from mrtr_cli.server import conformance_fixtures
 
-        return _serve_or_say_why(conformance_fixtures.app, http)
+        return _serve_or_say_why(conformance_fixtures.app, http, sealer)
     from mrtr_cli.server.demo import DemoApp
 
-    return _serve_or_say_why(DemoApp, http)
+    return _serve_or_say_why(DemoApp, http, sealer)
 
 
 def run_serve(files: list[str], http: str | None) -> int:
@@ -74,12 +82,12 @@ def run_serve(files: list[str], http: str | None) -> int:
     return _serve_or_say_why(lambda: MockApp([model.load(path) for path in files]), http)
 
 
-def _serve_or_say_why(make_app: Callable[[], App], http: str | None) -> int:
+def _serve_or_say_why(make_app: Callable[[], App], http: str | None, sealer: Sealer | None = None) -> int:
     """Serve the app `make_app` builds; a usage error (a bad transcript, a bad --http) is one line."""
     try:
         app = make_app()
         gc.freeze()  # what the app holds (every transcript) lives to the end: no collection walks it again
-        return int(serve(app, http))
+        return int(serve(app, http, sealer))
     except UsageError as error:
         print(f"✗ {error.one_line()}", file=sys.stderr)  # as every command says a failure
         return int(error.exit_code)

@@ -98,6 +98,11 @@ class Client:
         self.transport.close()
         self.transport = transport
 
+    def hop(self, transport: Transport) -> None:
+        """Send from now on over `transport`, another instance of the same server
+        (conversation/instances.py); the one before is not closed: the instances' owner stops them."""
+        self.transport = transport
+
     def request(self, method: str, params: dict[str, Any], *, round: int | None = None,
                 purpose: events.Purpose = "request", mirrored: Mirrored | None = None,
                 timeout: float | None = None) -> Reply:

@@ -19,7 +19,9 @@ from mrtr_cli import events
 from mrtr_cli.answering.questions import Answer, Chain, Question
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
-from mrtr_cli.errors import IncompleteError, Interrupted, MrtrError, UnreachableError, UsageError, interruption
+from mrtr_cli.conversation.instances import Instance, Instances
+from mrtr_cli.errors import (HopRefused, IncompleteError, Interrupted, MrtrError, ServerError, UnreachableError,
+                             UsageError, interruption)
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.mrtr import Complete, read_result, retry_params
@@ -83,8 +85,10 @@ class Session:
     """Drives one MRTR conversation over a client, answering through a chain."""
 
     def __init__(self, client: Client, chain: Chain, *, max_rounds: int = 10,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, instances: Instances | None = None) -> None:
         self.client = client
+        self.instances = instances
+        """Where each round goes (`--replica`, `--restart-between-rounds`); None: where the client is."""
         self.chain = chain
         self.max_rounds = max_rounds
         self.sleep = sleep
@@ -118,9 +122,11 @@ class Session:
         """The rounds, a conversation for held events (`events.HeldEvents`): each round is shown and
         checked while the server works on the retry."""
         self.held.conversation_starts()
+        home = self.client.transport
         try:
             return self._rounds(method, params, rounds, mirrored)
         finally:
+            self.client.hop(home)  # the instances' owner stops the others
             self.held.conversation_ends()
 
     def _rounds(self, method: str, params: dict[str, Any], rounds: list[Round],
@@ -128,14 +134,16 @@ class Session:
         responses: dict[str, Any] | None = None
         state: str | None = None
         delay = BACKOFF_START
+        made_state: Instance | None = None
         for number in itertools.count(1):
             sent = retry_params(params, responses, state)
+            instance = self._route(number)
             reply = self.client.request(method, sent, round=number, purpose="request" if number == 1 else "retry",
                                         mirrored=mirrored)
             current = Round(number, reply, sent)
             rounds.append(current)
             if reply.error is not None:
-                raise explain(method, reply.error)
+                raise self._refusal(method, reply.error, instance, made_state)
             reading = read_result(method, reply.result)
             if isinstance(reading, Complete):
                 current.result_type = "complete"
@@ -150,8 +158,25 @@ class Session:
                 responses, delay = self._answer_all(current), BACKOFF_START
             else:
                 responses, delay = None, self._back_off(number, delay)
-            state = reading.state
+            state, made_state = reading.state, instance if reading.state is not None else None
         raise AssertionError("unreachable")
+
+    def _route(self, number: int) -> Instance | None:
+        """Hand the client the instance round `number` goes to, and say which it is."""
+        if self.instances is None:
+            return None
+        instance = self.instances.for_round(number)
+        self.client.hop(instance.transport)
+        self.emit(events.InstanceChosen(number, instance.position, instance.name))
+        return instance
+
+    def _refusal(self, method: str, error: dict[str, Any], instance: Instance | None,
+                 made_state: Instance | None) -> ServerError:
+        """The error a refused round raises: a retry refused by another instance than the one that
+        made its requestState names the hop and its likely cause."""
+        if self.instances is None or instance is None or made_state is None or instance.position == made_state.position:
+            return explain(method, error)
+        return HopRefused(method, error, instance.words, self.instances.refused_hint)
 
     def _answer_all(self, current: Round) -> dict[str, Any]:
         count, asker = len(current.requests), self.client.who_asks()

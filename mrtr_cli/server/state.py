@@ -4,7 +4,9 @@ The token is `base64url(payload).base64url(HMAC-SHA256(key, payload))`. The payl
 the handler's state, the method, the name or URI, a digest of the arguments and an expiry,
 so a token is refused when altered, when presented on another request, or when stale
 (spec, `basic/patterns/mrtr`: servers MUST protect the integrity of state that matters and
-SHOULD bind it to the originating request with a short expiry). The key is made at start.
+SHOULD bind it to the originating request with a short expiry). The key is made at start,
+unless one is shared (`key_from_text`: `mrtr demo-server --state-key KEY`): then every instance
+sealing under it, and every restart, accepts the others' tokens.
 """
 
 from __future__ import annotations
@@ -59,6 +61,11 @@ class Sealer:
 
     def _mac(self, body: bytes) -> bytes:
         return hmac.new(self._key, body, hashlib.sha256).digest()
+
+
+def key_from_text(text: str) -> bytes:
+    """The sealing key a shared secret names: SHA-256 of its UTF-8."""
+    return hashlib.sha256(text.encode("utf-8")).digest()
 
 
 def request_digest(request: dict[str, Any]) -> str:
