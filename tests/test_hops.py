@@ -148,3 +148,20 @@ def test_replicas_are_opened_when_first_needed_named_by_host_and_port_and_closed
     assert replicas[0].headers == {"X-Team": "a"}
     instances.close()
     assert second.transport.closed and not home.closed  # type: ignore[attr-defined]
+
+
+def test_a_replay_sends_each_retry_to_a_restarted_server_and_diverges_when_it_is_refused(tmp_path: Path):
+    """`mrtr replay --restart-between-rounds`: the recording (one process, four rounds) replays
+    against a server restarted before each retry; without a kept key round 2 is refused, which
+    the replay reports as a divergence naming the hop (exit 6); with the key it matches."""
+    recording = tmp_path / "book.yaml"
+    recorded = mrtr("call", "book_table", "--demo", *BOOK, "--record", str(recording))
+    assert recorded.code == 0, recorded.stderr
+    refused = mrtr("replay", str(recording), "--restart-between-rounds")
+    reported = mrtr("replay", str(recording), "--restart-between-rounds", "--json")
+    assert reported.code == 6 and reported.json()["transcripts"][0]["result"] == "diverged"
+    assert reported.json()["transcripts"][0]["error"].startswith("the retry went to a restarted server and was refused")
+    kept = mrtr("replay", str(recording), "--restart-between-rounds", env={"MRTR_DEMO_STATE_KEY": "k"})
+    assert refused.code == 6, refused.stdout + refused.stderr
+    assert "the retry went to a restarted server and was refused" in refused.stdout + refused.stderr
+    assert kept.code == 0, kept.stdout + kept.stderr

@@ -16,9 +16,10 @@ from typing import Any
 from mrtr_cli import events, files, yaml_dumper
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
+from mrtr_cli.commands.hops import opener, plan, routed
 from mrtr_cli.commands.common import (Context, client_settings, connect, era_flags, guarded, person_answerer,
                                       person_at_terminal, warn_unused_flags)
-from mrtr_cli.errors import MrtrError, interruption
+from mrtr_cli.errors import HopRefused, MrtrError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
@@ -111,6 +112,7 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
     verdict.differences = compare_conversations(transcript.data, builder.document(), ignore, options.strict)
     failure = live.error.exit_code if live.error is not None else ExitCode.OK
     verdict.error = live.error if failure in LIVE_FAILURES else None
+    verdict.cause = live.error if isinstance(live.error, HopRefused) else None
     verdict.code = failure if failure in LIVE_FAILURES else (ExitCode.DIVERGED if verdict.differences else ExitCode.OK)
     if options.update and verdict.code in (ExitCode.OK, ExitCode.DIVERGED):
         _rewrite(path, builder.document())
@@ -125,7 +127,8 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
                                                     _confirm if terminal else None))
     params = replay_params(transcript, options.arguments, _ask if person else None)
     resolved = resolve_target(chosen)
-    if pool is not None and requested_era(era_flags(chosen)) != "older":
+    hops = plan(chosen, resolved)  # --replica, --restart-between-rounds: each transcript's own instances
+    if pool is not None and hops is None and requested_era(era_flags(chosen)) != "older":
         resolved = sharing_server(resolved, pool)
     settings = client_settings(chosen, answering)
     settings.capabilities = recorded_capabilities(transcript)
@@ -141,12 +144,15 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     settings.capabilities = dataclasses.replace(settings.capabilities, roots_answerable=chain.offers_roots())
     outcome = Outcome(transcript.request["method"], params)
     try:
-        with connect(live_context, resolved, chosen, settings, chain=chain) as client:
+        opening = opener(chosen, context.output.verbose, context.output.show_secrets)
+        with connect(live_context, resolved, chosen, settings, chain=chain) as client, \
+                routed(hops, client, resolved, opening) as instances:
             recorded.live_era = lambda: client.era.name
             method = transcript.request["method"]
             prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
-            outcome = Session(client, chain, max_rounds=answering.max_rounds).run(method, params, prepared.mirrored)
-            if outcome.error is None and client.era.name == "modern":
+            session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances)
+            outcome = session.run(method, params, prepared.mirrored)
+            if outcome.error is None and client.era.name == "modern" and hops is None:
                 keep(client.transport)  # every request answered: the next transcript may use this server
     except MrtrError as error:  # before the request was sent: compared like any other ending
         outcome.status, outcome.error = status_of(error), error

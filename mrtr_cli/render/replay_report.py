@@ -32,6 +32,8 @@ def verdict_lines(verdict: ReplayVerdict) -> list[Text | StyledLine]:
     count = len(verdict.differences)
     lines: list[Text | StyledLine] = [
         Text(f"✗ {name}: diverged from the recording ({count} difference{'s' if count != 1 else ''})", "mrtr.error")]
+    if verdict.cause is not None:
+        lines.append(Text(f"    {safe_line(verdict.cause.one_line(), None)}", "mrtr.error"))
     for difference in verdict.differences:
         lines += _difference_lines(difference)
     return lines

@@ -23,6 +23,9 @@ class ReplayVerdict:
     """The answer flags no question of the live run used (None: the run did not get that far)."""
     elapsed: float = 0.0
     """Seconds the replay took, loading the transcript included."""
+    cause: MrtrError | None = None
+    """What made a live run diverge, when mrtr knows it: a retry another instance refused
+    (`--replica`, `--restart-between-rounds`)."""
 
     @property
     def result(self) -> str:
@@ -34,4 +37,8 @@ class ReplayVerdict:
         """The verdict in replay's --json document."""
         return {"file": self.file, "result": self.result, "exit_code": int(self.code),
                 "rounds": self.rounds, "differences": [d.as_dict() for d in self.differences],
-                "error": self.error.one_line() if self.error else None}
+                "error": _one_line(self.error or self.cause)}
+
+
+def _one_line(error: MrtrError | None) -> str | None:
+    return error.one_line() if error is not None else None
