@@ -40,7 +40,8 @@ def test_the_demo_server_passes_over_stdio_and_http():
     verdicts = {k: v for k, v in statuses(over_http).items() if not k.startswith("auth-")}
     assert over_http.code == 0 and set(verdicts.values()) == {"pass", "skipped"}
     assert {k for k, v in verdicts.items() if v == "skipped"} == NOT_ASKED_BY_BOOK_TABLE | {
-        "subscription-ack", "subscription-id-tagged"}  # the demo offers no listen stream
+        "subscription-ack", "subscription-id-tagged",  # the demo offers no listen stream
+        "retry-on-another-instance"}  # no --replica
 
 
 def test_the_sdk_server_passes_with_a_declarative_tool():
@@ -211,7 +212,7 @@ def test_an_older_era_check_over_http_also_asks_whether_the_server_speaks_2026_0
                    "--answers", "examples/match_rules.yaml")
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: yes" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 56 skipped" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 57 skipped" in run.stdout
 
 
 def test_an_older_era_tool_completes_with_its_questions_answered_in_flight():
@@ -232,8 +233,8 @@ def test_a_server_refusing_discover_is_checked_in_the_handshake_era(scripted):
     assert run.code == 0, run.stderr
     assert ("era: the initialize handshake (2025-06-18); also speaks 2026-07-28: no, it answered server/discover "
             "with error -32601 (Method not found)") in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 49 skipped" in run.stdout and "complete after 0 questions" in run.stdout
-    assert run.stdout.count(OLDER_GROUP.format(49, "2025-06-18")) == 1 and "this rule is" not in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 50 skipped" in run.stdout and "complete after 0 questions" in run.stdout
+    assert run.stdout.count(OLDER_GROUP.format(50, "2025-06-18")) == 1 and "this rule is" not in run.stdout
     document = mrtr(*server.args("check", "--tool", "X", "--json"))
     assert sum(c["seen"] == OLDER_REASON.replace("2025-11-25", "2025-06-18") for c in document.json()["checks"]) == 49
 

@@ -165,3 +165,24 @@ def test_a_replay_sends_each_retry_to_a_restarted_server_and_diverges_when_it_is
     assert refused.code == 6, refused.stdout + refused.stderr
     assert "the retry went to a restarted server and was refused" in refused.stdout + refused.stderr
     assert kept.code == 0, kept.stdout + kept.stderr
+
+
+def test_check_compares_the_tools_conversation_on_one_instance_and_hopping():
+    """check's `retry-on-another-instance` (a SHOULD): skipped with the reason without either flag;
+    a warn naming both endings when a restarted demo refuses the retry; a pass when the key is kept;
+    with a hop flag but no --tool, exit 1 before any probe."""
+    args = ("check", "--demo", "--tool", "book_table", *BOOK, "--json")
+    alone, refused = mrtr(*args), mrtr(*args, "--restart-between-rounds")
+    kept = mrtr(*args, "--restart-between-rounds", env={"MRTR_DEMO_STATE_KEY": "k"})
+    verdicts = [{c["id"]: c for c in run.json()["checks"]}["retry-on-another-instance"] for run in (alone, refused, kept)]
+    assert [v["status"] for v in verdicts] == ["skipped", "warn", "pass"], [run.stderr for run in (alone, refused)]
+    assert verdicts[0]["seen"] == "not probed: give --replica URL or --restart-between-rounds"
+    assert verdicts[1]["seen"] == ("on one instance: complete in 4 rounds; with --restart-between-rounds: error in 2 "
+                                   f"rounds (the retry went to a restarted server and was refused: {STATE_REFUSED})")
+    assert verdicts[2]["seen"] == "on one instance: complete in 4 rounds; with --restart-between-rounds: complete in 4 rounds"
+    assert verdicts[0]["level"] == "SHOULD" and (alone.code, refused.code, kept.code) == (0, 0, 0)
+    toolless = mrtr("check", "--demo", "--restart-between-rounds")
+    assert toolless.code == 1
+    assert toolless.stderr.strip() == (
+        "✗ --restart-between-rounds in mrtr check sends the named tool's retries to other instances, and no tool is "
+        "named; give --tool NAME (a tool that asks), or leave --restart-between-rounds out")

@@ -15,10 +15,12 @@ from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.answering.questions import Chain, Question
+from mrtr_cli.check.hop_probe import RETRY_ELSEWHERE, hop_check
 from mrtr_cli.check.probes import Prober
 from mrtr_cli.check.tool_rounds import ROUND_PROBES, round_checks
 from mrtr_cli.check.verdicts import Check, Probe, ProbeFailed, judged, seen, shape_problem, timed, verdict
 from mrtr_cli.conversation.client import Reply
+from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.session import Outcome, Round, Session
 from mrtr_cli.errors import IncompleteError, UsageError
 from mrtr_cli.protocol import jsonrpc, meta
@@ -45,7 +47,7 @@ ANSWERS_NULL: Probe = ("answers-null", "inputResponses null is not taken into a 
 TOOL_PROBES: list[Probe] = [CAPABILITY_WITHHELD, ANSWERLESS_RETRY, TAMPERED_STATE, STATE_OTHER_ARGUMENTS,
                             EXTRA_ANSWERS, ANSWER_WRONG_SHAPE, ANSWERS_NULL]
 """The retries of the tool's first round, in the order they run and are shown."""
-ALL_TOOL_PROBES: list[Probe] = [*TOOL_PROBES, *ROUND_PROBES]
+ALL_TOOL_PROBES: list[Probe] = [*TOOL_PROBES, *ROUND_PROBES, RETRY_ELSEWHERE]
 """Every probe that needs the named tool."""
 WRONG_SHAPE = 12345
 """The answer the wrong-shape probe sends: a number where an object is due, as the suite sends."""
@@ -55,13 +57,15 @@ class ToolProber:
     """The probes of one named tool: they need its first round of questions."""
 
     def __init__(self, prober: Prober, chain: Chain, name: str, arguments: dict[str, Any],
-                 mirrored: Mirrored | None = None) -> None:
+                 mirrored: Mirrored | None = None, instances: Instances | None = None) -> None:
         self.prober = prober
         self.client = prober.client
         self.chain = chain
         self.params: dict[str, Any] = {"name": name, "arguments": arguments}
         self.mirrored = mirrored
         """The arguments the tool's calls also send as headers (conversation/preparation.py)."""
+        self.instances = instances
+        """Where the conversation's rounds go when it is run again hopping (check/hop_probe.py)."""
 
     def checks(self) -> list[Check]:
         """The tool's own conversation first: a tool with side effects may ask only once (a
@@ -70,7 +74,12 @@ class ToolProber:
         started = time.perf_counter()
         outcome = self.conversation()
         rounds = timed(round_checks(outcome), time.perf_counter() - started)
-        return [*self.prober.run(TOOL_PROBES, lambda: self._probes(outcome)), *rounds]
+        return [*self.prober.run(TOOL_PROBES, lambda: self._probes(outcome)), *rounds,
+                *self.prober.run([RETRY_ELSEWHERE], lambda: [self._hopping(outcome)])]
+
+    def _hopping(self, stayed: Outcome) -> Check:
+        """The conversation again, each round sent where `instances` say (--replica, --restart-between-rounds)."""
+        return hop_check(self.client, self.chain, self.params, self.mirrored, stayed, self.instances)
 
     def _probes(self, outcome: Outcome) -> list[Check]:
         first = self._first_round(outcome)

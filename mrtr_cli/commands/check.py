@@ -11,6 +11,8 @@ from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.arguments import tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
+from mrtr_cli.commands.hops import opener, plan, routed
+from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UsageError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.commands.call import request_params
@@ -76,6 +78,11 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
            named: tuple[CallOptions, ...]) -> tuple[list[Check], dict[str, Any] | None, dict[str, Any]]:
     chain, _ = build_chain(answering, options.timeout)
     target = resolve_target(options)
+    hops = plan(options, target)
+    if hops is not None and tool is None:
+        raise UsageError(f"{hops.flag} in mrtr check sends the named tool's retries to other instances, and no tool "
+                         "is named", f"give --tool NAME (a tool that asks), or leave {hops.flag} out")
+    opening = opener(options, context.output.verbose, context.output.show_secrets)
     discover_seen = older.DiscoverSeen()
     context.emit.subscribe(discover_seen)
     auth_checks, protected = _authorization(context, target, options)
@@ -88,7 +95,8 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
                 checks = [*_older(client, chain, tool, target),
                           *older.skipped(_named_probes(named), client.settings.version)]
             else:
-                checks = _modern(context, client, chain, tool, target, named)
+                with routed(hops, client, target, opening) as instances:
+                    checks = _modern(context, client, chain, tool, target, named, instances)
     except AuthError as error:
         if not protected:
             raise
@@ -141,7 +149,7 @@ def _era_unknown(error: AuthError) -> dict[str, Any]:
 
 
 def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | None, target: Target,
-            named: tuple[CallOptions, ...]) -> list[Check]:
+            named: tuple[CallOptions, ...], instances: Instances | None = None) -> list[Check]:
     """The checks of a 2026-07-28 server (check/probes.py; with a tool, check/tool_probes.py)."""
     prober, watch = Prober(client, over_http=target.mirrors_headers), StreamWatch(client.settings.log_level)
     context.emit.subscribe(prober)
@@ -150,7 +158,7 @@ def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | 
     if tool is not None:
         prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
         arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
-        checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored).checks()
+        checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored, instances).checks()
     for request in named:
         checks += named_checks(client, chain, request.method, request_params(request, Preparation()))
     checks += prober.run(LISTEN_PROBES, lambda: listen_checks(prober))  # last: it ends with a stream cancelled
