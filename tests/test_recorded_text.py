@@ -252,9 +252,9 @@ def test_a_signal_while_a_round_is_written_waits_for_the_round(tmp_path: Path, n
     in whole; the transcript the outcome then ends holds every round. Before signals.held, it held
     `rounds` only if the signal missed the window between `rounds:` and the round (CI saw it)."""
     conversation = {"name": "t", "server": {}, "schema": {}, "error": None,
-                    "rounds": [{"arguments": {}, "headers": {}, "content_type": "application/json", "notes": [],
-                                "reply": {"result": {"content": []}}, "answers": {"n": {"action": "accept"}},
-                                "finding": "f"}] * 2}
+                    "rounds": [{"instance": None, "arguments": {}, "headers": {}, "content_type": "application/json",
+                                "notes": [], "reply": {"result": {"content": []}},
+                                "answers": {"n": {"action": "accept"}}, "finding": "f"}] * 2}
     handlers = {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     signals.install()
     try:

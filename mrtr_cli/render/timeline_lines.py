@@ -42,7 +42,8 @@ def _retry_detail(params: dict[str, Any]) -> str:
 
 def instance_line(event: events.InstanceChosen) -> StyledLine:
     """`round 2 → instance 1 · 127.0.0.1:8002`: where a round goes (`--replica`, `--restart-between-rounds`)."""
-    return StyledLine(f"  round {event.round} → instance {event.position} · {safe_line(event.name, 120)}", "mrtr.dim")
+    where = f"instance {event.position} · {safe_line(event.name, 120)}"
+    return StyledLine(f"  round {event.round} → {where}", "mrtr.dim")
 
 
 def response_line(event: events.ResponseReceived) -> StyledLine:
