@@ -9,7 +9,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import httpx
@@ -160,6 +160,42 @@ def sdk_over_http(mode: str) -> Any:
     yields its /mcp URL. Only its SSE mode can ask in flight (the older era's back-channel)."""
     port = free_port()
     return listening([*SDK_SERVER, "http", str(port), mode], port, "the SDK server")
+
+
+PLAIN_STATE_SERVER = [PYTHON, str(ROOT / "tests" / "servers" / "plain_state_server.py")]
+"""The SDK's low-level Server with plain-JSON requestState (any process takes the retry): add
+`stdio`, or `http PORT`."""
+SHARED_STATE_KEY = "a-key-shared-by-every-instance-0123456789"
+"""A key for SDK_STATE_KEY (MCPServer wants 32 characters at least)."""
+
+
+@contextmanager
+def two_instances(command: list[str], name: str, env: dict[str, str] | None = None,
+                  after_port: tuple[str, ...] = ()) -> Iterator[tuple[str, str]]:
+    """Two processes of the HTTP server `command PORT [after_port...]`, each on a free port of its
+    own, as two instances of one server behind a balancer; yields their /mcp URLs."""
+    with ExitStack() as stack:
+        urls = []
+        for number in (1, 2):
+            port = free_port()
+            started = [*command, str(port), *after_port]
+            urls.append(stack.enter_context(listening(started, port, f"{name} {number}", env)))
+        yield urls[0], urls[1]
+
+
+def sdk_instances_over_http(state_key: str | None = None) -> Any:
+    """Two processes of tests/servers/sdk_server.py (MCPServer) over Streamable HTTP (JSON responses);
+    yields their /mcp URLs. Without `state_key` each seals requestState under a key of its own, made
+    at start-up (the SDK's default), so a retry sent to the other is refused; with one
+    (SDK_STATE_KEY, e.g. SHARED_STATE_KEY) they share it, and either takes it."""
+    env = {key: value for key, value in os.environ.items() if key != "SDK_STATE_KEY"}
+    env.update({"SDK_STATE_KEY": state_key} if state_key else {})
+    return two_instances([*SDK_SERVER, "http"], "the SDK server", env, ("json",))
+
+
+def plain_state_instances_over_http() -> Any:
+    """Two processes of tests/servers/plain_state_server.py over Streamable HTTP; yields their /mcp URLs."""
+    return two_instances([*PLAIN_STATE_SERVER, "http"], "the plain-state server")
 
 
 def oauth_http(*options: str) -> Any:

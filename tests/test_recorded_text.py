@@ -30,7 +30,8 @@ from conftest import mrtr
 from mrtr_cli import events, signals, yaml_dumper, yaml_emitters, yaml_loader
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import Signalled, UsageError
-from mrtr_cli.transcript import model
+from mrtr_cli.render import json_report
+from mrtr_cli.transcript import compare, model
 from mrtr_cli.transcript.recorder import Recorder
 from mrtr_cli.transcript.redact import Redaction
 
@@ -64,11 +65,14 @@ RESULT = st.fixed_dictionaries({"content": CONTENT}, optional={"structuredConten
 ERROR = st.fixed_dictionaries({"code": st.integers(-2**31, 2**31), "message": TEXT}, optional={"data": VALUE})
 REPLY = st.fixed_dictionaries({"result": RESULT}) | st.fixed_dictionaries({"error": ERROR})
 NOTE = st.fixed_dictionaries({"method": TEXT, "params": OBJECT})
-ROUND = st.fixed_dictionaries({
+INSTANCE = st.none() | st.fixed_dictionaries({"position": st.integers(0, 2**31), "name": TEXT})
+"""Where a round went (`--replica`, `--restart-between-rounds`: events.InstanceChosen); None: no hops."""
+ROUND = st.fixed_dictionaries({"instance": INSTANCE,
     "arguments": OBJECT, "headers": st.dictionaries(TEXT, TEXT, max_size=2), "content_type": TEXT,
     "notes": st.lists(NOTE, max_size=2), "reply": REPLY, "answers": st.dictionaries(TEXT, OBJECT, max_size=2),
     "finding": TEXT})
-"""What one round holds, hostile text in every field: `finding` is the message of a linter's finding."""
+"""What one round holds, hostile text in every field: `finding` is the message of a linter's finding,
+`instance` the instance of the server it went to, if it hopped."""
 CONVERSATION = st.fixed_dictionaries({"name": TEXT, "server": OBJECT, "schema": OBJECT,
                                       "rounds": st.lists(ROUND, min_size=1, max_size=3), "error": st.none() | TEXT})
 """A tool's name, what the server says of itself and of the tool, the rounds, and mrtr's error, if one ended it."""
@@ -83,6 +87,8 @@ def conversation_events(conversation: dict[str, Any]) -> list[Any]:
                            events.ResponseReceived(1, "tools/list", listed, None, 1.0)]
     for number, shape in enumerate(conversation["rounds"], 1):
         request_id = ROUND_ID + number
+        if shape["instance"] is not None:
+            happened.append(events.InstanceChosen(number, shape["instance"]["position"], shape["instance"]["name"]))
         happened += [events.RequestSent(request_id, "tools/call", {"name": name, "arguments": shape["arguments"]}, "",
                                         number),
                      events.WireNote("out", "", {"headers": shape["headers"]}, request_id),
@@ -149,6 +155,7 @@ def check_rounds(document: dict[str, Any], conversation: dict[str, Any]) -> None
     name = conversation["name"]
     for entry, shape in zip(document["rounds"], conversation["rounds"], strict=True):
         assert entry["sent"]["params"] == {"name": fixed(name), "arguments": fixed(shape["arguments"])}
+        assert entry.get("instance") == fixed(shape["instance"])  # absent without a hop
         notes = fixed(shape["notes"])
         assert entry["received"] == {"status": 200, **({"content_type": fixed(shape["content_type"])}
                                                         if shape["content_type"] else {}),
@@ -160,6 +167,21 @@ def check_rounds(document: dict[str, Any], conversation: dict[str, Any]) -> None
         header = entry["round"] == 1 and holds_lone_surrogate(
             [name, conversation["server"], conversation["schema"], shape["arguments"]])
         assert rules[1:] == ["lone-surrogate"] * (int(header) + int(held))
+
+
+def check_instances_read_back(path: Path, conversation: dict[str, Any]) -> None:
+    """Each round's instance reads back as the event `show` draws and the round the `--json` report
+    writes; replay's comparison ignores it."""
+    transcript = model.load(str(path))
+    expected = [events.InstanceChosen(number, shape["instance"]["position"], fixed(shape["instance"]["name"]))
+                for number, shape in enumerate(conversation["rounds"], 1) if shape["instance"] is not None]
+    assert [e for e in model.events_of(transcript) if isinstance(e, events.InstanceChosen)] == expected
+    read = model.outcome_of(transcript).rounds
+    assert [r.instance for r in read if r.instance is not None] == expected
+    assert [json_report.conversation(model.outcome_of(transcript))["rounds"][e.round - 1]["instance"]
+            for e in expected] == [{"position": e.position, "name": e.name} for e in expected]
+    elsewhere = [{**entry, "instance": {"position": 9, "name": "elsewhere"}} for entry in transcript.rounds]
+    assert compare.compare(transcript.data, {**transcript.data, "rounds": elsewhere}, [], strict=True) == []
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -183,6 +205,7 @@ def test_any_text_in_any_field_of_a_round_is_written_and_read_back(conversation:
                     if f["rule"] == "lone-surrogate"]
             ending = conversation["error"] is not None and holds_lone_surrogate(conversation["error"])
             assert len(noted) == len(kept) + int(ending)  # each shown once; the ending's is only shown
+            check_instances_read_back(recorder.path, conversation)
     finally:
         (yaml_dumper.USE_LIBYAML, yaml_loader.USE_LIBYAML), yaml_dumper.SET_ASIDE_LENGTH = chosen, set_aside
         shutil.rmtree(directory)
@@ -229,9 +252,9 @@ def test_a_signal_while_a_round_is_written_waits_for_the_round(tmp_path: Path, n
     in whole; the transcript the outcome then ends holds every round. Before signals.held, it held
     `rounds` only if the signal missed the window between `rounds:` and the round (CI saw it)."""
     conversation = {"name": "t", "server": {}, "schema": {}, "error": None,
-                    "rounds": [{"arguments": {}, "headers": {}, "content_type": "application/json", "notes": [],
-                                "reply": {"result": {"content": []}}, "answers": {"n": {"action": "accept"}},
-                                "finding": "f"}] * 2}
+                    "rounds": [{"instance": None, "arguments": {}, "headers": {}, "content_type": "application/json",
+                                "notes": [], "reply": {"result": {"content": []}},
+                                "answers": {"n": {"action": "accept"}}, "finding": "f"}] * 2}
     handlers = {n: signal.getsignal(n) for n in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     signals.install()
     try:

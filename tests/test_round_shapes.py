@@ -120,6 +120,23 @@ def test_the_report_and_the_comparison_are_views_of_the_same_round():
     assert data["received"]["result"]["requestState"] == "s1", "the comparison leaves the round itself alone"
 
 
+def test_a_round_that_hopped_names_its_instance_in_every_view():
+    """--replica, --restart-between-rounds: the instance is written after the id, read back as the
+    event the timeline drew (before the request), kept in the report's round, left out of replay's comparison."""
+    parts = parts_of_a_round()
+    parts.instance = events.InstanceChosen(1, 2, "127.0.0.1:8002")
+    data = round_to_data(parts)
+    assert list(data)[:4] == ["round", "id", "instance", "sent"]
+    assert data["instance"] == {"position": 2, "name": "127.0.0.1:8002"}
+    emitted = list(round_events("tools/call", data))
+    assert emitted[0] == parts.instance and type(emitted[1]).__name__ == "RequestSent"
+    current = round_from_data("tools/call", data)
+    assert current.instance == parts.instance
+    assert report_view(current)["instance"] == {"position": 2, "name": "127.0.0.1:8002"}
+    assert comparable(data) == comparable(round_to_data(parts_of_a_round()))
+    assert round_from_data("tools/call", round_to_data(parts_of_a_round())).instance is None
+
+
 @pytest.mark.parametrize("path", RECORDINGS, ids=lambda p: p.name)
 def test_recorded_rounds_read_back_into_the_parts_they_were_written_from(path: Path):
     transcript = model.load(str(path))
@@ -144,4 +161,6 @@ def _parts_from(method: str, entry: dict[str, Any]) -> RoundParts:
             parts.answers[event.key] = event
         elif isinstance(event, events.Finding):
             parts.findings.append(event)
+        elif isinstance(event, events.InstanceChosen):
+            parts.instance = event
     return parts

@@ -305,6 +305,35 @@ def test_show_renders_the_recorded_timeline():
     assert len(document["rounds"]) == 4 and document["rounds"][0]["questions"]["date"]["source"] == "answers-file"
 
 
+def test_a_conversation_that_hopped_shows_each_rounds_instance_and_replays_and_serves_the_same(tmp_path: Path):
+    """A round's `instance` (--replica, --restart-between-rounds) is drawn by `show` as the timeline
+    drew it, each before its round's request, its name made safe; `show --json` keeps it; `replay`
+    (no replicas now) does not compare it; `serve` ignores it."""
+    document = yaml.safe_load((ROOT / "recordings" / "book_table.yaml").read_text())
+    names = ["127.0.0.1:8001", "127.0.0.1:8002\x1b[2J"]
+    for index, entry in enumerate(document["rounds"]):
+        document["rounds"][index] = {"round": entry.pop("round"), "id": entry.pop("id"),
+                                     "instance": {"position": index % 2, "name": names[index % 2]}, **entry}
+    hopped = tmp_path / "hopped.yaml"
+    hopped.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
+    run = mrtr("show", str(hopped))
+    assert run.code == 0, run.stderr
+    lines = run.stdout.splitlines()
+    drawn = [i for i, line in enumerate(lines) if line.startswith("  round ") and " → instance " in line]
+    assert [lines[i] for i in drawn[:2]] == ["  round 1 → instance 0 · 127.0.0.1:8001",
+                                             "  round 2 → instance 1 · 127.0.0.1:8002\\x1b[2J"]
+    assert len(drawn) == 4 and all(lines[i + 1].startswith(("→ tools/call", "↻ tools/call")) for i in drawn)
+    shown = mrtr("show", str(hopped), "--json").json()
+    jsonschema.validate(shown, json.loads((ROOT / "docs" / "json" / "conversation.schema.json").read_text()))
+    assert [r["instance"] for r in shown["rounds"]] == [e["instance"] for e in document["rounds"]]
+    replayed = mrtr("replay", str(hopped), "--demo")
+    assert replayed.code == 0 and "same as recorded (4 rounds)" in replayed.stderr, replayed.stderr
+    served = mrtr("call", "book_table", "--answers", "examples/book_table.yaml", "--json", "--",
+                  PYTHON, "-m", "mrtr_cli", "serve", str(hopped))
+    assert served.code == 0 and served.json()["outcome"] == "complete", served.stderr
+    assert "instance" not in mrtr("show", str(ROOT / "recordings" / "book_table.yaml")).stdout
+
+
 SERVE = [PYTHON, "-m", "mrtr_cli", "serve", str(ROOT / "recordings" / "book_table.yaml")]
 
 

@@ -44,6 +44,8 @@ class Round:
     requests: dict[str, dict[str, Any]] = field(default_factory=dict)
     state: str | None = None
     answers: dict[str, Answer] = field(default_factory=dict)
+    instance: events.InstanceChosen | None = None
+    """The instance of the server it went to (`--replica`, `--restart-between-rounds`); None: no hops."""
 
 
 @dataclass
@@ -141,6 +143,7 @@ class Session:
             reply = self.client.request(method, sent, round=number, purpose="request" if number == 1 else "retry",
                                         mirrored=mirrored)
             current = Round(number, reply, sent)
+            current.instance = events.InstanceChosen(number, instance.position, instance.name) if instance else None
             rounds.append(current)
             if reply.error is not None:
                 raise self._refusal(method, reply.error, instance, made_state)

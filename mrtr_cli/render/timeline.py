@@ -12,7 +12,8 @@ from mrtr_cli.render.diagnostics import stderr_line
 from mrtr_cli.render.question_lines import shown_question
 from mrtr_cli.render.styled_line import JoinedLines, StyledLine
 from mrtr_cli.render.timeline_lines import (answer_line, discover_line, finding_line, ignored_line, input_summary,
-                                            notification_line, request_line, response_line, wire_line)
+                                            instance_line, notification_line, request_line, response_line,
+                                            wire_line)
 from mrtr_cli.text import safe_line
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ class Timeline:
             events.AuthorizationStep: self._authorization,
             events.CancelSent: self._cancel,
             events.Finding: lambda e: self.print(finding_line(e)),
+            events.InstanceChosen: lambda e: self.print(instance_line(e)),
             events.EraChosen: self._era,
             events.MessageSent: self._sent,
             events.Unanswered: lambda e: self.print(StyledLine(f"  ! {safe_line(e.key, 60)} got an error: "

@@ -40,6 +40,12 @@ def _retry_detail(params: dict[str, Any]) -> str:
     return f" · {' · '.join(parts)}" if parts else ""
 
 
+def instance_line(event: events.InstanceChosen) -> StyledLine:
+    """`round 2 → instance 1 · 127.0.0.1:8002`: where a round goes (`--replica`, `--restart-between-rounds`)."""
+    where = f"instance {event.position} · {safe_line(event.name, 120)}"
+    return StyledLine(f"  round {event.round} → {where}", "mrtr.dim")
+
+
 def response_line(event: events.ResponseReceived) -> StyledLine:
     """`← complete · 12 ms`, `← input_required · round 1`, or `← error -32602 ...`."""
     took = f" · {event.elapsed_ms:.0f} ms"

@@ -47,6 +47,8 @@ class TranscriptBuilder:
         self.tools: list[dict[str, Any]] = []
         self.request: dict[str, Any] | None = None
         self.pending: RoundParts | None = None
+        self.next_instance: events.InstanceChosen | None = None
+        """Where the next round goes (`--replica`, `--restart-between-rounds`): said before its request."""
         self.before_call = RoundParts(0, None, {})
         """Older era: what the server asked outside a request of the conversation; the first round keeps it."""
         self.raw_arguments: Any = None
@@ -60,7 +62,7 @@ class TranscriptBuilder:
             events.NotificationReceived: self._notification, events.AnswerChosen: self._answer,
             events.Finding: self._finding, events.ServerIdentified: self._server, events.OutcomeReached: self._outcome,
             events.EraChosen: self._era, events.InputRequested: self._asked_in_flight,
-            events.AuthorizationStep: self._authorization,
+            events.AuthorizationStep: self._authorization, events.InstanceChosen: self._instance,
         }
 
     def __call__(self, event: Any) -> None:
@@ -93,7 +95,13 @@ class TranscriptBuilder:
             self.request = {"method": event.method, "params": self.redaction.params(event.params)}
         self.pending = RoundParts(event.round, event.id, self.redaction.params(event.params))
         self._carry_over(self.pending)
+        if self.next_instance is not None and self.next_instance.round == event.round:
+            self.pending.instance = self.next_instance
+        self.next_instance = None
         self.raw_arguments = event.params.get("arguments")
+
+    def _instance(self, event: events.InstanceChosen) -> None:
+        self.next_instance = event
 
     def _wire(self, event: events.WireNote) -> None:
         if self.pending is None or event.request_id != self.pending.id or not event.fields:

@@ -43,12 +43,17 @@ class RoundParts:
     asked_in_flight: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Older era: the requests the server sent while this round's request was in flight, in order."""
     findings: list[events.Finding] = field(default_factory=list)
+    instance: events.InstanceChosen | None = None
+    """The instance of the server the round went to (`--replica`, `--restart-between-rounds`)."""
 
 
 def round_to_data(parts: RoundParts) -> dict[str, Any]:
     """The transcript form of a round, keys in their written order."""
     sent: dict[str, Any] = {"params": parts.params, **({"headers": parts.headers} if parts.headers is not None else {})}
-    data: dict[str, Any] = {"round": parts.number, "id": parts.id, "sent": sent, "received": _received(parts)}
+    data: dict[str, Any] = {"round": parts.number, "id": parts.id}
+    if parts.instance is not None:
+        data["instance"] = instance_data(parts.instance)
+    data.update(sent=sent, received=_received(parts))
     if parts.elapsed_ms is not None:
         data["elapsed_ms"] = round(parts.elapsed_ms, 3)
     if parts.answers:
@@ -69,6 +74,17 @@ def _received(parts: RoundParts) -> dict[str, Any]:
 
 def _answer_data(answer: events.AnswerChosen) -> dict[str, Any]:
     return {"method": answer.method, "source": answer.source, "response": answer.response}
+
+
+def instance_data(instance: events.InstanceChosen) -> dict[str, Any]:
+    """Where a round went, as the transcript and the `--json` report write it."""
+    return {"position": instance.position, "name": instance.name}
+
+
+def instance_of(data: dict[str, Any]) -> events.InstanceChosen | None:
+    """The instance a recorded round went to; None when the conversation did not hop."""
+    instance = data.get("instance")
+    return events.InstanceChosen(data["round"], instance["position"], instance["name"]) if instance else None
 
 
 def finding_to_data(finding: events.Finding) -> dict[str, Any]:
@@ -152,13 +168,16 @@ def round_from_data(method: str, data: dict[str, Any]) -> Round:
     answers = {key: Answer(a["response"], a["source"]) for key, a in (data.get("answers") or {}).items()}
     result_type = result.get("resultType", "complete") if received.get("result") is not None else None
     return Round(data["round"], reply, data["sent"]["params"], result_type, asked, result.get("requestState"),
-                 answers)
+                 answers, instance_of(data))
 
 
 def round_events(method: str, data: dict[str, Any]) -> Iterator[Any]:
     """The events of a recorded round, as the engine emitted them when it ran."""
     number, params, request_id = data["round"], data["sent"]["params"], data["id"]
     text = jsonrpc.encode(jsonrpc.request(request_id, method, params))
+    instance = instance_of(data)
+    if instance is not None:
+        yield instance
     yield events.RequestSent(request_id, method, params, text, number, "request" if number == 1 else "retry")
     received, answers = data["received"], dict(data.get("answers") or {})
     for note in received.get("notifications", []):
@@ -198,6 +217,8 @@ def report_view(current: Round) -> dict[str, Any]:
         }
     view: dict[str, Any] = {"round": current.number, "id": current.reply.id, "resultType": current.result_type,
                             "questions": questions, "elapsed_ms": round(current.reply.elapsed_ms, 3)}
+    if current.instance is not None:
+        view["instance"] = instance_data(current.instance)
     if current.reply.error is not None:
         view["error"] = current.reply.error
     return view
@@ -244,7 +265,8 @@ def final_result(rounds: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def comparable(data: dict[str, Any]) -> dict[str, Any]:
     """The transcript form without what legitimately changes between runs: the id, the timing,
-    the answers (they are the cause, not the effect), and the volatile result fields."""
+    the answers (they are the cause, not the effect), the volatile result fields, and the instance
+    it went to (a replay with other replicas, or none, is the same conversation)."""
     received = copy.deepcopy(data["received"])
     if isinstance(received.get("result"), dict):
         received["result"] = without_volatile(received["result"])

@@ -7,6 +7,11 @@ resource template, reading `ctx.input_responses` / `ctx.request_state` on the re
 Each result says what the server received, so tests can assert what reached it.
 
     python sdk_server.py [stdio | http PORT [json|sse]]    (SDK_START_DELAY=SECONDS: start that much later)
+
+MCPServer seals `requestState` under a key made when the process starts, so a retry sent to another
+process (a second instance, a restart) is refused: error -32602 "Invalid or expired requestState"
+(issue 26). SDK_STATE_KEY=KEY (at least 32 characters) shares one key, as a server run as several
+instances must: then any of them takes the retry.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
 
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, MCPServer, RequestStateSecurity
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.resolve import Elicit, ListRoots, Resolve, Sample
 from mcp.types import (
@@ -34,7 +39,9 @@ from mcp.types import (
     TextContent,
 )
 
-mcp = MCPServer("sdk-test-server")
+STATE_KEY = os.environ.get("SDK_STATE_KEY")
+mcp = MCPServer("sdk-test-server",
+                request_state_security=RequestStateSecurity(keys=[STATE_KEY]) if STATE_KEY else None)
 GREETING_QUESTION = os.environ.get("SDK_GREETING_QUESTION", "What is your name?")
 
 

@@ -1,0 +1,105 @@
+"""The real servers the retry-on-another-instance tests meet (issue 26), proven without `--replica`:
+two processes of the PyPI `mcp` SDK's MCPServer refuse each other's requestState (each seals it
+under a key made at start-up) unless SDK_STATE_KEY shares one, and the SDK's low-level Server,
+whose state is plain JSON, completes a retry whichever process takes it. The retry is sent to the
+other process by hand (httpx), as `--replica` will send it; mrtr drives each server on one instance."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from conftest import SDK_SERVER, mrtr
+from peers import (PLAIN_STATE_SERVER, SHARED_STATE_KEY, HttpPeer, StdioPeer, answer_all,
+                   plain_state_instances_over_http, request, sdk_instances_over_http)
+
+GREET = {"name": "greet", "arguments": {"greeting": "Hi"}}
+IDS = itertools.count(1)
+
+
+def first_round(url: str) -> dict[str, Any]:
+    """Round 1 of `greet` on the instance at `url`: its input_required result."""
+    peer = HttpPeer(url)
+    try:
+        [reply] = peer.exchange(request(next(IDS), "tools/call", GREET))
+    finally:
+        peer.close()
+    result = reply["result"]
+    assert result["resultType"] == "input_required" and isinstance(result.get("requestState"), str), reply
+    return dict(result)
+
+
+def retry_on(url: str, asked: dict[str, Any]) -> dict[str, Any]:
+    """The retry of round 1 (its requestState echoed, its question answered), sent to `url`: the reply."""
+    params = {**GREET, "requestState": asked["requestState"], "inputResponses": answer_all(asked["inputRequests"])}
+    peer = HttpPeer(url)
+    try:
+        [reply] = peer.exchange(request(next(IDS), "tools/call", params))
+    finally:
+        peer.close()
+    return dict(reply)
+
+
+def test_mcpserver_instances_refuse_each_others_request_state_by_default():
+    with sdk_instances_over_http() as (first, second):
+        asked = first_round(first)
+        refused = retry_on(second, asked)
+        assert refused["error"]["code"] == -32602, refused
+        assert refused["error"]["message"] == "Invalid or expired requestState"
+        completed = retry_on(first, asked)  # the same retry, where its state was made
+        assert completed["result"]["content"][0]["text"].startswith("Hi, "), completed
+
+
+def test_mcpserver_instances_that_share_a_key_take_each_others_retries():
+    with sdk_instances_over_http(SHARED_STATE_KEY) as (first, second):
+        asked = first_round(first)
+        completed = retry_on(second, asked)
+        assert completed["result"]["content"][0]["text"].startswith("Hi, "), completed
+        assert first_round(second)["requestState"] != asked["requestState"]  # still sealed, under the shared key
+
+
+def test_a_low_level_server_with_plain_json_state_completes_a_retry_on_either_instance():
+    with plain_state_instances_over_http() as (first, second):
+        asked = first_round(first)
+        assert asked["requestState"] == '{"greeting": "Hi"}'
+        done = [retry_on(url, asked)["result"]["structuredContent"] for url in (second, first)]
+        assert [d["text"] for d in done] == ["Hi, " + answer_all(asked["inputRequests"])["name"]["content"]["name"]
+                                             + "!"] * 2
+        assert done[0]["pid"] != done[1]["pid"]  # two processes completed it
+
+
+@pytest.mark.parametrize("command, completes", [(SDK_SERVER, False), ([*PLAIN_STATE_SERVER, "stdio"], True)],
+                         ids=["mcpserver", "plain-state"])
+def test_over_stdio_a_restarted_server_meets_the_state_of_the_process_before(command: list[str], completes: bool):
+    """What --restart-between-rounds will do: round 1 to one process, which is stopped; the retry
+    to a fresh one."""
+    before = StdioPeer(command)
+    try:
+        [reply] = before.exchange(request(next(IDS), "tools/call", GREET))
+    finally:
+        before.close()
+    asked = reply["result"]
+    params = {**GREET, "requestState": asked["requestState"], "inputResponses": answer_all(asked["inputRequests"])}
+    after = StdioPeer(command)
+    try:
+        [retried] = after.exchange(request(next(IDS), "tools/call", params))
+    finally:
+        after.close()
+    if completes:
+        assert retried["result"]["content"][0]["text"].startswith("Hi, "), retried
+    else:
+        assert retried["error"]["message"] == "Invalid or expired requestState", retried
+
+
+def test_mrtr_completes_each_peer_on_one_instance():
+    answer = ("-a", "greeting=Hi", "--answer", "name.name=Ada")
+    run = mrtr("call", "greet", *answer, "--", *PLAIN_STATE_SERVER, "stdio")
+    assert run.code == 0 and "Hi, Ada!" in run.stdout, run.stderr
+    with plain_state_instances_over_http() as (plain, _):
+        run = mrtr("call", "greet", *answer, "--url", plain)
+        assert run.code == 0 and "Hi, Ada!" in run.stdout, run.stderr
+    with sdk_instances_over_http() as (sealed, _):
+        run = mrtr("call", "greet", "-a", "greeting=Hi", "--answer", "__main__:ask_name.name=Ada", "--url", sealed)
+        assert run.code == 0 and "Hi, Ada!" in run.stdout, run.stderr
