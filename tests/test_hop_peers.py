@@ -93,13 +93,30 @@ def test_over_stdio_a_restarted_server_meets_the_state_of_the_process_before(com
         assert retried["error"]["message"] == "Invalid or expired requestState", retried
 
 
-def test_mrtr_completes_each_peer_on_one_instance():
-    answer = ("-a", "greeting=Hi", "--answer", "name.name=Ada")
-    run = mrtr("call", "greet", *answer, "--", *PLAIN_STATE_SERVER, "stdio")
-    assert run.code == 0 and "Hi, Ada!" in run.stdout, run.stderr
-    with plain_state_instances_over_http() as (plain, _):
-        run = mrtr("call", "greet", *answer, "--url", plain)
+def test_mrtr_sends_each_peers_retry_to_another_instance_or_a_restarted_one():
+    """`--replica` and `--restart-between-rounds` against the real peers: MCPServer refuses the hop
+    with its per-process key (exit 2, the hop and its cause named) and takes it with a shared
+    key; the plain-JSON server takes it either way; the timeline names each round's instance."""
+    greet, sealed, plain = ("greet", "-a", "greeting=Hi"), ("--answer", "__main__:ask_name.name=Ada"), \
+        ("--answer", "name.name=Ada")
+    with sdk_instances_over_http() as (first, second):
+        refused = mrtr("call", *greet, *sealed, "--url", first, "--replica", second)
+    with sdk_instances_over_http(SHARED_STATE_KEY) as (first, second):
+        shared = mrtr("call", *greet, *sealed, "--url", first, "--replica", second)
+        other = second.removeprefix("http://").removesuffix("/mcp")
+    with plain_state_instances_over_http() as (first, second):
+        either = mrtr("call", *greet, *plain, "--url", first, "--replica", second)
+    restarted = mrtr("call", *greet, *sealed, "--restart-between-rounds", "--", *SDK_SERVER)
+    kept = mrtr("call", *greet, *sealed, "--restart-between-rounds", "-e", f"SDK_STATE_KEY={SHARED_STATE_KEY}", "--",
+                *SDK_SERVER)
+    fresh = mrtr("call", *greet, *plain, "--restart-between-rounds", "--", *PLAIN_STATE_SERVER, "stdio")
+    assert (refused.code, restarted.code) == (2, 2), refused.stderr + restarted.stderr
+    assert "✗ the retry went to another instance (" in refused.stderr
+    assert "and was refused: error -32602 'Invalid or expired requestState'; a server whose requestState is valid " \
+           "only in the process that made it" in refused.stderr
+    assert "✗ the retry went to a restarted server and was refused: error -32602 'Invalid or expired " \
+           "requestState'" in restarted.stderr
+    for run in (shared, either, kept, fresh):
         assert run.code == 0 and "Hi, Ada!" in run.stdout, run.stderr
-    with sdk_instances_over_http() as (sealed, _):
-        run = mrtr("call", "greet", "-a", "greeting=Hi", "--answer", "__main__:ask_name.name=Ada", "--url", sealed)
-        assert run.code == 0 and "Hi, Ada!" in run.stdout, run.stderr
+    assert f"round 2 → instance 1 · {other}" in shared.stderr
+    assert "round 2 → instance 1 · restart 1" in kept.stderr
