@@ -18,22 +18,32 @@ from mrtr_cli.check.verdicts import Check, Probe, short, verdict
 from mrtr_cli.text import safe_line
 
 PAGE = "basic/authorization"
-AUTH_PROBES: list[Probe] = [
-    ("auth-challenge", "a request without a token gets 401 with a Bearer challenge naming resource_metadata",
-     "SHOULD", PAGE + "#protected-resource-metadata-discovery-requirements"),
-    ("auth-resource-metadata", "the protected resource metadata is reachable (RFC 9728)", "MUST",
-     PAGE + "#authorization-server-location"),
-    ("auth-resource-matches", "the protected resource metadata's resource is this server", "MUST",
-     PAGE + "#authorization-server-location"),
-    ("auth-servers-listed", "the protected resource metadata names authorization_servers", "MUST",
-     PAGE + "#authorization-server-location"),
-    ("auth-server-metadata", "the authorization server's metadata is reachable and names the same issuer", "MUST",
-     PAGE + "#authorization-server-metadata-discovery"),
-    ("auth-pkce-s256", "the authorization server advertises PKCE S256 (code_challenge_methods_supported)", "MUST",
-     PAGE + "#authorization-code-protection"),
-    ("auth-resource-canonical", "the metadata's resource is the server's canonical URL (the resource indicator)",
-     "SHOULD", PAGE + "#canonical-server-uri"),
-]
+AUTH_CHALLENGE: Probe = (
+    "auth-challenge", "a request without a token gets 401 with a Bearer challenge naming resource_metadata",
+    "SHOULD", PAGE + "#protected-resource-metadata-discovery-requirements")
+AUTH_RESOURCE_METADATA: Probe = ("auth-resource-metadata", "the protected resource metadata is reachable (RFC 9728)",
+                                 "MUST", PAGE + "#authorization-server-location")
+AUTH_RESOURCE_MATCHES: Probe = ("auth-resource-matches", "the protected resource metadata's resource is this server",
+                                "MUST", PAGE + "#authorization-server-location")
+AUTH_SERVERS_LISTED: Probe = ("auth-servers-listed", "the protected resource metadata names authorization_servers",
+                              "MUST", PAGE + "#authorization-server-location")
+AUTH_SERVER_METADATA: Probe = (
+    "auth-server-metadata", "the authorization server's metadata is reachable and names the same issuer", "MUST",
+    PAGE + "#authorization-server-metadata-discovery")
+AUTH_PKCE_S256: Probe = (
+    "auth-pkce-s256", "the authorization server advertises PKCE S256 (code_challenge_methods_supported)", "MUST",
+    PAGE + "#authorization-code-protection")
+AUTH_RESOURCE_CANONICAL: Probe = (
+    "auth-resource-canonical", "the metadata's resource is the server's canonical URL (the resource indicator)",
+    "SHOULD", PAGE + "#canonical-server-uri")
+AUTH_PROBES: list[Probe] = [AUTH_CHALLENGE, AUTH_RESOURCE_METADATA, AUTH_RESOURCE_MATCHES, AUTH_SERVERS_LISTED,
+                            AUTH_SERVER_METADATA, AUTH_PKCE_S256, AUTH_RESOURCE_CANONICAL]
+"""Every authorization probe, in the order its verdict is shown."""
+NEED_RESOURCE_METADATA: list[Probe] = [AUTH_RESOURCE_MATCHES, AUTH_SERVERS_LISTED, AUTH_SERVER_METADATA,
+                                       AUTH_PKCE_S256, AUTH_RESOURCE_CANONICAL]
+"""The probes judged on the protected resource metadata: not probed when it is not found."""
+NEED_SERVER_NAMED: list[Probe] = [AUTH_SERVER_METADATA, AUTH_PKCE_S256]
+"""The probes of the authorization server the metadata names: not probed when it names none."""
 UNAUTHORIZED_PROBE = {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {}}
 """What check sends without a token to hear whether the server wants authorization."""
 Fetch = Callable[[str, str, dict[str, str], "bytes | None"], Any]
@@ -68,9 +78,9 @@ def authorization_checks(fetch: Fetch, server_url: str, status: int, header: str
 
 def _challenge_check(challenge: Any) -> Check:
     if challenge.resource_metadata:
-        return verdict(*AUTH_PROBES[0], True, f"resource_metadata {safe_line(challenge.resource_metadata, 200)}")
+        return verdict(*AUTH_CHALLENGE, True, f"resource_metadata {safe_line(challenge.resource_metadata, 200)}")
     said = safe_line(challenge.header, 200) if challenge.header else "no WWW-Authenticate header"
-    return verdict(*AUTH_PROBES[0], False, f"HTTP 401 without resource_metadata: {said}")
+    return verdict(*AUTH_CHALLENGE, False, f"HTTP 401 without resource_metadata: {said}")
 
 
 def _first_document(recorder: Any, urls: list[str]) -> tuple[str | None, dict[str, Any] | None, str]:
@@ -90,19 +100,19 @@ def _resource_checks(recorder: Any, server_url: str, challenge: Any) -> list[Che
 
     url, document, tried = _first_document(recorder, prm_locations(server_url, challenge))
     if document is None:
-        return [verdict(*AUTH_PROBES[1], False, f"not found at {tried}"),
-                *_not_probed(AUTH_PROBES[2:], "no protected resource metadata")]
+        return [verdict(*AUTH_RESOURCE_METADATA, False, f"not found at {tried}"),
+                *_not_probed(NEED_RESOURCE_METADATA, "no protected resource metadata")]
     resource, servers = document.get("resource"), document.get("authorization_servers")
     matches = isinstance(resource, str) and resource_matches(resource, server_url)
     listed = isinstance(servers, list) and bool(servers) and all(isinstance(s, str) for s in servers)
-    checks = [verdict(*AUTH_PROBES[1], True, f"from {safe_line(url, 200)}"),
-              verdict(*AUTH_PROBES[2], matches, f"resource {safe_line(short(resource), 200)} for "
-                                                f"{safe_line(server_url, 200)}"),
-              verdict(*AUTH_PROBES[3], listed, f"authorization_servers {safe_line(short(servers), 200)}")]
+    checks = [verdict(*AUTH_RESOURCE_METADATA, True, f"from {safe_line(url, 200)}"),
+              verdict(*AUTH_RESOURCE_MATCHES, matches, f"resource {safe_line(short(resource), 200)} for "
+                                                       f"{safe_line(server_url, 200)}"),
+              verdict(*AUTH_SERVERS_LISTED, listed, f"authorization_servers {safe_line(short(servers), 200)}")]
     if listed and isinstance(servers, list):
         checks += _server_checks(recorder, servers[0])
     else:
-        checks += _not_probed(AUTH_PROBES[4:6], "no authorization server named")
+        checks += _not_probed(NEED_SERVER_NAMED, "no authorization server named")
     checks.append(_canonical_check(resource, server_url, matches))
     return checks
 
@@ -111,29 +121,29 @@ def _server_checks(recorder: Any, issuer: str) -> list[Check]:
     from mrtr_cli.auth.discovery import metadata_locations
 
     if urlsplit(issuer).scheme not in ("http", "https"):
-        return [verdict(*AUTH_PROBES[4], False, f"the issuer {safe_line(issuer, 200)} is not an http(s) URL"),
-                *_not_probed(AUTH_PROBES[5:6], "no authorization server metadata")]
+        return [verdict(*AUTH_SERVER_METADATA, False, f"the issuer {safe_line(issuer, 200)} is not an http(s) URL"),
+                *_not_probed([AUTH_PKCE_S256], "no authorization server metadata")]
     url, document, tried = _first_document(recorder, metadata_locations(issuer))
     if document is None:
-        return [verdict(*AUTH_PROBES[4], False, f"not found at {tried}"),
-                *_not_probed(AUTH_PROBES[5:6], "no authorization server metadata")]
+        return [verdict(*AUTH_SERVER_METADATA, False, f"not found at {tried}"),
+                *_not_probed([AUTH_PKCE_S256], "no authorization server metadata")]
     given = document.get("issuer")
     issuer_seen = f"from {safe_line(url, 200)}, issuer {safe_line(short(given), 200)}"
     methods = document.get("code_challenge_methods_supported")
     s256 = isinstance(methods, list) and "S256" in methods
-    return [verdict(*AUTH_PROBES[4], given == issuer, issuer_seen + ("" if given == issuer else
-                                                                      f", not {safe_line(issuer, 200)}")),
-            verdict(*AUTH_PROBES[5], s256, f"code_challenge_methods_supported {safe_line(short(methods), 200)}")]
+    return [verdict(*AUTH_SERVER_METADATA, given == issuer, issuer_seen + ("" if given == issuer else
+                                                                            f", not {safe_line(issuer, 200)}")),
+            verdict(*AUTH_PKCE_S256, s256, f"code_challenge_methods_supported {safe_line(short(methods), 200)}")]
 
 
 def _canonical_check(resource: Any, server_url: str, matches: bool) -> Check:
     """The resource mrtr sends as its resource indicator is the metadata's: it should be the
     server's own URL (a prefix of it is accepted by mrtr, a different one is refused)."""
     if not matches:
-        return verdict(*AUTH_PROBES[6], False, f"resource {safe_line(short(resource), 200)}: mrtr refuses to "
-                                               "log in for it")
+        return verdict(*AUTH_RESOURCE_CANONICAL, False, f"resource {safe_line(short(resource), 200)}: mrtr "
+                                                        "refuses to log in for it")
     same = _canonical(resource) == _canonical(server_url)
-    return verdict(*AUTH_PROBES[6], same, f"resource {safe_line(resource, 200)}" +
+    return verdict(*AUTH_RESOURCE_CANONICAL, same, f"resource {safe_line(resource, 200)}" +
                    ("" if same else f", a prefix of {safe_line(server_url, 200)}"))
 
 

@@ -33,7 +33,7 @@ class ExactHeaderProber:
         if not self.prober.over_http:
             return [verdict(*probe, None, "stdio has no headers") for probe in EXACT_HEADER_PROBES]
         run = self.prober.run
-        return [*run(EXACT_HEADER_PROBES[:1], self.name_case), *run(EXACT_HEADER_PROBES[1:], self.value_whitespace)]
+        return [*run([HEADER_NAME_CASE], self.name_case), *run([HEADER_VALUE_WHITESPACE], self.value_whitespace)]
 
     def name_case(self) -> list[Check]:
         replies = [self._post("tools/list", {}, {mcp_headers.METHOD_HEADER: "tools/list"}, name_case)
@@ -42,15 +42,15 @@ class ExactHeaderProber:
                  if reply.error is not None or (reply.status or 0) >= 400]
         if wrong:
             reply, case = wrong[0]
-            return [judged(EXACT_HEADER_PROBES[0], reply, False, f"{case} header names")]
-        return [judged(EXACT_HEADER_PROBES[0], replies[1], True, "lowercase and uppercase header names")]
+            return [judged(HEADER_NAME_CASE, reply, False, f"{case} header names")]
+        return [judged(HEADER_NAME_CASE, replies[1], True, "lowercase and uppercase header names")]
 
     def value_whitespace(self) -> list[Check]:
         padded = f"  {PROBE_TOOL}  "
         headers = {mcp_headers.METHOD_HEADER: "tools/call", mcp_headers.NAME_HEADER: padded}
         reply = self._post("tools/call", {"name": PROBE_TOOL, "arguments": {}}, headers)
         ok = (reply.error or {}).get("code") != jsonrpc.HEADER_MISMATCH
-        return [judged(EXACT_HEADER_PROBES[1], reply, ok, f"Mcp-Name: {json.dumps(padded)} (a tool no server has)")]
+        return [judged(HEADER_VALUE_WHITESPACE, reply, ok, f"Mcp-Name: {json.dumps(padded)} (a tool no server has)")]
 
     def _post(self, method: str, params: dict[str, Any], own: dict[str, str], name_case: Any = None) -> Reply:
         """One request with `own` headers (names cased by `name_case`) over the standard ones."""
@@ -77,9 +77,10 @@ def _reply(method: str, frames: list[str], status: int, elapsed: float) -> Reply
     raise ProbeFailed(f"no JSON-RPC response to the request (HTTP {status})")
 
 
-EXACT_HEADER_PROBES: list[Probe] = [
-    ("header-name-case", "header names are read in any case (mcp-method, MCP-METHOD)", "MUST",
-     f"{STATELESS}#case-sensitivity"),
-    ("header-value-whitespace", "whitespace around a header value is not part of it (Mcp-Name)", "MUST",
-     f"{STATELESS}#server-validation"),
-]
+HEADER_NAME_CASE: Probe = ("header-name-case", "header names are read in any case (mcp-method, MCP-METHOD)", "MUST",
+                           f"{STATELESS}#case-sensitivity")
+HEADER_VALUE_WHITESPACE: Probe = ("header-value-whitespace",
+                                  "whitespace around a header value is not part of it (Mcp-Name)", "MUST",
+                                  f"{STATELESS}#server-validation")
+EXACT_HEADER_PROBES: list[Probe] = [HEADER_NAME_CASE, HEADER_VALUE_WHITESPACE]
+"""The probes sent with exact headers, in the order they run and are shown."""

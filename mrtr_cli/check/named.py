@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.check.tool_rounds import ending, unreadable_checks, unreadable_round
+from mrtr_cli.check.tool_rounds import AskingProbes, ending, unreadable_checks, unreadable_round
 from mrtr_cli.check.verdicts import Check, Probe, verdict
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Outcome, Session
@@ -20,48 +20,55 @@ WORKFLOW = "basic/patterns/mrtr#server-requirements-basic-workflow"
 CACHING = "server/utilities/caching#cacheable-results"
 
 
-def _asking_probes(word: str, method: str) -> list[Probe]:
-    return [(f"{word}-input-required", f"{method} may ask through a well-formed input_required result", "MUST",
-             WORKFLOW),
-            (f"{word}-completes", f"answering its questions completes {method}", "MUST", WORKFLOW)]
+def _asking_probes(word: str, method: str) -> AskingProbes:
+    return AskingProbes(
+        asks=(f"{word}-input-required", f"{method} may ask through a well-formed input_required result", "MUST",
+              WORKFLOW),
+        completes=(f"{word}-completes", f"answering its questions completes {method}", "MUST", WORKFLOW))
 
 
-PROMPT_PROBES: list[Probe] = _asking_probes("prompt", "prompts/get")
-RESOURCE_PROBES: list[Probe] = [*_asking_probes("resource", "resources/read"),
-                                ("resource-read-caching", "resources/read's complete result carries ttlMs and "
-                                                          "cacheScope", "MUST", CACHING)]
+PROMPT_ASKING = _asking_probes("prompt", "prompts/get")
+RESOURCE_ASKING = _asking_probes("resource", "resources/read")
+RESOURCE_READ_CACHING: Probe = ("resource-read-caching", "resources/read's complete result carries ttlMs and "
+                                                         "cacheScope", "MUST", CACHING)
+PROMPT_PROBES: list[Probe] = [PROMPT_ASKING.asks, PROMPT_ASKING.completes]
+RESOURCE_PROBES: list[Probe] = [RESOURCE_ASKING.asks, RESOURCE_ASKING.completes, RESOURCE_READ_CACHING]
 
 
 def probes_for(method: str) -> list[Probe]:
-    """The probes of a named prompt (prompts/get) or resource (resources/read)."""
+    """The probes of a named prompt (prompts/get) or resource (resources/read), in the order shown."""
     return PROMPT_PROBES if method == "prompts/get" else RESOURCE_PROBES
+
+
+def _asking_probes_for(method: str) -> AskingProbes:
+    return PROMPT_ASKING if method == "prompts/get" else RESOURCE_ASKING
 
 
 def named_checks(client: Client, chain: Chain, method: str, params: dict[str, Any]) -> list[Check]:
     """The probes of one named prompt (prompts/get) or resource (resources/read)."""
     outcome = Session(client, chain).run(method, params)
-    checks = _asking(outcome, probes_for(method))
+    checks = _asking(outcome, _asking_probes_for(method))
     if method == "resources/read":
         checks.append(_caching(outcome, client))
     return checks
 
 
-def _asking(outcome: Outcome, probes: list[Probe]) -> list[Check]:
+def _asking(outcome: Outcome, pair: AskingProbes) -> list[Check]:
     asking = [r for r in outcome.rounds if r.result_type == "input_required"]
     if unreadable_round(outcome) is not None:
-        return unreadable_checks(outcome, probes)
+        return unreadable_checks(outcome, pair.asks, pair.completes)
     if not asking:
         why = f"it asked for no input: {_ended(outcome)}" if outcome.status == "complete" else \
             f"not judged: {_ended(outcome)}"
-        return [verdict(*probe, None, why) for probe in probes[:2]]
+        return [verdict(*pair.asks, None, why), verdict(*pair.completes, None, why)]
     first = asking[0]
     seen = f"round {first.number} asks {', '.join(sorted(r.get('method', '?') for r in first.requests.values()))}" \
         if first.requests else f"round {first.number} carries requestState only"
-    return [verdict(*probes[0], True, seen), ending(outcome, probes[1])]
+    return [verdict(*pair.asks, True, seen), ending(outcome, pair.completes)]
 
 
 def _caching(outcome: Outcome, client: Client) -> Check:
-    probe = RESOURCE_PROBES[2]
+    probe = RESOURCE_READ_CACHING
     if outcome.status != "complete" or outcome.result is None:
         return verdict(*probe, None, f"no complete result to judge: {_ended(outcome)}")
     found = [f.message for f in lint_rules.check_result("resources/read", outcome.result, client.settings.capabilities)

@@ -79,40 +79,44 @@ class StreamWatch:
             if self.unkept else ""
         if broken:
             message, found = broken[0]
-            return verdict(*STREAM_PROBES[2], False, f"{len(broken)} of {len(self.kept)} invalid; first: "
-                                                     f"{'; '.join(found[:2])}: {short(message)}{unkept}")
-        return verdict(*STREAM_PROBES[2], True, f"{len(self.kept)} messages valid{unkept}")
+            return verdict(*SCHEMA_VALID, False, f"{len(broken)} of {len(self.kept)} invalid; first: "
+                                                    f"{'; '.join(found[:2])}: {short(message)}{unkept}")
+        return verdict(*SCHEMA_VALID, True, f"{len(self.kept)} messages valid{unkept}")
 
     def checks(self) -> list[Check]:
         read = f"{self.responses} response{'s' if self.responses != 1 else ''} read"
         asked = f"{len(self.requests)} request(s) from the server: {', '.join(sorted(set(self.requests)))}"
-        return [verdict(*STREAM_PROBES[0], not self.requests, asked if self.requests else f"{read}, no request"),
+        return [verdict(*NO_SERVER_REQUESTS, not self.requests, asked if self.requests else f"{read}, no request"),
                 self._logs_check(read), self.schema_check(), self.server_info_check()]
 
     def server_info_check(self) -> Check:
         """serverInfo in the _meta of every result, as the spec's SHOULD has it (not only discover's)."""
         if not self.results:
-            return verdict(*STREAM_PROBES[3], None, "no result came")
+            return verdict(*SERVER_INFO, None, "no result came")
         if not self.unnamed:
-            return verdict(*STREAM_PROBES[3], True, f"serverInfo in all {self.results} results")
+            return verdict(*SERVER_INFO, True, f"serverInfo in all {self.results} results")
         methods = ", ".join(sorted(set(self.unnamed)))
-        return verdict(*STREAM_PROBES[3], False, f"{len(self.unnamed)} of {self.results} results without "
-                                                 f"serverInfo in _meta: {safe_line(methods, 200)}")
+        return verdict(*SERVER_INFO, False, f"{len(self.unnamed)} of {self.results} results without "
+                                            f"serverInfo in _meta: {safe_line(methods, 200)}")
 
     def _logs_check(self, read: str) -> Check:
         if self.log_level:
-            return verdict(*STREAM_PROBES[1], None, f"not judged: --log-level {self.log_level} asked for logs")
+            return verdict(*NO_LOG_WITHOUT_LEVEL, None, f"not judged: --log-level {self.log_level} asked for logs")
         if self.logs:
-            return verdict(*STREAM_PROBES[1], False, f"{len(self.logs)} {LOG_MESSAGE} for requests without logLevel")
-        return verdict(*STREAM_PROBES[1], True, f"{read}, no {LOG_MESSAGE}")
+            return verdict(*NO_LOG_WITHOUT_LEVEL, False,
+                           f"{len(self.logs)} {LOG_MESSAGE} for requests without logLevel")
+        return verdict(*NO_LOG_WITHOUT_LEVEL, True, f"{read}, no {LOG_MESSAGE}")
 
 
-STREAM_PROBES: list[Probe] = [
-    ("no-server-requests", "no request from the server comes on a response stream (it asks through input_required)",
-     "MUST", "basic/patterns/mrtr"),
-    ("no-log-without-level", "no notifications/message for a request without logLevel in _meta", "MUST",
-     "server/utilities/logging#requesting-log-messages"),
-    ("schema-valid", "every message the server sent is valid against the spec's JSON schema", "MUST",
-     "basic/index#messages"),
-    ("server-info", "every result names the server (serverInfo in _meta)", "SHOULD", "basic/index#meta"),
-]
+NO_SERVER_REQUESTS: Probe = (
+    "no-server-requests", "no request from the server comes on a response stream (it asks through input_required)",
+    "MUST", "basic/patterns/mrtr")
+NO_LOG_WITHOUT_LEVEL: Probe = ("no-log-without-level",
+                               "no notifications/message for a request without logLevel in _meta", "MUST",
+                               "server/utilities/logging#requesting-log-messages")
+SCHEMA_VALID: Probe = ("schema-valid", "every message the server sent is valid against the spec's JSON schema", "MUST",
+                       "basic/index#messages")
+SERVER_INFO: Probe = ("server-info", "every result names the server (serverInfo in _meta)", "SHOULD",
+                      "basic/index#meta")
+STREAM_PROBES: list[Probe] = [NO_SERVER_REQUESTS, NO_LOG_WITHOUT_LEVEL, SCHEMA_VALID, SERVER_INFO]
+"""The rules judged on every exchange of the run, in the order shown (`StreamWatch.checks`)."""

@@ -44,9 +44,9 @@ def listen_checks(prober: Any) -> list[Check]:
         return _both(False, f"the first message is not a notification: {short(first.raw[:200])}")
     meta = first.params.get("_meta")
     tag = meta.get(SUBSCRIPTION_ID) if isinstance(meta, dict) else None
-    return [verdict(*LISTEN_PROBES[0], first.method == ACKNOWLEDGED, f"the first message is {first.method}"),
-            verdict(*LISTEN_PROBES[1], tag == LISTEN_ID, f"{first.method}: {SUBSCRIPTION_ID} {short(tag)} "
-                                                         f"(the listen request's id is {LISTEN_ID})")]
+    return [verdict(*SUBSCRIPTION_ACK, first.method == ACKNOWLEDGED, f"the first message is {first.method}"),
+            verdict(*SUBSCRIPTION_ID_TAGGED, tag == LISTEN_ID, f"{first.method}: {SUBSCRIPTION_ID} {short(tag)} "
+                                                              f"(the listen request's id is {LISTEN_ID})")]
 
 
 def _both(ok: bool, seen: str) -> list[Check]:
@@ -86,7 +86,9 @@ def _first_message(prober: Any, seconds: float) -> Any:
     return None
 
 
-LISTEN_PROBES: list[Probe] = [
-    ("subscription-ack", "subscriptions/listen starts with notifications/subscriptions/acknowledged", "MUST", PAGE),
-    ("subscription-id-tagged", "the listen stream's notifications carry its subscription id in _meta", "MUST", PAGE),
-]
+SUBSCRIPTION_ACK: Probe = ("subscription-ack",
+                           "subscriptions/listen starts with notifications/subscriptions/acknowledged", "MUST", PAGE)
+SUBSCRIPTION_ID_TAGGED: Probe = ("subscription-id-tagged",
+                                 "the listen stream's notifications carry its subscription id in _meta", "MUST", PAGE)
+LISTEN_PROBES: list[Probe] = [SUBSCRIPTION_ACK, SUBSCRIPTION_ID_TAGGED]
+"""The probes judged on the listen stream's first message, in the order shown."""

@@ -12,7 +12,7 @@ is skipped, saying so.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from mrtr_cli.check.verdicts import Check, Probe, short, verdict
 from mrtr_cli.conversation.session import Outcome, Round
@@ -24,29 +24,42 @@ KINDS = [("elicitation/create", "elicitation"), ("sampling/createMessage", "samp
 """The kinds of question, and the word each probe's id uses for it."""
 
 
-def _kind_probes(method: str, word: str) -> list[Probe]:
+class AskingProbes(NamedTuple):
+    """The two probes of one way of asking: the round that asks is well-formed, and answering it
+    completes the request."""
+
+    asks: Probe
+    completes: Probe
+
+
+def _kind_probes(method: str, word: str) -> AskingProbes:
     article = "an" if method[0] in "aeiou" else "a"
-    return [(f"asks-{word}", f"{article} {method} question comes in a well-formed input_required result", "MUST",
-             WORKFLOW),
-            (f"completes-after-{word}", f"answering the {method} question completes the call", "MUST", WORKFLOW)]
+    return AskingProbes(
+        asks=(f"asks-{word}", f"{article} {method} question comes in a well-formed input_required result", "MUST",
+              WORKFLOW),
+        completes=(f"completes-after-{word}", f"answering the {method} question completes the call", "MUST",
+                   WORKFLOW))
 
 
-KIND_PROBES_OF: dict[str, list[Probe]] = {method: _kind_probes(method, word) for method, word in KINDS}
+KIND_PROBES_OF: dict[str, AskingProbes] = {method: _kind_probes(method, word) for method, word in KINDS}
 """The two probes of each kind of question, by its method."""
-KIND_PROBES: list[Probe] = [probe for probes in KIND_PROBES_OF.values() for probe in probes]
-STATE_PROBES: list[Probe] = [
-    ("carries-state", "the first round carries inputRequests and a requestState string", "MUST", WORKFLOW),
-    ("completes-with-state", "echoing the requestState with the answers completes the call", "MUST", WORKFLOW),
-]
-SEVERAL_PROBES: list[Probe] = [
-    ("asks-several", "a round asking several questions is well-formed", "MUST", WORKFLOW),
-    ("completes-after-several", "answering all of them at once completes the call", "MUST", WORKFLOW),
-]
-MULTI_ROUND_PROBES: list[Probe] = [
-    ("multi-round-state", "a tool asking over several rounds carries requestState in round 1", "SHOULD", WORKFLOW),
-    ("multi-round-new-state", "round 2 asks again with a new requestState", "SHOULD", WORKFLOW),
-    ("multi-round-completes", "answering the last round completes the call", "MUST", WORKFLOW),
-]
+KIND_PROBES: list[Probe] = [probe for pair in KIND_PROBES_OF.values() for probe in (pair.asks, pair.completes)]
+CARRIES_STATE: Probe = ("carries-state", "the first round carries inputRequests and a requestState string", "MUST",
+                        WORKFLOW)
+COMPLETES_WITH_STATE: Probe = ("completes-with-state", "echoing the requestState with the answers completes the call",
+                               "MUST", WORKFLOW)
+STATE_PROBES: list[Probe] = [CARRIES_STATE, COMPLETES_WITH_STATE]
+ASKS_SEVERAL: Probe = ("asks-several", "a round asking several questions is well-formed", "MUST", WORKFLOW)
+COMPLETES_AFTER_SEVERAL: Probe = ("completes-after-several", "answering all of them at once completes the call",
+                                  "MUST", WORKFLOW)
+SEVERAL_PROBES: list[Probe] = [ASKS_SEVERAL, COMPLETES_AFTER_SEVERAL]
+MULTI_ROUND_STATE: Probe = ("multi-round-state", "a tool asking over several rounds carries requestState in round 1",
+                            "SHOULD", WORKFLOW)
+MULTI_ROUND_NEW_STATE: Probe = ("multi-round-new-state", "round 2 asks again with a new requestState", "SHOULD",
+                                WORKFLOW)
+MULTI_ROUND_COMPLETES: Probe = ("multi-round-completes", "answering the last round completes the call", "MUST",
+                                WORKFLOW)
+MULTI_ROUND_PROBES: list[Probe] = [MULTI_ROUND_STATE, MULTI_ROUND_NEW_STATE, MULTI_ROUND_COMPLETES]
 RESULT_TYPE_PROBE: Probe = ("result-type-present", "a first round that asks carries resultType \"input_required\"",
                             "MUST", "schema#inputrequiredresult")
 ROUND_PROBES: list[Probe] = [RESULT_TYPE_PROBE, *KIND_PROBES, *STATE_PROBES, *SEVERAL_PROBES, *MULTI_ROUND_PROBES]
@@ -55,7 +68,7 @@ ROUND_PROBES: list[Probe] = [RESULT_TYPE_PROBE, *KIND_PROBES, *STATE_PROBES, *SE
 def round_checks(outcome: Outcome) -> list[Check]:
     """Every round probe, judged on one conversation with the named tool."""
     judge = _Judge(outcome)
-    kinds = [check for method, probes in KIND_PROBES_OF.items() for check in judge.kind(method, probes)]
+    kinds = [check for method, pair in KIND_PROBES_OF.items() for check in judge.kind(method, pair)]
     return [result_type_check(outcome), *kinds, *judge.state(), *judge.several(), *judge.multi_round()]
 
 
@@ -81,38 +94,40 @@ class _Judge:
         self.asking = [r for r in outcome.rounds if r.result_type == "input_required" and r.requests]
         self.malformed = unreadable_round(outcome)
 
-    def kind(self, method: str, probes: list[Probe]) -> list[Check]:
+    def kind(self, method: str, pair: AskingProbes) -> list[Check]:
         asked = [(r.number, key) for r in self.asking for key, request in r.requests.items()
                  if request.get("method") == method]
         if self._malformed_asks(lambda found: any(q.get("method") == method for q in found)):
-            return self._malformed_checks(probes)
+            return self._malformed_checks(pair.asks, pair.completes)
         if not asked:
-            return [verdict(*probe, None, f"the tool asks no {method} question") for probe in probes]
+            why = f"the tool asks no {method} question"
+            return [verdict(*pair.asks, None, why), verdict(*pair.completes, None, why)]
         number, key = asked[0]
-        return [verdict(*probes[0], True, f"round {number} asks {key!r}: {method}"), self.ending(probes[1])]
+        return [verdict(*pair.asks, True, f"round {number} asks {key!r}: {method}"), self.ending(pair.completes)]
 
     def state(self) -> list[Check]:
         first = self.outcome.rounds[0] if self.outcome.rounds else None
         if first is not None and first is self.malformed and _asks_input(first.reply.result):
-            return self._malformed_checks(STATE_PROBES)  # e.g. a requestState that is not a string
+            # e.g. a requestState that is not a string
+            return self._malformed_checks(CARRIES_STATE, COMPLETES_WITH_STATE)
         if first is None or first.result_type != "input_required" or not first.requests:
             return [verdict(*probe, None, "the tool's first round asked no question") for probe in STATE_PROBES]
         if first.state is None:
             why = "the first round carries no requestState (the spec lets a tool go without one)"
             return [verdict(*probe, None, why) for probe in STATE_PROBES]
-        return [verdict(*STATE_PROBES[0], True, f"requestState {short(first.state)}, "
-                                                f"{len(first.requests)} question(s)"),
-                self.ending(STATE_PROBES[1])]
+        return [verdict(*CARRIES_STATE, True, f"requestState {short(first.state)}, "
+                                              f"{len(first.requests)} question(s)"),
+                self.ending(COMPLETES_WITH_STATE)]
 
     def several(self) -> list[Check]:
         if self._malformed_asks(lambda found: len(found) > 1):
-            return self._malformed_checks(SEVERAL_PROBES)
+            return self._malformed_checks(ASKS_SEVERAL, COMPLETES_AFTER_SEVERAL)
         rounds = [r for r in self.asking if len(r.requests) > 1]
         if not rounds:
             return [verdict(*probe, None, "no round asks more than one question") for probe in SEVERAL_PROBES]
         kinds = sorted({str(request.get("method")) for request in rounds[0].requests.values()})
         seen = f"round {rounds[0].number} asks {len(rounds[0].requests)}: {', '.join(kinds)}"
-        return [verdict(*SEVERAL_PROBES[0], True, seen), self.ending(SEVERAL_PROBES[1])]
+        return [verdict(*ASKS_SEVERAL, True, seen), self.ending(COMPLETES_AFTER_SEVERAL)]
 
     def multi_round(self) -> list[Check]:
         if len(self.asking) < 2:
@@ -120,9 +135,9 @@ class _Judge:
             return [verdict(*probe, None, why) for probe in MULTI_ROUND_PROBES]
         first, second = self.asking[:2]
         new_state = second.state is not None and second.state != first.state
-        return [verdict(*MULTI_ROUND_PROBES[0], first.state is not None, f"round {first.number}: {_state_seen(first)}"),
-                verdict(*MULTI_ROUND_PROBES[1], new_state, f"round {second.number}: {_state_seen(second, first)}"),
-                self.ending(MULTI_ROUND_PROBES[2])]
+        return [verdict(*MULTI_ROUND_STATE, first.state is not None, f"round {first.number}: {_state_seen(first)}"),
+                verdict(*MULTI_ROUND_NEW_STATE, new_state, f"round {second.number}: {_state_seen(second, first)}"),
+                self.ending(MULTI_ROUND_COMPLETES)]
 
     def ending(self, probe: Probe) -> Check:
         return ending(self.outcome, probe)
@@ -131,8 +146,8 @@ class _Judge:
         """Whether the round mrtr could not read asked what `matches` looks for (its questions as sent)."""
         return self.malformed is not None and matches(questions(self.malformed.reply.result))
 
-    def _malformed_checks(self, probes: list[Probe]) -> list[Check]:
-        return unreadable_checks(self.outcome, probes)
+    def _malformed_checks(self, asks: Probe, completes: Probe) -> list[Check]:
+        return unreadable_checks(self.outcome, asks, completes)
 
 
 def _state_seen(round: Round, before: Round | None = None) -> str:
@@ -155,11 +170,10 @@ def unreadable_round(outcome: Outcome) -> Round | None:
     return None if readable else last
 
 
-def unreadable_checks(outcome: Outcome, probes: list[Probe]) -> list[Check]:
-    """A pair of probes (it asks, answering completes) when a round could not be read: the first fails."""
+def unreadable_checks(outcome: Outcome, asks: Probe, completes: Probe) -> list[Check]:
+    """A pair of probes when a round could not be read: that it asks fails, that answering completes is not probed."""
     why = f"round {len(outcome.rounds)}: {outcome.error.message if outcome.error else 'unreadable'}"
-    return [verdict(*probes[0], False, why), verdict(*probes[1], None, "not probed: the round before it "
-                                                                       "could not be read")]
+    return [verdict(*asks, False, why), verdict(*completes, None, "not probed: the round before it could not be read")]
 
 
 def ending(outcome: Outcome, probe: Probe) -> Check:
