@@ -108,8 +108,8 @@ def row(name: str, medians: dict[str, float], base: str) -> str:
 def start_up(repeat: int) -> tuple[list[str], list[Budget]]:
     medians = paired({"python": [PY, "-c", "pass"], "help": [*MRTR, "--help"],
                       "call-help": [*MRTR, "call", "--help"]}, repeat)
-    budgets = [("mrtr --help ≤ 6x python -c pass", medians["help"] / medians["python"], 6.0),
-               ("mrtr call --help ≤ 7x python -c pass", medians["call-help"] / medians["python"], 7.0)]
+    budgets = [("mrtr --help ≤ 4x python -c pass", medians["help"] / medians["python"], 4.0),
+               ("mrtr call --help ≤ 4x python -c pass", medians["call-help"] / medians["python"], 4.0)]
     return [row("start-up: python -c pass, mrtr --help, mrtr call --help", medians, "python")], budgets
 
 
