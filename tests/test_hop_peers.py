@@ -1,31 +1,34 @@
-"""The real servers the retry-on-another-instance tests meet (issue 26), proven without `--replica`:
-two processes of the PyPI `mcp` SDK's MCPServer refuse each other's requestState (each seals it
-under a key made at start-up) unless SDK_STATE_KEY shares one, and the SDK's low-level Server,
-whose state is plain JSON, completes a retry whichever process takes it. The retry is sent to the
-other process by hand (httpx), as `--replica` will send it; mrtr drives each server on one instance."""
+"""The real servers the retry-on-another-instance tests meet (issue 26): first proven without mrtr,
+then driven by `--replica` and `--restart-between-rounds`. Two processes of the PyPI `mcp` SDK's
+MCPServer refuse each other's requestState (each seals it under a key made at start-up) unless
+SDK_STATE_KEY shares one, and the SDK's low-level Server, whose state is plain JSON, completes a
+retry whichever process takes it. Without mrtr, the retry is sent to the other process by hand."""
 
 from __future__ import annotations
 
 import itertools
 from typing import Any
 
-import pytest
-
 from conftest import SDK_SERVER, mrtr
-from peers import (PLAIN_STATE_SERVER, SHARED_STATE_KEY, HttpPeer, StdioPeer, answer_all,
+from peers import (PLAIN_STATE_SERVER, SHARED_STATE_KEY, HttpPeer, answer_all,
                    plain_state_instances_over_http, request, sdk_instances_over_http)
 
 GREET = {"name": "greet", "arguments": {"greeting": "Hi"}}
 IDS = itertools.count(1)
 
 
-def first_round(url: str) -> dict[str, Any]:
-    """Round 1 of `greet` on the instance at `url`: its input_required result."""
-    peer = HttpPeer(url)
+def call_once(peer: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """One tools/call on `peer` (closed after): the reply."""
     try:
-        [reply] = peer.exchange(request(next(IDS), "tools/call", GREET))
+        [reply] = peer.exchange(request(next(IDS), "tools/call", params))
     finally:
         peer.close()
+    return dict(reply)
+
+
+def first_round(url: str) -> dict[str, Any]:
+    """Round 1 of `greet` on the instance at `url`: its input_required result."""
+    reply = call_once(HttpPeer(url), GREET)
     result = reply["result"]
     assert result["resultType"] == "input_required" and isinstance(result.get("requestState"), str), reply
     return dict(result)
@@ -34,12 +37,7 @@ def first_round(url: str) -> dict[str, Any]:
 def retry_on(url: str, asked: dict[str, Any]) -> dict[str, Any]:
     """The retry of round 1 (its requestState echoed, its question answered), sent to `url`: the reply."""
     params = {**GREET, "requestState": asked["requestState"], "inputResponses": answer_all(asked["inputRequests"])}
-    peer = HttpPeer(url)
-    try:
-        [reply] = peer.exchange(request(next(IDS), "tools/call", params))
-    finally:
-        peer.close()
-    return dict(reply)
+    return call_once(HttpPeer(url), params)
 
 
 def test_mcpserver_instances_refuse_each_others_request_state_by_default():
@@ -68,29 +66,6 @@ def test_a_low_level_server_with_plain_json_state_completes_a_retry_on_either_in
         assert [d["text"] for d in done] == ["Hi, " + answer_all(asked["inputRequests"])["name"]["content"]["name"]
                                              + "!"] * 2
         assert done[0]["pid"] != done[1]["pid"]  # two processes completed it
-
-
-@pytest.mark.parametrize("command, completes", [(SDK_SERVER, False), ([*PLAIN_STATE_SERVER, "stdio"], True)],
-                         ids=["mcpserver", "plain-state"])
-def test_over_stdio_a_restarted_server_meets_the_state_of_the_process_before(command: list[str], completes: bool):
-    """What --restart-between-rounds will do: round 1 to one process, which is stopped; the retry
-    to a fresh one."""
-    before = StdioPeer(command)
-    try:
-        [reply] = before.exchange(request(next(IDS), "tools/call", GREET))
-    finally:
-        before.close()
-    asked = reply["result"]
-    params = {**GREET, "requestState": asked["requestState"], "inputResponses": answer_all(asked["inputRequests"])}
-    after = StdioPeer(command)
-    try:
-        [retried] = after.exchange(request(next(IDS), "tools/call", params))
-    finally:
-        after.close()
-    if completes:
-        assert retried["result"]["content"][0]["text"].startswith("Hi, "), retried
-    else:
-        assert retried["error"]["message"] == "Invalid or expired requestState", retried
 
 
 def test_mrtr_sends_each_peers_retry_to_another_instance_or_a_restarted_one():
