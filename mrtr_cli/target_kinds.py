@@ -172,6 +172,11 @@ class HttpTarget:
 def check_url(url: str, flag: str = "--url") -> str:
     """An http(s) URL with a host, or a usage error naming `flag` (--url, --replica)."""
     parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 - a port out of range or not a number raises here, not mid-conversation
+    except ValueError:
+        raise UsageError(f"{flag} {url!r} has no valid port (1 to 65535)",
+                         f"e.g. {flag} http://127.0.0.1:8080/mcp") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UsageError(f"{flag} {url!r} is not an http(s) URL", f"e.g. {flag} http://127.0.0.1:8080/mcp")
     return url

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from conftest import PYTHON, ROOT, mrtr
@@ -31,7 +32,7 @@ NEEDS_HTTP = ("--replica needs a server over HTTP (--url, or a --config entry wi
 OLDER = ("{flag} needs the 2026-07-28 era: in the older era a session lives on one instance; leave out --protocol-era "
          "older (or the older --protocol-version), or leave out {flag}")
 NOT_HERE = ("{flag} routes the rounds of a conversation, and mrtr {command} holds none; leave {flag} out, or use it "
-            "with mrtr call, read or prompt")
+            "with mrtr call, read, prompt, replay or check")
 OVER_HTTP = ("--restart-between-rounds stops and starts a stdio server, and this one is over HTTP; to send the retry "
              "to another instance over HTTP, give --replica URL")
 TOGETHER = ("--replica and --restart-between-rounds together; give one: --replica URL for a server over HTTP, "
@@ -43,6 +44,8 @@ RULES = [
     (["prompt", "p", "--config", "{stdio}", "--server", "s", "--replica", URL], NEEDS_HTTP),
     (["call", "t", "--url", URL, "--replica", "ftp://x"], "--replica 'ftp://x' is not an http(s) URL; e.g. --replica "
                                                          "http://127.0.0.1:8080/mcp"),
+    (["call", "t", "--url", URL, "--replica", "http://127.0.0.1:99999/mcp"],
+     "--replica 'http://127.0.0.1:99999/mcp' has no valid port (1 to 65535); e.g. --replica http://127.0.0.1:8080/mcp"),
     (["call", "t", "--url", URL, "--restart-between-rounds"], OVER_HTTP),
     (["call", "t", "--config", "{http}", "--server", "s", "--restart-between-rounds"], OVER_HTTP),
     (["call", "t", "--url", URL, "--replica", OTHER, "--restart-between-rounds"], TOGETHER),
@@ -109,6 +112,10 @@ def test_a_restarted_demo_refuses_the_retry_unless_its_key_is_kept(scripted):
     fresh = mrtr("call", "book_table", "--demo", "--restart-between-rounds", *BOOK)
     kept = mrtr("call", "book_table", "--demo", "--restart-between-rounds", *BOOK, env={"MRTR_DEMO_STATE_KEY": "k"})
     assert fresh.code == 2, fresh.stderr
+    reported = mrtr("call", "book_table", "--demo", "--restart-between-rounds", *BOOK, "--json")
+    jsonschema.validate(reported.json(), json.loads((ROOT / "docs/json/conversation.schema.json").read_text()))
+    assert reported.code == 2 and reported.json()["error"]["hop"] == {
+        "message": f"the retry went to a restarted server and was refused: {STATE_REFUSED}", "hint": RESTART}
     assert fresh.stderr.rstrip().splitlines()[-1] == (f"✗ the retry went to a restarted server and was refused: "
                                                        f"{STATE_REFUSED}; {RESTART}")
     assert kept.code == 0, kept.stderr
@@ -165,6 +172,9 @@ def test_a_replay_sends_each_retry_to_a_restarted_server_and_diverges_when_it_is
     assert refused.code == 6, refused.stdout + refused.stderr
     assert "the retry went to a restarted server and was refused" in refused.stdout + refused.stderr
     assert kept.code == 0, kept.stdout + kept.stderr
+    before = recording.read_bytes()
+    assert mrtr("replay", str(recording), "--restart-between-rounds", "--update").code == 6
+    assert recording.read_bytes() == before  # a refused hop is no new recording
 
 
 def test_check_compares_the_tools_conversation_on_one_instance_and_hopping():
@@ -186,3 +196,28 @@ def test_check_compares_the_tools_conversation_on_one_instance_and_hopping():
     assert toolless.stderr.strip() == (
         "✗ --restart-between-rounds in mrtr check sends the named tool's retries to other instances, and no tool is "
         "named; give --tool NAME (a tool that asks), or leave --restart-between-rounds out")
+
+
+def test_the_hop_flags_meet_an_older_era_check_an_unreachable_replica_and_odd_keys(scripted, tmp_path: Path):
+    """check with a hop flag against a server that proves older is exit 1 before any probe; a
+    replica nobody listens at leaves the hop probe not probed (no verdict on the server); the demo's
+    key may be any bytes, and an empty --state-key is exit 1."""
+    handshake = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                 "serverInfo": {"name": "old", "version": "1"}}
+    older = scripted(discover={"error": {"code": -32601, "message": "Method not found"}}, steps=[{"result": handshake}],
+                     tools=[{"name": "t", "inputSchema": {"type": "object"}}])
+    proven = mrtr(*older.args("check", "--tool", "t", "--restart-between-rounds"))
+    assert proven.code == 1 and "--restart-between-rounds needs the 2026-07-28 era" in proven.stderr, proven.stderr
+    demo = [PYTHON, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"]
+    with http_server(demo) as url:
+        nobody = mrtr("check", "--url", url, "--replica", URL, "--tool", "book_table", *BOOK, "--json")
+    hop = {c["id"]: c for c in nobody.json()["checks"]}["retry-on-another-instance"]
+    assert hop["status"] == "skipped" and hop["seen"].startswith("not probed: on one instance: complete in 4 rounds; "
+                                                                 "with --replica: aborted in 1 round (cannot reach "
+                                                                 f"{URL}")
+    odd = mrtr("call", "book_table", "--demo", "--restart-between-rounds", *BOOK,
+               env={"MRTR_DEMO_STATE_KEY": "k\udcff".encode("utf-8", "surrogateescape").decode("latin-1")})
+    assert odd.code == 0, odd.stderr
+    empty = mrtr("demo-server", "--state-key", "")
+    assert empty.code == 1
+    assert empty.stderr == "✗ --state-key is empty; give the key every instance shares, or leave --state-key out\n"

@@ -18,6 +18,7 @@ from mrtr_cli.check.verdicts import Check, Probe, verdict
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.session import Outcome, Session
+from mrtr_cli.errors import Interrupted, UnreachableError
 from mrtr_cli.text import safe_line
 from mrtr_cli.transport.base import Mirrored
 
@@ -36,8 +37,12 @@ def hop_check(client: Client, chain: Chain, params: dict[str, Any], mirrored: Mi
         why = "it asked nothing, so no retry was sent" if stayed.status == "complete" else f"it ended {_ending(stayed)}"
         return verdict(*RETRY_ELSEWHERE, None, f"not probed: on one instance {why}")
     hopped = Session(client, chain, instances=instances).run("tools/call", params, mirrored)
-    same = hopped.status == "complete" and len(hopped.rounds) == len(stayed.rounds)
+    if isinstance(hopped.error, Interrupted):
+        raise hopped.error  # Ctrl-C ends the check, as anywhere else
     seen = f"on one instance: {_ending(stayed)}; with {instances.flag}: {_ending(hopped)}"
+    if isinstance(hopped.error, UnreachableError):  # an instance mrtr could not reach says nothing of the server
+        return verdict(*RETRY_ELSEWHERE, None, f"not probed: {seen}")
+    same = hopped.status == "complete" and len(hopped.rounds) == len(stayed.rounds)
     return verdict(*RETRY_ELSEWHERE, same, seen)
 
 

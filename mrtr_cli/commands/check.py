@@ -89,14 +89,14 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
     if protected:
         options = options._replace(auth_stored_only=True)  # a kept token is used; no browser, no wait
     try:
-        with connect(context, target, options, client_settings(options, answering, chain), chain=chain) as client:
+        with connect(context, target, options, client_settings(options, answering, chain), chain=chain) as client, \
+                routed(hops, client, target, opening) as instances:  # the older era: exit 1 with the reason
             _require_listed(client, tool, named)
             if client.era.name == "older":
                 checks = [*_older(client, chain, tool, target),
                           *older.skipped(_named_probes(named), client.settings.version)]
             else:
-                with routed(hops, client, target, opening) as instances:
-                    checks = _modern(context, client, chain, tool, target, named, instances)
+                checks = _modern(context, client, chain, tool, target, named, instances)
     except AuthError as error:
         if not protected:
             raise

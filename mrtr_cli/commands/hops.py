@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
+from mrtr_cli import signals
 from mrtr_cli.commands.common import era_flags
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.instances import Instance, Instances
@@ -98,7 +99,7 @@ def refuse_outside_a_conversation(options: TargetOptions, command: str) -> None:
     for flag, given in ((REPLICA, options.replicas), (RESTART, options.restart_between_rounds)):
         if given:
             raise UsageError(f"{flag} routes the rounds of a conversation, and mrtr {command} holds none",
-                             f"leave {flag} out, or use it with mrtr call, read or prompt")
+                             f"leave {flag} out, or use it with mrtr call, read, prompt, replay or check")
 
 
 class Replicas:
@@ -158,7 +159,8 @@ class RestartingServer:
     def restart(self) -> None:
         """Stop the running process (the usual clean stop) and start a fresh one."""
         self._current.close()
-        self._current = self._reopen()
+        with signals.held():  # Ctrl-C after the start and before it is kept would leave the new server running
+            self._current = self._reopen()
 
     def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
               before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> Exchange:

@@ -114,7 +114,7 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
     verdict.error = live.error if failure in LIVE_FAILURES else None
     verdict.cause = live.error if isinstance(live.error, HopRefused) else None
     verdict.code = failure if failure in LIVE_FAILURES else (ExitCode.DIVERGED if verdict.differences else ExitCode.OK)
-    if options.update and verdict.code in (ExitCode.OK, ExitCode.DIVERGED):
+    if options.update and verdict.code in (ExitCode.OK, ExitCode.DIVERGED) and verdict.cause is None:
         _rewrite(path, builder.document())
     return verdict
 

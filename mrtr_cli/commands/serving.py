@@ -63,6 +63,10 @@ def demo_server_fast(options: ServingOptions) -> int:
 def run_demo_server(http: str | None, fixtures: bool = False, state_key: str | None = None) -> int:
     """The demo; with `fixtures`, also the conformance suite's fixture tools and prompt; its
     requestState sealed under `state_key` (else MRTR_DEMO_STATE_KEY, else a key made at start-up)."""
+    if state_key == "":
+        print("✗ --state-key is empty; give the key every instance shares, or leave --state-key out",
+              file=sys.stderr)
+        return int(ExitCode.USAGE)
     shared = state_key or os.environ.get(STATE_KEY_VARIABLE)
     sealer = Sealer(key_from_text(shared)) if shared else None
     if fixtures:

@@ -168,6 +168,7 @@ class Session:
         """Hand the client the instance round `number` goes to, and say which it is."""
         if self.instances is None:
             return None
+        self.held.before_waiting()  # a restart waits for the server to stop: the last round is shown first
         instance = self.instances.for_round(number)
         self.client.hop(instance.transport)
         self.emit(events.InstanceChosen(number, instance.position, instance.name))

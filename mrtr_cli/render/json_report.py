@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any
 
-from mrtr_cli.errors import MrtrError, ServerError
+from mrtr_cli.errors import HopRefused, MrtrError, ServerError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.text import json_escaped
@@ -36,6 +36,8 @@ def conversation(outcome: Outcome) -> dict[str, Any]:
 
 def error_object(error: MrtrError) -> dict[str, Any]:
     """A server's JSON-RPC error as received, or mrtr's own error, never mistakable for each other."""
+    if isinstance(error, HopRefused):  # the server's error, and mrtr's words for where it was refused
+        return {"type": "jsonrpc", **error.error, "hop": {"message": error.message, "hint": error.hint}}
     if isinstance(error, ServerError):
         return {"type": "jsonrpc", **error.error}
     return {"type": "local", "name": error.exit_code.label, "message": error.one_line()}

@@ -64,8 +64,9 @@ class Sealer:
 
 
 def key_from_text(text: str) -> bytes:
-    """The sealing key a shared secret names: SHA-256 of its UTF-8."""
-    return hashlib.sha256(text.encode("utf-8")).digest()
+    """The sealing key a shared secret names: SHA-256 of its UTF-8 (bytes that are no UTF-8, from
+    the command line or the environment, as they came)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).digest()
 
 
 def request_digest(request: dict[str, Any]) -> str:
