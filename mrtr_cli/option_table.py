@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
-from mrtr_cli.options import (COLORS, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, AppOptions, ArgumentOptions,
+from mrtr_cli.options import (COLORS, MAX_JOBS, MAX_REPEAT, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, AppOptions, ArgumentOptions,
                               LogoutOptions, OutputOptions, ProbeOptions, RecordingOptions, ReplayingOptions,
-                              ReportOptions, ServingOptions, TargetOptions, protocol_version, round_limit, seconds)
+                              ReportOptions, ServingOptions, TargetOptions, jobs, protocol_version, repeat,
+                              round_limit, seconds)
 from mrtr_cli.protocol.choices import LOG_LEVELS
 
 GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions, "output": OutputOptions,
@@ -60,6 +61,8 @@ SECONDS = Reader(seconds, float, MIN_SECONDS, MAX_SECONDS)
 ROUNDS = Reader(round_limit, int, 0)
 VERSION = Reader(protocol_version)
 SIZE = Reader(message_size, text=size_text)
+JOBS = Reader(jobs, int, 1, MAX_JOBS)
+REPEAT = Reader(repeat, int, 1, MAX_REPEAT)
 
 
 OptionKind = Literal["flag", "value", "many"]
@@ -204,6 +207,10 @@ OWN = (
     Option(("--ignore",), "replaying", "ignore", "many", "Also ignore this path when comparing "
            "($.rounds[*].received.result...). Repeatable.", "JSON_PATH"),
     Option(("--trust-target",), "replaying", "trust_target", "flag", "Run a recorded stdio command without asking."),
+    Option(("-j", "--jobs"), "replaying", "jobs", "value", "Replay N transcripts at a time, each in a worker "
+           "process (never asks: a recorded stdio command needs --trust-target).", "N", JOBS),
+    Option(("--repeat",), "replaying", "repeat", "value", "Replay each transcript K times; the summary gives "
+           "round latency percentiles and conversations per second.", "K", REPEAT),
     Option(("--junit",), "report", "junit", "value", "Also write the run as a JUnit XML report to FILE.", "FILE"),
     Option(("--http",), "serving", "http", "value", "Serve Streamable HTTP on HOST:PORT (HOST defaults to "
            "127.0.0.1; port 0 picks a free one) instead of stdio.", "[HOST:]PORT"),

@@ -45,6 +45,33 @@ def round_limit(text: str) -> int:
     return value
 
 
+MAX_JOBS = 64
+"""The most worker processes `replay --jobs` starts."""
+MAX_REPEAT = 100_000
+"""The most times `replay --repeat` replays each transcript."""
+
+
+def whole_number(text: str, what: str, high: int) -> int:
+    """A whole number from 1 to `high`, else ValueError saying so (`what`: what it counts)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a whole number of {what}") from None
+    if not 1 <= value <= high:
+        raise ValueError(f"{text!r} is not a number of {what} from 1 to {high}")
+    return value
+
+
+def jobs(text: str) -> int:
+    """`replay --jobs N`: 1 to MAX_JOBS worker processes."""
+    return whole_number(text, "jobs", MAX_JOBS)
+
+
+def repeat(text: str) -> int:
+    """`replay --repeat K`: 1 to MAX_REPEAT runs of each transcript."""
+    return whole_number(text, "runs", MAX_REPEAT)
+
+
 def protocol_version(text: str) -> str:
     """`--protocol-version V`: a version mrtr speaks, else ValueError saying which it speaks (mrtr
     check sends an unsupported one on purpose, in its own probe). Both parsers read it here."""
@@ -154,6 +181,8 @@ class ReplayingOptions(NamedTuple):
     update: bool = False
     ignore: tuple[str, ...] = ()
     trust_target: bool = False
+    jobs: int = 1
+    repeat: int = 1
 
 
 class ReportOptions(NamedTuple):

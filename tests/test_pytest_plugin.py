@@ -44,6 +44,14 @@ def test_transcripts_are_items_and_a_divergence_fails_with_the_replay_diff(proje
     assert "Traceback" not in result.stdout.str()
 
 
+def test_the_replay_items_run_under_pytest_xdist(project: pytest.Pytester):
+    """What the README says to use for a pytest suite: the items spread over workers, each verdict its own."""
+    result = run(project, "--mrtr-replay", "recordings", "--mrtr-demo", "-n", "2", "-v")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*[[]gw[01][]]*PASSED*recordings/same.yaml::same*"])
+    result.stdout.fnmatch_lines(["*edited.yaml: diverged from the recording (1 difference)"])
+
+
 def test_ini_options_work_like_the_flags_and_ignore_hides_a_difference(project: pytest.Pytester):
     project.makeini("[pytest]\nmrtr_replay = recordings\nmrtr_demo = true\n")
     run(project).assert_outcomes(passed=1, failed=1)

@@ -101,7 +101,8 @@ def replay(*, files: List[str], call: ArgumentOptions, replaying: ReplayingOptio
     from mrtr_cli.commands import replay as command
 
     options = command.ReplayOptions(tuple(files), call.arguments, replaying.interactive, replaying.update,
-                                    replaying.ignore, replaying.trust_target, output.strict, report.junit)
+                                    replaying.ignore, replaying.trust_target, output.strict, report.junit,
+                                    replaying.jobs, replaying.repeat)
     return command.run(options, target, answering, output)
 
 

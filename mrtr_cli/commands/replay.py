@@ -17,13 +17,14 @@ from mrtr_cli import events, files, yaml_dumper
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.commands.hops import opener, plan, routed
-from mrtr_cli.commands.common import (Context, client_settings, connect, era_flags, guarded, person_answerer,
-                                      person_at_terminal, warn_unused_flags)
-from mrtr_cli.errors import HopRefused, MrtrError, interruption
+from mrtr_cli.commands.common import (Context, client_settings, connect, era_flags, guarded, make_context,
+                                      person_answerer, person_at_terminal, warn_unused_flags)
+from mrtr_cli.commands.replay_jobs import STOPPED, Replayed, replay_many
+from mrtr_cli.errors import HopRefused, MrtrError, UsageError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
-from mrtr_cli.render.replay_report import summary_table, verdict_lines
+from mrtr_cli.render.replay_report import load_lines, summary_table, verdict_lines
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.era import requested_era
 from mrtr_cli.conversation.preparation import prepare_call
@@ -35,11 +36,9 @@ from mrtr_cli.transcript.paths import JsonPath, parse_path
 from mrtr_cli.transcript.recorder import TranscriptBuilder
 from mrtr_cli.transcript.redact import Redaction
 from mrtr_cli.transcript.replay_setup import recorded_capabilities, recorded_era, replay_params, replay_target
-from mrtr_cli.transcript.replay_verdict import ReplayVerdict
+from mrtr_cli.transcript.replay_verdict import ReplayVerdict, load_figures
 from mrtr_cli.transport.shared import ServerPool, keep
 
-STOPPED = {ExitCode.INTERRUPTED, ExitCode.TERMINATED, ExitCode.HANGUP}
-"""Ctrl-C, SIGTERM, SIGHUP: replay stops there, and runs no further transcript."""
 ASK_A_PERSON = "replay at a terminal with --interactive"
 """How a person comes to answer what the recording does not (the hint when nothing answers)."""
 LIVE_FAILURES = STOPPED | {ExitCode.USAGE, ExitCode.UNREACHABLE, ExitCode.INCOMPLETE}
@@ -56,26 +55,97 @@ class ReplayOptions:
     trust_target: bool = False
     strict: bool = False
     junit: str | None = None
+    jobs: int = 1
+    repeat: int = 1
 
 
 def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
         files.check_writable(options.junit, "--junit")
         ignore = [parse_path(path, "--ignore") for path in options.ignore]
+        if options.jobs > 1 or options.repeat > 1:
+            return _run_many(context, options, target, answering)
         verdicts = _replay_all(context, options, ignore, target, answering)
         warn_unused_flags(context, _unused_everywhere(verdicts))
         if output.json:
             context.print_json({"version": json_report.VERSION, "transcripts": [v.as_dict() for v in verdicts]})
         else:
             _print(context, verdicts)
-        _report_for_ci(context, verdicts, options.junit)
-        code = decide(v.code for v in verdicts)
-        if code != ExitCode.OK and output.json:
-            context.error_line(code, f"{sum(v.code != ExitCode.OK for v in verdicts)} of {len(verdicts)} "
-                                     "transcripts did not replay the same")
-        return code
+        return _finish(context, verdicts, decide(v.code for v in verdicts), options.junit)
 
     return guarded(output, body)
+
+
+def _finish(context: Context, verdicts: list[ReplayVerdict], code: ExitCode, junit: str | None) -> ExitCode:
+    """The reports for CI, and with --json the error line when not every transcript replayed the same."""
+    _report_for_ci(context, verdicts, junit)
+    if code != ExitCode.OK and context.output.json:
+        context.error_line(code, f"{sum(v.code != ExitCode.OK for v in verdicts)} of {len(verdicts)} "
+                                 "transcripts did not replay the same")
+    return code
+
+
+def _run_many(context: Context, options: ReplayOptions, target: TargetOptions,
+              answering: AnsweringOptions) -> ExitCode:
+    """--jobs N and --repeat K: every run, each transcript shown once its runs and those before are
+    done, then the figures of the whole run (round latency, conversations per second)."""
+    _refuse_with_many(options, context.output)
+    workers_ask_no_one = answering._replace(no_input=True) if options.jobs > 1 else answering
+    replay = Replaying(options, target, workers_ask_no_one, context.output)
+    replayed = replay_many(replay, options.files, options.jobs, options.repeat,
+                           lambda verdict: None if context.output.json else _print_lines(context, verdict))
+    figures = load_figures(options.jobs, options.repeat, replayed.runs, replayed.wall)
+    warn_unused_flags(context, _unused_everywhere(replayed.runs))
+    if context.output.json:
+        context.print_json({"version": json_report.VERSION, "transcripts": [v.as_dict() for v in replayed.verdicts],
+                            "load": figures.as_dict()})
+    else:
+        if len(replayed.verdicts) > 1:
+            context.consoles.out.print(summary_table(replayed.verdicts))
+        for line in load_lines(figures):
+            context.consoles.out.print(line)
+    return _finish(context, replayed.verdicts, _decided(replayed), options.junit)
+
+
+def _decided(replayed: Replayed) -> ExitCode:
+    """The exit code of every run, and of what stopped them (Ctrl-C: 130, whatever the runs said)."""
+    stop = [replayed.stop.exit_code] if replayed.stop is not None else []
+    return decide([v.code for v in replayed.runs] + stop)
+
+
+REFUSED_WITH_MANY = {
+    "--interactive": ("no person answers a run of many conversations", "replay without {flag} to answer at the "
+                      "terminal"),
+    "--update": ("a transcript is rewritten from one live run", "replay without {flag} to rewrite the transcripts"),
+    "--verbose": ("the timelines of conversations running together would interleave", "replay with -j 1 (the "
+                  "default) to see each conversation's wire"),
+}
+"""The flags --jobs and --repeat refuse: why, and what to do instead (--verbose: only with --jobs above 1)."""
+
+
+def _refuse_with_many(options: ReplayOptions, output: OutputOptions) -> None:
+    flag = "--jobs" if options.jobs > 1 else "--repeat"
+    given = {"--interactive": options.interactive, "--update": options.update,
+             "--verbose": output.verbose and options.jobs > 1}
+    for name, why in REFUSED_WITH_MANY.items():
+        if given[name]:
+            raise UsageError(f"{flag} cannot be used with {name}: {why[0]}", why[1].format(flag=flag))
+
+
+@dataclass(frozen=True)
+class Replaying:
+    """One run of one transcript with the command's options: what each worker process is handed
+    (picklable: options as plain values; in a worker, stdout and stderr lead nowhere)."""
+
+    options: ReplayOptions
+    target: TargetOptions
+    answering: AnsweringOptions
+    output: OutputOptions
+
+    def __call__(self, path: str, pool: ServerPool) -> ReplayVerdict:
+        ignore = [parse_path(text, "--ignore") for text in self.options.ignore]
+        context = make_context(self.output)
+        return replay_timed(context, path, self.options, ignore, self.target, self.answering, pool)
 
 
 def _replay_all(context: Context, options: ReplayOptions, ignore: list[JsonPath], target: TargetOptions,
@@ -84,14 +154,21 @@ def _replay_all(context: Context, options: ReplayOptions, ignore: list[JsonPath]
     verdicts, pool = [], ServerPool()  # --demo: one demo server for the run's modern-era transcripts
     try:
         for path in options.files:
-            started = time.monotonic()
-            verdicts.append(replay_file(context, path, options, ignore, target, answering, pool))
-            verdicts[-1].elapsed = time.monotonic() - started
+            verdicts.append(replay_timed(context, path, options, ignore, target, answering, pool))
             if verdicts[-1].code in STOPPED:
                 break
     finally:
         pool.close()
     return verdicts
+
+
+def replay_timed(context: Context, path: str, options: ReplayOptions, ignore: list[JsonPath],
+                 target: TargetOptions, answering: AnsweringOptions, pool: ServerPool | None = None) -> ReplayVerdict:
+    """`replay_file`, with the time it took."""
+    started = time.monotonic()
+    verdict = replay_file(context, path, options, ignore, target, answering, pool)
+    verdict.elapsed = time.monotonic() - started
+    return verdict
 
 
 def replay_file(context: Context, path: str, options: ReplayOptions, ignore: list[JsonPath],
@@ -109,7 +186,9 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
         verdict.code = verdict.error.exit_code
         return verdict
     verdict.rounds, verdict.unused_flags = len(live.rounds), flags.unused()
-    verdict.differences = compare_conversations(transcript.data, builder.document(), ignore, options.strict)
+    document = builder.document()
+    verdict.round_ms = [float(part["elapsed_ms"]) for part in document.get("rounds", []) if "elapsed_ms" in part]
+    verdict.differences = compare_conversations(transcript.data, document, ignore, options.strict)
     failure = live.error.exit_code if live.error is not None else ExitCode.OK
     verdict.error = live.error if failure in LIVE_FAILURES else None
     verdict.cause = live.error if isinstance(live.error, HopRefused) else None
@@ -206,7 +285,11 @@ def _rewrite(path: str, document: dict[str, Any]) -> None:
 
 def _print(context: Context, verdicts: list[ReplayVerdict]) -> None:
     for verdict in verdicts:
-        for line in verdict_lines(verdict):
-            context.consoles.err.print(line)
+        _print_lines(context, verdict)
     if len(verdicts) > 1:
         context.consoles.out.print(summary_table(verdicts))
+
+
+def _print_lines(context: Context, verdict: ReplayVerdict) -> None:
+    for line in verdict_lines(verdict):
+        context.consoles.err.print(line)

@@ -1,5 +1,6 @@
 """How transcripts replayed, as `mrtr replay` shows it: lines for each transcript (each
-difference as recorded `-` and live `+`), and a summary table when there are several."""
+difference as recorded `-` and live `+`), and a summary table when there are several; with
+--repeat, each transcript's runs counted on its lines, and with --jobs or --repeat the run's figures."""
 
 from __future__ import annotations
 
@@ -13,11 +14,29 @@ from mrtr_cli.render.diagnostics import stderr_line
 from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.text import safe_line
 from mrtr_cli.transcript.compare import Difference
-from mrtr_cli.transcript.replay_verdict import ReplayVerdict
+from mrtr_cli.transcript.replay_verdict import RESULTS, LoadFigures, ReplayVerdict
 
 
 def verdict_lines(verdict: ReplayVerdict) -> list[Text | StyledLine]:
-    """`✓ FILE: same as recorded`, or what failed, or every difference."""
+    """`✓ FILE: same as recorded`, or what failed, or every difference; with --repeat, the runs
+    counted: on the line of a transcript every run of which was the same, else under the first line
+    (the run shown is the first whose exit code decides the transcript's)."""
+    lines = _shown_run_lines(verdict)
+    if verdict.runs is None:
+        return lines
+    if verdict.result == "same" and verdict.runs["same"] == verdict.runs["count"]:
+        return [Text(f"{lines[0].plain}, {run_counts(verdict.runs)}", "mrtr.complete")]
+    return [lines[0], Text(f"    {run_counts(verdict.runs)}; shown: run {verdict.shown_run}", "mrtr.error"),
+            *lines[1:]]
+
+
+def run_counts(runs: dict[str, int]) -> str:
+    """`160 runs: 157 same, 3 diverged` (the results that no run had left out)."""
+    counted = ", ".join(f"{runs[result]} {result}" for result in RESULTS if runs[result])
+    return f"{runs['count']} runs: {counted}"
+
+
+def _shown_run_lines(verdict: ReplayVerdict) -> list[Text | StyledLine]:
     name = safe_line(verdict.file, 200)
     if verdict.result == "same":
         return [Text(f"✓ {name}: same as recorded ({verdict.rounds} round{'s' if verdict.rounds != 1 else ''})",
@@ -50,11 +69,27 @@ def _shown(value: Any) -> str:
 
 
 def summary_table(verdicts: list[ReplayVerdict]) -> Table:
-    """One row a transcript: its result, rounds, differences and exit code."""
+    """One row a transcript: its result, rounds, differences and exit code (with --repeat, also how
+    many of its runs were the same)."""
+    repeated = any(verdict.runs is not None for verdict in verdicts)
     table = Table(box=None, pad_edge=False, header_style="mrtr.dim")
-    for column in ("transcript", "result", "rounds", "differences", "exit"):
+    for column in ("transcript", "result", "rounds", "differences", "exit") + (("same runs",) if repeated else ()):
         table.add_column(column)
     for verdict in verdicts:
+        runs = (f"{verdict.runs['same']}/{verdict.runs['count']}",) if verdict.runs is not None else ()
         table.add_row(Text(safe_line(verdict.file, 80)), verdict.result, str(verdict.rounds),
-                      str(len(verdict.differences)), str(int(verdict.code)))
+                      str(len(verdict.differences)), str(int(verdict.code)), *runs)
     return table
+
+
+def load_lines(figures: LoadFigures) -> list[Text]:
+    """The figures of a run with --jobs or --repeat: conversations, their pace, the rounds' latency."""
+    counted = ", ".join(f"{figures.counts[result]} {result}" for result in RESULTS)
+    jobs = f"{figures.jobs} job{'s' if figures.jobs != 1 else ''}"
+    lines = [Text(f"{figures.conversations} conversations in {figures.wall:.2f} s with {jobs}: "
+                  f"{figures.per_second:.1f} a second ({counted})")]
+    latency = figures.percentiles()
+    if latency is not None:
+        lines.append(Text(f"round latency over {len(figures.round_ms)} rounds: " +
+                          ", ".join(f"{name} {ms:.1f} ms" for name, ms in latency.items())))
+    return lines
