@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, get_args
 
 from mrtr_cli.protocol import lint_rules
 from mrtr_cli.protocol.jsonrpc import Message
@@ -23,7 +23,7 @@ Era = Literal["modern", "older"]
 """The era mrtr speaks with a server: 2026-07-28 (modern) or the initialize handshake's (older)."""
 OutcomeStatus = Literal["complete", "error", "incomplete", "aborted"]
 """How a conversation ended (conversation/session.py's `Outcome.status`)."""
-OUTCOME_STATUSES: tuple[OutcomeStatus, ...] = ("complete", "error", "incomplete", "aborted")
+OUTCOME_STATUSES: tuple[OutcomeStatus, ...] = get_args(OutcomeStatus)
 
 
 def outcome_status(said: str) -> OutcomeStatus:

@@ -23,7 +23,8 @@ from mrtr_cli.errors import HungUp, Interrupted, Signalled, Terminated
 _ERRORS: dict[str, type[Interrupted]] = {"SIGTERM": Terminated, "SIGHUP": HungUp}
 _raised = False
 _holding = 0
-_held: list[int] = []
+_first_held: int | None = None
+"""The first signal that came while held (the others add nothing: it alone is raised)."""
 
 
 def install() -> None:
@@ -38,27 +39,27 @@ def install() -> None:
 @contextlib.contextmanager
 def held() -> Iterator[None]:
     """Hold the three signals while the block runs; the first one that came raises when it ends."""
-    global _holding
+    global _holding, _first_held
     _holding += 1
     try:
         yield
     except BaseException:
         if _holding == 1:
-            _held.clear()  # the block's own error unwinds already
+            _first_held = None  # the block's own error unwinds already
         raise
     finally:
         _holding -= 1
-    if not _holding and _held:
-        number = _held[0]
-        _held.clear()
+    if not _holding and _first_held is not None:
+        number, _first_held = _first_held, None
         _raise(number)
 
 
 def _arrived(number: int, frame: FrameType | None) -> None:
-    if _holding:
-        _held.append(number)
-    else:
+    global _first_held
+    if not _holding:
         _raise(number)
+    elif _first_held is None:
+        _first_held = number
 
 
 def _raise(number: int) -> None:

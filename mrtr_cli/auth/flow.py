@@ -21,12 +21,12 @@ from mrtr_cli.auth import loopback
 from mrtr_cli.auth.challenge import Challenge, parse_challenge
 from mrtr_cli.auth.discovery import ResourceMetadata, ServerMetadata, discovered
 from mrtr_cli.auth.identity import Preset, choose_scopes, client_identity, where_scopes_came_from
-from mrtr_cli.auth.steps import Fetch, Recorder, refuse
+from mrtr_cli.auth.steps import Recorder, refuse
 from mrtr_cli.auth.store import Login, TokenStore
 from mrtr_cli.auth.tokens import login_from, refreshed, request_tokens
 from mrtr_cli.errors import AuthError
 from mrtr_cli.text import safe_line
-from mrtr_cli.transport.base import Incoming
+from mrtr_cli.transport.base import Fetch, Incoming
 
 _DONE = object()
 """Ends the steps of one answer."""

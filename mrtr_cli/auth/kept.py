@@ -18,7 +18,7 @@ from mrtr_cli.transport.base import Incoming
 if TYPE_CHECKING:
     from mrtr_cli.auth.flow import Authorizer
     from mrtr_cli.auth.identity import Preset
-    from mrtr_cli.auth.steps import Fetch
+    from mrtr_cli.transport.base import Fetch
     from mrtr_cli.options import TargetOptions
 
 

@@ -16,12 +16,11 @@ from urllib.parse import parse_qsl, quote, urlencode
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UnreachableError
 from mrtr_cli.text import safe_line
 from mrtr_cli.transport import http_headers
-from mrtr_cli.transport.base import AuthNote, Incoming, PlainReply, WireInfo
+from mrtr_cli.transport.base import AuthNote, Fetch, Incoming, PlainReply, WireInfo
 
 SECRET_FIELDS = frozenset({"code", "code_verifier", "client_secret", "access_token", "refresh_token", "id_token",
                            "assertion", "registration_access_token"})
 """Form and JSON fields that carry a secret: hidden in -v unless --show-secrets, never elsewhere."""
-Fetch = Callable[[str, str, dict[str, str], "bytes | None"], PlainReply]
 
 
 class Recorder:

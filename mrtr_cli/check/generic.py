@@ -41,12 +41,7 @@ class GenericProber:
             HEADER_METHOD_CASE: self.method_case,
         }
         lists = self.prober.run(LIST_PROBES, lambda: self.lists(declared))  # first: the requests go out in order
-        return [*lists, *(check for probe in ALONE_PROBES for check in self._judged_alone(probe, judges[probe]))]
-
-    def _judged_alone(self, probe: Probe, judge: Callable[[], Check]) -> list[Check]:
-        """One probe, timed on its own; a probe that got no usable response fails alone."""
-        checks: list[Check] = self.prober.run([probe], lambda: [judge()])
-        return checks
+        return [*lists, *self.prober.run_each(ALONE_PROBES, judges)]
 
     def _send(self, method: str, params: dict[str, Any] | None = None, **options: Any) -> Any:
         return self.prober.send(method, {**(params or {}), "_meta": self.prober.meta_for()}, **options)

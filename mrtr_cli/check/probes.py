@@ -73,6 +73,13 @@ class Prober:
                       *(verdict(*rest, None, "not probed: nothing usable came before it") for rest in probes[1:])]
         return timed(checks, time.perf_counter() - started)
 
+    def run_each(self, probes: list[Probe], judges: dict[Probe, Callable[[], Check]]) -> list[Check]:
+        """Each probe in `probes` by its judge, timed on its own: one that got no usable response fails alone."""
+        return [check for probe in probes for check in self._run_alone(probe, judges[probe])]
+
+    def _run_alone(self, probe: Probe, judge: Callable[[], Check]) -> list[Check]:
+        return self.run([probe], lambda: [judge()])
+
     # -- the safe probes ------------------------------------------------------------------------
 
     def safe_checks(self) -> list[Check]:

@@ -103,11 +103,7 @@ class ToolProber:
             ANSWER_WRONG_SHAPE: lambda: self.wrong_shape(asked, state, answers),
             ANSWERS_NULL: lambda: self.null_answers(state),
         }
-        return [check for probe in TOOL_PROBES for check in self._judged_alone(probe, judges[probe])]
-
-    def _judged_alone(self, probe: Probe, judge: Callable[[], Check]) -> list[Check]:
-        """One tool probe, timed on its own; a probe that got no usable response fails alone."""
-        return self.prober.run([probe], lambda: [judge()])
+        return self.prober.run_each(TOOL_PROBES, judges)
 
     def conversation(self) -> Outcome:
         """The tool's whole conversation, as `mrtr call` has it (judged round by round in check/tool_rounds.py)."""

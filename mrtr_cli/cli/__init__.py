@@ -21,7 +21,8 @@ __all__ = ["app", "run"]
 
 def run(args: List[str]) -> int:
     """Parse `args` and run the command. Everything after `--` is the server to spawn: it travels
-    with this run as the click context's `obj`, which `target_options` reads."""
+    with this run as the click context's `obj`, which the target group's builder reads
+    (`options_of(..., server_command=True)`)."""
     args, server_command = cut_server(args)
     command = command_for(args)
     click = click_module()

@@ -16,14 +16,12 @@ from typing import Any, Dict, List, Tuple
 
 import typer.core
 
-from mrtr_cli.render.help import HelpPage, Panel, Row, show, split_help, write
-
-ARGUMENTS, OPTIONS, COMMANDS = "Arguments", "Options", "Commands"
+from mrtr_cli.render.help import ARGUMENTS, COMMANDS, OPTIONS, HelpPage, Panel, Row, show, split_help, write
 
 
-def write_help(command: Any, ctx: Any, ending: str = "") -> None:
-    """Write the help to stdout, as typer's did (where click ends it, it adds an empty line)."""
-    write(help_page(command, ctx), sys.stdout, ending)
+def write_help(command: Any, ctx: Any) -> None:
+    """Write the help to stdout, as typer's did."""
+    write(help_page(command, ctx), sys.stdout)
 
 
 def show_help(command: Any, ctx: Any) -> int:

@@ -139,12 +139,6 @@ def options_of(group: str, *fields: str, server_command: bool = False) -> Callab
     return build
 
 
-target_options = options_of("target", server_command=True)
-answering_options = options_of("answering")
-output_options = options_of("output")
-recording_options = options_of("recording")
-
-
 def command_of(app: Any, entry: Command) -> Callable[[Callable[..., int]], Any]:
     """Register a function as the command of `entry` (command_table.py) in the typer `app`: its
     name, help, arguments and option groups; mrtr's own help (cli/help_command.py)."""

@@ -100,9 +100,8 @@ def replay(*, files: List[str], call: ArgumentOptions, replaying: ReplayingOptio
            target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
     from mrtr_cli.commands import replay as command
 
-    options = command.ReplayOptions(tuple(files), call.arguments, replaying.interactive, replaying.update,
-                                    replaying.ignore, replaying.trust_target, output.strict, report.junit,
-                                    replaying.jobs, replaying.repeat)
+    options = command.ReplayOptions(tuple(files), call.arguments, strict=output.strict, junit=report.junit,
+                                    **replaying._asdict())
     return command.run(options, target, answering, output)
 
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from mrtr_cli.command_table import Argument, Command, CommandGroup, find
 from mrtr_cli.option_table import PANELS, Option, of_group
-from mrtr_cli.render.help import HelpPage, Panel, Row, show, split_help, usage
+from mrtr_cli.render.help import ARGUMENTS, COMMANDS, OPTIONS, HelpPage, Panel, Row, show, split_help, usage
 
 HELP_NAMES = ("--help", "-h")
-ARGUMENTS, OPTIONS, COMMANDS = "Arguments", "Options", "Commands"
 
 
 def _typers_own(name: str, help: str, short: str = "") -> Row:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from mrtr_cli import signals
 from mrtr_cli.commands.common import era_flags
@@ -21,7 +21,7 @@ from mrtr_cli.conversation.instances import Instance, Instances
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
 from mrtr_cli.target import Target
-from mrtr_cli.transport.base import Exchange, Mirrored, Transport
+from mrtr_cli.transport.base import Transport, Wrapped
 
 REPLICA = "--replica"
 RESTART = "--restart-between-rounds"
@@ -149,28 +149,15 @@ class Restarts:
         """Nothing: the server is the client's transport, which the command stops."""
 
 
-class RestartingServer:
-    """A stdio server as one transport across its restarts."""
+class RestartingServer(Wrapped):
+    """A stdio server as one transport across its restarts (`inner`: the process running now)."""
 
     def __init__(self, first: Transport, reopen: Callable[[], Transport]) -> None:
-        self._current = first
+        super().__init__(first)
         self._reopen = reopen
 
     def restart(self) -> None:
         """Stop the running process (the usual clean stop) and start a fresh one."""
-        self._current.close()
+        self.inner.close()
         with signals.held():  # Ctrl-C after the start and before it is kept would leave the new server running
-            self._current = self._reopen()
-
-    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> Exchange:
-        return self._current.start(text, message, mirrored, before_waiting, older_version)
-
-    def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
-        self._current.send(text, message, older_version)
-
-    def describe(self) -> str:
-        return self._current.describe()
-
-    def close(self) -> None:
-        self._current.close()
+            self.inner = self._reopen()

@@ -139,11 +139,10 @@ class Session:
         made_state: Instance | None = None
         for number in itertools.count(1):
             sent = retry_params(params, responses, state)
-            instance = self._route(number)
+            instance, chosen = self._route(number)
             reply = self.client.request(method, sent, round=number, purpose="request" if number == 1 else "retry",
                                         mirrored=mirrored)
-            current = Round(number, reply, sent)
-            current.instance = events.InstanceChosen(number, instance.position, instance.name) if instance else None
+            current = Round(number, reply, sent, instance=chosen)
             rounds.append(current)
             if reply.error is not None:
                 raise self._refusal(method, reply.error, instance, made_state)
@@ -164,15 +163,16 @@ class Session:
             state, made_state = reading.state, instance if reading.state is not None else None
         raise AssertionError("unreachable")
 
-    def _route(self, number: int) -> Instance | None:
-        """Hand the client the instance round `number` goes to, and say which it is."""
+    def _route(self, number: int) -> tuple[Instance | None, events.InstanceChosen | None]:
+        """Hand the client the instance round `number` goes to, and say which it is (None, None: no hops)."""
         if self.instances is None:
-            return None
+            return None, None
         self.held.before_waiting()  # a restart waits for the server to stop: the last round is shown first
         instance = self.instances.for_round(number)
         self.client.hop(instance.transport)
-        self.emit(events.InstanceChosen(number, instance.position, instance.name))
-        return instance
+        chosen = events.InstanceChosen(number, instance.position, instance.name)
+        self.emit(chosen)
+        return instance, chosen
 
     def _refusal(self, method: str, error: dict[str, Any], instance: Instance | None,
                  made_state: Instance | None) -> ServerError:

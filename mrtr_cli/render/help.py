@@ -18,6 +18,9 @@ from typing import IO, NamedTuple
 
 from mrtr_cli.exit_codes import pipe_closed
 
+ARGUMENTS, OPTIONS, COMMANDS = "Arguments", "Options", "Commands"
+"""The panels every help page has (where it has their rows), in this order."""
+
 Part = tuple[str, str]
 """A piece of a line and its style: words from STYLES, space-separated ("" for none)."""
 Line = list[Part]

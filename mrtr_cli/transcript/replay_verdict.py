@@ -86,8 +86,7 @@ def folded(runs: list[ReplayVerdict]) -> ReplayVerdict:
     with every run's count and their time together."""
     code = decide(run.code for run in runs)
     number, shown = next((n, run) for n, run in enumerate(runs, 1) if run.code == code)
-    counts = {result: sum(run.result == result for run in runs) for result in RESULTS}
-    return dataclasses.replace(shown, runs={"count": len(runs), **counts}, shown_run=number,
+    return dataclasses.replace(shown, runs={"count": len(runs), **result_counts(runs)}, shown_run=number,
                                elapsed=sum(run.elapsed for run in runs))
 
 
@@ -124,8 +123,12 @@ class LoadFigures:
 
 
 def load_figures(jobs: int, repeat: int, runs: list[ReplayVerdict], wall: float) -> LoadFigures:
-    counts = {result: sum(run.result == result for run in runs) for result in RESULTS}
-    return LoadFigures(jobs, repeat, counts, wall, [ms for run in runs for ms in run.round_ms])
+    return LoadFigures(jobs, repeat, result_counts(runs), wall, [ms for run in runs for ms in run.round_ms])
+
+
+def result_counts(runs: list[ReplayVerdict]) -> dict[str, int]:
+    """How many of `runs` were the same, diverged or failed."""
+    return {result: sum(run.result == result for run in runs) for result in RESULTS}
 
 
 def _rounded(latency: dict[str, float] | None) -> dict[str, float] | None:

@@ -86,6 +86,10 @@ class PlainReply(NamedTuple):
     body: bytes
 
 
+Fetch = Callable[[str, str, dict[str, str], "bytes | None"], PlainReply]
+"""One plain request of the authorization flow: method, URL, headers, body."""
+
+
 class AuthChallenge(Exception):
     """The server answered 401 or 403 and an authorizer may answer it: the status, the
     `WWW-Authenticate` header, and the error to raise when nothing can."""
@@ -185,3 +189,25 @@ class Transport(Protocol):
 
     def close(self) -> None:
         """Shut the connection or the process down, gracefully."""
+
+
+class Wrapped:
+    """A transport that hands every call to the one it wraps (`inner`); subclasses change what they
+    must: a pooled process lent to a conversation (transport/shared.py), a stdio server across its
+    restarts (commands/hops.py)."""
+
+    def __init__(self, inner: Transport) -> None:
+        self.inner = inner
+
+    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
+              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> Exchange:
+        return self.inner.start(text, message, mirrored, before_waiting, older_version)
+
+    def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
+        self.inner.send(text, message, older_version)
+
+    def describe(self) -> str:
+        return self.inner.describe()
+
+    def close(self) -> None:
+        self.inner.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from mrtr_cli.transport.base import Exchange, Mirrored, Transport
+from mrtr_cli.transport.base import Transport, Wrapped
 
 
 class ServerPool:
@@ -47,22 +47,13 @@ def keep(transport: Any) -> None:
         transport.kept = True
 
 
-class Lent:
+class Lent(Wrapped):
     """A pooled process lent to one conversation: a transport whose `close` hands it back when kept."""
 
     def __init__(self, inner: Transport, pool: ServerPool, key: Hashable) -> None:
-        self.inner, self.pool, self.key = inner, pool, key
+        super().__init__(inner)
+        self.pool, self.key = pool, key
         self.kept = self.closed = False
-
-    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> Exchange:
-        return self.inner.start(text, message, mirrored, before_waiting, older_version)
-
-    def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
-        self.inner.send(text, message, older_version)
-
-    def describe(self) -> str:
-        return self.inner.describe()
 
     def close(self) -> None:
         if self.closed:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable
 
 import httpx
 
@@ -24,8 +23,6 @@ FETCH_SECONDS = 30.0
 MAX_FETCHED_BODY = 1024 * 1024
 """The largest body a request of the authorization flow reads."""
 
-Fetch = Callable[[str, str, dict[str, str], "bytes | None"], PlainReply]
-"""One plain request: method, URL, headers, body."""
 
 
 def fetch(client: httpx.Client, method: str, url: str, headers: dict[str, str], body: bytes | None) -> PlainReply:

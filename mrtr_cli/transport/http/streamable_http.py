@@ -15,9 +15,8 @@ import httpx
 
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.transport import http_headers
-from mrtr_cli.transport.base import DEFAULT_MAX_MESSAGE_SIZE, Mirrored, PlainReply
+from mrtr_cli.transport.base import DEFAULT_MAX_MESSAGE_SIZE, Fetch, Mirrored, PlainReply
 from mrtr_cli.transport.http import auth_fetch
-from mrtr_cli.transport.http.auth_fetch import Fetch
 from mrtr_cli.transport.http.connection import CONNECT_SECONDS, Connection
 from mrtr_cli.transport.http.older_http_session import OlderSession
 from mrtr_cli.transport.http.post_exchange import Authorizer, HttpExchange
