@@ -187,6 +187,29 @@ class BackingOff(NamedTuple):
     seconds: float
 
 
+class TaskCreated(NamedTuple):
+    """The server made request `id` a task (modern era: a result with `resultType: "task"`, the
+    io.modelcontextprotocol/tasks extension; older era: a CreateTaskResult of the 2025-11-25 tasks).
+    mrtr follows it until it ends. Every field as the server said it (a hostile server may say
+    anything: `status` is not checked here)."""
+
+    id: int
+    task_id: str
+    status: str
+    status_message: str | None = None
+    poll_interval_ms: int | None = None
+    ttl_ms: int | None = None
+
+
+class TaskStatusChanged(NamedTuple):
+    """Task `task_id` moved to `status` (or its `statusMessage` changed), seen by polling or told by
+    a notification. Its questions, when `input_required`, come as InputRequested and AnswerChosen."""
+
+    task_id: str
+    status: str
+    status_message: str | None = None
+
+
 class OutcomeReached(NamedTuple):
     """The conversation ended."""
 
