@@ -176,7 +176,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "pytest_plugin.py": {"commands/"},
     # the command line, and the commands
     "cli/": {"commands/", "render/", "options.py", "option_table.py", "command_table.py"},
-    "commands/": {"answering/", "auth/", "check/", "conversation/", "forms/", "render/", "server/", "transcript/",
+    "commands/": {"answering/", "auth/", "check/", "conversation/", "forms/", "proxy/", "render/", "server/", "transcript/",
                   "transport/", "protocol/", "target.py", "arguments.py", "options.py", "events.py", "files.py",
                   "yaml_loader.py", "yaml_dumper.py", "validation.py", "workflow_commands.py", "signals.py",
                   "mcp_config.py", "option_table.py", "command_table.py"},
@@ -184,8 +184,11 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "target_kinds.py": {"auth/", "transport/", "options.py"},
     "arguments.py": {"forms/", "files.py"},
     # the parts the commands put together: render/ draws what the others hand it
-    "render/": {"answering/", "auth/", "check/", "conversation/", "forms/", "transcript/", "protocol/", "events.py"},
+    "render/": {"answering/", "auth/", "check/", "conversation/", "forms/", "proxy/", "transcript/", "protocol/",
+                "events.py"},
     "server/": {"transcript/", "protocol/", "validation.py"},
+    "proxy/": {"answering/", "conversation/", "transcript/", "transport/", "protocol/", "events.py", "files.py",
+               "validation.py", "yaml_dumper.py", "signals.py"},
     "check/": {"answering/", "auth/", "conversation/", "transport/", "protocol/", "events.py", "validation.py"},
     "transcript/": {"answering/", "conversation/", "protocol/", "target.py", "arguments.py", "options.py", "events.py",
                     "files.py", "yaml_loader.py", "yaml_dumper.py", "validation.py", "signals.py"},
