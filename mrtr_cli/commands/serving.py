@@ -28,10 +28,15 @@ def parse_listen(value: str) -> tuple[str, int]:
     return host, int(port)
 
 
-def serve(app: App, http: str | None, sealer: Sealer | None = None) -> int:
+def serve(app: App, http: str | None, sealer: Sealer | None = None, tasks: bool = False) -> int:
     """Serve `app` until stdin closes (stdio) or until interrupted (HTTP); its requestState sealed
-    by `sealer` (none: under a key made now)."""
-    dispatcher = Dispatcher(app, sealer)
+    by `sealer` (none: under a key made now); with `tasks`, the tasks extension too."""
+    task_store = None
+    if tasks:
+        from mrtr_cli.server.task_store import TaskStore
+
+        task_store = TaskStore()
+    dispatcher = Dispatcher(app, sealer, tasks=task_store)
     if http is None:
         from mrtr_cli.server.stdio_serving import serve_stdio
 
@@ -72,10 +77,10 @@ def run_demo_server(http: str | None, fixtures: bool = False, state_key: str | N
     if fixtures:
         from mrtr_cli.server import conformance_fixtures
 
-        return _serve_or_say_why(conformance_fixtures.app, http, sealer)
+        return _serve_or_say_why(conformance_fixtures.app, http, sealer, tasks=True)
     from mrtr_cli.server.demo import DemoApp
 
-    return _serve_or_say_why(DemoApp, http, sealer)
+    return _serve_or_say_why(DemoApp, http, sealer, tasks=True)
 
 
 def run_serve(files: list[str], http: str | None) -> int:
@@ -86,12 +91,14 @@ def run_serve(files: list[str], http: str | None) -> int:
     return _serve_or_say_why(lambda: MockApp([model.load(path) for path in files]), http)
 
 
-def _serve_or_say_why(make_app: Callable[[], App], http: str | None, sealer: Sealer | None = None) -> int:
-    """Serve the app `make_app` builds; a usage error (a bad transcript, a bad --http) is one line."""
+def _serve_or_say_why(make_app: Callable[[], App], http: str | None, sealer: Sealer | None = None,
+                      tasks: bool = False) -> int:
+    """Serve the app `make_app` builds (with the tasks extension when `tasks`); a usage error (a bad
+    transcript, a bad --http) is one line."""
     try:
         app = make_app()
         gc.freeze()  # what the app holds (every transcript) lives to the end: no collection walks it again
-        return int(serve(app, http, sealer))
+        return int(serve(app, http, sealer, tasks))
     except UsageError as error:
         print(f"✗ {error.one_line()}", file=sys.stderr)  # as every command says a failure
         return int(error.exit_code)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mrtr_cli.server import demo
+from mrtr_cli.server import demo, task_fixtures
 from mrtr_cli.server.app import Call, NeedInput
 from mrtr_cli.server.asking import ROOTS, form, sampling, text_result, walk
 from mrtr_cli.server.listen_streams import Subscriptions
@@ -160,5 +160,5 @@ PROMPTS = {"test_input_required_result_prompt": (
 
 
 def app() -> demo.DemoApp:
-    """The demo with the fixtures after its own tools and prompt, and listen streams."""
-    return demo.DemoApp({**demo.TOOLS, **TOOLS}, {**demo.PROMPTS, **PROMPTS}, CHANGES)
+    """The demo with the fixtures (task_fixtures.py's too) after its own tools and prompt, and listen streams."""
+    return demo.DemoApp({**demo.TOOLS, **TOOLS, **task_fixtures.TOOLS}, {**demo.PROMPTS, **PROMPTS}, CHANGES)

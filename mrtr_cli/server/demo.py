@@ -12,6 +12,7 @@ from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.server import demo_tools
 from mrtr_cli.server.app import Call, NeedInput, RpcError
 from mrtr_cli.server.listen_streams import Subscriptions
+from mrtr_cli.server.task_plans import task_tool
 
 Handler = Callable[[Call], "dict[str, Any] | NeedInput"]
 Entry = tuple[dict[str, Any], Handler]
@@ -39,6 +40,10 @@ TOOLS = dict((definition["name"], (definition, handler)) for definition, handler
           {"type": "object", "properties": {"text": {"type": "string"}}}),
     _tool("two_questions", "Asks two questions in one round.", demo_tools.two_questions),
     _tool("workspace_roots", "Lists the client's roots.", demo_tools.workspace_roots),
+    _tool("deploy_service", "Deploys a service as a task (io.modelcontextprotocol/tasks): works for three "
+          "seconds, asks for approval, then completes; a plain tool for clients without tasks.",
+          task_tool(demo_tools.deploy_plan), {"type": "object", "properties": {
+              "service": {"type": "string", "description": "What to deploy", "default": "checkout"}}}),
 ])
 
 

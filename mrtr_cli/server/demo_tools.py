@@ -12,6 +12,7 @@ from typing import Any
 
 from mrtr_cli.server.app import Call, NeedInput
 from mrtr_cli.server.asking import ROOTS, form, sampling, text_result, url_request, walk
+from mrtr_cli.server.task_plans import Ask, Stage, TaskPlan, Work
 
 SEATING = ["window", "terrace", "quiet", "accessible"]
 POLLS_NEEDED = 3
@@ -201,3 +202,26 @@ def read_vault(call: Call, name: str) -> dict[str, Any] | NeedInput:
     shown = progress.answers.get("reveal", {}).get("reveal") is True
     text = f"vault entry {name}: the demo secret is 'mrtr-{name}'." if shown else "Not revealed."
     return {"contents": [{"uri": call.subject, "mimeType": "text/plain", "text": text}]}
+
+
+DEPLOY_STEPS = ("Building {} (step 1 of 3)", "Running the tests of {} (step 2 of 3)", "Packaging {} (step 3 of 3)")
+
+
+def deploy_plan(call: Call) -> TaskPlan:
+    """A task: three seconds of work, an approval asked, then the result (a plain tool where it cannot be a task)."""
+    service = call.arguments.get("service", "checkout")
+    approve = form(f"Deploy {service} to production?", {
+        "approve": {"type": "boolean", "title": "Deploy now", "default": True}}, ["approve"])
+    stages: tuple[Stage, ...] = (*[Work(1.0, step.format(service)) for step in DEPLOY_STEPS],
+                                 Ask({"approve": approve}, f"Waiting for your approval to deploy {service}"))
+    return TaskPlan(stages, lambda answers: _deployed(service, answers))
+
+
+def _deployed(service: str, answers: dict[str, Any]) -> dict[str, Any]:
+    answer = answers["approve"]
+    if answer["action"] != "accept":
+        return text_result(f"Not deployed: you chose {answer['action']}.", answers)
+    if not answer["content"]["approve"]:
+        return text_result("Not deployed: you did not approve.", answers)
+    release = hashlib.sha256(f"demo-release:{service}".encode()).hexdigest()[:6].upper()  # stable, so replays match
+    return text_result(f"Deployed {service} to production (release R-{release}).", answers)

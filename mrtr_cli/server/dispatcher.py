@@ -5,7 +5,10 @@ a version it speaks: -32022), routes the method (-32601), opens sealed requestSt
 (-32602 when it fails verification), refuses to ask what the client did not declare
 (-32021), seals the state of an input_required result, and adds serverInfo to every result
 and caching hints to complete results of discover, the lists and resources/read. An app with
-`subscriptions` also serves subscriptions/listen (listen_streams.py).
+`subscriptions` also serves subscriptions/listen (listen_streams.py). Given a `TaskStore`, it
+declares the io.modelcontextprotocol/tasks extension, lets a tools/call from a client that declared
+it become a task (`Call.start_task`) and serves tasks/get, tasks/update and tasks/cancel to such
+clients (-32021 to others).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from mrtr_cli.protocol.mrtr import INPUT_REQUESTS, INPUT_RESPONSES, MRTR_METHODS
 from mrtr_cli.server.app import App, Call, NeedInput, RpcError
 from mrtr_cli.server.state import Sealer, StateRejected
 from mrtr_cli.server.listen_streams import Subscription, Subscriptions
+from mrtr_cli.server.task_plans import TASKS_EXTENSION, declares_tasks, missing_tasks_capability
+from mrtr_cli.server.task_store import TaskStore
 
 SUPPORTED_VERSIONS = list(meta.SPOKEN_VERSIONS)
 LISTS = dict(meta.LIST_METHODS.values())
@@ -31,6 +36,7 @@ READ_CACHE = (0, "private")
 """ttlMs and cacheScope of resources/read: a read may depend on the caller's answers."""
 PAGE_SIZE = 100
 LISTEN = "subscriptions/listen"
+TASK_METHODS = ("tasks/get", "tasks/update", "tasks/cancel")
 Notify = Callable[[str, dict[str, Any]], None]
 
 
@@ -48,10 +54,12 @@ class DispatchReply:
 class Dispatcher:
     """Answers requests for one App."""
 
-    def __init__(self, app: App, sealer: Sealer | None = None, page_size: int = PAGE_SIZE) -> None:
+    def __init__(self, app: App, sealer: Sealer | None = None, page_size: int = PAGE_SIZE,
+                 tasks: TaskStore | None = None) -> None:
         self.app = app
         self.sealer = sealer or Sealer()
         self.page_size = page_size
+        self.tasks = tasks
 
     def handle(self, message: Any, notify: Notify = lambda method, params: None) -> DispatchReply:
         """The reply to one decoded JSON-RPC message."""
@@ -87,6 +95,8 @@ class Dispatcher:
             return self._decorate(self.page(LISTS[method], params), LIST_CACHE)
         if method in MRTR_METHODS:
             return self._mrtr(request, notify)
+        if method in TASK_METHODS and self.tasks is not None:
+            return self._decorate(self._task_method(self.tasks, method, params))
         raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}", status=404)
 
     def _listen(self, subscriptions: Subscriptions, request: dict[str, Any], notify: Notify) -> DispatchReply:
@@ -101,7 +111,10 @@ class Dispatcher:
         return DispatchReply(None, listening=subscription, ending=ending)
 
     def _discover(self) -> dict[str, Any]:
-        result: dict[str, Any] = {"supportedVersions": SUPPORTED_VERSIONS, "capabilities": self.app.capabilities()}
+        capabilities = self.app.capabilities()
+        if self.tasks is not None:
+            capabilities = {**capabilities, "extensions": {**capabilities.get("extensions", {}), TASKS_EXTENSION: {}}}
+        result: dict[str, Any] = {"supportedVersions": SUPPORTED_VERSIONS, "capabilities": capabilities}
         if self.app.instructions:
             result["instructions"] = self.app.instructions
         return result
@@ -134,8 +147,24 @@ class Dispatcher:
             raise RpcError(jsonrpc.INVALID_PARAMS, "arguments and inputResponses must be objects")
         state = self._open_state(params.get(REQUEST_STATE), _binding(method, subject, arguments))
         request_meta = params["_meta"]
-        return Call(method, subject, arguments, responses, state, request_meta[meta.CLIENT_CAPABILITIES],
-                    notify, request_meta.get(meta.PROGRESS_TOKEN), _log_level(request_meta))
+        declared = request_meta[meta.CLIENT_CAPABILITIES]
+        start_task = None
+        if self.tasks is not None and method == "tools/call" and declares_tasks(declared):
+            start_task = self.tasks.create
+        return Call(method, subject, arguments, responses, state, declared, notify,
+                    request_meta.get(meta.PROGRESS_TOKEN), _log_level(request_meta), start_task)
+
+    def _task_method(self, tasks: TaskStore, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """tasks/get (the task), tasks/update and tasks/cancel (an empty acknowledgement)."""
+        if not declares_tasks(params["_meta"][meta.CLIENT_CAPABILITIES]):
+            raise missing_tasks_capability(method)
+        if method == "tasks/get":
+            return tasks.get(params.get("taskId"))
+        if method == "tasks/update":
+            tasks.update(params.get("taskId"), params.get(INPUT_RESPONSES))
+        else:
+            tasks.cancel(params.get("taskId"))
+        return {}
 
     def _open_state(self, token: Any, binding: dict[str, Any]) -> Any:
         if token is None:

@@ -9,6 +9,8 @@ from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.server.app import App, RpcError
 
 _SAFE = set(map(chr, range(0x20, 0x7F))) | {"\t"}
+TASK_NAMES = {"tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
+"""The tasks extension's methods, whose `Mcp-Name` carries params.taskId (SEP-2663, "Routing Headers")."""
 
 
 def check_request_headers(headers: Any, message: Any, app: App) -> None:
@@ -19,7 +21,7 @@ def check_request_headers(headers: Any, message: Any, app: App) -> None:
     params = params if isinstance(params, dict) else {}
     _check_version(headers, params)
     _check_equal(headers, mcp.METHOD_HEADER, message["method"], encoded=False)
-    field = mcp.NAMED_METHODS.get(message["method"])
+    field = mcp.NAMED_METHODS.get(message["method"]) or TASK_NAMES.get(message["method"])
     if field and isinstance(params.get(field), str):
         _check_equal(headers, mcp.NAME_HEADER, params[field], encoded=True)
     if message["method"] == "tools/call":
