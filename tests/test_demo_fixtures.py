@@ -44,7 +44,7 @@ def names(kind: str, *server: str) -> set[str]:
 
 def test_the_plain_demo_keeps_its_short_tool_list():
     plain = names("tools", "--demo")
-    assert len(plain) == 8 and not any(name.startswith("test_") for name in plain), plain
+    assert len(plain) == 9 and not any(name.startswith("test_") for name in plain), plain
     with_fixtures = names("tools", "--", *FIXTURE_DEMO)
     assert plain < with_fixtures
     assert {"test_input_required_result_elicitation", "test_missing_capability", "test_logging_tool",

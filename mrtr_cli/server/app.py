@@ -15,7 +15,6 @@ from mrtr_cli.protocol import meta
 
 if TYPE_CHECKING:
     from mrtr_cli.server.listen_streams import Subscriptions
-    from mrtr_cli.server.task_plans import TaskPlan
 
 
 class RpcError(Exception):
@@ -56,9 +55,10 @@ class Call:
     notify: Callable[[str, dict[str, Any]], None] = lambda method, params: None
     progress_token: Any = None
     log_level: str | None = None
-    start_task: Callable[[TaskPlan], dict[str, Any]] | None = None
+    start_task: Callable[[Any], dict[str, Any]] | None = None
     """Set when this call may become a task (2026-07-28, the client declared the tasks extension on
-    it, the server keeps tasks): makes a task that runs the plan and returns its CreateTaskResult."""
+    it, the server keeps tasks): makes a task that runs the given `task_plans.TaskPlan` and returns
+    its CreateTaskResult."""
 
     def answer(self, key: str) -> dict[str, Any] | None:
         """The client's answer to question `key` on this retry, if it sent one."""

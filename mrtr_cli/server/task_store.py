@@ -13,6 +13,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -109,15 +110,16 @@ class Task:
 
 
 class TaskStore:
-    """The tasks of one server, safe to use from its serving threads."""
+    """The tasks of one server, safe to use from its serving threads; `clock` tells the time (seconds)."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
         self._tasks: dict[str, Task] = {}
         self._lock = threading.Lock()
+        self._clock = clock
 
     def create(self, plan: TaskPlan) -> dict[str, Any]:
         """A new task running `plan`; its CreateTaskResult (it can be read as soon as this returns)."""
-        now = time.time()
+        now = self._clock()
         task = Task(secrets.token_urlsafe(18), plan, now, stage_began=now)
         with self._lock:
             self._forget_expired(now)
@@ -135,19 +137,19 @@ class TaskStore:
         if not isinstance(responses, dict):
             raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: tasks/update needs inputResponses (an object)")
         with self._lock:
-            self._current(task_id).answer(responses, time.time())
+            self._current(task_id).answer(responses, self._clock())
 
     def cancel(self, task_id: Any) -> None:
         """Cancel a task that is still running; a task already ended stays as it ended."""
         with self._lock:
             task = self._current(task_id)
             if task.status not in TERMINAL:
-                task.set("cancelled", "Cancelled at the client's request.", time.time())
+                task.set("cancelled", "Cancelled at the client's request.", self._clock())
 
     def _current(self, task_id: Any) -> Task:
         if not isinstance(task_id, str):
             raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: taskId must be a string")
-        now = time.time()
+        now = self._clock()
         task = self._tasks.get(task_id)
         if task is not None and _expired(task, now):
             del self._tasks[task_id]
