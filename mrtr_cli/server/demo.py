@@ -40,8 +40,7 @@ TOOLS = dict((definition["name"], (definition, handler)) for definition, handler
           {"type": "object", "properties": {"text": {"type": "string"}}}),
     _tool("two_questions", "Asks two questions in one round.", demo_tools.two_questions),
     _tool("workspace_roots", "Lists the client's roots.", demo_tools.workspace_roots),
-    _tool("deploy_service", "Deploys a service as a task (io.modelcontextprotocol/tasks): works for three "
-          "seconds, asks for approval, then completes; a plain tool for clients without tasks.",
+    _tool("deploy_service", "Deploys a service as a task: works three seconds, asks for approval, then completes.",
           task_tool(demo_tools.deploy_plan), {"type": "object", "properties": {
               "service": {"type": "string", "description": "What to deploy", "default": "checkout"}}}),
 ])
