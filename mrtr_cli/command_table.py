@@ -47,7 +47,7 @@ class CommandGroup(NamedTuple):
     groups: Groups = ()
 
 
-CONVERSING: Groups = (("target", ()), ("answering", ()), ("output", ()), ("recording", ()))
+CONVERSING: Groups = (("target", ()), ("answering", ()), ("tasks", ()), ("output", ()), ("recording", ()))
 """The option groups of the commands that hold a conversation (call, read, prompt)."""
 SENT: Groups = (("call", ()),)
 """`-a` and `--args`."""
@@ -75,7 +75,7 @@ COMMANDS = (
             "--strict also compares notifications, findings, HTTP status and content type.",
             (Argument("files", "Transcripts to replay.", TRANSCRIPTS, many=True),),
             (("call", ("arguments",)), ("replaying", ()), ("report", ()), ("target", ()), ("answering", ()),
-             ("output", ()))),
+             ("tasks", ("poll_interval", "task_timeout")), ("output", ()))),
     Command("check", "Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails.",
             groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
                     ("output", ()))),

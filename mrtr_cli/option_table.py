@@ -15,18 +15,18 @@ from typing import Any, Literal, NamedTuple
 
 from mrtr_cli.options import (COLORS, MAX_JOBS, MAX_REPEAT, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, AppOptions, ArgumentOptions,
                               LogoutOptions, OutputOptions, ProbeOptions, RecordingOptions, ReplayingOptions,
-                              ReportOptions, ServingOptions, TargetOptions, jobs, protocol_version, repeat,
+                              ReportOptions, ServingOptions, TargetOptions, TaskOptions, jobs, protocol_version, repeat,
                               round_limit, seconds)
 from mrtr_cli.protocol.choices import LOG_LEVELS
 
 GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions, "output": OutputOptions,
                           "recording": RecordingOptions, "call": ArgumentOptions, "probes": ProbeOptions,
                           "replaying": ReplayingOptions, "report": ReportOptions, "serving": ServingOptions,
-                          "logout": LogoutOptions, "app": AppOptions}
+                          "logout": LogoutOptions, "app": AppOptions, "tasks": TaskOptions}
 """Each group and the Options NamedTuple its entries fill (and whose defaults they take)."""
 
 PANELS = {"target": "Server", "answering": "Answering", "output": "Output", "recording": "Transcripts",
-          "replaying": "Transcripts", "report": "Output"}
+          "replaying": "Transcripts", "report": "Output", "tasks": "Tasks"}
 """The help panel of each group's options; the other groups' are under Options."""
 
 
@@ -188,6 +188,16 @@ RECORDING = (
 )
 """`--record FILE.yaml` and what to `--redact` in it (RecordingOptions)."""
 
+TASKS = (
+    Option(("--no-tasks",), "tasks", "no_tasks", "flag", "Withhold the tasks extension "
+           "(io.modelcontextprotocol/tasks): the server answers at once, or refuses."),
+    Option(("--poll-interval",), "tasks", "poll_interval", "value", "Poll a task every SECONDS, not at the "
+           "server's pollIntervalMs (held between 0.1 and 10 s).", "SECONDS", SECONDS),
+    Option(("--task-timeout",), "tasks", "task_timeout", "value", "Follow a task at most SECONDS, then exit 4 "
+           "with its id.", "SECONDS", SECONDS),
+)
+"""How a task the server makes of a call is followed (TaskOptions)."""
+
 CALL = (
     Option(("-a", "--arg"), "call", "arguments", "many", "An argument, typed by the declared schema when known, else "
            "JSON, else text. Repeatable.", "KEY=VALUE"),
@@ -225,7 +235,7 @@ OWN = (
 """The options of one command or two: check's probes, replay's, --junit, serving's, `auth logout
 --all`, and `mrtr --version`."""
 
-TABLE: tuple[Option, ...] = (*TARGET, *ANSWERING, *OUTPUT, *RECORDING, *CALL, *OWN)
+TABLE: tuple[Option, ...] = (*TARGET, *ANSWERING, *TASKS, *OUTPUT, *RECORDING, *CALL, *OWN)
 """Every entry, in the order the help lists them."""
 
 BY_NAME: dict[str, Option] = {name: option for option in TABLE for name in option.names}

@@ -22,7 +22,7 @@ from mrtr_cli.option_table import PANELS, TABLE
 
 SAMPLES = {"--timeout": "2.5", "--era-probe-wait": "0.5", "--auth-timeout": "1e3", "--max-message-size": "512K",
            "--log-level": "warning", "--color": "never", "--max-rounds": "0", "--protocol-era": "older",
-           "--protocol-version": "2025-06-18"}
+           "--protocol-version": "2025-06-18", "--poll-interval": "0.5", "--task-timeout": "30"}
 """A value each typed option takes; any text does for the others."""
 
 

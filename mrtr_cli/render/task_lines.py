@@ -1,0 +1,39 @@
+"""The timeline's lines for a task (the tasks extension): created, each status and message, how it
+ended. Pure functions: nothing here prints (render/timeline.py does)."""
+
+from __future__ import annotations
+
+from mrtr_cli import events
+from mrtr_cli.render.styled_line import StyledLine
+from mrtr_cli.text import safe_line
+
+STATUS_STYLES = {"working": "mrtr.dim", "input_required": "mrtr.input", "completed": "mrtr.complete",
+                 "failed": "mrtr.error", "cancelled": "mrtr.warn"}
+"""How each status is drawn (one the server made up: as a warning)."""
+
+
+def created_line(event: events.TaskCreated) -> StyledLine:
+    """`⧗ task 786512e2 created · working · poll every 5 s · ttl 60 s`."""
+    line = StyledLine("  ⧗ task ", "mrtr.input")
+    line.append(safe_line(event.task_id, 80), "mrtr.key")
+    line.append(f" created · {safe_line(event.status, 40)}")
+    if event.poll_interval_ms is not None:
+        line.append(f" · poll every {_seconds(event.poll_interval_ms)}", "mrtr.dim")
+    if event.ttl_ms is not None:
+        line.append(f" · ttl {_seconds(event.ttl_ms)}", "mrtr.dim")
+    if event.status_message:
+        line.append(f": {safe_line(event.status_message, 300)}")
+    return line
+
+
+def status_line(event: events.TaskStatusChanged) -> StyledLine:
+    """`… task working: Crunching` (a working task, as progress), `⧗ task input_required`, `✓ task completed`."""
+    marker = {"working": "…", "completed": "✓", "failed": "✗", "cancelled": "✗"}.get(event.status, "⧗")
+    line = StyledLine(f"  {marker} task {safe_line(event.status, 40)}", STATUS_STYLES.get(event.status, "mrtr.warn"))
+    if event.status_message:
+        line.append(f": {safe_line(event.status_message, 300)}")
+    return line
+
+
+def _seconds(milliseconds: int) -> str:
+    return f"{milliseconds / 1000:g} s" if milliseconds < 3_600_000 else f"{milliseconds / 3_600_000:g} h"
