@@ -99,7 +99,8 @@ def task_from_document(document: Any) -> KeptTask | None:
     ttl = document.get("ttl_ms")
     if not (ttl is None or isinstance(ttl, int) and not isinstance(ttl, bool) and 0 <= ttl < 10**15):
         return None
-    return KeptTask(**{field.name: document.get(field.name) for field in fields(KeptTask)})
+    values: dict[str, Any] = {field.name: document.get(field.name) for field in fields(KeptTask)}
+    return KeptTask(**values)
 
 
 def _is_time(value: Any) -> bool:

@@ -205,6 +205,12 @@ class LogoutOptions(NamedTuple):
     all_servers: bool = False
 
 
+class TaskOptions(NamedTuple):
+    """What mrtr does with a task the server makes of a call (the io.modelcontextprotocol/tasks extension)."""
+
+    cancel_on_interrupt: bool = False
+
+
 class AppOptions(NamedTuple):
     """The options of `mrtr` itself, before a command."""
 

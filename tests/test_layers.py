@@ -185,7 +185,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "arguments.py": {"forms/", "files.py"},
     # the parts the commands put together: render/ draws what the others hand it
     "render/": {"answering/", "auth/", "check/", "conversation/", "forms/", "proxy/", "transcript/", "protocol/",
-                "events.py"},
+                "events.py", "kept_tasks.py"},
     "server/": {"transcript/", "protocol/", "validation.py"},
     "proxy/": {"answering/", "conversation/", "transcript/", "transport/", "protocol/", "events.py", "files.py",
                "validation.py", "yaml_dumper.py", "signals.py"},

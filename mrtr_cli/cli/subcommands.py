@@ -18,7 +18,8 @@ from mrtr_cli.cli.help_command import HelpGroup
 from mrtr_cli.cli.option_groups import command_of, named
 from mrtr_cli.command_table import APP, Command, command_named
 from mrtr_cli.options import (AnsweringOptions, ArgumentOptions, CallOptions, OutputOptions, ProbeOptions,
-                              RecordingOptions, ReplayingOptions, ReportOptions, ServingOptions, TargetOptions)
+                              RecordingOptions, ReplayingOptions, ReportOptions, ServingOptions, TargetOptions,
+                              TaskOptions)
 
 APP_SETTINGS: Dict[str, Any] = dict(
     name="mrtr",
@@ -38,10 +39,10 @@ def command(entry: Command) -> Callable[[Callable[..., int]], Any]:
 
 @command(command_named("call"))
 def call(*, tool: str, call: ArgumentOptions, target: TargetOptions, answering: AnsweringOptions,
-         output: OutputOptions, recording: RecordingOptions) -> int:
+         output: OutputOptions, recording: RecordingOptions, tasks: TaskOptions) -> int:
     from mrtr_cli.commands import call as command
 
-    return command.run(CallOptions("tools/call", tool, *call), target, answering, output, recording)
+    return command.run(CallOptions("tools/call", tool, *call), target, answering, output, recording, tasks)
 
 
 @command(command_named("read"))
@@ -49,7 +50,7 @@ def read(*, uri: str, target: TargetOptions, answering: AnsweringOptions, output
          recording: RecordingOptions) -> int:
     from mrtr_cli.commands import call as command
 
-    return command.run(CallOptions("resources/read", uri), target, answering, output, recording)
+    return command.run(CallOptions("resources/read", uri), target, answering, output, recording, TaskOptions())
 
 
 @command(command_named("prompt"))
@@ -57,7 +58,7 @@ def prompt(*, name: str, call: ArgumentOptions, target: TargetOptions, answering
            output: OutputOptions, recording: RecordingOptions) -> int:
     from mrtr_cli.commands import call as command
 
-    return command.run(CallOptions("prompts/get", name, *call), target, answering, output, recording)
+    return command.run(CallOptions("prompts/get", name, *call), target, answering, output, recording, TaskOptions())
 
 
 @command(command_named("discover"))
@@ -118,20 +119,27 @@ def check(*, probes: ProbeOptions, call: ArgumentOptions, report: ReportOptions,
 
 AUTH = "auth"
 """The sub-app of `mrtr auth ...` (cli/auth_app.py), loaded only when it is run or listed."""
+TASKS = "tasks"
+"""The sub-app of `mrtr tasks ...` (cli/tasks_app.py), loaded only when it is run or listed."""
 
 
 def command_for(args: List[str]) -> Any:
     """The click group that runs `args`, holding only the command they name; every command (and
-    `auth`) when they name none, or one mrtr does not know, so that help and errors list them all."""
+    the `auth` and `tasks` groups) when they name none, or one mrtr does not know, so that help and
+    errors list them all."""
     name = next((arg for arg in args if not arg.startswith("-")), None)
     chosen = [info for info in app.registered_commands if _command_name(info) == name]
     runs = typer.Typer(**APP_SETTINGS)
     runs.registered_callback = app.registered_callback
-    runs.registered_commands = chosen or ([] if name == AUTH else list(app.registered_commands))
-    if not chosen:
+    runs.registered_commands = chosen or ([] if name in (AUTH, TASKS) else list(app.registered_commands))
+    if not chosen and name != TASKS:
         from mrtr_cli.cli.auth_app import auth_app
 
         runs.add_typer(auth_app, name=AUTH)
+    if not chosen and name != AUTH:
+        from mrtr_cli.cli.tasks_app import tasks_app
+
+        runs.add_typer(tasks_app, name=TASKS)
     return typer.main.get_command(runs)
 
 

@@ -15,7 +15,8 @@ from mrtr_cli.commands.common import (Context, client_settings, connect, guarded
 from mrtr_cli.commands.hops import opener, plan, routed
 from mrtr_cli.errors import MrtrError, UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
+from mrtr_cli.commands.task_interrupt import cancelling_on_interrupt, show_unfinished, watch_tasks
+from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions, TaskOptions
 from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.render.outcome import failure_message, print_outcome
 from mrtr_cli.conversation.session import Outcome, Session, status_of
@@ -23,12 +24,12 @@ from mrtr_cli.target import resolve_target
 
 
 def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
-        recording: RecordingOptions) -> int:
-    return guarded(output, lambda context: _converse(context, call, target, answering, recording))
+        recording: RecordingOptions, tasks: TaskOptions = TaskOptions()) -> int:
+    return guarded(output, lambda context: _converse(context, call, target, answering, recording, tasks))
 
 
 def _converse(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
-              recording: RecordingOptions) -> ExitCode:
+              recording: RecordingOptions, tasks: TaskOptions) -> ExitCode:
     def finish(outcome: Outcome, flags: AnswerFlags) -> None:
         warn_unused_flags(context, flags.unused(), flags.likely_questions())
         if answering.save_answers:
@@ -37,7 +38,8 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
             save_answers(answering.save_answers, outcome.rounds)
         show_outcome(context, outcome)
 
-    outcome, _ = hold_conversation(context, call, options, answering, _people(context, answering), recording, finish)
+    outcome, _ = hold_conversation(context, call, options, answering, _people(context, answering), recording, finish,
+                                   tasks)
     return outcome.exit_code(context.output.strict)
 
 
@@ -49,9 +51,10 @@ result back), after it otherwise."""
 
 def hold_conversation(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
                       people: list[Answerer], recording: RecordingOptions | None = None,
-                      finish: Finish | None = None) -> tuple[Outcome, AnswerFlags]:
+                      finish: Finish | None = None, tasks: TaskOptions | None = None) -> tuple[Outcome, AnswerFlags]:
     """One request and its whole conversation, answered by the flags, then `people`; every
-    failure is kept in the outcome, which `finish` gets."""
+    failure is kept in the outcome, which `finish` gets. With `tasks`, a task the server makes of
+    the call is kept (HTTP) and what Ctrl-C leaves of it said (commands/task_interrupt.py)."""
     chain, flags = build_chain(answering, options.timeout, people)
     target = resolve_target(options)
     hops = plan(options, target)
@@ -63,6 +66,7 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
             raise UsageError(f"--record {recording.record!r} is the answers file that --answers reads: the recording "
                              "would replace it", "record to another file")
         context.emit.subscribe(make_recorder(recording, target.transcript_entry(), settings, context.emit))
+    watch = watch_tasks(context, target, call, tasks) if tasks is not None else None
     outcome = Outcome(call.method, {NAMED_METHODS[call.method]: call.name})
     shown = False
     try:
@@ -74,7 +78,8 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
             prepared = prepare_call(client, target, call.method, call.name, needs_schema=bool(call.arguments))
             params = request_params(call, prepared)
             warn_missing_arguments(context, call.name, missing_arguments(prepared.schema, params.get("arguments")))
-            outcome = session.run(call.method, params, prepared.mirrored)
+            with cancelling_on_interrupt(watch, client, options.timeout):
+                outcome = session.run(call.method, params, prepared.mirrored)
             outcome.advice = after_failure(client, outcome)
             if finish is not None:
                 shown = True
@@ -87,6 +92,7 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
         context.emit(events.OutcomeReached(outcome))
     if finish is not None and not shown:
         finish(outcome, flags)
+    show_unfinished(context, watch)
     return outcome, flags
 
 

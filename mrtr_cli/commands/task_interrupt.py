@@ -1,0 +1,90 @@
+"""What becomes of a task when its call ends before the task does: Ctrl-C (exit 130), or any other
+end that leaves it unfinished (--task-timeout, a lost server).
+
+Over HTTP the task lives on the server: its id is kept (commands/task_keeper.py), it is not
+cancelled unless `--cancel-on-interrupt` asks (then tasks/cancel is sent, once, bounded by a short
+timeout; a second Ctrl-C gives up on it), and the command that comes back to it is printed. Over
+stdio the task lives in the server process that mrtr stops on exit: that is said, plainly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from mrtr_cli.commands.common import Context
+from mrtr_cli.commands.task_keeper import TaskKeeper
+from mrtr_cli.conversation.client import Client
+from mrtr_cli.errors import Interrupted, MrtrError
+from mrtr_cli.kept_tasks import KeptTask, TaskStore
+from mrtr_cli.options import CallOptions, TaskOptions
+from mrtr_cli.render import task_lines
+from mrtr_cli.target import Target, http_url
+
+CANCEL_TIMEOUT = 5.0
+"""The longest tasks/cancel is waited for after Ctrl-C (or --timeout, when shorter)."""
+
+
+@dataclass
+class TaskWatch:
+    """The task of one call (or of `tasks resume`), kept over HTTP, watched over stdio."""
+
+    keeper: TaskKeeper
+    url: str | None
+    """The server's URL; None for a stdio server (its tasks die with it)."""
+    cancel_on_interrupt: bool
+    cancelled: str | None = None
+    """What became of tasks/cancel after Ctrl-C, when it was sent."""
+
+    def unfinished(self) -> KeptTask | None:
+        """The task, when the server made one and it has not ended."""
+        task = self.keeper.task
+        return task if task is not None and not task.terminal() else None
+
+
+def watch_tasks(context: Context, target: Target, call: CallOptions, tasks: TaskOptions,
+                task: KeptTask | None = None) -> TaskWatch | None:
+    """Watch the tasks a tools/call may make (none for another method): kept over HTTP.
+    `task`: the task `tasks resume` comes back to."""
+    if call.method != "tools/call":
+        return None
+    url = http_url(target)
+    keeper = TaskKeeper(url or target.address(), call.method, call.name, TaskStore() if url else None, task)
+    context.emit.subscribe(keeper)
+    return TaskWatch(keeper, url, tasks.cancel_on_interrupt)
+
+
+@contextmanager
+def cancelling_on_interrupt(watch: TaskWatch | None, client: Client, timeout: float) -> Iterator[None]:
+    """Around the conversation: on Ctrl-C with --cancel-on-interrupt, tasks/cancel for its task."""
+    try:
+        yield
+    except (Interrupted, KeyboardInterrupt):
+        if watch is not None and watch.cancel_on_interrupt and watch.url is not None and watch.unfinished():
+            watch.cancelled = _cancel(watch, client, min(timeout, CANCEL_TIMEOUT))
+        raise
+
+
+def _cancel(watch: TaskWatch, client: Client, timeout: float) -> str:
+    """Send tasks/cancel; what became of it, in words."""
+    task = watch.unfinished()
+    assert task is not None
+    try:
+        reply = client.request("tasks/cancel", {"taskId": task.task_id}, timeout=timeout)
+    except (MrtrError, KeyboardInterrupt) as error:
+        failure = error.message if isinstance(error, MrtrError) else "interrupted again"
+        return f"tasks/cancel was not answered ({failure}): the task may go on, and its id is kept"
+    if reply.error is not None:
+        return f"tasks/cancel was refused (error {reply.error.get('code')}): the task may go on, and its id is kept"
+    watch.keeper.dropped()
+    return "tasks/cancel sent and acknowledged (the server decides whether and when it stops); its id is forgotten"
+
+
+def show_unfinished(context: Context, watch: TaskWatch | None) -> None:
+    """After the outcome: what became of a task the call left unfinished, and how to come back to it."""
+    task = watch.unfinished() if watch is not None else None
+    if watch is None or task is None:
+        return
+    for line in task_lines.interrupted_lines(task.task_id, watch.url, watch.cancelled, watch.keeper.trouble):
+        context.consoles.err.print(line)
