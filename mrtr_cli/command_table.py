@@ -47,17 +47,16 @@ class CommandGroup(NamedTuple):
     groups: Groups = ()
 
 
-CONVERSING: Groups = (("target", ()), ("answering", ()), ("output", ()), ("recording", ()))
+CONVERSING: Groups = (("target", ()), ("answering", ()), ("tasks", ()), ("output", ()), ("recording", ()))
 """The option groups of the commands that hold a conversation (call, read, prompt)."""
 SENT: Groups = (("call", ()),)
 """`-a` and `--args`."""
-TASK_GROUP: Groups = (("tasks", ()),)
-"""What mrtr does with a task the server makes of a call (the Tasks panel)."""
+
 TRANSCRIPTS = "TRANSCRIPT.yaml..."
 
 COMMANDS = (
     Command("call", "tools/call TOOL, answering every round until the result.",
-            (Argument("tool", "The tool to call."),), SENT + CONVERSING + TASK_GROUP),
+            (Argument("tool", "The tool to call."),), SENT + CONVERSING),
     Command("read", "resources/read URI, answering every round until the result.",
             (Argument("uri", "The resource URI."),), CONVERSING),
     Command("prompt", "prompts/get NAME (arguments are sent as strings), answering every round until the result.",
@@ -77,7 +76,7 @@ COMMANDS = (
             "--strict also compares notifications, findings, HTTP status and content type.",
             (Argument("files", "Transcripts to replay.", TRANSCRIPTS, many=True),),
             (("call", ("arguments",)), ("replaying", ()), ("report", ()), ("target", ()), ("answering", ()),
-             ("output", ()))),
+             ("tasks", ("poll_interval", "task_timeout")), ("output", ()))),
     Command("check", "Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails.",
             groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
                     ("output", ()))),
@@ -115,7 +114,7 @@ TASKS = CommandGroup("tasks", "The tasks mrtr started over HTTP and keeps the id
             (TASK_ID,), (("target", ()), TASK_OUTPUT)),
     Command("resume", "Follow task ID again and answer what it asks, as call would, until its result.\n\n"
             "Without target flags, the server the id is kept for; --record starts a new transcript at the resume.",
-            (TASK_ID,), CONVERSING + TASK_GROUP),
+            (TASK_ID,), CONVERSING),
     Command("cancel", "tasks/cancel ID: ask the server to stop the task, and forget its id.",
             (TASK_ID,), (("target", ()), TASK_OUTPUT)),
 ))

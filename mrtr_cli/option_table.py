@@ -188,6 +188,18 @@ RECORDING = (
 )
 """`--record FILE.yaml` and what to `--redact` in it (RecordingOptions)."""
 
+TASKS = (
+    Option(("--no-tasks",), "tasks", "no_tasks", "flag", "Withhold the tasks extension "
+           "(io.modelcontextprotocol/tasks): the server answers at once, or refuses."),
+    Option(("--poll-interval",), "tasks", "poll_interval", "value", "Poll a task every SECONDS, not at the "
+           "server's pollIntervalMs (held between 0.1 and 10 s).", "SECONDS", SECONDS),
+    Option(("--task-timeout",), "tasks", "task_timeout", "value", "Follow a task at most SECONDS, then exit 4 "
+           "with its id.", "SECONDS", SECONDS),
+    Option(("--cancel-on-interrupt",), "tasks", "cancel_on_interrupt", "flag", "On Ctrl-C, send tasks/cancel for "
+           "the task being followed (else it goes on, and its id is kept for `mrtr tasks resume`)."),
+)
+"""How a task the server makes of a call is followed (TaskOptions)."""
+
 CALL = (
     Option(("-a", "--arg"), "call", "arguments", "many", "An argument, typed by the declared schema when known, else "
            "JSON, else text. Repeatable.", "KEY=VALUE"),
@@ -225,13 +237,7 @@ OWN = (
 """The options of one command or two: check's probes, replay's, --junit, serving's, `auth logout
 --all`, and `mrtr --version`."""
 
-TASKS = (
-    Option(("--cancel-on-interrupt",), "tasks", "cancel_on_interrupt", "flag", "On Ctrl-C, send tasks/cancel for "
-           "the task being followed (else it goes on, and its id is kept for `mrtr tasks resume`)."),
-)
-"""What mrtr does with a task the server makes of a call (TaskOptions)."""
-
-TABLE: tuple[Option, ...] = (*TARGET, *ANSWERING, *OUTPUT, *RECORDING, *CALL, *OWN, *TASKS)
+TABLE: tuple[Option, ...] = (*TARGET, *ANSWERING, *TASKS, *OUTPUT, *RECORDING, *CALL, *OWN)
 """Every entry, in the order the help lists them."""
 
 BY_NAME: dict[str, Option] = {name: option for option in TABLE for name in option.names}

@@ -150,6 +150,16 @@ class RecordingOptions(NamedTuple):
     redact: tuple[str, ...] = ()
 
 
+class TaskOptions(NamedTuple):
+    """How a task is followed (the tasks extension, 2026-07-28): whether mrtr declares it, how often
+    it polls, how long it follows one task."""
+
+    no_tasks: bool = False
+    poll_interval: float | None = None
+    task_timeout: float = 600.0  # conversation.task_follower.DEFAULT_TASK_TIMEOUT (not imported: start-up)
+    cancel_on_interrupt: bool = False
+
+
 class ArgumentOptions(NamedTuple):
     """`-a KEY=VALUE` and `--args JSON`: what a call or a prompt sends (CallOptions' last fields)."""
 
@@ -203,12 +213,6 @@ class LogoutOptions(NamedTuple):
     """`mrtr auth logout --all`."""
 
     all_servers: bool = False
-
-
-class TaskOptions(NamedTuple):
-    """What mrtr does with a task the server makes of a call (the io.modelcontextprotocol/tasks extension)."""
-
-    cancel_on_interrupt: bool = False
 
 
 class AppOptions(NamedTuple):

@@ -24,14 +24,14 @@ tasks_app = typer.Typer(
 
 @command_of(tasks_app, command_named("tasks list"))
 def list_(*, target: TargetOptions, output: OutputOptions) -> int:
-    from mrtr_cli.commands import tasks as command
+    from mrtr_cli.commands import task_commands as command
 
     return command.run_list(target, output)
 
 
 @command_of(tasks_app, command_named("tasks get"))
 def get(*, task_id: str, target: TargetOptions, output: OutputOptions) -> int:
-    from mrtr_cli.commands import tasks as command
+    from mrtr_cli.commands import task_commands as command
 
     return command.run_get(task_id, target, output)
 
@@ -46,6 +46,6 @@ def resume(*, task_id: str, target: TargetOptions, answering: AnsweringOptions, 
 
 @command_of(tasks_app, command_named("tasks cancel"))
 def cancel(*, task_id: str, target: TargetOptions, output: OutputOptions) -> int:
-    from mrtr_cli.commands import tasks as command
+    from mrtr_cli.commands import task_commands as command
 
     return command.run_cancel(task_id, target, output)

@@ -15,11 +15,12 @@ from mrtr_cli.commands.common import (Context, client_settings, connect, guarded
 from mrtr_cli.commands.hops import opener, plan, routed
 from mrtr_cli.errors import MrtrError, UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.commands.task_interrupt import cancelling_on_interrupt, show_unfinished, watch_tasks
+from mrtr_cli.commands.task_interrupt import cancel_if_interrupted, show_unfinished, watch_tasks
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions, TaskOptions
 from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.render.outcome import failure_message, print_outcome
 from mrtr_cli.conversation.session import Outcome, Session, status_of
+from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.target import resolve_target
 
 
@@ -51,14 +52,14 @@ result back), after it otherwise."""
 
 def hold_conversation(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
                       people: list[Answerer], recording: RecordingOptions | None = None,
-                      finish: Finish | None = None, tasks: TaskOptions | None = None) -> tuple[Outcome, AnswerFlags]:
+                      finish: Finish | None = None, tasks: TaskOptions = TaskOptions()) -> tuple[Outcome, AnswerFlags]:
     """One request and its whole conversation, answered by the flags, then `people`; every
-    failure is kept in the outcome, which `finish` gets. With `tasks`, a task the server makes of
-    the call is kept (HTTP) and what Ctrl-C leaves of it said (commands/task_interrupt.py)."""
+    failure is kept in the outcome, which `finish` gets. `tasks`: how a task the server makes of it is
+    followed; it is kept over HTTP, and what Ctrl-C leaves of it said (commands/task_interrupt.py)."""
     chain, flags = build_chain(answering, options.timeout, people)
     target = resolve_target(options)
     hops = plan(options, target)
-    settings = client_settings(options, answering, chain)
+    settings = client_settings(options, answering, chain, declare_tasks=not tasks.no_tasks)
     if recording is not None and recording.record:
         from mrtr_cli.transcript.recorder import make_recorder
 
@@ -66,7 +67,7 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
             raise UsageError(f"--record {recording.record!r} is the answers file that --answers reads: the recording "
                              "would replace it", "record to another file")
         context.emit.subscribe(make_recorder(recording, target.transcript_entry(), settings, context.emit))
-    watch = watch_tasks(context, target, call, tasks) if tasks is not None else None
+    watch = watch_tasks(context, target, call, tasks)
     outcome = Outcome(call.method, {NAMED_METHODS[call.method]: call.name})
     shown = False
     try:
@@ -74,12 +75,13 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
         opening = opener(options, context.output.verbose, context.output.show_secrets)
         with connect(context, target, options, settings, chain=chain) as client, \
                 routed(hops, client, target, opening) as instances:
-            session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances)
+            session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances,
+                              tasks=TaskSettings(tasks.poll_interval, tasks.task_timeout))
             prepared = prepare_call(client, target, call.method, call.name, needs_schema=bool(call.arguments))
             params = request_params(call, prepared)
             warn_missing_arguments(context, call.name, missing_arguments(prepared.schema, params.get("arguments")))
-            with cancelling_on_interrupt(watch, client, options.timeout):
-                outcome = session.run(call.method, params, prepared.mirrored)
+            outcome = session.run(call.method, params, prepared.mirrored)
+            cancel_if_interrupted(watch, client, outcome, options.timeout)
             outcome.advice = after_failure(client, outcome)
             if finish is not None:
                 shown = True

@@ -21,11 +21,8 @@ from mrtr_cli.options import (AnsweringOptions, CallOptions, OutputOptions, Reco
 METHODS = {"call": "tools/call", "read": "resources/read", "prompt": "prompts/get"}
 """The commands parsed here, and the request each sends."""
 
-GROUPS = ("target", "answering", "output", "recording", "call", "tasks")
-"""The option groups of these commands (mrtr_cli/option_table.py); `read` has all but `call` and
-`tasks`, `prompt` all but `tasks`."""
-OWN_GROUPS = {"read": ("call", "tasks"), "prompt": ("tasks",), "call": ()}
-"""The groups each command does not take."""
+GROUPS = ("target", "answering", "tasks", "output", "recording", "call")
+"""The option groups of these commands (mrtr_cli/option_table.py); `read` has all but `call`."""
 
 OPTIONS: dict[str, Option] = {name: option for option in TABLE if option.group in GROUPS for name in option.names}
 """Every option of `call` and `prompt` by each of its names."""
@@ -40,7 +37,7 @@ def parse(args: list[str]) -> Parsed | None:
     command = args[0] if args else None
     if command not in METHODS:
         return None
-    options = {name: option for name, option in OPTIONS.items() if option.group not in OWN_GROUPS[command]}
+    options = OPTIONS if command != "read" else {name: o for name, o in OPTIONS.items() if o.group != "call"}
     read = _read(args[1:], options)
     if read is None or len(read[1]) != 1:
         return None

@@ -9,17 +9,16 @@ stdio the task lives in the server process that mrtr stops on exit: that is said
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mrtr_cli.commands.common import Context
 from mrtr_cli.commands.task_keeper import TaskKeeper
 from mrtr_cli.conversation.client import Client
+from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import Interrupted, MrtrError
 from mrtr_cli.kept_tasks import KeptTask, TaskStore
 from mrtr_cli.options import CallOptions, TaskOptions
-from mrtr_cli.render import task_lines
+from mrtr_cli.render import kept_task_lines as task_lines
 from mrtr_cli.target import Target, http_url
 
 CANCEL_TIMEOUT = 5.0
@@ -55,15 +54,13 @@ def watch_tasks(context: Context, target: Target, call: CallOptions, tasks: Task
     return TaskWatch(keeper, url, tasks.cancel_on_interrupt)
 
 
-@contextmanager
-def cancelling_on_interrupt(watch: TaskWatch | None, client: Client, timeout: float) -> Iterator[None]:
-    """Around the conversation: on Ctrl-C with --cancel-on-interrupt, tasks/cancel for its task."""
-    try:
-        yield
-    except (Interrupted, KeyboardInterrupt):
-        if watch is not None and watch.cancel_on_interrupt and watch.url is not None and watch.unfinished():
-            watch.cancelled = _cancel(watch, client, min(timeout, CANCEL_TIMEOUT))
-        raise
+def cancel_if_interrupted(watch: TaskWatch | None, client: Client, outcome: Outcome, timeout: float) -> None:
+    """After the conversation, the client still connected: when Ctrl-C (or SIGTERM, SIGHUP) ended it
+    with its task unfinished and --cancel-on-interrupt was given, tasks/cancel for the task."""
+    if watch is None or not isinstance(outcome.error, Interrupted) or not watch.cancel_on_interrupt:
+        return
+    if watch.url is not None and watch.unfinished():
+        watch.cancelled = _cancel(watch, client, min(timeout, CANCEL_TIMEOUT))
 
 
 def _cancel(watch: TaskWatch, client: Client, timeout: float) -> str:

@@ -11,6 +11,7 @@ from mrtr_cli.render.console import emit_text
 from mrtr_cli.render.diagnostics import stderr_line
 from mrtr_cli.render.question_lines import shown_question
 from mrtr_cli.render.styled_line import JoinedLines, StyledLine
+from mrtr_cli.render.task_lines import created_line, status_line
 from mrtr_cli.render.timeline_lines import (answer_line, discover_line, finding_line, ignored_line, input_summary,
                                             instance_line, notification_line, request_line, response_line,
                                             wire_line)
@@ -20,6 +21,10 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from mrtr_cli.render.console import AnyConsole as Console
+
+
+POLL = "tasks/get"
+"""A task's poll: shown with -v only (the task's status lines say what each found)."""
 
 
 class Timeline:
@@ -58,6 +63,8 @@ class Timeline:
             events.Finding: lambda e: self.print(finding_line(e)),
             events.InstanceChosen: lambda e: self.print(instance_line(e)),
             events.EraChosen: self._era,
+            events.TaskCreated: lambda e: self.print(created_line(e)),
+            events.TaskStatusChanged: lambda e: self.print(status_line(e)),
             events.MessageSent: self._sent,
             events.Unanswered: lambda e: self.print(StyledLine(f"  ! {safe_line(e.key, 60)} got an error: "
                                                          f"{safe_line(e.reason, 200)}", "mrtr.warn")),
@@ -84,12 +91,16 @@ class Timeline:
         self.console.file.write("\n".join(held) + "\n")
 
     def _request(self, event: events.RequestSent) -> None:
+        if event.method == POLL and not self.verbose:
+            return  # a task's polls: its statuses say what they found
         self.print(request_line(event))
         if self.verbose:
             self.print(wire_line("out", event.text))
 
     def _response(self, event: events.ResponseReceived) -> None:
         self.progress.stop()
+        if event.method == POLL and not self.verbose and event.error is None:
+            return
         self.print(response_line(event))
         if event.method == "server/discover" and isinstance(event.result, dict):
             self.print(discover_line(event.result))

@@ -20,7 +20,7 @@ from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.kept_tasks import KeptTask, TaskStore
 from mrtr_cli.options import OutputOptions, TargetOptions
 from mrtr_cli.protocol import jsonrpc
-from mrtr_cli.render import task_lines
+from mrtr_cli.render import kept_task_lines as task_lines
 from mrtr_cli.render.result_texts import result_texts
 from mrtr_cli.target import Target, http_url, names_a_server, resolve_target
 from mrtr_cli.text import safe_line
