@@ -15,11 +15,14 @@ from mrtr_cli.commands.common import Context
 from mrtr_cli.commands.task_keeper import TaskKeeper
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Outcome
-from mrtr_cli.errors import Interrupted, MrtrError
+from mrtr_cli.conversation.task_follower import TaskFailed
+from mrtr_cli.errors import Interrupted, MrtrError, ProtocolError, ServerError
 from mrtr_cli.kept_tasks import KeptTask, TaskStore
 from mrtr_cli.options import CallOptions, TaskOptions
+from mrtr_cli.protocol import jsonrpc, tasks
 from mrtr_cli.render import kept_task_lines as task_lines
 from mrtr_cli.target import Target, http_url
+from mrtr_cli.text import safe_line
 
 CANCEL_TIMEOUT = 5.0
 """The longest tasks/cancel is waited for after Ctrl-C (or --timeout, when shorter)."""
@@ -35,14 +38,16 @@ class TaskWatch:
     cancel_on_interrupt: bool
     cancelled: str | None = None
     """What became of tasks/cancel after Ctrl-C, when it was sent."""
+    unknown: bool = False
+    """The server said it does not know the task (any more)."""
 
     def unfinished(self) -> KeptTask | None:
-        """The task, when the server made one and it has not ended."""
+        """The task, when the server made one, knows it, and it has not ended."""
         task = self.keeper.task
-        return task if task is not None and not task.terminal() else None
+        return task if task is not None and not task.terminal() and not self.unknown else None
 
 
-def watch_tasks(context: Context, target: Target, call: CallOptions, tasks: TaskOptions,
+def watch_tasks(context: Context, target: Target, call: CallOptions, options: TaskOptions,
                 task: KeptTask | None = None) -> TaskWatch | None:
     """Watch the tasks a tools/call may make (none for another method): kept over HTTP.
     `task`: the task `tasks resume` comes back to."""
@@ -51,16 +56,35 @@ def watch_tasks(context: Context, target: Target, call: CallOptions, tasks: Task
     url = http_url(target)
     keeper = TaskKeeper(url or target.address(), call.method, call.name, TaskStore() if url else None, task)
     context.emit.subscribe(keeper)
-    return TaskWatch(keeper, url, tasks.cancel_on_interrupt)
+    return TaskWatch(keeper, url, options.cancel_on_interrupt)
 
 
-def cancel_if_interrupted(watch: TaskWatch | None, client: Client, outcome: Outcome, timeout: float) -> None:
-    """After the conversation, the client still connected: when Ctrl-C (or SIGTERM, SIGHUP) ended it
-    with its task unfinished and --cancel-on-interrupt was given, tasks/cancel for the task."""
-    if watch is None or not isinstance(outcome.error, Interrupted) or not watch.cancel_on_interrupt:
+def settle(watch: TaskWatch | None, client: Client, outcome: Outcome, timeout: float) -> None:
+    """After the conversation, the client still connected. A task the server no longer knows
+    (-32602 to tasks/get: the extension's answer for an unknown or expired id) is forgotten, and the
+    outcome says so in one line. When Ctrl-C (or SIGTERM, SIGHUP) ended it with its task unfinished
+    and --cancel-on-interrupt was given, tasks/cancel for the task."""
+    if watch is None or watch.unfinished() is None:
         return
-    if watch.url is not None and watch.unfinished():
+    if _unknown_to_the_server(outcome.error):
+        _forget_unknown(watch, outcome)
+    elif isinstance(outcome.error, Interrupted) and watch.cancel_on_interrupt and watch.url is not None:
         watch.cancelled = _cancel(watch, client, min(timeout, CANCEL_TIMEOUT))
+
+
+def _unknown_to_the_server(error: MrtrError | None) -> bool:
+    return isinstance(error, ServerError) and not isinstance(error, TaskFailed) \
+        and error.message.startswith(f"{tasks.GET} failed") and error.error.get("code") == jsonrpc.INVALID_PARAMS
+
+
+def _forget_unknown(watch: TaskWatch, outcome: Outcome) -> None:
+    task = watch.unfinished()
+    assert task is not None and isinstance(outcome.error, ServerError)
+    watch.keeper.dropped()
+    watch.unknown = True
+    said = safe_line(outcome.error.error.get("message"), 300)
+    outcome.error = ProtocolError(f"the server does not know task {safe_line(task.task_id, 300)} (it may have "
+                                  f"expired): {tasks.GET} said {said!r}", "its id is forgotten")
 
 
 def _cancel(watch: TaskWatch, client: Client, timeout: float) -> str:
