@@ -170,11 +170,12 @@ def tasks_cancel(params: dict[str, Any]) -> dict[str, Any]:
     return {"resultType": "complete"}
 
 
+CACHING = {"ttlMs": 0, "cacheScope": "public"}
 DISCOVER = {"resultType": "complete", "supportedVersions": [VERSION], "serverInfo": INFO,
-            "capabilities": {"tools": {}, "extensions": {EXTENSION: {}}}}
+            "capabilities": {"tools": {}, "extensions": {EXTENSION: {}}}, **CACHING}
 METHODS = {
     "server/discover": lambda params: DISCOVER,
-    "tools/list": lambda params: {"resultType": "complete", "tools": TOOLS},
+    "tools/list": lambda params: {"resultType": "complete", "tools": TOOLS, **CACHING},
     "tools/call": call_tool,
     "tasks/get": lambda params: {"resultType": "complete", **task_of(params).view()},
     "tasks/update": tasks_update,
