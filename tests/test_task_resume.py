@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import PYTHON, SERVERS, mrtr
+from mrtr_cli import events
+from mrtr_cli.commands.task_keeper import TaskKeeper
 from mrtr_cli.kept_tasks import KeptTask, TaskStore
 from peers import http_server
 from pty_session import CTRL_C, Pty, words
@@ -63,7 +65,8 @@ def test_ctrl_c_keeps_the_task_and_tasks_resume_answers_it_to_its_end(tmp_path: 
     assert resumed.finish() == 0, resumed.screen
     assert resumed.stdout().strip() == "deployed staging"
     assert "confirm" in resumed.screen and "task completed" in resumed.screen
-    assert record.exists() and "deploy" in record.read_text()
+    recorded = record.read_text()  # a new transcript, from the resume on: the task, its question, its result
+    assert f"id: {task_id}" in recorded and "source: flag" in recorded and "text: deployed staging" in recorded
     assert mrtr("tasks", "list", "--json", env=config(tmp_path)).json()["tasks"] == []
 
     got = mrtr("tasks", "get", task_id, "--url", task_url, "--json", env=config(tmp_path))
@@ -110,3 +113,28 @@ def test_a_task_of_a_stdio_server_is_lost_with_it(tmp_path: Path):
     resumed = mrtr("tasks", "resume", task_id, "--stdio", server, env=config(tmp_path))
     assert resumed.code == 1
     assert "a task of a stdio server lived in the process mrtr started for the call" in resumed.stderr
+
+
+def test_the_store_keeps_what_it_can_trust_and_bounds_what_a_server_said(tmp_path: Path):
+    store = TaskStore(tmp_path / "tasks")
+    keeper = TaskKeeper("https://Example.com/mcp/", "tools/call", "deploy", store)
+    keeper(events.TaskCreated(3, "t-1", "working", "x" * 5000, 100, 2**80))
+    [kept] = store.tasks_of("https://example.com/mcp")  # one server, however its URL is written
+    assert len(kept.status_message) == 1000 and kept.ttl_ms is None  # a silly ttl is no ttl
+    keeper(events.TaskStatusChanged("t-1", "input_required", None))
+    assert store.find("t-1")[0].status == "input_required"
+    keeper(events.OutcomeReached(None))
+    assert store.find("t-1")  # not terminal: kept for resume
+    keeper(events.TaskStatusChanged("t-1", "completed", None))
+    keeper(events.OutcomeReached(None))
+    assert store.every_task() == []  # terminal and shown: dropped
+
+    path = store.path_for("https://example.com/mcp")
+    for hostile in ('{"version": 1, "tasks": [{"task_id": 5}]}', "[]", "not json", '{"version": 2, "tasks": []}'):
+        path.write_text(hostile)
+        assert store.every_task() == []
+    store.keep(KeptTask("t-2", "https://example.com/mcp", "tools/call", "deploy", "working", None, 1.0, 1.0))
+    assert [task.task_id for task in store.every_task()] == ["t-2"]
+    path.rename(tmp_path / "elsewhere.json")
+    path.symlink_to(tmp_path / "elsewhere.json")
+    assert store.every_task() == []  # reached through a symbolic link: not ours to trust
