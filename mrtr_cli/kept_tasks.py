@@ -80,9 +80,14 @@ class KeptTask:
         return self.status in TERMINAL_STATUSES
 
 
-def clipped(text: str | None) -> str | None:
-    """`text` cut to MAX_TEXT characters (a hostile server may say a megabyte)."""
-    return None if text is None else text[:MAX_TEXT]
+def said(value: Any) -> str:
+    """What a server said, as text of at most MAX_TEXT characters (a hostile server may say a megabyte,
+    or a number where text belongs)."""
+    return (value if isinstance(value, str) else str(value))[:MAX_TEXT]
+
+
+def said_or_none(value: Any) -> str | None:
+    return None if value is None else said(value)
 
 
 def task_from_document(document: Any) -> KeptTask | None:

@@ -17,11 +17,12 @@ from typing import Any, NamedTuple
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
 from mrtr_cli.errors import ProtocolError, ServerError, UsageError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.kept_tasks import KeptTask, TaskStore
+from mrtr_cli.kept_tasks import KeptTask, TaskStore, said, said_or_none
 from mrtr_cli.options import OutputOptions, TargetOptions
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.render import kept_task_lines as task_lines
 from mrtr_cli.render.result_texts import result_texts
+from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.target import Target, http_url, names_a_server, resolve_target
 from mrtr_cli.text import safe_line
 
@@ -96,17 +97,16 @@ def _print_task(context: Context, task: dict[str, Any]) -> None:
     for line in task_lines.task_state_lines(task):
         context.consoles.err.print(line)
     if task.get("status") == "completed" and isinstance(task.get("result"), dict):
-        for piece in result_texts(task["result"]):
-            context.consoles.out.print(piece)
+        for piece in result_texts(task["result"]):  # a str piece is safe already, and never markup
+            context.consoles.out.print(StyledLine(piece) if isinstance(piece, str) else piece)
 
 
 def _note_status(found: Located, task: dict[str, Any]) -> None:
     """The kept task's last status, as tasks/get said it; a terminal task, now shown, is forgotten."""
     if found.kept is None:
         return
-    status, message = task.get("status"), task.get("statusMessage")
-    seen = replace(found.kept, status=safe_line(status, 100), seen_at=time.time(),
-                   status_message=message[:1000] if isinstance(message, str) else None)
+    seen = replace(found.kept, status=said(task.get("status")), status_message=said_or_none(task.get("statusMessage")),
+                   seen_at=time.time())
     if seen.terminal():
         TaskStore().drop(seen)
     else:

@@ -17,7 +17,7 @@ from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.errors import UsageError
-from mrtr_cli.kept_tasks import KeptTask, TaskStore, clipped
+from mrtr_cli.kept_tasks import KeptTask, TaskStore, said, said_or_none
 
 
 class TaskKeeper:
@@ -54,14 +54,14 @@ class TaskKeeper:
 
     def _created(self, event: events.TaskCreated) -> None:
         now = time.time()
-        self.task = KeptTask(_said(event.task_id), self.url, self.method, self.name, _said(event.status),
-                             _said_or_none(event.status_message), now, now, _ttl(event.ttl_ms))
+        self.task = KeptTask(said(event.task_id), self.url, self.method, self.name, said(event.status),
+                             said_or_none(event.status_message), now, now, _ttl(event.ttl_ms))
         if self.store is not None:
             self._safely(self.store.keep, self.task)
 
     def _changed(self, event: events.TaskStatusChanged) -> None:
         assert self.task is not None
-        self.task = replace(self.task, status=_said(event.status), status_message=_said_or_none(event.status_message),
+        self.task = replace(self.task, status=said(event.status), status_message=said_or_none(event.status_message),
                             seen_at=time.time())
         if self.store is not None and not self.task.terminal():
             self._safely(self.store.keep, self.task)
@@ -72,15 +72,6 @@ class TaskKeeper:
             action(task)
         except UsageError as error:
             self.trouble = error.message
-
-
-def _said(value: Any) -> str:
-    """What the server said, as text of bounded length (a hostile server may say anything)."""
-    return str(clipped(value if isinstance(value, str) else str(value)))
-
-
-def _said_or_none(value: Any) -> str | None:
-    return None if value is None else _said(value)
 
 
 def _ttl(value: Any) -> int | None:
