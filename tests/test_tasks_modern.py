@@ -16,9 +16,16 @@ import pytest
 import yaml
 
 from conftest import PYTHON, ROOT, SERVERS, mrtr
+from mrtr_cli import events
+from mrtr_cli.answering.chain import build_chain
+from mrtr_cli.commands.common import client_settings, connect, make_context
+from mrtr_cli.conversation.session import Session
+from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.errors import ProtocolError
+from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
+from mrtr_cli.target import resolve_target
 from mrtr_cli.protocol import lint_rules, meta, tasks
-from peers import http_server
+from peers import ALL_CAPABILITIES, HttpPeer, http_server, request
 
 TASK_SERVER = [PYTHON, str(SERVERS / "task_server.py")]
 CONVERSATION_SCHEMA = json.loads((ROOT / "docs" / "json" / "conversation.schema.json").read_text())
@@ -107,6 +114,30 @@ def test_task_timeout_no_tasks_and_stdio(url: str):
     run = mrtr("call", "flaky", "-v", "--stdio", f"{PYTHON} {SERVERS / 'task_server.py'} stdio")
     assert (run.code, run.stdout.strip()) == (5, "the tests failed"), run.stderr
     assert "→ tasks/get" in run.stderr and '"extensions":{"io.modelcontextprotocol/tasks":{}}' in run.stderr
+
+
+def test_a_task_known_by_its_id_alone_is_followed_to_its_end(url: str):
+    """Session.follow_task, the entry point for a task mrtr did not just make (resume): a task another
+    client made is asked for by id, its question answered, its result read, as a call would."""
+    peer = HttpPeer(url)
+    try:
+        extension = {**ALL_CAPABILITIES, "extensions": tasks.declaration()}
+        made = peer.exchange(request(1, "tools/call", {"name": "deploy", "arguments": {"env": "eu"}}, extension))
+    finally:
+        peer.close()
+    task_id = made[0]["result"]["taskId"]
+    seen: list[object] = []
+    options = TargetOptions(url=url)
+    context = make_context(OutputOptions(color="never"))
+    context.emit.subscribe(seen.append)
+    chain, _ = build_chain(AnsweringOptions(answers=("confirm.go=true",)), 10)
+    with connect(context, resolve_target(options), options, client_settings(options, chain=chain)) as client:
+        outcome = Session(client, chain, tasks=TaskSettings(poll_interval=0.05)).follow_task(task_id)
+    assert outcome.status == "complete" and outcome.result["content"][0]["text"] == "deployed eu"
+    assert outcome.task is not None and outcome.task.task_id == task_id and outcome.task.statuses[-1][0] == "completed"
+    assert [(r.number, sorted(r.requests), r.answers["confirm"].source) for r in outcome.rounds] == [(1, ["confirm"], "flag")]
+    changes = [e for e in seen if isinstance(e, events.TaskStatusChanged)]
+    assert changes[0].task_id == task_id and changes[-1].status == "completed"
 
 
 @pytest.mark.parametrize("result, message", [
