@@ -51,6 +51,7 @@ CONVERSING: Groups = (("target", ()), ("answering", ()), ("tasks", ()), ("output
 """The option groups of the commands that hold a conversation (call, read, prompt)."""
 SENT: Groups = (("call", ()),)
 """`-a` and `--args`."""
+
 TRANSCRIPTS = "TRANSCRIPT.yaml..."
 
 COMMANDS = (
@@ -80,7 +81,7 @@ COMMANDS = (
             groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
                     ("output", ()))),
 )
-"""mrtr's commands, in the order its help lists them (`auth` after them)."""
+"""mrtr's commands, in the order its help lists them (`auth` and `tasks` after them)."""
 
 PLAIN_OUTPUT = ("output", ("json", "color", "debug"))
 """The output options of a command that talks to no server."""
@@ -101,8 +102,26 @@ AUTH = CommandGroup("auth", "The logins mrtr keeps for servers behind OAuth: log
 ))
 """`mrtr auth ...`: the logins mrtr keeps for servers behind OAuth."""
 
+TASK_ID = Argument("task_id", "The task's id (as the server gave it).", "ID")
+TASK_OUTPUT = ("output", ("verbose", "json", "color", "show_secrets", "debug"))
+"""The output options of a `tasks` command that sends one request."""
+
+TASKS = CommandGroup("tasks", "The tasks mrtr started over HTTP and keeps the ids of: list them, ask the server "
+                     "about one, come back to it, or cancel it.", (
+    Command("list", "The task ids kept (of one server with --url): server, request, last status, time to live.",
+            groups=(("target", ("url",)), PLAIN_OUTPUT)),
+    Command("get", "tasks/get ID: the task's status, and its result or error once it has one.",
+            (TASK_ID,), (("target", ()), TASK_OUTPUT)),
+    Command("resume", "Follow task ID again and answer what it asks, as call would, until its result.\n\n"
+            "Without target flags, the server the id is kept for; --record starts a new transcript at the resume.",
+            (TASK_ID,), CONVERSING),
+    Command("cancel", "tasks/cancel ID: ask the server to stop the task, and forget its id.",
+            (TASK_ID,), (("target", ()), TASK_OUTPUT)),
+))
+"""`mrtr tasks ...`: the tasks mrtr keeps the ids of (kept_tasks.py)."""
+
 APP = CommandGroup("mrtr", "Inspect MCP Multi Round-Trip Requests: send a request, answer what the server asks, "
-                   "and see every round.", (*COMMANDS, AUTH), (("app", ()),))
+                   "and see every round.", (*COMMANDS, AUTH, TASKS), (("app", ()),))
 """`mrtr` itself."""
 
 

@@ -35,7 +35,7 @@ TOKENS = "auth"
 ERA_MEMORY = "eras"
 """Reserved for a later issue: which era each server spoke when last seen. Nothing uses it yet."""
 TASKS = "tasks"
-"""Reserved for a later issue: the ids of tasks mrtr started and may come back to. Nothing uses it yet."""
+"""The ids of tasks mrtr started over HTTP and may come back to (kept_tasks.py): one JSON file per server."""
 FOLDERS = (TOKENS, ERA_MEMORY, TASKS)
 """Every folder mrtr keeps in its configuration directory."""
 

@@ -195,6 +195,8 @@ TASKS = (
            "server's pollIntervalMs (held between 0.1 and 10 s).", "SECONDS", SECONDS),
     Option(("--task-timeout",), "tasks", "task_timeout", "value", "Follow a task at most SECONDS, then exit 4 "
            "with its id.", "SECONDS", SECONDS),
+    Option(("--cancel-on-interrupt",), "tasks", "cancel_on_interrupt", "flag", "On Ctrl-C, send tasks/cancel for "
+           "the task being followed (else it goes on, and its id is kept for `mrtr tasks resume`)."),
 )
 """How a task the server makes of a call is followed (TaskOptions)."""
 

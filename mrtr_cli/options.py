@@ -157,6 +157,7 @@ class TaskOptions(NamedTuple):
     no_tasks: bool = False
     poll_interval: float | None = None
     task_timeout: float = 600.0  # conversation.task_follower.DEFAULT_TASK_TIMEOUT (not imported: start-up)
+    cancel_on_interrupt: bool = False
 
 
 class ArgumentOptions(NamedTuple):

@@ -96,6 +96,11 @@ def demo_command() -> tuple[str, ...]:
     return (sys.executable, "-m", "mrtr_cli", "demo-server")
 
 
+def http_url(target: Target) -> str | None:
+    """The URL of a server over HTTP; None for a server process mrtr starts (stdio, the demo)."""
+    return target.url if isinstance(target, HttpTarget) else None
+
+
 def names_a_server(options: TargetOptions) -> bool:
     """Whether the options name a server (for replay, they then override the recorded one)."""
     return any(_sources(options).values())

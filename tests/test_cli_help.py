@@ -11,7 +11,8 @@ import pytest
 from conftest import mrtr
 from mrtr_cli.cli.subcommands import command_for
 
-COMMANDS = ["call", "read", "prompt", "discover", "list", "demo-server", "serve", "show", "replay", "check", "auth"]
+COMMANDS = ["call", "read", "prompt", "discover", "list", "demo-server", "serve", "show", "replay", "check", "auth",
+            "tasks"]
 
 
 def test_the_help_lists_every_command_in_order():
@@ -33,6 +34,7 @@ def test_only_the_command_run_is_built():
     assert list(command_for(["call", "ask", "--demo"]).commands) == ["call"]
     assert list(command_for(["demo-server", "--http", "0"]).commands) == ["demo-server"]
     assert list(command_for(["auth", "status"]).commands) == ["auth"]
+    assert list(command_for(["tasks", "list"]).commands) == ["tasks"]
     assert list(command_for(["--help"]).commands) == COMMANDS
     assert list(command_for(["nope"]).commands) == COMMANDS  # "No such command" comes from the whole group
 

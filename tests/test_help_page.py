@@ -23,8 +23,9 @@ from mrtr_cli.render import help as rendered
 
 WIDE = 1000
 COMMANDS = [[], *[[name] for name in ("call", "read", "prompt", "discover", "list", "demo-server", "serve", "show",
-                                       "replay", "check", "auth")],
-            ["auth", "status"], ["auth", "logout"], ["auth", "login"]]
+                                       "replay", "check", "auth", "tasks")],
+            ["auth", "status"], ["auth", "logout"], ["auth", "login"], ["tasks", "list"], ["tasks", "get"],
+            ["tasks", "resume"], ["tasks", "cancel"]]
 
 
 def typer_help(path: list[str], monkeypatch: pytest.MonkeyPatch) -> str:

@@ -120,20 +120,26 @@ def check(*, probes: ProbeOptions, call: ArgumentOptions, report: ReportOptions,
 
 AUTH = "auth"
 """The sub-app of `mrtr auth ...` (cli/auth_app.py), loaded only when it is run or listed."""
+TASKS = "tasks"
+"""The sub-app of `mrtr tasks ...` (cli/tasks_app.py), loaded only when it is run or listed."""
 
 
 def command_for(args: List[str]) -> Any:
     """The click group that runs `args`, holding only the command they name; every command (and
-    `auth`) when they name none, or one mrtr does not know, so that help and errors list them all."""
+    the `auth` and `tasks` groups) when they name none, or one mrtr does not know, so that help and errors list them all."""
     name = next((arg for arg in args if not arg.startswith("-")), None)
     chosen = [info for info in app.registered_commands if _command_name(info) == name]
     runs = typer.Typer(**APP_SETTINGS)
     runs.registered_callback = app.registered_callback
-    runs.registered_commands = chosen or ([] if name == AUTH else list(app.registered_commands))
-    if not chosen:
+    runs.registered_commands = chosen or ([] if name in (AUTH, TASKS) else list(app.registered_commands))
+    if not chosen and name != TASKS:
         from mrtr_cli.cli.auth_app import auth_app
 
         runs.add_typer(auth_app, name=AUTH)
+    if not chosen and name != AUTH:
+        from mrtr_cli.cli.tasks_app import tasks_app
+
+        runs.add_typer(tasks_app, name=TASKS)
     return typer.main.get_command(runs)
 
 

@@ -15,12 +15,14 @@ from mrtr_cli.commands.common import (Context, client_settings, connect, guarded
 from mrtr_cli.commands.hops import opener, plan, routed
 from mrtr_cli.errors import MrtrError, UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.commands.task_interrupt import settle, show_unfinished, watch_tasks
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions, TaskOptions
 from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.render.outcome import failure_message, print_outcome
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.task_follower import TaskSettings
-from mrtr_cli.target import resolve_target
+from mrtr_cli.kept_tasks import KeptTask
+from mrtr_cli.target import Target, resolve_target
 
 
 def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
@@ -38,8 +40,8 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
             save_answers(answering.save_answers, outcome.rounds)
         show_outcome(context, outcome)
 
-    outcome, _ = hold_conversation(context, call, options, answering, _people(context, answering), recording, finish,
-                                   tasks)
+    outcome, _ = hold_conversation(context, call, options, answering, people_to_ask(context, answering), recording,
+                                   finish, tasks)
     return outcome.exit_code(context.output.strict)
 
 
@@ -51,9 +53,12 @@ result back), after it otherwise."""
 
 def hold_conversation(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
                       people: list[Answerer], recording: RecordingOptions | None = None,
-                      finish: Finish | None = None, tasks: TaskOptions = TaskOptions()) -> tuple[Outcome, AnswerFlags]:
+                      finish: Finish | None = None, tasks: TaskOptions = TaskOptions(),
+                      resuming: KeptTask | None = None) -> tuple[Outcome, AnswerFlags]:
     """One request and its whole conversation, answered by the flags, then `people`; every
-    failure is kept in the outcome, which `finish` gets. `tasks`: how a task the server makes of it is followed."""
+    failure is kept in the outcome, which `finish` gets. `tasks`: how a task the server makes of it is
+    followed; it is kept over HTTP, and what Ctrl-C leaves of it said (commands/task_interrupt.py).
+    `resuming`: no request is sent, the task it names (made by `call`) is followed instead."""
     chain, flags = build_chain(answering, options.timeout, people)
     target = resolve_target(options)
     hops = plan(options, target)
@@ -65,6 +70,7 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
             raise UsageError(f"--record {recording.record!r} is the answers file that --answers reads: the recording "
                              "would replace it", "record to another file")
         context.emit.subscribe(make_recorder(recording, target.transcript_entry(), settings, context.emit))
+    watch = watch_tasks(context, target, call, tasks, resuming)
     outcome = Outcome(call.method, {NAMED_METHODS[call.method]: call.name})
     shown = False
     try:
@@ -74,11 +80,12 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
                 routed(hops, client, target, opening) as instances:
             session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances,
                               tasks=TaskSettings(tasks.poll_interval, tasks.task_timeout))
-            prepared = prepare_call(client, target, call.method, call.name, needs_schema=bool(call.arguments))
-            params = request_params(call, prepared)
-            warn_missing_arguments(context, call.name, missing_arguments(prepared.schema, params.get("arguments")))
-            outcome = session.run(call.method, params, prepared.mirrored)
-            outcome.advice = after_failure(client, outcome)
+            if resuming is not None:
+                outcome = session.follow_task(resuming.task_id, call.method, outcome.params)
+            else:
+                outcome = _send(context, session, target, call)
+            settle(watch, client, outcome, options.timeout)
+            outcome.advice = after_failure(client, outcome) if resuming is None else []
             if finish is not None:
                 shown = True
                 finish(outcome, flags)
@@ -90,10 +97,19 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
         context.emit(events.OutcomeReached(outcome))
     if finish is not None and not shown:
         finish(outcome, flags)
+    show_unfinished(context, watch)
     return outcome, flags
 
 
-def _people(context: Context, answering: AnsweringOptions) -> list[Answerer]:
+def _send(context: Context, session: Session, target: Target, call: CallOptions) -> Outcome:
+    """The request, prepared (its arguments typed by the schema), and its whole conversation."""
+    prepared = prepare_call(session.client, target, call.method, call.name, needs_schema=bool(call.arguments))
+    params = request_params(call, prepared)
+    warn_missing_arguments(context, call.name, missing_arguments(prepared.schema, params.get("arguments")))
+    return session.run(call.method, params, prepared.mirrored)
+
+
+def people_to_ask(context: Context, answering: AnsweringOptions) -> list[Answerer]:
     """The interactive answerer, when a person can be asked."""
     if answering.no_input or not person_at_terminal():
         return []

@@ -1,0 +1,81 @@
+"""The keeper of task ids: an observer of the conversation's events, like the recorder.
+
+A task the server makes over HTTP (events.TaskCreated) is kept at once in mrtr's configuration
+directory (kept_tasks.py), with its server, the request that made it and its status; each status
+change (events.TaskStatusChanged) updates it; when the conversation ends (events.OutcomeReached)
+with the task in a terminal status, its outcome is about to be shown, and the id is dropped. A
+task that is not terminal then (Ctrl-C, --task-timeout, a lost connection) stays kept, for
+`mrtr tasks resume`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from mrtr_cli import events
+from mrtr_cli.errors import UsageError
+from mrtr_cli.kept_tasks import KeptTask, TaskStore, said, said_or_none
+
+
+class TaskKeeper:
+    """Keeps the task of one request (`method` of `name`) to the server at `url`. Without a
+    `store` (a stdio server, whose tasks die with it) it only watches: `task` says which."""
+
+    def __init__(self, url: str, method: str, name: str, store: TaskStore | None,
+                 task: KeptTask | None = None) -> None:
+        self.url, self.method, self.name = url, method, name
+        self.store = store
+        self.task = task
+        """The task being followed (kept, or terminal and dropped); None until the server makes one.
+        `tasks resume` starts with the task it resumes."""
+        self.trouble: str | None = None
+        """Why the id could not be kept, when it could not (the conversation goes on without it)."""
+
+    def __call__(self, event: Any) -> None:
+        if isinstance(event, events.TaskCreated):
+            self._created(event)
+        elif isinstance(event, events.TaskStatusChanged) and self.task and event.task_id == self.task.task_id:
+            self._changed(event)
+        elif isinstance(event, events.OutcomeReached) and self.task and self.task.terminal():
+            self.dropped()
+
+    def kept(self) -> bool:
+        """Whether the task being followed is kept now (Ctrl-C may come back to it)."""
+        return self.store is not None and self.task is not None and not self.task.terminal() \
+            and self.trouble is None
+
+    def dropped(self) -> None:
+        """Forget the task: it ended and is shown, was cancelled, or the server does not know it."""
+        if self.task is not None and self.store is not None:
+            self._safely(self.store.drop, self.task)
+
+    def _created(self, event: events.TaskCreated) -> None:
+        now = time.time()
+        self.task = KeptTask(said(event.task_id), self.url, self.method, self.name, said(event.status),
+                             said_or_none(event.status_message), now, now, _ttl(event.ttl_ms))
+        if self.store is not None:
+            self._safely(self.store.keep, self.task)
+
+    def _changed(self, event: events.TaskStatusChanged) -> None:
+        assert self.task is not None
+        self.task = replace(self.task, status=said(event.status), status_message=said_or_none(event.status_message),
+                            seen_at=time.time())
+        if self.store is not None and not self.task.terminal():
+            self._safely(self.store.keep, self.task)
+
+    def _safely(self, action: Callable[[KeptTask], object], task: KeptTask) -> None:
+        """Run a store `action`; a folder that cannot be written is noted, never a failed call."""
+        try:
+            action(task)
+        except UsageError as error:
+            self.trouble = error.message
+
+
+def _ttl(value: Any) -> int | None:
+    """A time to live the server gave, when it is a sensible number of milliseconds."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**15:
+        return value
+    return None
