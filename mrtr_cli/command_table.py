@@ -51,11 +51,13 @@ CONVERSING: Groups = (("target", ()), ("answering", ()), ("output", ()), ("recor
 """The option groups of the commands that hold a conversation (call, read, prompt)."""
 SENT: Groups = (("call", ()),)
 """`-a` and `--args`."""
+TASKS: Groups = (("tasks", ()),)
+"""How a call runs as a task."""
 TRANSCRIPTS = "TRANSCRIPT.yaml..."
 
 COMMANDS = (
     Command("call", "tools/call TOOL, answering every round until the result.",
-            (Argument("tool", "The tool to call."),), SENT + CONVERSING),
+            (Argument("tool", "The tool to call."),), SENT + CONVERSING + TASKS),
     Command("read", "resources/read URI, answering every round until the result.",
             (Argument("uri", "The resource URI."),), CONVERSING),
     Command("prompt", "prompts/get NAME (arguments are sent as strings), answering every round until the result.",

@@ -15,18 +15,18 @@ from typing import Any, Literal, NamedTuple
 
 from mrtr_cli.options import (COLORS, MAX_JOBS, MAX_REPEAT, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, AppOptions, ArgumentOptions,
                               LogoutOptions, OutputOptions, ProbeOptions, RecordingOptions, ReplayingOptions,
-                              ReportOptions, ServingOptions, TargetOptions, jobs, protocol_version, repeat,
+                              ReportOptions, ServingOptions, TargetOptions, TaskOptions, jobs, protocol_version, repeat,
                               round_limit, seconds)
 from mrtr_cli.protocol.choices import LOG_LEVELS
 
 GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions, "output": OutputOptions,
                           "recording": RecordingOptions, "call": ArgumentOptions, "probes": ProbeOptions,
                           "replaying": ReplayingOptions, "report": ReportOptions, "serving": ServingOptions,
-                          "logout": LogoutOptions, "app": AppOptions}
+                          "logout": LogoutOptions, "app": AppOptions, "tasks": TaskOptions}
 """Each group and the Options NamedTuple its entries fill (and whose defaults they take)."""
 
 PANELS = {"target": "Server", "answering": "Answering", "output": "Output", "recording": "Transcripts",
-          "replaying": "Transcripts", "report": "Output"}
+          "replaying": "Transcripts", "report": "Output", "tasks": "Tasks"}
 """The help panel of each group's options; the other groups' are under Options."""
 
 
@@ -225,7 +225,13 @@ OWN = (
 """The options of one command or two: check's probes, replay's, --junit, serving's, `auth logout
 --all`, and `mrtr --version`."""
 
-TABLE: tuple[Option, ...] = (*TARGET, *ANSWERING, *OUTPUT, *RECORDING, *CALL, *OWN)
+TASKS = (
+    Option(("--task",), "tasks", "task", "flag", "Call the tool as a task (older era, a tool whose "
+           "execution.taskSupport is optional; required ones always are): mrtr polls it to its end."),
+)
+"""How a call runs as a task (TaskOptions)."""
+
+TABLE: tuple[Option, ...] = (*TARGET, *ANSWERING, *OUTPUT, *RECORDING, *CALL, *TASKS, *OWN)
 """Every entry, in the order the help lists them."""
 
 BY_NAME: dict[str, Option] = {name: option for option in TABLE for name in option.names}

@@ -166,6 +166,12 @@ class CallOptions(NamedTuple):
     args_json: str | None = None
 
 
+class TaskOptions(NamedTuple):
+    """How a call runs as a task: `--task` (older era: a tool whose taskSupport is optional)."""
+
+    task: bool = False
+
+
 class ProbeOptions(NamedTuple):
     """What `mrtr check` probes besides the server itself: a tool, a prompt, a resource."""
 

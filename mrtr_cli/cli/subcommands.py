@@ -18,7 +18,8 @@ from mrtr_cli.cli.help_command import HelpGroup
 from mrtr_cli.cli.option_groups import command_of, named
 from mrtr_cli.command_table import APP, Command, command_named
 from mrtr_cli.options import (AnsweringOptions, ArgumentOptions, CallOptions, OutputOptions, ProbeOptions,
-                              RecordingOptions, ReplayingOptions, ReportOptions, ServingOptions, TargetOptions)
+                              RecordingOptions, ReplayingOptions, ReportOptions, ServingOptions, TargetOptions,
+                              TaskOptions)
 
 APP_SETTINGS: Dict[str, Any] = dict(
     name="mrtr",
@@ -38,10 +39,10 @@ def command(entry: Command) -> Callable[[Callable[..., int]], Any]:
 
 @command(command_named("call"))
 def call(*, tool: str, call: ArgumentOptions, target: TargetOptions, answering: AnsweringOptions,
-         output: OutputOptions, recording: RecordingOptions) -> int:
+         output: OutputOptions, recording: RecordingOptions, tasks: TaskOptions) -> int:
     from mrtr_cli.commands import call as command
 
-    return command.run(CallOptions("tools/call", tool, *call), target, answering, output, recording)
+    return command.run(CallOptions("tools/call", tool, *call), target, answering, output, recording, tasks)
 
 
 @command(command_named("read"))

@@ -9,13 +9,14 @@ from mrtr_cli import events, files
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.arguments import prompt_arguments, tool_arguments
+from mrtr_cli.conversation.older_tasks import as_task
 from mrtr_cli.conversation.preparation import Preparation, after_failure, missing_arguments, prepare_call
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
                                       person_at_terminal, warn_missing_arguments, warn_unused_flags)
 from mrtr_cli.commands.hops import opener, plan, routed
 from mrtr_cli.errors import MrtrError, UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions
+from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions, TaskOptions
 from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.render.outcome import failure_message, print_outcome
 from mrtr_cli.conversation.session import Outcome, Session, status_of
@@ -23,12 +24,12 @@ from mrtr_cli.target import resolve_target
 
 
 def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
-        recording: RecordingOptions) -> int:
-    return guarded(output, lambda context: _converse(context, call, target, answering, recording))
+        recording: RecordingOptions, tasks: TaskOptions = TaskOptions()) -> int:
+    return guarded(output, lambda context: _converse(context, call, target, answering, recording, tasks))
 
 
 def _converse(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
-              recording: RecordingOptions) -> ExitCode:
+              recording: RecordingOptions, tasks: TaskOptions) -> ExitCode:
     def finish(outcome: Outcome, flags: AnswerFlags) -> None:
         warn_unused_flags(context, flags.unused(), flags.likely_questions())
         if answering.save_answers:
@@ -37,7 +38,8 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
             save_answers(answering.save_answers, outcome.rounds)
         show_outcome(context, outcome)
 
-    outcome, _ = hold_conversation(context, call, options, answering, _people(context, answering), recording, finish)
+    outcome, _ = hold_conversation(context, call, options, answering, _people(context, answering), recording, finish,
+                                   tasks)
     return outcome.exit_code(context.output.strict)
 
 
@@ -49,9 +51,9 @@ result back), after it otherwise."""
 
 def hold_conversation(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
                       people: list[Answerer], recording: RecordingOptions | None = None,
-                      finish: Finish | None = None) -> tuple[Outcome, AnswerFlags]:
+                      finish: Finish | None = None, tasks: TaskOptions = TaskOptions()) -> tuple[Outcome, AnswerFlags]:
     """One request and its whole conversation, answered by the flags, then `people`; every
-    failure is kept in the outcome, which `finish` gets."""
+    failure is kept in the outcome, which `finish` gets; `tasks`: how a call runs as a task."""
     chain, flags = build_chain(answering, options.timeout, people)
     target = resolve_target(options)
     hops = plan(options, target)
@@ -72,7 +74,7 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
                 routed(hops, client, target, opening) as instances:
             session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances)
             prepared = prepare_call(client, target, call.method, call.name, needs_schema=bool(call.arguments))
-            params = request_params(call, prepared)
+            params = as_task(client, request_params(call, prepared), prepared.task_support, tasks.task)
             warn_missing_arguments(context, call.name, missing_arguments(prepared.schema, params.get("arguments")))
             outcome = session.run(call.method, params, prepared.mirrored)
             outcome.advice = after_failure(client, outcome)

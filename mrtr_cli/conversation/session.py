@@ -20,6 +20,7 @@ from mrtr_cli.answering.questions import Answer, Chain, Question
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
 from mrtr_cli.conversation.instances import Instance, Instances
+from mrtr_cli.conversation.older_tasks import TaskFollower, is_task_call
 from mrtr_cli.errors import (HopRefused, IncompleteError, Interrupted, MrtrError, ServerError, UnreachableError,
                              UsageError, interruption)
 from mrtr_cli.exit_codes import ExitCode, decide
@@ -147,6 +148,9 @@ class Session:
             if reply.error is not None:
                 raise self._refusal(method, reply.error, instance, made_state)
             reading = read_result(method, reply.result)
+            if isinstance(reading, Complete) and is_task_call(self.client, sent) and "task" in reading.result:
+                current.result_type = "task"
+                return TaskFollower(self.client, self.sleep).follow(reply)
             if isinstance(reading, Complete):
                 current.result_type = "complete"
                 return reading.result

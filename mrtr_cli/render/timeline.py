@@ -11,6 +11,7 @@ from mrtr_cli.render.console import emit_text
 from mrtr_cli.render.diagnostics import stderr_line
 from mrtr_cli.render.question_lines import shown_question
 from mrtr_cli.render.styled_line import JoinedLines, StyledLine
+from mrtr_cli.render.task_lines import task_created_line, task_status_line
 from mrtr_cli.render.timeline_lines import (answer_line, discover_line, finding_line, ignored_line, input_summary,
                                             instance_line, notification_line, request_line, response_line,
                                             wire_line)
@@ -59,6 +60,8 @@ class Timeline:
             events.InstanceChosen: lambda e: self.print(instance_line(e)),
             events.EraChosen: self._era,
             events.MessageSent: self._sent,
+            events.TaskCreated: lambda e: self.print(task_created_line(e)),
+            events.TaskStatusChanged: lambda e: self.print(task_status_line(e)),
             events.Unanswered: lambda e: self.print(StyledLine(f"  ! {safe_line(e.key, 60)} got an error: "
                                                          f"{safe_line(e.reason, 200)}", "mrtr.warn")),
         }

@@ -1,0 +1,140 @@
+"""A call run as a task in the older era (2025-11-25 tasks): whether to ask for one, and following it.
+
+The call's response is a CreateTaskResult: mrtr says so (TaskCreated), polls `tasks/get` at the
+server's pollInterval (clamped to 0.1-10 s; the wait between polls is a plain sleep, no busy loop)
+and says each change of status or statusMessage (TaskStatusChanged). At `input_required`, or once
+the task is terminal, it sends `tasks/result`: the server delivers its questions on that stream and
+mrtr answers them as it answers any request in flight (conversation/server_requests.py, through the
+same chain); `tasks/result` returns when the task ends. `--timeout` bounds each request (the one to
+`tasks/result` from the last question answered). completed gives the result; failed and cancelled
+are errors (exit 2) naming the task.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from mrtr_cli import events
+from mrtr_cli.conversation.client import Client, Reply
+from mrtr_cli.conversation.explain import explain
+from mrtr_cli.errors import ProtocolError, UsageError
+from mrtr_cli.protocol import older_task_rules as rules
+from mrtr_cli.protocol.older_task_rules import TaskState
+
+MODERN_REFUSAL = ("--task is for the older era: since 2026-07-28 the server decides whether a call runs as a task "
+                  "(mrtr follows it when it does)")
+
+
+def as_task(client: Client, params: dict[str, Any], support: str | None, asked: bool) -> dict[str, Any]:
+    """The call's params, made a task when the rules say so: `support` is the tool's
+    execution.taskSupport (None: the tool is not listed), `asked` whether --task was given."""
+    if client.era.name != "older":
+        if asked:
+            raise UsageError(MODERN_REFUSAL, "leave --task out")
+        return params
+    name = params.get("name")
+    if not rules.takes_tool_tasks(client.era.said):
+        if asked:
+            raise UsageError(f"--task: the server declares no tasks.requests.tools.call capability, so no tool of "
+                             f"it may be called as a task (not {name!r})", "leave --task out")
+        return params
+    if support == "required" or (support == "optional" and asked):
+        return rules.task_params(params)
+    if asked:
+        why = "the server does not list it" if support is None else f"its execution.taskSupport is {support!r}"
+        raise UsageError(f"--task: the tool {name!r} cannot be called as a task: {why}", "leave --task out")
+    return params
+
+
+def is_task_call(client: Client, params: dict[str, Any]) -> bool:
+    """Whether the call was sent as an older-era task (its result is then a CreateTaskResult)."""
+    return client.era.name == "older" and isinstance(params.get("task"), dict)
+
+
+class TaskFollower:
+    """Follows one task from its CreateTaskResult to its end; `sleep` waits between polls. The
+    server's `notifications/tasks/status` for the task, which it MAY send (mrtr does not rely on
+    them), are said as changes too: while `tasks/result` blocks they are all there is to see."""
+
+    def __init__(self, client: Client, sleep: Callable[[float], None] = time.sleep) -> None:
+        self.client = client
+        self.sleep = sleep
+        self.emit = client.emit
+        self.latest: TaskState | None = None
+        """The task as last told (created, polled or notified)."""
+
+    def follow(self, reply: Reply) -> dict[str, Any]:
+        """The task's result, once it completed; a failed or cancelled task raises."""
+        created = rules.created_task(reply.result)
+        if created is None:
+            raise ProtocolError("the server answered a task-augmented tools/call with no CreateTaskResult (a "
+                                "`task` with a string taskId and status)", "-v shows the frame")
+        self.latest = created
+        self.emit(events.TaskCreated(reply.id, created.task_id, created.status, created.status_message,
+                                     created.poll_interval_ms, created.ttl_ms))
+        self.emit.subscribe(self._notified)
+        try:
+            return self._follow(created)
+        finally:
+            self.emit.unsubscribe(self._notified)
+
+    def _follow(self, seen: TaskState) -> dict[str, Any]:
+        while seen.status not in rules.TERMINAL and seen.status != rules.INPUT_REQUIRED:
+            self.emit.held.before_waiting()  # all shown before mrtr sleeps
+            self.sleep(rules.poll_seconds(seen.poll_interval_ms))
+            seen = self._poll(seen)
+        if seen.status == "cancelled":
+            raise _ended(seen)
+        result = self._result(seen)
+        if seen.status not in rules.TERMINAL:
+            seen = self._poll(seen, after_result=True)
+        if seen.status in ("failed", "cancelled"):
+            raise _ended(seen)
+        return result
+
+    def _poll(self, before: TaskState, after_result: bool = False) -> TaskState:
+        """tasks/get; a change of status or statusMessage is said. After tasks/result returned, a
+        server that no longer knows the task (it may drop it once its result is read) leaves it completed."""
+        reply = self.client.request("tasks/get", {"taskId": before.task_id}, purpose="task")
+        if reply.error is not None:
+            if after_result:
+                return before._replace(status="completed")
+            raise explain("tasks/get", reply.error)
+        now = rules.read_task(reply.result)
+        if now is None or now.task_id != before.task_id:
+            raise ProtocolError(f"the server answered tasks/get for task {before.task_id!r} with no such Task",
+                                "-v shows the frame")
+        self._told(now)
+        return now
+
+    def _notified(self, event: object) -> None:
+        """A `notifications/tasks/status` of this task is a change seen like a poll's."""
+        if isinstance(event, events.NotificationReceived) and event.method == "notifications/tasks/status":
+            told = rules.read_task(event.params)
+            if told is not None and self.latest is not None and told.task_id == self.latest.task_id:
+                self._told(told)
+
+    def _told(self, now: TaskState) -> None:
+        """Say a change of status or statusMessage since the task was last told."""
+        before = self.latest
+        self.latest = now
+        if before is None or (now.status, now.status_message) != (before.status, before.status_message):
+            self.emit(events.TaskStatusChanged(now.task_id, now.status, now.status_message))
+
+    def _result(self, seen: TaskState) -> dict[str, Any]:
+        """tasks/result: blocks until the task ends, the server's questions answered meanwhile."""
+        reply = self.client.request("tasks/result", {"taskId": seen.task_id}, purpose="task")
+        if reply.error is not None:
+            raise explain("tasks/result", reply.error)
+        if not isinstance(reply.result, dict):
+            raise ProtocolError(f"the result of tasks/result for task {seen.task_id!r} is not a JSON object")
+        return reply.result
+
+
+def _ended(task: TaskState) -> ProtocolError:
+    """A task that failed or was cancelled, as the error it ends the call with (exit 2)."""
+    said = f": {task.status_message}" if task.status_message else ""
+    verb = "was cancelled" if task.status == "cancelled" else "failed"
+    return ProtocolError(f"the task {task.task_id} {verb}{said}", "the server ended it; its logs may say why")
