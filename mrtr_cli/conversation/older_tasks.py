@@ -43,7 +43,7 @@ def as_task(client: Client, params: dict[str, Any], support: str | None, asked: 
     if support == "required" or (support == "optional" and asked):
         return rules.task_params(params)
     if asked:
-        why = "the server does not list it" if support is None else f"its execution.taskSupport is {support!r}"
+        why = "the server does not list it" if support is None else f"its execution.taskSupport is {support!r}" + (" (or absent)" if support == "forbidden" else "")
         raise UsageError(f"--task: the tool {name!r} cannot be called as a task: {why}", "leave --task out")
     return params
 
