@@ -47,17 +47,15 @@ class CommandGroup(NamedTuple):
     groups: Groups = ()
 
 
-CONVERSING: Groups = (("target", ()), ("answering", ()), ("output", ()), ("recording", ()))
+CONVERSING: Groups = (("target", ()), ("answering", ()), ("tasks", ()), ("output", ()), ("recording", ()))
 """The option groups of the commands that hold a conversation (call, read, prompt)."""
 SENT: Groups = (("call", ()),)
 """`-a` and `--args`."""
-TASKS: Groups = (("tasks", ()),)
-"""How a call runs as a task."""
 TRANSCRIPTS = "TRANSCRIPT.yaml..."
 
 COMMANDS = (
     Command("call", "tools/call TOOL, answering every round until the result.",
-            (Argument("tool", "The tool to call."),), SENT + CONVERSING + TASKS),
+            (Argument("tool", "The tool to call."),), SENT + CONVERSING),
     Command("read", "resources/read URI, answering every round until the result.",
             (Argument("uri", "The resource URI."),), CONVERSING),
     Command("prompt", "prompts/get NAME (arguments are sent as strings), answering every round until the result.",
@@ -77,7 +75,7 @@ COMMANDS = (
             "--strict also compares notifications, findings, HTTP status and content type.",
             (Argument("files", "Transcripts to replay.", TRANSCRIPTS, many=True),),
             (("call", ("arguments",)), ("replaying", ()), ("report", ()), ("target", ()), ("answering", ()),
-             ("output", ()))),
+             ("tasks", ("poll_interval", "task_timeout")), ("output", ()))),
     Command("check", "Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails.",
             groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
                     ("output", ()))),

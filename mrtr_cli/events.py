@@ -18,7 +18,7 @@ Finding = lint_rules.Finding
 Purpose = Literal["request", "retry", "probe", "era", "list", "reissue", "handshake", "task"]
 """Why a request was sent: a conversation's first round or a retry, one of `mrtr check`'s probes, the
 era probe (server/discover), a page of a list, a request sent again after a broken stream, the older
-era's initialize, or following a task (tasks/get, tasks/result)."""
+era's initialize, a request that follows a task (tasks/get, tasks/update, tasks/cancel)."""
 Era = Literal["modern", "older"]
 """The era mrtr speaks with a server: 2026-07-28 (modern) or the initialize handshake's (older)."""
 OutcomeStatus = Literal["complete", "error", "incomplete", "aborted"]

@@ -188,6 +188,18 @@ RECORDING = (
 )
 """`--record FILE.yaml` and what to `--redact` in it (RecordingOptions)."""
 
+TASKS = (
+    Option(("--no-tasks",), "tasks", "no_tasks", "flag", "Withhold the tasks extension "
+           "(io.modelcontextprotocol/tasks): the server answers at once, or refuses."),
+    Option(("--poll-interval",), "tasks", "poll_interval", "value", "Poll a task every SECONDS, not at the "
+           "server's pollIntervalMs (held between 0.1 and 10 s).", "SECONDS", SECONDS),
+    Option(("--task-timeout",), "tasks", "task_timeout", "value", "Follow a task at most SECONDS, then exit 4 "
+           "with its id.", "SECONDS", SECONDS),
+    Option(("--task",), "tasks", "task", "flag", "Call the tool as a task (older era, a tool whose "
+           "execution.taskSupport is optional; required ones always are). Since 2026-07-28 the server decides."),
+)
+"""How a task the server makes of a call is followed (TaskOptions)."""
+
 CALL = (
     Option(("-a", "--arg"), "call", "arguments", "many", "An argument, typed by the declared schema when known, else "
            "JSON, else text. Repeatable.", "KEY=VALUE"),
@@ -225,13 +237,7 @@ OWN = (
 """The options of one command or two: check's probes, replay's, --junit, serving's, `auth logout
 --all`, and `mrtr --version`."""
 
-TASKS = (
-    Option(("--task",), "tasks", "task", "flag", "Call the tool as a task (older era, a tool whose "
-           "execution.taskSupport is optional; required ones always are): mrtr polls it to its end."),
-)
-"""How a call runs as a task (TaskOptions)."""
-
-TABLE: tuple[Option, ...] = (*TARGET, *ANSWERING, *OUTPUT, *RECORDING, *CALL, *TASKS, *OWN)
+TABLE: tuple[Option, ...] = (*TARGET, *ANSWERING, *TASKS, *OUTPUT, *RECORDING, *CALL, *OWN)
 """Every entry, in the order the help lists them."""
 
 BY_NAME: dict[str, Option] = {name: option for option in TABLE for name in option.names}

@@ -150,6 +150,17 @@ class RecordingOptions(NamedTuple):
     redact: tuple[str, ...] = ()
 
 
+class TaskOptions(NamedTuple):
+    """How a task is followed (the tasks extension, 2026-07-28): whether mrtr declares it, how often
+    it polls, how long it follows one task."""
+
+    no_tasks: bool = False
+    poll_interval: float | None = None
+    task_timeout: float = 600.0  # conversation.task_follower.DEFAULT_TASK_TIMEOUT (not imported: start-up)
+    task: bool = False
+    """--task: call a tool whose execution.taskSupport is optional as a task (older era)."""
+
+
 class ArgumentOptions(NamedTuple):
     """`-a KEY=VALUE` and `--args JSON`: what a call or a prompt sends (CallOptions' last fields)."""
 
@@ -164,12 +175,6 @@ class CallOptions(NamedTuple):
     name: str
     arguments: tuple[str, ...] = ()
     args_json: str | None = None
-
-
-class TaskOptions(NamedTuple):
-    """How a call runs as a task: `--task` (older era: a tool whose taskSupport is optional)."""
-
-    task: bool = False
 
 
 class ProbeOptions(NamedTuple):

@@ -22,7 +22,7 @@ from mrtr_cli.option_table import PANELS, TABLE
 
 SAMPLES = {"--timeout": "2.5", "--era-probe-wait": "0.5", "--auth-timeout": "1e3", "--max-message-size": "512K",
            "--log-level": "warning", "--color": "never", "--max-rounds": "0", "--protocol-era": "older",
-           "--protocol-version": "2025-06-18"}
+           "--protocol-version": "2025-06-18", "--poll-interval": "0.5", "--task-timeout": "30"}
 """A value each typed option takes; any text does for the others."""
 
 
@@ -48,7 +48,7 @@ def test_both_parsers_are_built_from_the_one_table(command: str):
     kind, metavar, help, panel and default; the fast parser reads each name as that very entry."""
     declared = typer_options(command)
     entries = [option for option in TABLE if option.group in fast_call.GROUPS
-               and option.group not in fast_call.NOT_OF[command]]
+               and not (option.group == "call" and command == "read")]
     assert set(declared) == {name for option in entries for name in option.names}
     for option in entries:
         param = declared[option.names[0]]

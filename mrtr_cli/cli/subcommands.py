@@ -39,26 +39,26 @@ def command(entry: Command) -> Callable[[Callable[..., int]], Any]:
 
 @command(command_named("call"))
 def call(*, tool: str, call: ArgumentOptions, target: TargetOptions, answering: AnsweringOptions,
-         output: OutputOptions, recording: RecordingOptions, tasks: TaskOptions) -> int:
+         tasks: TaskOptions, output: OutputOptions, recording: RecordingOptions) -> int:
     from mrtr_cli.commands import call as command
 
     return command.run(CallOptions("tools/call", tool, *call), target, answering, output, recording, tasks)
 
 
 @command(command_named("read"))
-def read(*, uri: str, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
-         recording: RecordingOptions) -> int:
+def read(*, uri: str, target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions,
+         output: OutputOptions, recording: RecordingOptions) -> int:
     from mrtr_cli.commands import call as command
 
-    return command.run(CallOptions("resources/read", uri), target, answering, output, recording)
+    return command.run(CallOptions("resources/read", uri), target, answering, output, recording, tasks)
 
 
 @command(command_named("prompt"))
 def prompt(*, name: str, call: ArgumentOptions, target: TargetOptions, answering: AnsweringOptions,
-           output: OutputOptions, recording: RecordingOptions) -> int:
+           tasks: TaskOptions, output: OutputOptions, recording: RecordingOptions) -> int:
     from mrtr_cli.commands import call as command
 
-    return command.run(CallOptions("prompts/get", name, *call), target, answering, output, recording)
+    return command.run(CallOptions("prompts/get", name, *call), target, answering, output, recording, tasks)
 
 
 @command(command_named("discover"))
@@ -98,10 +98,11 @@ def show(*, file: str, output: OutputOptions) -> int:
 
 @command(command_named("replay"))
 def replay(*, files: List[str], call: ArgumentOptions, replaying: ReplayingOptions, report: ReportOptions,
-           target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
+           target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions, output: OutputOptions) -> int:
     from mrtr_cli.commands import replay as command
 
     options = command.ReplayOptions(tuple(files), call.arguments, strict=output.strict, junit=report.junit,
+                                    poll_interval=tasks.poll_interval, task_timeout=tasks.task_timeout,
                                     **replaying._asdict())
     return command.run(options, target, answering, output)
 

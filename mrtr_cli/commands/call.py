@@ -20,6 +20,7 @@ from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, Recor
 from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.render.outcome import failure_message, print_outcome
 from mrtr_cli.conversation.session import Outcome, Session, status_of
+from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.target import resolve_target
 
 
@@ -53,11 +54,12 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
                       people: list[Answerer], recording: RecordingOptions | None = None,
                       finish: Finish | None = None, tasks: TaskOptions = TaskOptions()) -> tuple[Outcome, AnswerFlags]:
     """One request and its whole conversation, answered by the flags, then `people`; every
-    failure is kept in the outcome, which `finish` gets; `tasks`: how a call runs as a task."""
+    failure is kept in the outcome, which `finish` gets. `tasks`: how a task the server makes of it is followed
+    (and, in the older era, whether the call asks for one)."""
     chain, flags = build_chain(answering, options.timeout, people)
     target = resolve_target(options)
     hops = plan(options, target)
-    settings = client_settings(options, answering, chain)
+    settings = client_settings(options, answering, chain, declare_tasks=not tasks.no_tasks)
     if recording is not None and recording.record:
         from mrtr_cli.transcript.recorder import make_recorder
 
@@ -72,9 +74,10 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
         opening = opener(options, context.output.verbose, context.output.show_secrets)
         with connect(context, target, options, settings, chain=chain) as client, \
                 routed(hops, client, target, opening) as instances:
-            session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances)
+            session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances,
+                              tasks=TaskSettings(tasks.poll_interval, tasks.task_timeout))
             prepared = prepare_call(client, target, call.method, call.name, needs_schema=bool(call.arguments))
-            params = as_task(client, request_params(call, prepared), prepared.task_support, tasks.task)
+            params = as_task(client, call.method, request_params(call, prepared), prepared.task_support, tasks.task)
             warn_missing_arguments(context, call.name, missing_arguments(prepared.schema, params.get("arguments")))
             outcome = session.run(call.method, params, prepared.mirrored)
             outcome.advice = after_failure(client, outcome)

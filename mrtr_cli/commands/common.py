@@ -102,12 +102,13 @@ def guarded(output: OutputOptions, body: Callable[[Context], ExitCode]) -> int:
 
 
 def client_settings(target: TargetOptions, answering: AnsweringOptions | None = None,
-                    chain: Chain | None = None) -> ClientSettings:
-    """The client's settings; `chain`: what answers questions (none: nothing does)."""
+                    chain: Chain | None = None, declare_tasks: bool = True) -> ClientSettings:
+    """The client's settings; `chain`: what answers questions (none: nothing does); `declare_tasks`:
+    whether the tasks extension is declared (`--no-tasks`: not)."""
     answering = answering or AnsweringOptions()
     capabilities = meta.Capabilities(elicitation=not answering.no_elicitation,
                                      sampling=not answering.no_sampling, roots=not answering.no_roots,
-                                     roots_answerable=chain is not None and chain.offers_roots())
+                                     roots_answerable=chain is not None and chain.offers_roots(), tasks=declare_tasks)
     return ClientSettings(
         identity=meta.ClientIdentity("mrtr", __version__),
         capabilities=capabilities,

@@ -21,17 +21,13 @@ from mrtr_cli.options import (AnsweringOptions, CallOptions, OutputOptions, Reco
 METHODS = {"call": "tools/call", "read": "resources/read", "prompt": "prompts/get"}
 """The commands parsed here, and the request each sends."""
 
-GROUPS = ("target", "answering", "output", "recording", "call", "tasks")
-"""The option groups of these commands (mrtr_cli/option_table.py); `read` has all but `call` and
-`tasks`, `prompt` all but `tasks`."""
-NOT_OF = {"read": ("call", "tasks"), "prompt": ("tasks",), "call": ()}
-"""The groups a command does not take."""
+GROUPS = ("target", "answering", "tasks", "output", "recording", "call")
+"""The option groups of these commands (mrtr_cli/option_table.py); `read` has all but `call`."""
 
 OPTIONS: dict[str, Option] = {name: option for option in TABLE if option.group in GROUPS for name in option.names}
 """Every option of `call` and `prompt` by each of its names."""
 
-Parsed = tuple[Any, ...]
-"""CallOptions, TargetOptions, AnsweringOptions, OutputOptions, RecordingOptions; `call` also TaskOptions."""
+Parsed = tuple[CallOptions, TargetOptions, AnsweringOptions, OutputOptions, RecordingOptions, TaskOptions]
 
 
 def parse(args: list[str]) -> Parsed | None:
@@ -41,16 +37,15 @@ def parse(args: list[str]) -> Parsed | None:
     command = args[0] if args else None
     if command not in METHODS:
         return None
-    options = {name: option for name, option in OPTIONS.items() if option.group not in NOT_OF[command]}
+    options = OPTIONS if command != "read" else {name: o for name, o in OPTIONS.items() if o.group != "call"}
     read = _read(args[1:], options)
     if read is None or len(read[1]) != 1:
         return None
     values, names = read
     call = CallOptions(METHODS[command], names[0], **values.get("call", {}))
-    tasks = (TaskOptions(**values.get("tasks", {})),) if command == "call" else ()
     return (call, TargetOptions(command=tuple(server), **values.get("target", {})),
             AnsweringOptions(**values.get("answering", {})), OutputOptions(**values.get("output", {})),
-            RecordingOptions(**values.get("recording", {})), *tasks)
+            RecordingOptions(**values.get("recording", {})), TaskOptions(**values.get("tasks", {})))
 
 
 def parse_demo_server(args: list[str]) -> ServingOptions | None:

@@ -25,6 +25,7 @@ from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.render.replay_report import load_lines, summary_table, verdict_lines
+from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.era import requested_era
 from mrtr_cli.conversation.preparation import prepare_call
@@ -57,6 +58,10 @@ class ReplayOptions:
     junit: str | None = None
     jobs: int = 1
     repeat: int = 1
+    poll_interval: float | None = None
+    """--poll-interval: how often a task is polled (None: the server's suggestion)."""
+    task_timeout: float = 600.0
+    """--task-timeout: how long a task is followed."""
 
 
 def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
@@ -229,7 +234,8 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
             recorded.live_era = lambda: client.era.name
             method = transcript.request["method"]
             prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
-            session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances)
+            session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances,
+                              tasks=TaskSettings(options.poll_interval, options.task_timeout))
             outcome = session.run(method, params, prepared.mirrored)
             if outcome.error is None and client.era.name == "modern" and hops is None:
                 keep(client.transport)  # every request answered: the next transcript may use this server

@@ -1,7 +1,7 @@
 """A call run as a task in the older era (2025-11-25 tasks): whether to ask for one, and following it.
 
 The call's response is a CreateTaskResult: mrtr says so (TaskCreated), polls `tasks/get` at the
-server's pollInterval (clamped to 0.1-10 s; the wait between polls is a plain sleep, no busy loop)
+server's pollInterval (clamped to 0.1-10 s, or --poll-interval; between polls a plain sleep, no busy loop)
 and says each change of status or statusMessage (TaskStatusChanged). At `input_required`, or once
 the task is terminal, it sends `tasks/result`: the server delivers its questions on that stream and
 mrtr answers them as it answers any request in flight (conversation/server_requests.py, through the
@@ -20,16 +20,18 @@ from mrtr_cli import events
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
 from mrtr_cli.errors import ProtocolError, UsageError
-from mrtr_cli.protocol import older_task_rules as rules
-from mrtr_cli.protocol.older_task_rules import TaskState
+from mrtr_cli.protocol import older_task_rules as rules, tasks
+from mrtr_cli.protocol.older_task_rules import OlderTask
 
 MODERN_REFUSAL = ("--task is for the older era: since 2026-07-28 the server decides whether a call runs as a task "
                   "(mrtr follows it when it does)")
 
 
-def as_task(client: Client, params: dict[str, Any], support: str | None, asked: bool) -> dict[str, Any]:
-    """The call's params, made a task when the rules say so: `support` is the tool's
+def as_task(client: Client, method: str, params: dict[str, Any], support: str | None, asked: bool) -> dict[str, Any]:
+    """The request's params, made a task when the rules say so: `support` is the tool's
     execution.taskSupport (None: the tool is not listed), `asked` whether --task was given."""
+    if asked and method != "tools/call":
+        raise UsageError(f"--task: only a tool call runs as a task, not {method}", "leave --task out")
     if client.era.name != "older":
         if asked:
             raise UsageError(MODERN_REFUSAL, "leave --task out")
@@ -53,16 +55,19 @@ def is_task_call(client: Client, params: dict[str, Any]) -> bool:
     return client.era.name == "older" and isinstance(params.get("task"), dict)
 
 
-class TaskFollower:
+class OlderTaskFollower:
     """Follows one task from its CreateTaskResult to its end; `sleep` waits between polls. The
     server's `notifications/tasks/status` for the task, which it MAY send (mrtr does not rely on
     them), are said as changes too: while `tasks/result` blocks they are all there is to see."""
 
-    def __init__(self, client: Client, sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, client: Client, poll_interval: float | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.client = client
+        self.poll_interval = poll_interval
+        """--poll-interval (None: the server's pollInterval, clamped)."""
         self.sleep = sleep
         self.emit = client.emit
-        self.latest: TaskState | None = None
+        self.latest: OlderTask | None = None
         """The task as last told (created, polled or notified)."""
 
     def follow(self, reply: Reply) -> dict[str, Any]:
@@ -80,10 +85,10 @@ class TaskFollower:
         finally:
             self.emit.unsubscribe(self._notified)
 
-    def _follow(self, seen: TaskState) -> dict[str, Any]:
+    def _follow(self, seen: OlderTask) -> dict[str, Any]:
         while seen.status not in rules.TERMINAL and seen.status != rules.INPUT_REQUIRED:
             self.emit.held.before_waiting()  # all shown before mrtr sleeps
-            self.sleep(rules.poll_seconds(seen.poll_interval_ms))
+            self.sleep(tasks.poll_seconds(seen.poll_interval_ms, self.poll_interval))
             seen = self._poll(seen)
         if seen.status == "cancelled":
             raise _ended(seen)
@@ -94,7 +99,7 @@ class TaskFollower:
             raise _ended(seen)
         return result
 
-    def _poll(self, before: TaskState, after_result: bool = False) -> TaskState:
+    def _poll(self, before: OlderTask, after_result: bool = False) -> OlderTask:
         """tasks/get; a change of status or statusMessage is said. After tasks/result returned, a
         server that no longer knows the task (it may drop it once its result is read) leaves it completed."""
         reply = self.client.request("tasks/get", {"taskId": before.task_id}, purpose="task")
@@ -116,14 +121,14 @@ class TaskFollower:
             if told is not None and self.latest is not None and told.task_id == self.latest.task_id:
                 self._told(told)
 
-    def _told(self, now: TaskState) -> None:
+    def _told(self, now: OlderTask) -> None:
         """Say a change of status or statusMessage since the task was last told."""
         before = self.latest
         self.latest = now
         if before is None or (now.status, now.status_message) != (before.status, before.status_message):
             self.emit(events.TaskStatusChanged(now.task_id, now.status, now.status_message))
 
-    def _result(self, seen: TaskState) -> dict[str, Any]:
+    def _result(self, seen: OlderTask) -> dict[str, Any]:
         """tasks/result: blocks until the task ends, the server's questions answered meanwhile."""
         reply = self.client.request("tasks/result", {"taskId": seen.task_id}, purpose="task")
         if reply.error is not None:
@@ -133,7 +138,7 @@ class TaskFollower:
         return reply.result
 
 
-def _ended(task: TaskState) -> ProtocolError:
+def _ended(task: OlderTask) -> ProtocolError:
     """A task that failed or was cancelled, as the error it ends the call with (exit 2)."""
     said = f": {task.status_message}" if task.status_message else ""
     verb = "was cancelled" if task.status == "cancelled" else "failed"

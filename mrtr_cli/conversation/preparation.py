@@ -102,7 +102,10 @@ def after_failure(client: Client, outcome: Outcome) -> list[str]:
 
 
 def _refused_by_the_server(outcome: Outcome) -> bool:
-    """The server answered the call with an error, or the tool's result has isError."""
+    """The server answered the call with an error, or the tool's result has isError (not a task's
+    ending: a task the server made knows its tool)."""
+    if outcome.rounds and outcome.rounds[0].result_type == "task":
+        return False
     if outcome.error is not None:
         return isinstance(outcome.error, ServerError)
     return isinstance(outcome.result, dict) and outcome.result.get("isError") is True

@@ -20,11 +20,12 @@ from mrtr_cli.answering.questions import Answer, Chain, Question
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
 from mrtr_cli.conversation.instances import Instance, Instances
-from mrtr_cli.conversation.older_tasks import TaskFollower, is_task_call
+from mrtr_cli.conversation.older_tasks import OlderTaskFollower, is_task_call
+from mrtr_cli.conversation.task_follower import TaskFollower, TaskSettings
 from mrtr_cli.errors import (HopRefused, IncompleteError, Interrupted, MrtrError, ServerError, UnreachableError,
                              UsageError, interruption)
 from mrtr_cli.exit_codes import ExitCode, decide
-from mrtr_cli.protocol import meta
+from mrtr_cli.protocol import meta, tasks
 from mrtr_cli.protocol.mrtr import Complete, read_result, retry_params
 from mrtr_cli.transport.base import Mirrored
 
@@ -88,8 +89,11 @@ class Session:
     """Drives one MRTR conversation over a client, answering through a chain."""
 
     def __init__(self, client: Client, chain: Chain, *, max_rounds: int = 10,
-                 sleep: Callable[[float], None] = time.sleep, instances: Instances | None = None) -> None:
+                 sleep: Callable[[float], None] = time.sleep, instances: Instances | None = None,
+                 tasks: TaskSettings | None = None) -> None:
         self.client = client
+        self.tasks = tasks or TaskSettings()
+        """How a task the server makes of the call is followed (conversation/task_follower.py)."""
         self.instances = instances
         """Where each round goes (`--replica`, `--restart-between-rounds`); None: where the client is."""
         self.chain = chain
@@ -102,12 +106,27 @@ class Session:
 
     def run(self, method: str, params: dict[str, Any], mirrored: Mirrored | None = None) -> Outcome:
         """The whole conversation; `mirrored`: the arguments every round also sends as headers."""
-        outcome = Outcome(method, params)
+        return self._outcome(Outcome(method, params), lambda rounds: self._converse(method, params, rounds, mirrored))
+
+    def follow_task(self, task_id: str, method: str = "tools/call", params: dict[str, Any] | None = None) -> Outcome:
+        """Follow a task that already exists (known by its id, e.g. resumed) to its end, as `run` follows
+        the task a call makes: the same events, answers and outcome (`method` and `params`: the request
+        that made it, when known)."""
+        def follow(rounds: list[Round]) -> dict[str, Any]:
+            self.held.conversation_starts()
+            try:
+                return self._follower(rounds).follow_id(task_id)
+            finally:
+                self.held.conversation_ends()
+
+        return self._outcome(Outcome(method, params or {}), follow)
+
+    def _outcome(self, outcome: Outcome, converse: Callable[[list[Round]], dict[str, Any]]) -> Outcome:
         asking = self.client.era.server_requests
         if asking is not None:
             asking.begin_call()
         try:
-            outcome.result = self._converse(method, params, outcome.rounds, mirrored)
+            outcome.result = converse(outcome.rounds)
             outcome.status = "complete"
         except MrtrError as error:
             outcome.status, outcome.error = status_of(error), error
@@ -147,10 +166,13 @@ class Session:
             rounds.append(current)
             if reply.error is not None:
                 raise self._refusal(method, reply.error, instance, made_state)
+            if tasks.is_task(reply.result) and self.client.settings.capabilities.tasks:
+                current.result_type = tasks.TASK
+                return self._follower(rounds).follow_created(reply, number + 1)
             reading = read_result(method, reply.result)
             if isinstance(reading, Complete) and is_task_call(self.client, sent) and "task" in reading.result:
-                current.result_type = "task"
-                return TaskFollower(self.client, self.sleep).follow(reply)
+                current.result_type = tasks.TASK
+                return OlderTaskFollower(self.client, self.tasks.poll_interval, self.sleep).follow(reply)
             if isinstance(reading, Complete):
                 current.result_type = "complete"
                 return reading.result
@@ -166,6 +188,15 @@ class Session:
                 responses, delay = None, self._back_off(number, delay)
             state, made_state = reading.state, instance if reading.state is not None else None
         raise AssertionError("unreachable")
+
+    def _follower(self, rounds: list[Round]) -> TaskFollower:
+        """A follower for the task of this conversation; its input rounds join `rounds`."""
+        def ask(number: int, reply: Reply, params: dict[str, Any], asked: dict[str, dict[str, Any]]) -> dict[str, Any]:
+            current = Round(number, reply, params, "input_required", asked)
+            rounds.append(current)
+            return self._answer_all(current)
+
+        return TaskFollower(self.client, ask, self.tasks, sleep=self.sleep)
 
     def _route(self, number: int) -> tuple[Instance | None, events.InstanceChosen | None]:
         """Hand the client the instance round `number` goes to, and say which it is (None, None: no hops)."""

@@ -20,6 +20,8 @@ NAME_HEADER = "Mcp-Name"
 PARAM_PREFIX = "Mcp-Param-"
 NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 """Methods whose request carries `Mcp-Name`, and the params field it mirrors."""
+TASK_NAMED_METHODS = {"tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
+"""The tasks extension's requests, whose `Mcp-Name` is the task id (for routing to the instance holding it)."""
 SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie", "set-cookie")
 """Headers that carry credentials (lower case): hidden in -v, redacted in every transcript."""
 HEADER_TYPES = ("string", "integer", "boolean")
@@ -80,7 +82,7 @@ def decode_value(header: str) -> str:
 def standard_headers(message: dict[str, Any], version: str) -> dict[str, str]:
     """MCP-Protocol-Version, Mcp-Method and, where the method has one, Mcp-Name."""
     headers = {PROTOCOL_VERSION_HEADER: version, METHOD_HEADER: str(message["method"])}
-    field = NAMED_METHODS.get(message["method"])
+    field = NAMED_METHODS.get(message["method"]) or TASK_NAMED_METHODS.get(message["method"])
     params = message.get("params") or {}
     if field and isinstance(params.get(field), str):
         headers[NAME_HEADER] = str(encode_value(params[field]))

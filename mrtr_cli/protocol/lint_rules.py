@@ -12,11 +12,13 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from mrtr_cli.protocol import jsonrpc, meta
+from mrtr_cli.protocol import jsonrpc, meta, tasks
 from mrtr_cli.protocol.mrtr import INPUT_METHODS, MRTR_METHODS, required_capability
 from mrtr_cli.protocol.per_value import PerValue
 
 SPEC = "https://modelcontextprotocol.io/specification/2026-07-28/"
+TASKS_SPEC = "https://modelcontextprotocol.github.io/ext-tasks/specification/2026-07-28/tasks.html"
+"""The tasks extension's page (its rules name it whole: it is not under SPEC)."""
 CACHEABLE = ("server/discover", *(method for method, _ in meta.LIST_METHODS.values()), "resources/read")
 MAX_SCHEMA_DEPTH = 8
 MAX_SCHEMA_NODES = 20_000
@@ -30,6 +32,8 @@ RULES = {
     "undeclared-capability": ("error", "basic/patterns/mrtr#server-requirements-basic-workflow"),
     "result-type-unknown": ("error", "basic/index#resulttype"),
     "result-type-missing": ("error", "basic/index#result-responses"),
+    "task-undeclared": ("error", TASKS_SPEC + "#capability-negotiation"),
+    "task-on-method": ("error", TASKS_SPEC + "#supported-methods"),
     "request-state-type": ("error", "basic/patterns/mrtr#inputrequiredresult"),
     "server-request": ("error", "basic/transports/stdio#receiving-messages"),
     "caching-hints": ("error", "server/utilities/caching#cacheable-results"),
@@ -64,7 +68,7 @@ class Finding:
 
 def finding(rule: str, message: str) -> Finding:
     severity, page = RULES[rule]
-    return Finding(severity, rule, message, SPEC + page)
+    return Finding(severity, rule, message, page if page.startswith("https://") else SPEC + page)
 
 
 def at_round(findings: list[Finding], number: int | None) -> list[Finding]:
@@ -101,9 +105,22 @@ def check_result(method: str, result: Any, capabilities: meta.Capabilities) -> l
     kind = result["resultType"]
     if kind == "input_required":
         return check_input_required(method, result, capabilities)
+    if kind == tasks.TASK:
+        return check_task_created(method, capabilities)
     if kind != "complete":
         return [finding("result-type-unknown", f"the result of {method} has the unknown resultType {kind!r}")]
     return _check_cache_hints(method, result)
+
+
+def check_task_created(method: str, capabilities: meta.Capabilities) -> list[Finding]:
+    """A CreateTaskResult: only to a request that declared the tasks extension, only for a method that may make one."""
+    if not capabilities.tasks:
+        return [finding("task-undeclared", f"{method} was answered with a task, and mrtr did not declare the "
+                                           f"{tasks.EXTENSION} extension (--no-tasks)")]
+    if method not in tasks.TASK_METHODS:
+        return [finding("task-on-method", f"{method} was answered with a task; only "
+                                          f"{', '.join(tasks.TASK_METHODS)} may be")]
+    return []
 
 
 def _check_cache_hints(method: str, result: dict[str, Any]) -> list[Finding]:

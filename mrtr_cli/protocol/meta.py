@@ -10,6 +10,7 @@ from typing import Any
 
 from mrtr_cli.protocol.choices import LIST_METHODS as LIST_METHODS  # what `mrtr list` lists
 from mrtr_cli.protocol.choices import LOG_LEVELS as LOG_LEVELS  # the levels of notifications/message
+from mrtr_cli.protocol import tasks
 
 PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 """Reserved `_meta` key: the protocol version of this request (required)."""
@@ -45,6 +46,8 @@ class Capabilities:
     """Whether something can answer roots/list (`--root`, an answers file, recorded answers, a
     person). The older era declares roots only then: server-filesystem and server-everything ask
     for roots right after the handshake, unprompted, and must not ask into nothing."""
+    tasks: bool = True
+    """Whether the tasks extension (`io.modelcontextprotocol/tasks`) is declared (`--no-tasks`: not)."""
 
     def declared(self) -> dict[str, Any]:
         """The `clientCapabilities` object: never `sampling.tools` or `sampling.context`."""
@@ -55,6 +58,8 @@ class Capabilities:
             declared["sampling"] = {}
         if self.roots:
             declared["roots"] = {}
+        if self.tasks:
+            declared["extensions"] = tasks.declaration()
         return declared
 
     def allows(self, capability: str) -> bool:

@@ -1,5 +1,6 @@
 """The wire's rules of the older era's tasks (2025-11-25, `basic/utilities/tasks`): which calls may be
-tasks, what a task says of itself, and how often to ask. Standard library only; nothing here sends.
+tasks, what a task says of itself, and how often to ask. Standard library only; nothing here sends. How often to poll is protocol/tasks.py's `poll_seconds`
+(the same rule in both eras).
 
 A client augments a `tools/call` with a `task` field only when the server declares
 `tasks.requests.tools.call` in its initialize result (else it MUST NOT), and then by the tool's
@@ -21,18 +22,13 @@ INPUT_REQUIRED = "input_required"
 """The task waits for the client: its questions come on the `tasks/result` stream."""
 SUPPORT_LEVELS = ("required", "optional", "forbidden")
 """The values of a tool's `execution.taskSupport` (absent means forbidden)."""
-POLL_FLOOR = 0.1
-POLL_CEILING = 10.0
-"""mrtr polls `tasks/get` at the server's `pollInterval`, clamped to these seconds."""
-POLL_DEFAULT = 1.0
-"""The wait between polls when the server suggests none (seconds)."""
 ID_LIMIT = 200
 """The longest task id mrtr takes (a hostile server may send a megabyte)."""
 MESSAGE_LIMIT = 2000
 """The longest statusMessage kept; the rest is cut."""
 
 
-class TaskState(NamedTuple):
+class OlderTask(NamedTuple):
     """What the server said of a task (CreateTaskResult's `task`, or a `tasks/get` result)."""
 
     task_id: str
@@ -63,28 +59,21 @@ def task_params(params: dict[str, Any]) -> dict[str, Any]:
     return {**params, "task": {}}
 
 
-def read_task(value: Any) -> TaskState | None:
-    """A Task object as a TaskState; None when it has no string taskId and status."""
+def read_task(value: Any) -> OlderTask | None:
+    """A Task object as a OlderTask; None when it has no string taskId and status."""
     if not isinstance(value, dict):
         return None
     task_id, status = value.get("taskId"), value.get("status")
     if not isinstance(task_id, str) or not task_id or len(task_id) > ID_LIMIT or not isinstance(status, str):
         return None
     message = value.get("statusMessage")
-    return TaskState(task_id, status[:60], message[:MESSAGE_LIMIT] if isinstance(message, str) else None,
+    return OlderTask(task_id, status[:60], message[:MESSAGE_LIMIT] if isinstance(message, str) else None,
                      _milliseconds(value.get("pollInterval")), _milliseconds(value.get("ttl")))
 
 
-def created_task(result: Any) -> TaskState | None:
+def created_task(result: Any) -> OlderTask | None:
     """The task of a CreateTaskResult (`{"task": {...}}`); None when the result is no such thing."""
     return read_task(result.get("task")) if isinstance(result, dict) else None
-
-
-def poll_seconds(poll_interval_ms: int | None) -> float:
-    """How long to wait before the next `tasks/get`: the server's pollInterval, clamped."""
-    if poll_interval_ms is None:
-        return POLL_DEFAULT
-    return min(max(poll_interval_ms / 1000, POLL_FLOOR), POLL_CEILING)
 
 
 def _milliseconds(value: Any) -> int | None:

@@ -11,7 +11,7 @@ from mrtr_cli.render.console import emit_text
 from mrtr_cli.render.diagnostics import stderr_line
 from mrtr_cli.render.question_lines import shown_question
 from mrtr_cli.render.styled_line import JoinedLines, StyledLine
-from mrtr_cli.render.task_lines import task_created_line, task_status_line
+from mrtr_cli.render.task_lines import created_line, status_line
 from mrtr_cli.render.timeline_lines import (answer_line, discover_line, finding_line, ignored_line, input_summary,
                                             instance_line, notification_line, request_line, response_line,
                                             wire_line)
@@ -21,6 +21,12 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from mrtr_cli.render.console import AnyConsole as Console
+
+
+POLL = "tasks/get"
+"""A task's poll: shown with -v only (the task's status lines say what each found)."""
+OLDER_TASK_STATUS = "notifications/tasks/status"
+"""An older-era task's status notification (2025-11-25): shown with -v only, as its status lines say it."""
 
 
 class Timeline:
@@ -59,9 +65,9 @@ class Timeline:
             events.Finding: lambda e: self.print(finding_line(e)),
             events.InstanceChosen: lambda e: self.print(instance_line(e)),
             events.EraChosen: self._era,
+            events.TaskCreated: lambda e: self.print(created_line(e)),
+            events.TaskStatusChanged: lambda e: self.print(status_line(e)),
             events.MessageSent: self._sent,
-            events.TaskCreated: lambda e: self.print(task_created_line(e)),
-            events.TaskStatusChanged: lambda e: self.print(task_status_line(e)),
             events.Unanswered: lambda e: self.print(StyledLine(f"  ! {safe_line(e.key, 60)} got an error: "
                                                          f"{safe_line(e.reason, 200)}", "mrtr.warn")),
         }
@@ -87,12 +93,16 @@ class Timeline:
         self.console.file.write("\n".join(held) + "\n")
 
     def _request(self, event: events.RequestSent) -> None:
+        if event.method == POLL and not self.verbose:
+            return  # a task's polls: its statuses say what they found
         self.print(request_line(event))
         if self.verbose:
             self.print(wire_line("out", event.text))
 
     def _response(self, event: events.ResponseReceived) -> None:
         self.progress.stop()
+        if event.method == POLL and not self.verbose and event.error is None:
+            return
         self.print(response_line(event))
         if event.method == "server/discover" and isinstance(event.result, dict):
             self.print(discover_line(event.result))
@@ -119,6 +129,8 @@ class Timeline:
     def _notification(self, event: events.NotificationReceived) -> None:
         if event.method == "notifications/progress" and self.live and self.progress.show(event.params):
             return
+        if event.method == OLDER_TASK_STATUS and not self.verbose:
+            return  # the task's status lines say what it told
         self.print(notification_line(event))
 
     def _backoff(self, event: events.BackingOff) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 from mrtr_cli.arguments import split_pair, tool_arguments
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
-from mrtr_cli.protocol import meta
+from mrtr_cli.protocol import meta, tasks
 from mrtr_cli.target import names_a_server, options_from_entry, recorded_command
 from mrtr_cli.transcript.model import Transcript
 from mrtr_cli.transcript.redact import MARK
@@ -61,6 +61,10 @@ def replay_params(transcript: Transcript, pairs: tuple[str, ...],
 
 
 def recorded_capabilities(transcript: Transcript) -> meta.Capabilities:
-    """The capabilities the recording declared, declared again."""
+    """The capabilities the recording declared, declared again (the tasks extension too: a transcript
+    from before it declared none)."""
     declared = transcript.data["client_capabilities"]
-    return meta.Capabilities("elicitation" in declared, "sampling" in declared, "roots" in declared)
+    extensions = declared.get("extensions")
+    tasks_declared = isinstance(extensions, dict) and tasks.EXTENSION in extensions
+    return meta.Capabilities("elicitation" in declared, "sampling" in declared, "roots" in declared,
+                             tasks=tasks_declared)
