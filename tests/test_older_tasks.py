@@ -1,0 +1,145 @@
+"""Tasks of the older era (2025-11-25, `basic/utilities/tasks`): a call made a task, followed to its end.
+
+Against the npm `@modelcontextprotocol/server-everything` (its `simulate-research-query` tool, whose
+`execution.taskSupport` is required, asks a clarifying question on the tasks/result stream when
+`ambiguous`), over stdio and Streamable HTTP; and against scripted servers (tests/servers/
+scripted_server.py) for the endings and the rules of when a call is a task.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance import reference_server
+from conftest import mrtr
+from peers import everything_over_http
+
+RESEARCH = ("call", "simulate-research-query", "-a", "topic=python", "-a", "ambiguous=true", "--no-input")
+ANSWERS = "answers:\n  elicitation#1:\n    content: {interpretation: comedy}\n"
+
+
+def everything() -> list[str]:
+    return ["--", *reference_server("everything", "stdio")]
+
+
+def answers_file(tmp_path: Path) -> str:
+    path = tmp_path / "answers.yaml"
+    path.write_text(ANSWERS)
+    return str(path)
+
+
+def assert_research_followed(run: Any) -> None:
+    """The task created, its statuses with their messages, the question asked in flight on the
+    tasks/result stream and answered from the file, the final report printed."""
+    assert run.code == 0, run.stderr
+    timeline = run.stderr
+    assert "task " in timeline and " created · working · poll every 1 s · ttl 300 s" in timeline
+    assert "⧗ task input_required: Found multiple interpretations for \"python\"" in timeline
+    asked = timeline.index("asked in flight: elicitation#1")
+    assert timeline.index("→ tasks/result") < asked < timeline.index("✓ elicitation#1 ← accept "
+                                                                      "{\"interpretation\":\"comedy\"}  from answers-file")
+    assert timeline.index("… task working: Continuing with interpretation: \"comedy\"") > asked
+    assert "✓ task completed" in timeline and "→ tasks/get" not in timeline  # the polls: with -v only
+    assert "# Research Report: python (comedy)" in run.stdout
+
+
+def test_a_required_task_over_stdio_is_followed_and_its_question_answered_from_a_file(tmp_path: Path):
+    run = mrtr(*RESEARCH, "--answers", answers_file(tmp_path), *everything())
+    assert_research_followed(run)
+    sent = mrtr(*RESEARCH, "--answers", answers_file(tmp_path), "-v", *everything())
+    assert '"task":{}' in sent.stderr.replace(" ", "") and "« " in sent.stderr  # the call carried the task field
+    assert "→ tasks/get" in sent.stderr  # polled, shown with -v
+
+
+def test_a_required_task_over_streamable_http_is_followed_the_same_way(tmp_path: Path):
+    with everything_over_http() as url:
+        run = mrtr(*RESEARCH, "--answers", answers_file(tmp_path), "--url", url)
+    assert_research_followed(run)
+
+
+def test_task_on_a_tool_without_task_support_and_in_the_modern_era_is_exit_1():
+    echo = mrtr("call", "echo", "-a", "message=hi", "--task", *everything())
+    assert echo.code == 1, echo.stderr
+    assert echo.stderr.splitlines()[-1] == ("✗ --task: the tool 'echo' cannot be called as a task: its "
+                                            "execution.taskSupport is 'forbidden' (or absent); leave --task out")
+    modern = mrtr("call", "book_table", "--demo", "--task")
+    assert modern.code == 1
+    assert "since 2026-07-28 the server decides whether a call runs as a task" in modern.stderr.splitlines()[-1]
+    read = mrtr("read", "vault://recipes", "--demo", "--task")
+    assert read.code == 1 and "only a tool call runs as a task, not resources/read" in read.stderr
+
+
+NOT_FOUND = {"error": {"code": -32601, "message": "Method not found"}}
+TAKES_TASKS = {"tools": {}, "tasks": {"requests": {"tools": {"call": {}}}}}
+
+
+def initialized(capabilities: dict[str, Any]) -> dict[str, Any]:
+    return {"result": {"protocolVersion": "2025-11-25", "capabilities": capabilities,
+                       "serverInfo": {"name": "scripted-tasks", "version": "1"}}}
+
+
+def tool(name: str, support: str | None) -> dict[str, Any]:
+    execution = {"execution": {"taskSupport": support}} if support else {}
+    return {"name": name, "inputSchema": {"type": "object"}, **execution}
+
+
+def task(status: str, message: str | None = None, **more: Any) -> dict[str, Any]:
+    said = {"statusMessage": message} if message else {}
+    return {"taskId": "t-1", "status": status, "createdAt": "2025-11-25T10:30:00Z",
+            "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": 60000, "pollInterval": 100, **said, **more}
+
+
+TEXT = {"content": [{"type": "text", "text": "done"}]}
+
+
+@pytest.mark.parametrize("ending, code, said", [
+    ("completed", 0, "done"),
+    ("failed", 2, "the task t-1 failed: Tool execution failed: quota exceeded"),
+    ("cancelled", 2, "the task t-1 was cancelled: Cancelled by the operator"),
+])
+def test_a_task_ends_as_its_status_says(scripted, ending: str, code: int, said: str):
+    message = {"completed": None, "failed": "Tool execution failed: quota exceeded",
+               "cancelled": "Cancelled by the operator"}[ending]
+    result = [] if ending == "cancelled" else [{"result": TEXT if ending == "completed" else {**TEXT, "isError": True}}]
+    server = scripted(discover=NOT_FOUND, tools=[tool("slow", "required")], steps=[
+        initialized(TAKES_TASKS), {"result": {"task": task("working")}},
+        {"result": task("working", "half way")}, {"result": task(ending, message)}, *result])
+    run = mrtr("call", "slow", "--no-input", "--", *server.command)
+    assert run.code == code, run.stderr
+    assert said in (run.stdout if code == 0 else run.stderr.splitlines()[-1])
+    assert "… task working: half way" in run.stderr
+    methods = [m["method"] for m in server.received() if "id" in m and m["method"].startswith("task")]
+    assert methods == ["tasks/get", "tasks/get"] + (["tasks/result"] if result else [])
+    [call] = server.calls()
+    assert call["params"]["task"] == {}
+
+
+@pytest.mark.parametrize("support, capabilities, flags, as_task", [
+    ("optional", TAKES_TASKS, ("--task",), True),
+    ("optional", TAKES_TASKS, (), False),
+    ("required", {"tools": {}}, (), False),  # no tasks.requests.tools.call: a client MUST NOT make it a task
+])
+def test_when_a_call_is_a_task(scripted, support: str, capabilities: dict[str, Any], flags: tuple[str, ...],
+                               as_task: bool):
+    created = [{"result": {"task": task("completed")}}, {"result": TEXT}] if as_task else [{"result": TEXT}]
+    server = scripted(discover=NOT_FOUND, tools=[tool("maybe", support)],
+                      steps=[initialized(capabilities), *created])
+    run = mrtr("call", "maybe", "--no-input", *flags, "--", *server.command)
+    assert run.code == 0, run.stderr
+    [call] = server.calls()
+    assert ("task" in call["params"]) is as_task
+    assert ("→ tasks/result" in run.stderr) is as_task and "done" in run.stdout
+
+
+def test_task_where_the_server_takes_no_tasks_is_exit_1_and_a_hostile_task_is_exit_2(scripted):
+    plain = scripted(discover=NOT_FOUND, tools=[tool("maybe", "optional")], steps=[initialized({"tools": {}})])
+    refused = mrtr("call", "maybe", "--no-input", "--task", "--", *plain.command)
+    assert refused.code == 1 and "declares no tasks.requests.tools.call capability" in refused.stderr
+    assert plain.calls() == []
+    hostile = scripted(discover=NOT_FOUND, tools=[tool("slow", "required")], steps=[
+        initialized(TAKES_TASKS), {"result": {"task": {"taskId": "x" * 5000, "status": "working"}}}])
+    run = mrtr("call", "slow", "--no-input", "--", *hostile.command)
+    assert run.code == 2 and "no CreateTaskResult" in run.stderr.splitlines()[-1]
