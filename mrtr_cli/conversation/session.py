@@ -21,7 +21,7 @@ from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
 from mrtr_cli.conversation.instances import Instance, Instances
 from mrtr_cli.conversation.older_tasks import OlderTaskFollower, is_task_call
-from mrtr_cli.conversation.task_follower import TaskFollower, TaskSettings
+from mrtr_cli.conversation.task_follower import TaskFollower, TaskRecord, TaskSettings
 from mrtr_cli.errors import (HopRefused, IncompleteError, Interrupted, MrtrError, ServerError, UnreachableError,
                              UsageError, interruption)
 from mrtr_cli.exit_codes import ExitCode, decide
@@ -66,6 +66,8 @@ class Outcome:
     """`modern` or `older`: the era it was spoken in (None: no server was reached)."""
     advice: list[str] = field(default_factory=list)
     """What mrtr found out after a failure, shown after it (e.g. a tool name the server does not list)."""
+    task: TaskRecord | None = None
+    """The task the server made of the request, as it was followed (None: no task)."""
 
     def exit_code(self, strict: bool = False) -> ExitCode:
         codes = [self.error.exit_code] if self.error else []
@@ -94,6 +96,8 @@ class Session:
         self.client = client
         self.tasks = tasks or TaskSettings()
         """How a task the server makes of the call is followed (conversation/task_follower.py)."""
+        self.follower: TaskFollower | None = None
+        """The follower of the task of the conversation, once the server made one."""
         self.instances = instances
         """Where each round goes (`--replica`, `--restart-between-rounds`); None: where the client is."""
         self.chain = chain
@@ -134,6 +138,7 @@ class Session:
             outcome.status, outcome.error = "aborted", interruption(raised)
         if asking is not None:
             _keep_asked_in_flight(outcome.rounds, *asking.end_call())
+        outcome.task = self.follower.record if self.follower is not None else None
         outcome.server, outcome.era = self.client.server_info, self.client.era.name
         self.held.before_waiting()  # what a Ctrl-C, landing while a round was shown, left held
         self.emit(events.OutcomeReached(outcome))
@@ -196,7 +201,8 @@ class Session:
             rounds.append(current)
             return self._answer_all(current)
 
-        return TaskFollower(self.client, ask, self.tasks, sleep=self.sleep)
+        self.follower = TaskFollower(self.client, ask, self.tasks, sleep=self.sleep)
+        return self.follower
 
     def _route(self, number: int) -> tuple[Instance | None, events.InstanceChosen | None]:
         """Hand the client the instance round `number` goes to, and say which it is (None, None: no hops)."""

@@ -40,6 +40,21 @@ class TaskSettings:
     task_timeout: float = DEFAULT_TASK_TIMEOUT
 
 
+@dataclass
+class TaskRecord:
+    """What following a task saw: its id, each status (with its statusMessage) in order, and how many
+    polls it took (the `--json` report's `task`)."""
+
+    task_id: str
+    statuses: list[tuple[str, str | None]]
+    polls: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        statuses = [{"status": status, **({"message": message} if message is not None else {})}
+                    for status, message in self.statuses]
+        return {"id": self.task_id, "statuses": statuses, "polls": self.polls}
+
+
 class TaskFailed(ServerError):
     """The task ended `failed`: its JSON-RPC error (exit 2)."""
 
@@ -71,8 +86,8 @@ class TaskFollower:
         self.settings = settings
         self.sleep = sleep
         self.clock = clock
-        self.polls = 0
-        """How many tasks/get were sent (not a difference between runs: replay ignores it)."""
+        self.record: TaskRecord | None = None
+        """What was seen of the task so far (None: no task yet)."""
         self._last: Reply | None = None
         """The last tasks/get's reply (an input round is that reply's)."""
         self._answered: set[str] = set()
@@ -81,14 +96,16 @@ class TaskFollower:
     def follow_created(self, reply: Reply, next_round: int) -> dict[str, Any]:
         """Follow the task a `CreateTaskResult` (`reply`, to a tools/call) made; its result, when it completes."""
         created = tasks.read_created(reply.method, reply.result)
+        self.record = TaskRecord(created.task_id, [(created.status, created.status_message)])
         self.client.emit(events.TaskCreated(reply.id, created.task_id, created.status, created.status_message,
                                             created.poll_interval_ms, created.ttl_ms))
         return self._follow(created, next_round)
 
     def follow_id(self, task_id: str, next_round: int = 1) -> dict[str, Any]:
         """Follow a task known only by its id (a task mrtr made before, resumed): asked first, then followed."""
+        self.record = TaskRecord(task_id, [])
         first = self._get(task_id)
-        self.client.emit(events.TaskStatusChanged(task_id, first.status, first.status_message))
+        self._seen(first)
         return self._follow(first, next_round, seen=first)
 
     def _follow(self, state: TaskState, next_round: int, seen: TaskState | None = None) -> dict[str, Any]:
@@ -103,8 +120,14 @@ class TaskFollower:
                 self._wait(state, deadline)
             state = self._get(state.task_id)
             if (state.status, state.status_message) != (last.status, last.status_message):
-                self.client.emit(events.TaskStatusChanged(state.task_id, state.status, state.status_message))
+                self._seen(state)
             last = state
+
+    def _seen(self, state: TaskState) -> None:
+        """A status (or statusMessage) not seen just before: kept, and told."""
+        if self.record is not None:
+            self.record.statuses.append((state.status, state.status_message))
+        self.client.emit(events.TaskStatusChanged(state.task_id, state.status, state.status_message))
 
     def _unanswered(self, state: TaskState) -> dict[str, dict[str, Any]]:
         return {key: request for key, request in state.input_requests.items() if key not in self._answered}
@@ -120,7 +143,8 @@ class TaskFollower:
         self.sleep(min(tasks.poll_seconds(state.poll_interval_ms, self.settings.poll_interval), left))
 
     def _get(self, task_id: str) -> TaskState:
-        self.polls += 1
+        if self.record is not None:
+            self.record.polls += 1
         reply = self.client.request(tasks.GET, tasks.get_params(task_id), purpose="task")
         if reply.error is not None:
             raise explain(tasks.GET, reply.error)

@@ -27,6 +27,8 @@ def conversation(outcome: Outcome) -> dict[str, Any]:
     if outcome.error is not None:
         document["error"] = error_object(outcome.error)
     document["rounds"] = [report_view(r) for r in outcome.rounds]
+    if outcome.task is not None:
+        document["task"] = outcome.task.as_dict()
     document["server"] = outcome.server
     if outcome.era is not None:
         document["era"] = outcome.era

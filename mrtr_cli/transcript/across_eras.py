@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.transcript.compare import Difference, compare
+from mrtr_cli.transcript.task_record import compare_tasks
 from mrtr_cli.transcript.paths import JsonPath
 from mrtr_cli.transcript.rounds import AskedQuestion, final_result, question_sequence
 
@@ -34,9 +35,10 @@ def era_of(document: dict[str, Any]) -> str:
 
 def compare_conversations(recorded: dict[str, Any], live: dict[str, Any], ignore: list[JsonPath],
                           strict: bool) -> list[Difference]:
-    """Replay's comparison: round by round in the same era (`compare`), else across eras."""
+    """Replay's comparison: round by round in the same era (`compare`), with the task the server made
+    of the request (`compare_tasks`), else across eras."""
     if era_of(recorded) == era_of(live):
-        return compare(recorded, live, ignore, strict)
+        return compare(recorded, live, ignore, strict) + compare_tasks(recorded.get("task"), live.get("task"))
     return compare_across_eras(recorded, live)
 
 

@@ -16,6 +16,7 @@ from mrtr_cli import events, files, validation, yaml_loader
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import MrtrError, ServerError, UsageError, error_for
 from mrtr_cli.transcript.rounds import finding_from_data, round_events, round_from_data
+from mrtr_cli.transcript.task_record import ending, task_events, task_rounds
 
 FORMAT = 2
 SCHEMA = Path(__file__).with_name("schema.json")
@@ -117,6 +118,9 @@ def events_of(transcript: Transcript) -> Iterator[Any]:
     method = transcript.request["method"]
     for entry in transcript.rounds:
         yield from round_events(method, entry)
+    task = transcript.data.get("task")
+    if task is not None:
+        yield from task_events(task, transcript.rounds[0]["id"] if transcript.rounds else 0)
 
 
 def outcome_of(transcript: Transcript) -> Outcome:
@@ -131,6 +135,18 @@ def outcome_of(transcript: Transcript) -> Outcome:
         outcome.result = last.get("result")
     else:
         outcome.error = _error(transcript, last)
+    task = transcript.data.get("task")
+    return _with_task(outcome, task) if task is not None else outcome
+
+
+def _with_task(outcome: Outcome, task: dict[str, Any]) -> Outcome:
+    """The outcome of a recorded task: its input rounds after the call's, and how it ended."""
+    outcome.rounds += task_rounds(task)
+    result, failure = ending(task)
+    if result is not None:
+        outcome.result = result
+    elif failure is not None and outcome.status != "complete":
+        outcome.error = failure
     return outcome
 
 

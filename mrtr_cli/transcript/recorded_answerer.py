@@ -34,7 +34,7 @@ class RecordedAnswerer:
 
     def __init__(self, transcript: Transcript) -> None:
         self.pool = [_recorded(entry, key, answer) for entry in transcript.rounds
-                     for key, answer in (entry.get("answers") or {}).items()]
+                     for key, answer in (entry.get("answers") or {}).items()] + _task_answers(transcript)
         self.unanswered = {(key, request.get("method")) for entry in transcript.rounds
                            for key, request in asked_in_flight(entry).items() if key not in (entry.get("answers") or {})}
         self.asked_roots = any(request.get("method") == ROOTS for entry in transcript.rounds
@@ -72,3 +72,12 @@ def _recorded(entry: dict[str, Any], key: str, answer: dict[str, Any]) -> Record
     asked = asked_in(entry).get(key) or asked_in_flight(entry).get(key, {})
     message = Question(entry["round"], key, asked, "").message if asked else ""
     return RecordedAnswer(entry["round"], key, answer["method"], message, answer["response"])
+
+
+def _task_answers(transcript: Transcript) -> list[RecordedAnswer]:
+    """The answers given to a recorded task's input rounds (the tasks extension), in order."""
+    task = transcript.data.get("task")
+    inputs = (task.get("inputs") or []) if isinstance(task, dict) else []
+    return [RecordedAnswer(entry["round"], key, answer["method"],
+                           Question(entry["round"], key, entry["asked"].get(key, {}), "").message, answer["response"])
+            for entry in inputs for key, answer in (entry.get("answers") or {}).items()]

@@ -26,6 +26,7 @@ from mrtr_cli.transcript.lone_surrogates import writable
 from mrtr_cli.transcript.model import header
 from mrtr_cli.transcript.redact import Redaction
 from mrtr_cli.transcript.rounds import RoundParts, finding_to_data, round_to_data
+from mrtr_cli.transcript.task_record import TaskParts, task_to_data
 
 
 class TranscriptBuilder:
@@ -63,7 +64,10 @@ class TranscriptBuilder:
             events.Finding: self._finding, events.ServerIdentified: self._server, events.OutcomeReached: self._outcome,
             events.EraChosen: self._era, events.InputRequested: self._asked_in_flight,
             events.AuthorizationStep: self._authorization, events.InstanceChosen: self._instance,
+            events.TaskCreated: self._task_created, events.TaskStatusChanged: self._task_status,
         }
+        self.task: TaskParts | None = None
+        """The task the server made of the request (the tasks extension), gathered until the outcome."""
 
     def __call__(self, event: Any) -> None:
         handler = self._handlers.get(type(event))
@@ -86,6 +90,8 @@ class TranscriptBuilder:
 
     def _sent(self, event: events.RequestSent) -> None:
         if event.round is None:
+            if self.task is not None and event.method == "tasks/get":
+                self.task.polls += 1
             return
         if self.pending is not None and self.pending.number == event.round:
             self.pending.id = event.id  # sent again: a new version or a broken stream
@@ -124,6 +130,8 @@ class TranscriptBuilder:
             self.pending.notifications.append(event)
 
     def _answer(self, event: events.AnswerChosen) -> None:
+        if self.task is not None and self.task.answered(event):
+            return
         if self.pending is not None and self.pending.number == event.round:
             self.pending.answers[event.key] = event
         elif self.pending is None and event.round == 0:
@@ -144,7 +152,18 @@ class TranscriptBuilder:
     def _era(self, event: events.EraChosen) -> None:
         self.context.update(era=event.era, version=event.version)
 
+    def _task_created(self, event: events.TaskCreated) -> None:
+        self.task = TaskParts(event)
+
+    def _task_status(self, event: events.TaskStatusChanged) -> None:
+        if self.task is None:  # a task followed by its id alone: what it was first seen as is its start
+            self.task = TaskParts(events.TaskCreated(0, event.task_id, event.status, event.status_message))
+        else:
+            self.task.seen(event)
+
     def _asked_in_flight(self, event: events.InputRequested) -> None:
+        if not event.in_flight and self.task is not None:
+            self.task.asked(event)
         if not event.in_flight:
             return
         if self.pending is not None and event.id == self.pending.id:
@@ -167,7 +186,8 @@ class TranscriptBuilder:
             self.request = {"method": outcome.method, "params": self.redaction.params(outcome.params)}
         self._flush()
         noted = self._start()  # no round to keep its finding: shown only
-        ending: dict[str, Any] = {"outcome": outcome.status}
+        ending: dict[str, Any] = {"task": task_to_data(self.task, outcome)} if self.task is not None else {}
+        ending["outcome"] = outcome.status
         if self.authorization is not None:
             ending["authorization"] = self.authorization
         if outcome.error is not None and not isinstance(outcome.error, ServerError):

@@ -265,9 +265,12 @@ def final_result(rounds: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def comparable(data: dict[str, Any]) -> dict[str, Any]:
     """The transcript form without what legitimately changes between runs: the id, the timing,
-    the answers (they are the cause, not the effect), the volatile result fields, and the instance
-    it went to (a replay with other replicas, or none, is the same conversation)."""
+    the answers (they are the cause, not the effect), the volatile result fields, a CreateTaskResult's
+    fields (transcript/task_record.py compares the task), and the instance it went to (a replay with
+    other replicas, or none, is the same conversation)."""
     received = copy.deepcopy(data["received"])
     if isinstance(received.get("result"), dict):
         received["result"] = without_volatile(received["result"])
+        if received["result"].get("resultType") == "task":  # the task's id and times: its own on every run
+            received["result"] = {"resultType": "task"}
     return {"round": data["round"], "received": received, "findings": data.get("findings", [])}
