@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from conformance import reference_server
 from conftest import mrtr
@@ -31,9 +32,9 @@ def answers_file(tmp_path: Path) -> str:
     return str(path)
 
 
-def assert_research_followed(run: Any) -> None:
+def assert_research_followed(run: Any, report: str) -> None:
     """The task created, its statuses with their messages, the question asked in flight on the
-    tasks/result stream and answered from the file, the final report printed."""
+    tasks/result stream and answered from the file, the final report (`report`: as printed)."""
     assert run.code == 0, run.stderr
     timeline = run.stderr
     assert "task " in timeline and " created · working · poll every 1 s · ttl 300 s" in timeline
@@ -43,21 +44,41 @@ def assert_research_followed(run: Any) -> None:
                                                                       "{\"interpretation\":\"comedy\"}  from answers-file")
     assert timeline.index("… task working: Continuing with interpretation: \"comedy\"") > asked
     assert "✓ task completed" in timeline and "→ tasks/get" not in timeline  # the polls: with -v only
-    assert "# Research Report: python (comedy)" in run.stdout
+    assert "# Research Report: python (comedy)" in report
 
 
-def test_a_required_task_over_stdio_is_followed_and_its_question_answered_from_a_file(tmp_path: Path):
-    run = mrtr(*RESEARCH, "--answers", answers_file(tmp_path), *everything())
-    assert_research_followed(run)
-    sent = mrtr(*RESEARCH, "--answers", answers_file(tmp_path), "-v", *everything())
-    assert '"task":{}' in sent.stderr.replace(" ", "") and "« " in sent.stderr  # the call carried the task field
-    assert "→ tasks/get" in sent.stderr  # polled, shown with -v
+def assert_recorded(path: Path) -> None:
+    """The call asked for a task; its one round keeps the CreateTaskResult and the question asked in
+    flight with its answer; the `task` part its statuses and the report."""
+    document = yaml.safe_load(path.read_text())
+    [only] = document["rounds"]
+    assert only["sent"]["params"]["task"] == {} and only["received"]["result"]["task"]["status"] == "working"
+    assert list(only["received"]["asked_in_flight"]) == ["elicitation#1"] and list(only["answers"]) == ["elicitation#1"]
+    statuses = [entry["status"] for entry in document["task"]["statuses"]]
+    assert statuses[0] == "working" and "input_required" in statuses and statuses[-1] == "completed"
+    assert "python (comedy)" in document["task"]["result"]["content"][0]["text"]
 
 
-def test_a_required_task_over_streamable_http_is_followed_the_same_way(tmp_path: Path):
+def test_a_required_task_over_stdio_is_followed_recorded_and_replayed(tmp_path: Path):
+    path = tmp_path / "research.yaml"
+    run = mrtr(*RESEARCH, "--answers", answers_file(tmp_path), "--record", str(path), *everything())
+    assert_research_followed(run, run.stdout)
+    assert_recorded(path)
+    again = mrtr("replay", str(path), "--trust-target")
+    assert again.code == 0 and "same as recorded (1 round)" in again.stderr, again.stderr
+    shown = mrtr("show", str(path))
+    assert shown.code == 0 and "⧗ task input_required" in shown.stdout and "python (comedy)" in shown.stdout
+
+
+def test_a_required_task_over_streamable_http_is_followed_recorded_and_replayed(tmp_path: Path):
+    path = tmp_path / "research-http.yaml"
     with everything_over_http() as url:
-        run = mrtr(*RESEARCH, "--answers", answers_file(tmp_path), "--url", url)
-    assert_research_followed(run)
+        run = mrtr(*RESEARCH, "--answers", answers_file(tmp_path), "--record", str(path), "--json", "--url", url)
+        again = mrtr("replay", str(path), "--url", url)
+    assert_research_followed(run, run.json()["result"]["content"][0]["text"])
+    assert run.json()["task"]["statuses"][-1] == {"status": "completed", "message": "Generating report..."}
+    assert_recorded(path)
+    assert again.code == 0 and "same as recorded (1 round)" in again.stderr, again.stderr
 
 
 def test_task_on_a_tool_without_task_support_and_in_the_modern_era_is_exit_1():

@@ -19,6 +19,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
+from mrtr_cli.conversation.task_follower import TaskRecord
 from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.protocol import older_task_rules as rules, tasks
 from mrtr_cli.protocol.older_task_rules import OlderTask
@@ -69,6 +70,8 @@ class OlderTaskFollower:
         self.emit = client.emit
         self.latest: OlderTask | None = None
         """The task as last told (created, polled or notified)."""
+        self.record: TaskRecord | None = None
+        """What was seen of the task (the `--json` report's `task`); None: no task yet."""
 
     def follow(self, reply: Reply) -> dict[str, Any]:
         """The task's result, once it completed; a failed or cancelled task raises."""
@@ -77,6 +80,7 @@ class OlderTaskFollower:
             raise ProtocolError("the server answered a task-augmented tools/call with no CreateTaskResult (a "
                                 "`task` with a string taskId and status)", "-v shows the frame")
         self.latest = created
+        self.record = TaskRecord(created.task_id, [(created.status, created.status_message)])
         self.emit(events.TaskCreated(reply.id, created.task_id, created.status, created.status_message,
                                      created.poll_interval_ms, created.ttl_ms))
         self.emit.subscribe(self._notified)
@@ -103,6 +107,8 @@ class OlderTaskFollower:
         """tasks/get; a change of status or statusMessage is said. After tasks/result returned, a
         server that no longer knows the task (it may drop it once its result is read) leaves it completed."""
         reply = self.client.request("tasks/get", {"taskId": before.task_id}, purpose="task")
+        if self.record is not None:
+            self.record.polls += 1
         if reply.error is not None:
             if after_result:
                 return before._replace(status="completed")
@@ -126,6 +132,8 @@ class OlderTaskFollower:
         before = self.latest
         self.latest = now
         if before is None or (now.status, now.status_message) != (before.status, before.status_message):
+            if self.record is not None:
+                self.record.statuses.append((now.status, now.status_message))
             self.emit(events.TaskStatusChanged(now.task_id, now.status, now.status_message))
 
     def _result(self, seen: OlderTask) -> dict[str, Any]:

@@ -96,7 +96,7 @@ class Session:
         self.client = client
         self.tasks = tasks or TaskSettings()
         """How a task the server makes of the call is followed (conversation/task_follower.py)."""
-        self.follower: TaskFollower | None = None
+        self.follower: TaskFollower | OlderTaskFollower | None = None
         """The follower of the task of the conversation, once the server made one."""
         self.instances = instances
         """Where each round goes (`--replica`, `--restart-between-rounds`); None: where the client is."""
@@ -177,7 +177,8 @@ class Session:
             reading = read_result(method, reply.result)
             if isinstance(reading, Complete) and is_task_call(self.client, sent) and "task" in reading.result:
                 current.result_type = tasks.TASK
-                return OlderTaskFollower(self.client, self.tasks.poll_interval, self.sleep).follow(reply)
+                self.follower = OlderTaskFollower(self.client, self.tasks.poll_interval, self.sleep)
+                return self.follower.follow(reply)
             if isinstance(reading, Complete):
                 current.result_type = "complete"
                 return reading.result
