@@ -116,21 +116,26 @@ def task(status: str, message: str | None = None, **more: Any) -> dict[str, Any]
 TEXT = {"content": [{"type": "text", "text": "done"}]}
 
 
-@pytest.mark.parametrize("ending, code, said", [
-    ("completed", 0, "done"),
-    ("failed", 2, "the task t-1 failed: Tool execution failed: quota exceeded"),
-    ("cancelled", 2, "the task t-1 was cancelled: Cancelled by the operator"),
-])
-def test_a_task_ends_as_its_status_says(scripted, ending: str, code: int, said: str):
-    message = {"completed": None, "failed": "Tool execution failed: quota exceeded",
-               "cancelled": "Cancelled by the operator"}[ending]
-    result = [] if ending == "cancelled" else [{"result": TEXT if ending == "completed" else {**TEXT, "isError": True}}]
+ENDINGS = {
+    "completed": ("completed", None, [{"result": TEXT}], 0, "done"),
+    "failed": ("failed", "Tool execution failed: quota exceeded", [{"result": {**TEXT, "isError": True}}], 2,
+               "✗ the task t-1 failed: Tool execution failed: quota exceeded; the server ended it; its logs may say why"),
+    "failed, said by tasks/result": ("failed", None, [{"error": {"code": -32603, "message": "upstream down"}}], 2,
+                                     "✗ the task t-1 failed: upstream down; the server ended it; its logs may say why"),
+    "cancelled": ("cancelled", "Cancelled by the operator", [], 2, "✗ the task t-1 was cancelled: Cancelled by the "
+                  "operator; the server ended it; its logs may say why"),
+}
+
+
+@pytest.mark.parametrize("name", ENDINGS)
+def test_a_task_ends_as_its_status_says(scripted, name: str):
+    ending, message, result, code, said = ENDINGS[name]
     server = scripted(discover=NOT_FOUND, tools=[tool("slow", "required")], steps=[
         initialized(TAKES_TASKS), {"result": {"task": task("working")}},
         {"result": task("working", "half way")}, {"result": task(ending, message)}, *result])
     run = mrtr("call", "slow", "--no-input", "--", *server.command)
     assert run.code == code, run.stderr
-    assert said in (run.stdout if code == 0 else run.stderr.splitlines()[-1])
+    assert said in run.stdout if code == 0 else said == run.stderr.splitlines()[-1]
     assert "… task working: half way" in run.stderr
     methods = [m["method"] for m in server.received() if "id" in m and m["method"].startswith("task")]
     assert methods == ["tasks/get", "tasks/get"] + (["tasks/result"] if result else [])

@@ -95,13 +95,17 @@ class OlderTaskFollower:
             self.sleep(tasks.poll_seconds(seen.poll_interval_ms, self.poll_interval))
             seen = self._poll(seen)
         if seen.status == "cancelled":
-            raise _ended(seen)
-        result = self._result(seen)
+            raise _ended(seen, None)
+        reply = self.client.request("tasks/result", {"taskId": seen.task_id}, purpose="task")
         if seen.status not in rules.TERMINAL:
-            seen = self._poll(seen, after_result=True)
+            seen = self._poll(seen, after_result=reply.error is None)
         if seen.status in ("failed", "cancelled"):
-            raise _ended(seen)
-        return result
+            raise _ended(seen, reply)
+        if reply.error is not None:
+            raise explain("tasks/result", reply.error)
+        if not isinstance(reply.result, dict):
+            raise ProtocolError(f"the result of tasks/result for task {seen.task_id!r} is not a JSON object")
+        return reply.result
 
     def _poll(self, before: OlderTask, after_result: bool = False) -> OlderTask:
         """tasks/get; a change of status or statusMessage is said. After tasks/result returned, a
@@ -136,18 +140,25 @@ class OlderTaskFollower:
                 self.record.statuses.append((now.status, now.status_message))
             self.emit(events.TaskStatusChanged(now.task_id, now.status, now.status_message))
 
-    def _result(self, seen: OlderTask) -> dict[str, Any]:
-        """tasks/result: blocks until the task ends, the server's questions answered meanwhile."""
-        reply = self.client.request("tasks/result", {"taskId": seen.task_id}, purpose="task")
-        if reply.error is not None:
-            raise explain("tasks/result", reply.error)
-        if not isinstance(reply.result, dict):
-            raise ProtocolError(f"the result of tasks/result for task {seen.task_id!r} is not a JSON object")
-        return reply.result
 
 
-def _ended(task: OlderTask) -> ProtocolError:
-    """A task that failed or was cancelled, as the error it ends the call with (exit 2)."""
-    said = f": {task.status_message}" if task.status_message else ""
+def _ended(task: OlderTask, reply: Reply | None) -> ProtocolError:
+    """A task that failed or was cancelled, as the error it ends the call with (exit 2): why, in
+    its statusMessage, else in what tasks/result returned (`reply`; None: not asked)."""
+    said = task.status_message or _said_by(reply)
     verb = "was cancelled" if task.status == "cancelled" else "failed"
-    return ProtocolError(f"the task {task.task_id} {verb}{said}", "the server ended it; its logs may say why")
+    return ProtocolError(f"the task {task.task_id} {verb}{f': {said}' if said else ''}",
+                         "the server ended it; its logs may say why")
+
+
+def _said_by(reply: Reply | None) -> str | None:
+    """The error message, or the first text, of what tasks/result returned (cut short)."""
+    if reply is None:
+        return None
+    if reply.error is not None:
+        message = reply.error.get("message")
+        return message[:rules.MESSAGE_LIMIT] if isinstance(message, str) else None
+    content = reply.result.get("content") if isinstance(reply.result, dict) else None
+    texts = [item["text"] for item in content or [] if isinstance(item, dict) and isinstance(item.get("text"), str)] \
+        if isinstance(content, list) else []
+    return texts[0][:rules.MESSAGE_LIMIT] if texts else None
