@@ -8,6 +8,7 @@ scripted_server.py) for the endings and the rules of when a call is a task.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -169,3 +170,21 @@ def test_task_where_the_server_takes_no_tasks_is_exit_1_and_a_hostile_task_is_ex
         initialized(TAKES_TASKS), {"result": {"task": {"taskId": "x" * 5000, "status": "working"}}}])
     run = mrtr("call", "slow", "--no-input", "--", *hostile.command)
     assert run.code == 2 and "no CreateTaskResult" in run.stderr.splitlines()[-1]
+
+
+def test_sampling_and_roots_asked_on_the_tasks_result_stream_are_answered_from_the_flags(scripted, tmp_path: Path):
+    related = {"_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t-1"}}}
+    sampling = {"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage", "params": {
+        "messages": [{"role": "user", "content": {"type": "text", "text": "Summarise"}}], "maxTokens": 50, **related}}
+    roots = {"jsonrpc": "2.0", "id": "r1", "method": "roots/list", "params": related}
+    server = scripted(discover=NOT_FOUND, tools=[tool("slow", "required")], steps=[
+        initialized(TAKES_TASKS), {"result": {"task": task("input_required", "Need a summary")}},
+        {"before": [json.dumps(sampling), json.dumps(roots)], "result": TEXT}, {"result": task("completed")}])
+    run = mrtr("call", "slow", "--no-input", "--sampling-reply", "A summary", "--root", str(tmp_path),
+               "--", *server.command)
+    assert run.code == 0, run.stderr
+    assert "asked in flight: sampling#1" in run.stderr and "asked in flight: roots#1" in run.stderr
+    assert "✓ sampling#1 ← reply" in run.stderr and f"✓ roots#1 ← roots [\"{tmp_path.as_uri()}\"]" in run.stderr
+    answered = {m["id"]: m["result"] for m in server.received() if "result" in m}
+    assert answered["s1"]["content"]["text"] == "A summary" and answered["r1"]["roots"][0]["uri"] == tmp_path.as_uri()
+    assert "✓ task completed" in run.stderr and "done" in run.stdout
