@@ -20,6 +20,13 @@ from mrtr_cli.options import AnsweringOptions
 from mrtr_cli.protocol.meta import ClientIdentity
 from mrtr_cli.conversation.session import Outcome, Session
 from mrtr_cli.transport.stdio import StdioTransport
+from mrtr_cli import events, yaml_dumper
+from mrtr_cli.answering.questions import Question, Response
+from mrtr_cli.transcript import model
+from mrtr_cli.transcript.recorded_answerer import RecordedAnswerer
+from mrtr_cli.transcript.recorder import TranscriptBuilder
+from mrtr_cli.transcript.redact import Redaction
+from mrtr_cli.transcript.task_record import compare_tasks
 
 FORM = elicit("Go on?", {"ok": {"type": "boolean"}})
 ANY_TEXT = st.text(alphabet=st.characters(exclude_categories=()), max_size=3000)
@@ -104,3 +111,60 @@ def test_answers_and_state_go_only_on_the_next_retry(rounds: list[dict[str, Any]
         assert retry["params"].get("requestState") == shape["state"]
         assert "requestState" in retry["params"] or shape["state"] is None
         assert retry["params"]["name"] == "t" and retry["params"]["arguments"] == {}
+
+
+TEXT = st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=40)
+STATUS = st.fixed_dictionaries({"status": st.sampled_from(["working", "input_required"]) | TEXT,
+                                "message": st.none() | TEXT})
+ASKED = st.dictionaries(TEXT, st.fixed_dictionaries({"message": TEXT, "answer": TEXT}), max_size=2)
+TASK = st.fixed_dictionaries({"id": TEXT.filter(bool), "statuses": st.lists(STATUS, max_size=4),
+                              "inputs": st.lists(ASKED, max_size=3), "text": TEXT,
+                              "poll": st.none() | st.integers(0, 2**40), "ttl": st.none() | st.integers(0, 2**40)})
+"""A task as its events tell it: statuses and messages, input rounds (questions and answers), the result's text."""
+
+
+def task_events(task: dict[str, Any]) -> list[Any]:
+    """The events of a task conversation, as the engine emits them: round 1 makes the task."""
+    sent = [events.RequestSent(3, "tools/call", {"name": "t", "arguments": {}}, "{}", 1, "request"),
+            events.ResponseReceived(3, "tools/call", {"resultType": "task", "taskId": task["id"], "status": "working"},
+                                    None, 1.0, 1),
+            events.TaskCreated(3, task["id"], "working", None, task["poll"], task["ttl"])]
+    number = 1
+    for status in task["statuses"]:
+        sent.append(events.TaskStatusChanged(task["id"], status["status"], status["message"]))
+    for asked in task["inputs"]:
+        number += 1
+        questions = {key: elicit(q["message"], {"a": {"type": "string"}}) for key, q in asked.items()}
+        sent.append(events.InputRequested(number, 7, questions, None))
+        sent += [events.AnswerChosen(number, key, "elicitation/create", {"action": "accept", "content": {"a": q["answer"]}},
+                                     "flag") for key, q in asked.items()]
+    return sent
+
+
+@PROPERTY
+@given(task=TASK)
+def test_a_recorded_task_reads_back_as_it_was_told(task: dict[str, Any]):
+    """Any task part the recorder writes loads (the schema holds it), shows as the events it was made
+    of, answers its questions again, and replays the same as itself (issue 28)."""
+    told = task_events(task)
+    builder = TranscriptBuilder({"transport": "demo"}, "2026-07-28", {}, Redaction.from_flags([]))
+    for event in told:
+        builder(event)
+    outcome = Outcome("tools/call", {"name": "t"}, "complete", {"content": [{"type": "text", "text": task["text"]}]})
+    builder(events.OutcomeReached(outcome))
+    path = Path(tempfile.mkdtemp()) / "task.yaml"
+    path.write_text(yaml_dumper.dumps(builder.document()), encoding="utf-8")
+    loaded = model.load(str(path))
+    assert loaded.data["task"] == builder.document()["task"]
+    kinds = (events.TaskCreated, events.TaskStatusChanged, events.InputRequested, events.AnswerChosen)
+    shown = [event for event in model.events_of(loaded) if isinstance(event, kinds)]
+    assert sorted(map(repr, shown)) == sorted(repr(e._replace(id=None) if isinstance(e, events.InputRequested) else e)
+                                              for e in told if isinstance(e, kinds))
+    assert model.outcome_of(loaded).result == outcome.result
+    assert compare_tasks(loaded.data["task"], builder.document()["task"]) == []
+    answerer = RecordedAnswerer(loaded)
+    for asked in task["inputs"]:
+        for key, question in asked.items():
+            request = elicit(question["message"], {"a": {"type": "string"}})
+            response = answerer.answer(Question(2, key, request, "s"))
+            assert isinstance(response, Response) and response.payload["content"] == {"a": question["answer"]}

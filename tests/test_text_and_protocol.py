@@ -85,7 +85,8 @@ def test_request_meta():
     built = meta.request_meta("2026-07-28", meta.Capabilities(sampling=False), client, "mrtr-7")
     assert built == {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}, "roots": {}},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}, "url": {}}, "roots": {},
+                                                       "extensions": {"io.modelcontextprotocol/tasks": {}}},
         "io.modelcontextprotocol/clientInfo": {"name": "mrtr", "version": "1.2"},
         "progressToken": "mrtr-7",
     }

@@ -14,7 +14,8 @@ Tools (each works in a thread of its own; `work` seconds per step, default 0.2):
   broken      working, then failed with a JSON-RPC error (-32603 "the build farm is down")
   halted      working, then cancelled ("stopped by an operator")
   flaky       working, then completed with isError
-  slow        working for `seconds` (default 10), then completed "done"
+  slow        working for `seconds` (default 10), then completed "done"; `poll_ms`: the pollIntervalMs it
+              suggests (default 100)
 
     python task_server.py http PORT      (prints `listening on URL` to stderr)
     python task_server.py stdio
@@ -47,7 +48,7 @@ TOOLS = [{"name": name, "description": text, "inputSchema": {"type": "object", "
              ("broken", "Fails with a protocol error.", {"work": {"type": "number"}}),
              ("halted", "Ends cancelled.", {"work": {"type": "number"}}),
              ("flaky", "Completes with a tool error.", {"work": {"type": "number"}}),
-             ("slow", "Works for a while.", {"seconds": {"type": "number"}})]]
+             ("slow", "Works for a while.", {"seconds": {"type": "number"}, "poll_ms": {"type": "integer"}})]]
 
 
 def now() -> str:
@@ -133,6 +134,8 @@ def call_tool(params: dict[str, Any]) -> dict[str, Any]:
     if not declares_tasks(params) or name not in {tool["name"] for tool in TOOLS}:
         return at_once(str(name), arguments)
     task = Task(f"task-{next(IDS)}")
+    if isinstance(arguments.get("poll_ms"), int):
+        task.fields["pollIntervalMs"] = arguments["poll_ms"]
     TASKS[task.fields["taskId"]] = task
     threading.Thread(target=run_tool, args=(task, name, arguments), daemon=True).start()
     created = task.view()
@@ -170,11 +173,12 @@ def tasks_cancel(params: dict[str, Any]) -> dict[str, Any]:
     return {"resultType": "complete"}
 
 
+CACHING = {"ttlMs": 0, "cacheScope": "public"}
 DISCOVER = {"resultType": "complete", "supportedVersions": [VERSION], "serverInfo": INFO,
-            "capabilities": {"tools": {}, "extensions": {EXTENSION: {}}}}
+            "capabilities": {"tools": {}, "extensions": {EXTENSION: {}}}, **CACHING}
 METHODS = {
     "server/discover": lambda params: DISCOVER,
-    "tools/list": lambda params: {"resultType": "complete", "tools": TOOLS},
+    "tools/list": lambda params: {"resultType": "complete", "tools": TOOLS, **CACHING},
     "tools/call": call_tool,
     "tasks/get": lambda params: {"resultType": "complete", **task_of(params).view()},
     "tasks/update": tasks_update,
