@@ -31,24 +31,27 @@ MODERN_REFUSAL = ("--task is for the older era: since 2026-07-28 the server deci
 def as_task(client: Client, method: str, params: dict[str, Any], support: str | None, asked: bool) -> dict[str, Any]:
     """The request's params, made a task when the rules say so: `support` is the tool's
     execution.taskSupport (None: the tool is not listed), `asked` whether --task was given."""
-    if asked and method != "tools/call":
+    if asked:
+        _check_asked(client, method, params.get("name"), support)
+    takes_tasks = client.era.name == "older" and rules.takes_tool_tasks(client.era.said)
+    if method == "tools/call" and takes_tasks and (support == "required" or (support == "optional" and asked)):
+        return rules.task_params(params)
+    return params
+
+
+def _check_asked(client: Client, method: str, name: Any, support: str | None) -> None:
+    """--task where no task can be made is a usage error (exit 1) saying why."""
+    if method != "tools/call":
         raise UsageError(f"--task: only a tool call runs as a task, not {method}", "leave --task out")
     if client.era.name != "older":
-        if asked:
-            raise UsageError(MODERN_REFUSAL, "leave --task out")
-        return params
-    name = params.get("name")
+        raise UsageError(MODERN_REFUSAL, "leave --task out")
     if not rules.takes_tool_tasks(client.era.said):
-        if asked:
-            raise UsageError(f"--task: the server declares no tasks.requests.tools.call capability, so no tool of "
-                             f"it may be called as a task (not {name!r})", "leave --task out")
-        return params
-    if support == "required" or (support == "optional" and asked):
-        return rules.task_params(params)
-    if asked:
-        why = "the server does not list it" if support is None else f"its execution.taskSupport is {support!r}" + (" (or absent)" if support == "forbidden" else "")
+        raise UsageError(f"--task: the server declares no tasks.requests.tools.call capability, so no tool of "
+                         f"it may be called as a task (not {name!r})", "leave --task out")
+    if support not in ("required", "optional"):
+        said = f"its execution.taskSupport is {support!r}" + (" (or absent)" if support == "forbidden" else "")
+        why = "the server does not list it" if support is None else said
         raise UsageError(f"--task: the tool {name!r} cannot be called as a task: {why}", "leave --task out")
-    return params
 
 
 def is_task_call(client: Client, params: dict[str, Any]) -> bool:

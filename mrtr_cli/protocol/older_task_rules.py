@@ -1,6 +1,6 @@
 """The wire's rules of the older era's tasks (2025-11-25, `basic/utilities/tasks`): which calls may be
-tasks, what a task says of itself, and how often to ask. Standard library only; nothing here sends. How often to poll is protocol/tasks.py's `poll_seconds`
-(the same rule in both eras).
+tasks, and what a task says of itself. Standard library only; nothing here sends. How often to poll
+is protocol/tasks.py's `poll_seconds` (the same rule in both eras).
 
 A client augments a `tools/call` with a `task` field only when the server declares
 `tasks.requests.tools.call` in its initialize result (else it MUST NOT), and then by the tool's
