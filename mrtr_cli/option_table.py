@@ -197,6 +197,8 @@ TASKS = (
            "with its id.", "SECONDS", SECONDS),
     Option(("--cancel-on-interrupt",), "tasks", "cancel_on_interrupt", "flag", "On Ctrl-C, send tasks/cancel for "
            "the task being followed (else it goes on, and its id is kept for `mrtr tasks resume`)."),
+    Option(("--task",), "tasks", "task", "flag", "Call the tool as a task (older era, a tool whose "
+           "execution.taskSupport is optional; required ones always are). Since 2026-07-28 the server decides."),
 )
 """How a task the server makes of a call is followed (TaskOptions)."""
 

@@ -158,6 +158,8 @@ class TaskOptions(NamedTuple):
     poll_interval: float | None = None
     task_timeout: float = 600.0  # conversation.task_follower.DEFAULT_TASK_TIMEOUT (not imported: start-up)
     cancel_on_interrupt: bool = False
+    task: bool = False
+    """--task: call a tool whose execution.taskSupport is optional as a task (older era)."""
 
 
 class ArgumentOptions(NamedTuple):

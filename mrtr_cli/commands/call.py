@@ -9,6 +9,7 @@ from mrtr_cli import events, files
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.arguments import prompt_arguments, tool_arguments
+from mrtr_cli.conversation.older_tasks import as_task
 from mrtr_cli.conversation.preparation import Preparation, after_failure, missing_arguments, prepare_call
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
                                       person_at_terminal, warn_missing_arguments, warn_unused_flags)
@@ -57,8 +58,9 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
                       resuming: KeptTask | None = None) -> tuple[Outcome, AnswerFlags]:
     """One request and its whole conversation, answered by the flags, then `people`; every
     failure is kept in the outcome, which `finish` gets. `tasks`: how a task the server makes of it is
-    followed; it is kept over HTTP, and what Ctrl-C leaves of it said (commands/task_interrupt.py).
-    `resuming`: no request is sent, the task it names (made by `call`) is followed instead."""
+    followed (and, in the older era, whether the call asks for one); it is kept over HTTP, and what Ctrl-C leaves
+    of it said (commands/task_interrupt.py). `resuming`: no request is sent, the task it names (made by `call`) is
+    followed instead."""
     chain, flags = build_chain(answering, options.timeout, people)
     target = resolve_target(options)
     hops = plan(options, target)
@@ -83,7 +85,7 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
             if resuming is not None:
                 outcome = session.follow_task(resuming.task_id, call.method, outcome.params)
             else:
-                outcome = _send(context, session, target, call)
+                outcome = _send(context, session, target, call, tasks.task)
             settle(watch, client, outcome, options.timeout)
             outcome.advice = after_failure(client, outcome) if resuming is None else []
             if finish is not None:
@@ -101,10 +103,11 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
     return outcome, flags
 
 
-def _send(context: Context, session: Session, target: Target, call: CallOptions) -> Outcome:
-    """The request, prepared (its arguments typed by the schema), and its whole conversation."""
+def _send(context: Context, session: Session, target: Target, call: CallOptions, as_a_task: bool) -> Outcome:
+    """The request, prepared (its arguments typed by the schema; in the older era, made a task when the tool
+    requires it or `as_a_task` asks), and its whole conversation."""
     prepared = prepare_call(session.client, target, call.method, call.name, needs_schema=bool(call.arguments))
-    params = request_params(call, prepared)
+    params = as_task(session.client, call.method, request_params(call, prepared), prepared.task_support, as_a_task)
     warn_missing_arguments(context, call.name, missing_arguments(prepared.schema, params.get("arguments")))
     return session.run(call.method, params, prepared.mirrored)
 

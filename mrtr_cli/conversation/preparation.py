@@ -21,6 +21,7 @@ from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.lists import list_all, unlisted_hint
 from mrtr_cli.errors import ProtocolError, ServerError
 from mrtr_cli.protocol.headers import header_params, split_tools
+from mrtr_cli.protocol.older_task_rules import task_support, takes_tool_tasks
 from mrtr_cli.transport.base import Mirrored
 
 if TYPE_CHECKING:
@@ -44,12 +45,17 @@ class Preparation:
     mirrored: Mirrored = field(default_factory=dict)
     """The arguments sent as headers too (header name -> argument path); empty unless the target
     mirrors headers."""
+    task_support: str | None = None
+    """The tool's execution.taskSupport (older era, a server that takes tool tasks: required,
+    optional or forbidden); None when not asked for, or the tool is not listed."""
 
 
 def prepare_call(client: Client, target: CallTarget, method: str, name: str, *, needs_schema: bool) -> Preparation:
     """Read the definition of the tool `name` when the call needs it: to type arguments
-    (`needs_schema`), or because the target mirrors headers. Requests other than tools/call need none."""
-    if method != "tools/call" or not (needs_schema or target.mirrors_headers):
+    (`needs_schema`), because the target mirrors headers, or to learn whether it runs as a task
+    (older era, a server that takes tool tasks). Requests other than tools/call need none."""
+    tasks = client.era.name == "older" and takes_tool_tasks(client.era.said)
+    if method != "tools/call" or not (needs_schema or target.mirrors_headers or tasks):
         return Preparation()
     try:
         tools = list_all(client, "tools/list", "tools")[0]["tools"]
@@ -61,7 +67,8 @@ def prepare_call(client: Client, target: CallTarget, method: str, name: str, *, 
     if tool is None:
         return Preparation()
     schema = tool.get("inputSchema")
-    return Preparation(schema, header_params(schema) if target.mirrors_headers else {})
+    return Preparation(schema, header_params(schema) if target.mirrors_headers else {},
+                       task_support(tool) if tasks else None)
 
 
 def _usable_tools(tools: list[Any], name: str) -> list[dict[str, Any]]:

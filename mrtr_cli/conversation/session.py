@@ -20,6 +20,7 @@ from mrtr_cli.answering.questions import Answer, Chain, Question
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
 from mrtr_cli.conversation.instances import Instance, Instances
+from mrtr_cli.conversation.older_tasks import OlderTaskFollower, is_task_call
 from mrtr_cli.conversation.task_follower import TaskFollower, TaskRecord, TaskSettings
 from mrtr_cli.errors import (HopRefused, IncompleteError, Interrupted, MrtrError, ServerError, UnreachableError,
                              UsageError, interruption)
@@ -95,7 +96,7 @@ class Session:
         self.client = client
         self.tasks = tasks or TaskSettings()
         """How a task the server makes of the call is followed (conversation/task_follower.py)."""
-        self.follower: TaskFollower | None = None
+        self.follower: TaskFollower | OlderTaskFollower | None = None
         """The follower of the task of the conversation, once the server made one."""
         self.instances = instances
         """Where each round goes (`--replica`, `--restart-between-rounds`); None: where the client is."""
@@ -174,6 +175,10 @@ class Session:
                 current.result_type = tasks.TASK
                 return self._follower(rounds).follow_created(reply, number + 1)
             reading = read_result(method, reply.result)
+            if isinstance(reading, Complete) and is_task_call(self.client, sent) and "task" in reading.result:
+                current.result_type = tasks.TASK
+                self.follower = OlderTaskFollower(self.client, self.tasks.poll_interval, self.sleep)
+                return self.follower.follow(reply)
             if isinstance(reading, Complete):
                 current.result_type = "complete"
                 return reading.result

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 POLL = "tasks/get"
 """A task's poll: shown with -v only (the task's status lines say what each found)."""
+OLDER_TASK_STATUS = "notifications/tasks/status"
+"""An older-era task's status notification (2025-11-25): shown with -v only, as its status lines say it."""
 
 
 class Timeline:
@@ -127,6 +129,8 @@ class Timeline:
     def _notification(self, event: events.NotificationReceived) -> None:
         if event.method == "notifications/progress" and self.live and self.progress.show(event.params):
             return
+        if event.method == OLDER_TASK_STATUS and not self.verbose:
+            return  # the task's status lines say what it told
         self.print(notification_line(event))
 
     def _backoff(self, event: events.BackingOff) -> None:

@@ -166,10 +166,15 @@ class TranscriptBuilder:
             self.task.asked(event)
         if not event.in_flight:
             return
-        if self.pending is not None and event.id == self.pending.id:
+        if self.pending is not None and (event.id == self.pending.id or self._older_task_asks(event)):
             self.pending.asked_in_flight.update(event.requests)
         elif self.pending is None and event.round == 0:
             self.before_call.asked_in_flight.update(event.requests)
+
+    def _older_task_asks(self, event: events.InputRequested) -> bool:
+        """An older-era task's question, asked on the tasks/result stream (another request than the
+        call's): it is the call's one round's, as any question asked in flight."""
+        return self.task is not None and self.pending is not None and event.round == self.pending.number
 
     def _carry_over(self, parts: RoundParts) -> None:
         """The first round takes what the server asked before its request (ServerRequests.begin_call)."""

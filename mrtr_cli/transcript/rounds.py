@@ -263,6 +263,14 @@ def final_result(rounds: list[dict[str, Any]]) -> dict[str, Any] | None:
     return {key: value for key, value in without_volatile(last).items() if key != "resultType"}
 
 
+def _older_task_created(data: dict[str, Any], result: dict[str, Any]) -> bool:
+    """Whether a round's result is an older-era CreateTaskResult: the call asked for a task (its
+    params carry `task`, 2025-11-25) and the result is one."""
+    sent = data.get("sent")
+    params = sent.get("params") if isinstance(sent, dict) else None
+    return isinstance(params, dict) and isinstance(params.get("task"), dict) and isinstance(result.get("task"), dict)
+
+
 def comparable(data: dict[str, Any]) -> dict[str, Any]:
     """The transcript form without what legitimately changes between runs: the id, the timing,
     the answers (they are the cause, not the effect), the volatile result fields, a CreateTaskResult's
@@ -273,4 +281,6 @@ def comparable(data: dict[str, Any]) -> dict[str, Any]:
         received["result"] = without_volatile(received["result"])
         if received["result"].get("resultType") == "task":  # the task's id and times: its own on every run
             received["result"] = {"resultType": "task"}
+        elif _older_task_created(data, received["result"]):
+            received["result"] = {"task": "created"}
     return {"round": data["round"], "received": received, "findings": data.get("findings", [])}
