@@ -37,7 +37,7 @@ class MachineClients:
         for item in with_key:
             client_id, path = item.split(":", 1)
             with open(path, "rb") as handle:
-                self.keys[client_id] = import_key(handle.read())
+                self.keys[client_id] = public_key(handle.read())
 
     def from_secret(self, headers: dict[str, str], form: dict[str, str]) -> str | None:
         """The client a Basic header or the body's client_id and client_secret prove, if any."""
@@ -64,6 +64,14 @@ class MachineClients:
         if claims.get("iss") != claims.get("sub") or claims.get("aud") not in audiences:
             return None
         return claims["sub"] if isinstance(claims.get("exp"), int) and claims["exp"] > time.time() else None
+
+
+def public_key(pem: bytes) -> Any:
+    """An EC or RSA public key in PEM."""
+    try:
+        return import_key(pem, "EC")
+    except (JoseError, ValueError):
+        return import_key(pem, "RSA")
 
 
 class ClientCredentialsGrant:
