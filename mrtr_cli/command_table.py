@@ -97,7 +97,8 @@ AUTH = CommandGroup("auth", "The logins mrtr keeps for servers behind OAuth: log
             (Argument("url", "The server to log in to (or --config FILE --server NAME).", SERVER_URL,
                       required=False),),
             (("target", ("config", "server", "headers", "auth_open", "auth_timeout", "client_id", "client_secret",
-                         "client_metadata_url", "cacert", "insecure")),
+                         "client_metadata_url", "client_credentials", "client_secret_file",
+                         "client_assertion_key", "client_assertion_alg", "cacert", "insecure")),
              ("output", ("verbose", "show_secrets", "json", "color", "debug")))),
 ))
 """`mrtr auth ...`: the logins mrtr keeps for servers behind OAuth."""

@@ -147,6 +147,17 @@ TARGET = (
     _target("--client-secret", "client_secret", "value", "The secret of --client-id.", "SECRET"),
     _target("--client-metadata-url", "client_metadata_url", "value", "mrtr's client ID metadata document, used when "
             "the authorization server supports it.", "URL"),
+    _target("--client-credentials", "client_credentials", "flag", "Log in as a machine (the OAuth client credentials "
+            "grant: no browser, for CI) with --client-id and its secret or key."),
+    _target("--client-secret-file", "client_secret_file", "value", "Read the secret of --client-credentials from FILE "
+            "(or set MRTR_CLIENT_SECRET): a flag shows in ps and shell history.", "FILE"),
+    _target("--client-assertion-key", "client_assertion_key", "value", "Authenticate --client-credentials with a "
+            "JWT signed by this private key (private_key_jwt; PKCS#8 PEM, EC or RSA, no passphrase, chmod 600).",
+            "FILE"),
+    _target("--client-assertion-alg", "client_assertion_alg", "value", "The algorithm that signs the assertion "
+            "(default: chosen from the key and the authorization server's metadata).", "ALG"),
+    _target("--no-auth-store", "no_auth_store", "flag", "Read no kept token and keep none: each run logs in "
+            "afresh (a machine with --client-credentials, in CI)."),
 )
 """Which server, how to reach it, and how long to wait (TargetOptions)."""
 

@@ -112,6 +112,11 @@ class TargetOptions(NamedTuple):
     client_id: str | None = None
     client_secret: str | None = None
     client_metadata_url: str | None = None
+    client_credentials: bool = False
+    client_secret_file: str | None = None
+    client_assertion_key: str | None = None
+    client_assertion_alg: str | None = None
+    no_auth_store: bool = False
 
 
 class AnsweringOptions(NamedTuple):

@@ -142,9 +142,9 @@ class HttpTarget:
 
     def login(self, options: TargetOptions, show_secrets: bool) -> ServerLogin:
         """The server and what mrtr may log in to it with (auth/kept.py): the kept token, then the flow."""
-        from mrtr_cli.auth.kept import ServerLogin
+        from mrtr_cli.auth.kept import ServerLogin, machine_login
 
-        return ServerLogin(self.url, options, self.oauth, show_secrets)
+        return ServerLogin(self.url, options, self.oauth, show_secrets, machine_login(options, self.oauth))
 
     def replica(self, url: str) -> HttpTarget:
         """The same server at `url`, another instance (`--replica`): the same headers and mcpServers

@@ -114,12 +114,14 @@ def run_server_scenario(url: str, scenario: str) -> tuple[int, list[dict[str, An
         return done.returncode, checks_in(Path(out)), done.stdout + done.stderr
 
 
-def run_client_scenario(command: str, scenario: str,
-                        spec_version: str = SPEC_VERSION) -> tuple[int, list[dict[str, Any]], str]:
-    """(exit code, checks, output) of one client scenario, for `spec_version`, driving `command URL`."""
+def run_client_scenario(command: str, scenario: str, spec_version: str = SPEC_VERSION,
+                        force: bool = False) -> tuple[int, list[dict[str, Any]], str]:
+    """(exit code, checks, output) of one client scenario, for `spec_version`, driving `command URL`
+    (`force`: an extension's scenario, which the suite runs only with --force)."""
     with tempfile.TemporaryDirectory() as out:
         done = subprocess.run([*suite_command(), "client", "--command", command, "--scenario", scenario,
-                               "--spec-version", spec_version, "-o", out, "--timeout", "60000"],
+                               "--spec-version", spec_version, "-o", out, "--timeout", "60000",
+                               *(["--force"] if force else [])],
                               capture_output=True, text=True, timeout=180)
         return done.returncode, checks_in(Path(out)), done.stdout + done.stderr
 

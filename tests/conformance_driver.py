@@ -12,6 +12,7 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -93,9 +94,30 @@ def auth_flags(scenario: str) -> list[str]:
     return flags
 
 
+def machine_login(url: str, key_folder: str) -> int:
+    """A client credentials scenario, as a CI job would run it: the secret in MRTR_CLIENT_SECRET, or
+    the suite's private key (a PEM string in its context) in a 0600 file; no browser."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT", "{}"))
+    flags = ["--client-credentials", "--client-id", context["client_id"], "--no-auth-store"]
+    env = {**os.environ, "MRTR_CLIENT_SECRET": context.get("client_secret", "")}
+    if context.get("private_key_pem"):
+        key = Path(key_folder, "client.pem")
+        key.touch(mode=0o600)
+        key.write_text(context["private_key_pem"])
+        flags += ["--client-assertion-key", str(key)]
+        env.pop("MRTR_CLIENT_SECRET")
+    done = subprocess.run([sys.executable, "-m", "mrtr_cli", "call", "test-tool", "--url", url, "--no-input",
+                           *flags], capture_output=True, text=True, timeout=60, env=env)
+    sys.stderr.write(done.stderr)
+    return done.returncode
+
+
 def authorized(url: str) -> list[int]:
     """Call the scenario server's tool, logging in on the way (exit 3 expected where mrtr must refuse)."""
     scenario = os.environ["MCP_CONFORMANCE_SCENARIO"]
+    if scenario.startswith("auth/client-credentials"):
+        with tempfile.TemporaryDirectory() as folder:
+            return [machine_login(url, folder)]
     code = mrtr("call", "test-tool", "--url", url, "--no-input", *auth_flags(scenario)).returncode
     if scenario in REFUSED:
         return [0 if code == 3 else 1]

@@ -58,3 +58,21 @@ def test_auth_scenario_passes(spec_version: str, scenario: str, successes: int, 
     assert failures(checks, also=("WARNING",)) == [], output
     assert code == 0, output
     assert sum(c["status"] == "SUCCESS" for c in checks) >= successes, checks
+
+
+MACHINE_SCENARIOS = {"auth/client-credentials-basic": "client-credentials-basic-auth",
+                     "auth/client-credentials-jwt": "client-credentials-jwt-verified"}
+"""The client credentials extension's scenarios (run with --force), and the check each must pass:
+the client proved itself with its secret, or with a JWT its key signed."""
+
+
+@pytest.mark.parametrize("scenario", sorted(MACHINE_SCENARIOS))
+def test_client_credentials_scenario_passes(scenario: str, tmp_path, monkeypatch):
+    monkeypatch.setenv("MRTR_CONFIG_DIR", str(tmp_path))
+    code, checks, output = run_client_scenario(DRIVER, scenario, "2026-07-28", force=True)
+    assert failures(checks, also=("WARNING",)) == [], output
+    assert code == 0, output
+    passed = {c["id"] for c in checks if c["status"] == "SUCCESS"}
+    assert {MACHINE_SCENARIOS[scenario], "valid-bearer-token", "authorization-server-metadata"} <= passed, checks
+    assert "authorization-request" not in {c["id"] for c in checks}  # no browser: no authorization request
+    assert not (tmp_path / "auth").exists()  # --no-auth-store: nothing kept

@@ -27,6 +27,7 @@ OWNERS = {
     "rich": {"render/"},
     "platformdirs": {"config_dir.py"},
     "authlib": {"auth/oauth.py"},
+    "joserfc": {"auth/oauth.py"},
     "xml": {"render/junit.py"},
     "pytest": {"pytest_plugin.py"},
     "_pytest": {"pytest_plugin.py"},

@@ -7,7 +7,8 @@ the redirect checked (`state`, RFC 9207 `iss`), the code traded for tokens, the 
 (store.py). On a 403 `insufficient_scope`: a login with the union of the scopes (a step-up). At
 most MAX_LOGINS logins a run. Without a terminal and without --auth-open, or with
 --auth-stored-only, kept tokens are used and refreshed but no browser is opened: a missing login
-is exit 3 with the command to run.
+is exit 3 with the command to run. With --client-credentials a machine logs in instead, with its
+secret or key and no browser (machine_grant.py); its kept login without them is exit 3 naming them.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from mrtr_cli.auth import loopback
 from mrtr_cli.auth.challenge import Challenge, parse_challenge
 from mrtr_cli.auth.discovery import ResourceMetadata, ServerMetadata, discovered
 from mrtr_cli.auth.identity import Preset, choose_scopes, client_identity, where_scopes_came_from
+from mrtr_cli.auth.machine import CLIENT_CREDENTIALS, FLAGS, MachineCredentials
 from mrtr_cli.auth.steps import Recorder, refuse
-from mrtr_cli.auth.store import Login, TokenStore
+from mrtr_cli.auth.store import Login, NoStore, TokenStore
 from mrtr_cli.auth.tokens import login_from, refreshed, request_tokens
 from mrtr_cli.errors import AuthError
 from mrtr_cli.text import safe_line
@@ -42,6 +44,8 @@ class AuthSettings(NamedTuple):
     auth_open: str | None = None
     auth_timeout: float = 300.0
     show_secrets: bool = False
+    machine: MachineCredentials | None = None
+    """A machine's client credentials (--client-credentials): a grant, never a browser."""
 
     def may_open_browser(self) -> bool:
         return not self.stored_only and (self.auth_open is not None or loopback.at_terminal())
@@ -122,7 +126,8 @@ def checked_redirect(recorder: Recorder, received: dict[str, str], state: str, m
 class Authorizer:
     """What the HTTP transport asks when a server answers 401 or 403 (transport/http/post_exchange.py)."""
 
-    def __init__(self, server_url: str, settings: AuthSettings, fetch: Fetch, store: TokenStore | None = None) -> None:
+    def __init__(self, server_url: str, settings: AuthSettings, fetch: Fetch,
+                 store: TokenStore | NoStore | None = None) -> None:
         self.server_url = server_url
         self.settings = settings
         self.fetch = fetch
@@ -132,8 +137,11 @@ class Authorizer:
         self.refreshed = False
 
     def authorization(self) -> str | None:
-        """The kept token for this server, if any: sent with the first request."""
-        self.login = self.store.load(self.server_url)
+        """The kept token for this server, if any (a machine's own only): sent with the first request."""
+        login = self.store.load(self.server_url)
+        machine = self.settings.machine
+        client_id = machine.client_id if machine is not None else None
+        self.login = login if login is not None and login.of_client(client_id) else None
         return self.login.authorization() if self.login is not None else None
 
     def answer(self, status: int, header: str | None) -> Generator[Incoming, None, str]:
@@ -172,15 +180,30 @@ class Authorizer:
         login = self._refreshed(recorder, challenge, metadata)
         if login is not None:
             return login
-        if not self.settings.may_open_browser():
+        return self._new_login(recorder, challenge, resource, metadata)
+
+    def _new_login(self, recorder: Recorder, challenge: Challenge, resource: ResourceMetadata,
+                   metadata: ServerMetadata) -> Login:
+        """A grant with client credentials, else a login through the browser, as the settings allow."""
+        machine = self.settings.machine
+        if machine is None and self.login is not None and self.login.grant_type == CLIENT_CREDENTIALS:
+            raise refuse(recorder, f"the token kept for {safe_line(self.server_url, 200)} came from client "
+                         "credentials, which are not given now (a machine's login is not refreshed)",
+                         f"pass {FLAGS}")
+        if machine is None and not self.settings.may_open_browser():
             raise refuse(recorder, f"no usable token for {safe_line(self.server_url, 200)}, and mrtr may not open a "
                          "browser here (no terminal, or --auth-stored-only)",
-                         f"log in first: mrtr auth login {safe_line(self.server_url, 200)} (or pass --auth-open CMD)")
+                         f"log in first: mrtr auth login {safe_line(self.server_url, 200)} (or pass --auth-open CMD; a "
+                         "machine passes --client-credentials)")
         if self.logins >= MAX_LOGINS:
             raise refuse(recorder, f"the server still refuses after {MAX_LOGINS} logins in this run{_said(challenge)}",
                          "check the account's permissions on the server")
         self.logins += 1
         asked = tuple(self.login.scopes) if self.login is not None else ()
+        if machine is not None:
+            from mrtr_cli.auth.machine_grant import grant  # authlib, loaded only for a grant
+
+            return grant(recorder, machine, self.settings.preset, challenge, resource, metadata, asked)
         return log_in(recorder, self.server_url, self.settings, challenge, resource, metadata, asked)
 
     def _refreshed(self, recorder: Recorder, challenge: Challenge, metadata: ServerMetadata) -> Login | None:

@@ -1,20 +1,25 @@
 """The OAuth 2.1 protocol pieces, from authlib: PKCE S256, `state`, the authorization URL, and
-the token requests (authorization code and refresh) with the client authentication the
-authorization server allows (client_secret_basic, client_secret_post or none).
+the token requests (authorization code, refresh, client credentials) with the client
+authentication the authorization server allows (client_secret_basic, client_secret_post, none,
+or private_key_jwt: a JWT assertion signed with the client's key, RFC 7523).
 
-The one module that imports authlib; it is loaded only when mrtr logs in or refreshes a token.
-The `resource` indicator (RFC 8707) goes in the authorization request and in every token request.
+The one module that imports authlib (and joserfc, authlib's JOSE library, which reads the key);
+it is loaded only when mrtr logs in or refreshes a token. The `resource` indicator (RFC 8707)
+goes in the authorization request and in every token request.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import urlencode
 
 from authlib.common.security import generate_token
 from authlib.oauth2.auth import ClientAuth
 from authlib.oauth2.rfc6749.parameters import prepare_grant_uri, prepare_token_request
+from authlib.oauth2.rfc7523 import PrivateKeyJWT
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
+from joserfc.errors import JoseError
+from joserfc.jwk import ECKey, RSAKey, import_key
 
 AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
 """The token endpoint authentication methods mrtr can use."""
@@ -27,12 +32,23 @@ class Pkce(NamedTuple):
     challenge: str
 
 
+PRIVATE_KEY_JWT = "private_key_jwt"
+"""The token endpoint authentication of a client that signs a JWT with its private key."""
+EC_ALGORITHMS = {"P-256": "ES256", "P-384": "ES384", "P-521": "ES512"}
+"""The one algorithm an EC key signs with, by its curve."""
+RSA_ALGORITHMS = ("RS256", "PS256", "RS384", "PS384", "RS512", "PS512")
+"""The algorithms an RSA key signs with, mrtr's choice first."""
+
+
 class Client(NamedTuple):
-    """Who mrtr is at the authorization server, and how it authenticates at the token endpoint."""
+    """Who mrtr is at the authorization server, and how it authenticates at the token endpoint
+    (with private_key_jwt: the key, a joserfc key, and the algorithm that signs)."""
 
     client_id: str
     client_secret: str | None
     auth_method: str
+    key: Any = None
+    algorithm: str | None = None
 
 
 class TokenRequest(NamedTuple):
@@ -95,3 +111,44 @@ def choose_auth_method(supported: list[str], registered: str | None, has_secret:
     offered = supported or ["client_secret_basic"]
     return "client_secret_post" if "client_secret_basic" not in offered and "client_secret_post" in offered \
         else "client_secret_basic"
+
+
+def signing_key(pem: bytes) -> Any:
+    """The private key in `pem` (PKCS#8, EC or RSA, no passphrase); ValueError saying why not."""
+    for key_type in ("EC", "RSA"):
+        try:
+            key = import_key(pem, key_type)
+        except (JoseError, ValueError, TypeError):
+            continue
+        if key.private_key is None:
+            raise ValueError("a public key: give the private key, which signs")
+        return key
+    raise ValueError("not a private key mrtr can read (PKCS#8 PEM, EC or RSA, without a passphrase)")
+
+
+def signing_algorithm(key: Any, supported: list[str], pinned: str | None) -> str:
+    """The algorithm that signs the assertion: `pinned` (--client-assertion-alg), else the first the
+    key can sign with that the server lists (any, when it lists none); ValueError when none fits."""
+    able = (EC_ALGORITHMS.get(key.curve_name, ""),) if isinstance(key, ECKey) else RSA_ALGORITHMS
+    if pinned:
+        if pinned not in able:
+            raise ValueError(f"the key cannot sign with {pinned} (it signs with {', '.join(filter(None, able))})")
+        return pinned
+    chosen = [algorithm for algorithm in able if algorithm and (not supported or algorithm in supported)]
+    if not chosen:
+        raise ValueError(f"the authorization server accepts assertions signed with {', '.join(supported)}, and "
+                         f"the key signs with {', '.join(filter(None, able)) or 'none of them'}")
+    return chosen[0]
+
+
+def client_credentials_request(client: Client, resource: str, scopes: list[str], audience: str) -> TokenRequest:
+    """The token request of the client credentials grant (RFC 6749 section 4.4): with a secret as
+    the server allows, or a JWT assertion for `audience` (the authorization server's issuer)
+    signed with the client's key, when no client_id goes in the body (RFC 7523 section 3)."""
+    body = prepare_token_request("client_credentials", scope=" ".join(scopes) or None, resource=resource)
+    if client.auth_method != PRIVATE_KEY_JWT:
+        return _authenticated(client, body)
+    headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
+    signer = PrivateKeyJWT(audience, alg=client.algorithm)
+    _, headers, body = ClientAuth(client.client_id, client.key, signer).prepare("POST", "", headers, body)
+    return TokenRequest(headers, body.encode("utf-8"))

@@ -19,7 +19,7 @@ from mrtr_cli.transport import http_headers
 from mrtr_cli.transport.base import AuthNote, Fetch, Incoming, PlainReply, WireInfo
 
 SECRET_FIELDS = frozenset({"code", "code_verifier", "client_secret", "access_token", "refresh_token", "id_token",
-                           "assertion", "registration_access_token"})
+                           "assertion", "client_assertion", "registration_access_token"})
 """Form and JSON fields that carry a secret: hidden in -v unless --show-secrets, never elsewhere."""
 
 

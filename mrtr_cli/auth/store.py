@@ -29,6 +29,8 @@ MAX_LOGIN_FILE_SIZE = 64 * 1024
 MAX_LOGIN_FILES = 1000
 """The most token files `logins()` and `remove_all()` look at."""
 _SLUG_LENGTH = 48
+AUTHORIZATION_CODE = "authorization_code"
+"""The grant type of a login through the browser, and of a token file that names none (older files)."""
 
 
 def canonical_resource(url: str) -> str:
@@ -53,6 +55,9 @@ class Login:
     scopes: list[str] = field(default_factory=list)
     expires_at: float | None = None
     obtained_at: float = field(default_factory=time.time)
+    grant_type: str = AUTHORIZATION_CODE
+    """How the token was obtained: authorization_code (a person, through a browser), or
+    client_credentials (a machine: it comes again with the same secret or key, not refreshed)."""
 
     def expired(self, now: float | None = None, margin: float = 30) -> bool:
         """Whether the access token has expired, or will within `margin` seconds. A token
@@ -62,6 +67,11 @@ class Login:
         moment = time.time() if now is None else now
         return moment + margin >= self.expires_at
 
+    def of_client(self, client_id: str | None) -> bool:
+        """Whether this login is the client's (any client's when `client_id` is None): a machine
+        never sends another client's token."""
+        return client_id is None or self.client_id == client_id
+
     def authorization(self) -> str:
         """The Authorization header value that sends this login's access token."""
         return f"Bearer {self.access_token}"
@@ -69,7 +79,8 @@ class Login:
     def __repr__(self) -> str:
         refresh = "kept" if self.refresh_token else "none"
         return (f"Login(resource={self.resource!r}, issuer={self.issuer!r}, client_id={self.client_id!r}, "
-                f"scopes={self.scopes!r}, expires_at={self.expires_at!r}, refresh_token={refresh})")
+                f"scopes={self.scopes!r}, expires_at={self.expires_at!r}, refresh_token={refresh}, "
+                f"grant_type={self.grant_type!r})")
 
     __str__ = __repr__
 
@@ -79,7 +90,7 @@ class Login:
 
 
 _TEXT_FIELDS = ("resource", "issuer", "client_id", "access_token", "token_type")
-_OPTIONAL_TEXT_FIELDS = ("client_secret", "refresh_token")
+_OPTIONAL_TEXT_FIELDS = ("client_secret", "refresh_token", "grant_type")
 
 
 def login_from_document(document: Any) -> Login | None:
@@ -97,6 +108,7 @@ def login_from_document(document: Any) -> Login | None:
     if not (expires_at is None or _is_time(expires_at)) or not _is_time(obtained_at):
         return None
     fields: dict[str, Any] = {name: document.get(name) for name in Login.__dataclass_fields__}
+    fields["grant_type"] = fields["grant_type"] or AUTHORIZATION_CODE
     return Login(**fields)
 
 
@@ -172,6 +184,16 @@ class TokenStore:
             raise UsageError(f"cannot remove {path}: {error.strerror or error}",
                              "check the permissions of the directory") from None
         return True
+
+
+class NoStore:
+    """What `--no-auth-store` keeps: nothing. No token is read, and a login lasts one run."""
+
+    def load(self, resource: str) -> Login | None:
+        return None
+
+    def save(self, login: Login) -> None:
+        return None
 
 
 def _read_login(path: Path) -> Login | None:

@@ -15,7 +15,8 @@ from mrtr_cli.errors import AuthError
 from mrtr_cli.text import safe_line
 
 
-def request_tokens(recorder: Recorder, metadata: ServerMetadata, request: Any, what: str) -> dict[str, Any]:
+def request_tokens(recorder: Recorder, metadata: ServerMetadata, request: Any, what: str,
+                   hint: str = "log in again: mrtr auth login URL") -> dict[str, Any]:
     """Send a token request (oauth.TokenRequest); the token response, or an AuthError naming the
     server's error (never the request's secrets)."""
     endpoint = metadata.endpoint("token_endpoint")
@@ -29,7 +30,7 @@ def request_tokens(recorder: Recorder, metadata: ServerMetadata, request: Any, w
                          "mrtr sends Bearer tokens only")
         return document
     said = _error_of(document) or f"HTTP {reply.status}"
-    raise refuse(recorder, f"the token endpoint refused the {what}: {said}", "log in again: mrtr auth login URL")
+    raise refuse(recorder, f"the token endpoint refused the {what}: {said}", hint)
 
 
 def _error_of(document: Any) -> str | None:

@@ -91,7 +91,7 @@ def _login_view(login: Login, now: float) -> dict[str, Any]:
     return {"resource": login.resource, "issuer": login.issuer, "client_id": login.client_id,
             "scopes": list(login.scopes), "expires_at": _iso(login.expires_at),
             "expired": login.expired(now, margin=0), "obtained_at": _iso(login.obtained_at),
-            "refresh_token": login.refresh_token is not None}
+            "refresh_token": login.refresh_token is not None, "grant_type": login.grant_type}
 
 
 def _iso(moment: float | None) -> str | None:

@@ -47,7 +47,8 @@ def run_login(options: TargetOptions, output: OutputOptions) -> int:
         login = authorizer.login
         if output.json:
             context.print_json({"version": VERSION, "resource": login.resource, "issuer": login.issuer,
-                                "scopes": login.scopes, "expires_at": login.expires_at})
+                                "scopes": login.scopes, "expires_at": login.expires_at,
+                                "grant_type": login.grant_type})
         else:
             context.consoles.out.print(f"logged in to {safe_line(login.resource, 300)} (scopes: "
                                        f"{safe_line(' '.join(login.scopes) or 'none', 300)})")

@@ -41,11 +41,20 @@ def login_lines(login: Login, now: float) -> list[Text]:
     scopes = " ".join(login.scopes) if login.scopes else "(none granted)"
     refresh = "kept: mrtr renews the access token when it expires" if login.refresh_token \
         else "none: log in again when the access token expires"
-    fields = (("issuer", login.issuer), ("client", login.client_id), ("scopes", scopes),
-              ("access token", expiry_words(login.expires_at, now)), ("refresh token", refresh))
+    fields = (("issuer", login.issuer), ("client", login.client_id), ("grant", grant_words(login.grant_type)),
+              ("scopes", scopes), ("access token", expiry_words(login.expires_at, now)), ("refresh token", refresh))
     lines = [Text(safe_line(login.resource, 300), "mrtr.key")]
     lines += [Text.assemble((f"  {name:<14}", "mrtr.dim"), safe_line(value, 300)) for name, value in fields]
     return lines
+
+
+def grant_words(grant_type: str) -> str:
+    """How the login's token was obtained, in words a person reads."""
+    if grant_type == "client_credentials":
+        return "client_credentials (a machine: run again with the same secret or key when it expires)"
+    if grant_type == "authorization_code":
+        return "authorization_code (through a browser)"
+    return grant_type
 
 
 def no_logins_line(directory: str) -> Text:

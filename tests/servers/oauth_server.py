@@ -13,13 +13,16 @@ It serves Streamable HTTP on 127.0.0.1 (an ephemeral port unless one is given) a
   (PKCE S256 required; a `resource` other than this server's is refused as `invalid_target`);
 - `/token`: the authorization code grant (checking the PKCE verifier) and the refresh token grant
   (rotating both tokens); `/revoke`;
-- one tool, `whoami`: the client, scopes and resource of the token it was called with.
+- one tool, `whoami`: the client, scopes and resource of the token it was called with;
+- the client credentials grant for the machine clients given (client_credentials_grant.py): with a
+  secret (`--machine-client ID:SECRET`) or a signed JWT (`--machine-key ID:PUBLIC_KEY.pem`).
 
 Tokens are bound to the resource they were asked for: a token obtained without `resource` is
 refused by the MCP endpoint, as is an expired one.
 
     python oauth_server.py [--port N] [--scopes "mcp:read mcp:write"] [--required-scopes mcp:read]
                            [--token-lifetime SECONDS] [--deny] [--metadata-fault no-s256|issuer]
+                           [--machine-client ID:SECRET]... [--machine-key ID:PUBLIC_KEY.pem]...
 
 `--deny` makes `/authorize` refuse every request (a redirect with `error=access_denied`);
 `--metadata-fault` serves authorization server metadata without PKCE S256, or naming another issuer.
@@ -37,6 +40,7 @@ import time
 from typing import Any
 
 import uvicorn
+from client_credentials_grant import ClientCredentialsGrant, MachineClients
 
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import (AccessToken, AuthorizationCode, AuthorizationParams, AuthorizeError,
@@ -114,6 +118,18 @@ class ApprovingProvider:
                 if key == token.token or getattr(kept, "pair", None) == token.token:
                     del table[key]
 
+    def issue_to_machine(self, client_id: str, scopes: list[str], resource: str | None) -> dict[str, Any]:
+        """The token response of a client credentials grant: for this resource only, the scopes
+        asked (else the defaults), no refresh token; or the error."""
+        if resource is None or resource.rstrip("/") != self.resource:
+            return {"error": "invalid_target", "error_description": f"tokens are for {self.resource} only"}
+        if any(scope not in self.default_scopes for scope in scopes):
+            return {"error": "invalid_scope", "error_description": f"valid: {' '.join(self.default_scopes)}"}
+        token = self._issue(client_id, scopes or self.default_scopes, resource)
+        del self.refresh_tokens[str(token.refresh_token)]
+        return {"access_token": token.access_token, "token_type": "Bearer", "expires_in": token.expires_in,
+                "scope": token.scope}
+
     def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
         access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         expires_at = int(time.time()) + self.token_lifetime
@@ -135,11 +151,15 @@ class PairedRefreshToken(RefreshToken):
     """The access token issued with this refresh token."""
 
 
-def build_server(base: str, options: argparse.Namespace) -> MCPServer:
+def build_provider(base: str, options: argparse.Namespace) -> ApprovingProvider:
+    return ApprovingProvider(f"{base}/mcp", options.scopes.split(), options.token_lifetime, options.deny)
+
+
+def build_server(base: str, options: argparse.Namespace, provider: ApprovingProvider | None = None) -> MCPServer:
     """The MCP server at `base`/mcp, protected by an approving authorization server at `base`."""
     valid_scopes = options.scopes.split()
     required = options.required_scopes.split()
-    provider = ApprovingProvider(f"{base}/mcp", valid_scopes, options.token_lifetime, options.deny)
+    provider = provider or build_provider(base, options)
     auth = AuthSettings(
         issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=True,
         required_scopes=required or None,
@@ -187,10 +207,14 @@ class FaultyMetadata:
         await send({"type": "http.response.body", "body": body})
 
 
-async def serve(listener: socket.socket, server: MCPServer, fault: str | None = None) -> None:
-    """Serve on `listener`; say `listening on URL` once requests are accepted."""
+async def serve(listener: socket.socket, server: MCPServer, fault: str | None = None,
+                machines: Any = None) -> None:
+    """Serve on `listener`; say `listening on URL` once requests are accepted (`machines`: what
+    wraps the app with the client credentials grant)."""
     host, port = listener.getsockname()[:2]
     app: Any = server.streamable_http_app(json_response=True)
+    if machines is not None:
+        app = machines(app)
     if fault:
         app = FaultyMetadata(app, fault)
     runner = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
@@ -211,6 +235,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--token-lifetime", type=int, default=3600, help="Seconds an access token lasts.")
     parser.add_argument("--deny", action="store_true", help="Refuse every authorization request (access_denied).")
     parser.add_argument("--metadata-fault", choices=("no-s256", "issuer"), help="Serve faulty server metadata.")
+    parser.add_argument("--machine-client", action="append", default=[], metavar="ID:SECRET",
+                        help="A client of the client credentials grant, with its secret. Repeatable.")
+    parser.add_argument("--machine-key", action="append", default=[], metavar="ID:PUBLIC_KEY.pem",
+                        help="A client of the client credentials grant that signs a JWT (private_key_jwt). Repeatable.")
     return parser.parse_args(argv)
 
 
@@ -220,7 +248,13 @@ def main(argv: list[str]) -> None:
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", options.port))
     base = f"http://127.0.0.1:{listener.getsockname()[1]}"
-    asyncio.run(serve(listener, build_server(base, options), options.metadata_fault))
+    provider = build_provider(base, options)
+    clients = MachineClients(options.machine_client, options.machine_key)
+
+    def machines(app: Any) -> ClientCredentialsGrant:
+        return ClientCredentialsGrant(app, clients, base, provider.issue_to_machine)
+
+    asyncio.run(serve(listener, build_server(base, options, provider), options.metadata_fault, machines))
 
 
 if __name__ == "__main__":
