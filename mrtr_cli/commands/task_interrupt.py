@@ -20,7 +20,6 @@ from mrtr_cli.errors import Interrupted, MrtrError, ProtocolError, ServerError
 from mrtr_cli.kept_tasks import KeptTask, TaskStore
 from mrtr_cli.options import CallOptions, TaskOptions
 from mrtr_cli.protocol import jsonrpc, tasks
-from mrtr_cli.render import kept_task_lines as task_lines
 from mrtr_cli.target import Target, http_url
 from mrtr_cli.text import safe_line
 
@@ -107,5 +106,6 @@ def show_unfinished(context: Context, watch: TaskWatch | None) -> None:
     task = watch.unfinished() if watch is not None else None
     if watch is None or task is None:
         return
+    from mrtr_cli.render import kept_task_lines as task_lines  # rich: only once a task was left unfinished
     for line in task_lines.interrupted_lines(task.task_id, watch.url, watch.cancelled, watch.keeper.trouble):
         context.consoles.err.print(line)
