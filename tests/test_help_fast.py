@@ -39,8 +39,8 @@ WIDTHS = ["40", "60", "100"]
 
 def test_every_command_has_a_page():
     assert [" ".join(path) for path in PATHS] == [
-        "", "call", "read", "prompt", "discover", "list", "demo-server", "serve", "show", "replay", "check", "auth",
-        "auth status", "auth logout", "auth login"]
+        "", "call", "read", "prompt", "discover", "list", "demo-server", "serve", "show", "replay", "check", "proxy",
+        "auth", "auth status", "auth logout", "auth login"]
 
 
 def page_typer_draws(path: list[str]) -> typers_page.HelpPage:
