@@ -85,7 +85,12 @@ def _watchers(record_dir: str | None, target: dict[str, Any], timeline: events.O
         if keeping is None:
             return timeline
         recorder = keeping.recorder(start, timeline)
-        return lambda event: (timeline(event), recorder(event))
+
+        def both(event: Any) -> None:
+            timeline(event)
+            recorder(event)
+
+        return both
 
     followed: Watcher = Conversations(open_conversation, timeline)
     return [followed, *(more_watchers(timeline) if more_watchers else [])]

@@ -64,8 +64,8 @@ class Conversation:
             self._answers_in(message.params)
             self.round += 1
         self.request_id, self.sent_at, self.awaiting_retry = message.id, time.monotonic(), False
-        self.emit(events.RequestSent(message.id, message.method, message.params, message.raw, self.round,
-                                     "retry" if retry else "request"))
+        self.emit(events.RequestSent(message.id, message.method, without_meta(message.params), message.raw,
+                                     self.round, "retry" if retry else "request"))
         if headers:
             self.emit(events.WireNote("out", _header_lines(headers), {"headers": dict(headers)}, message.id))
 
@@ -75,7 +75,8 @@ class Conversation:
         self.emit(events.FrameReceived(message))
         content_type = headers.get("content-type")
         if content_type:
-            self.emit(events.WireNote("in", "", {"content_type": content_type.split(";")[0]}, message.id))
+            self.emit(events.WireNote("in", _header_lines(headers), {"content_type": content_type.split(";")[0]},
+                                      message.id))
         self.emit(events.ResponseReceived(message.id, self.method, message.result, message.error, elapsed, self.round))
         if message.error is None and _input_required(message.result):
             self.asked = _questions(message.result)
@@ -122,6 +123,12 @@ class Conversation:
             method = self.asked.get(str(key), {}).get("method", "elicitation/create")
             if isinstance(response, dict) and method in mrtr.INPUT_METHODS:
                 self.emit(events.AnswerChosen(self.round, str(key), method, response, HOST))
+
+
+def without_meta(params: dict[str, Any]) -> dict[str, Any]:
+    """A request's params as a conversation keeps them: its `_meta` is the client's, said anew each
+    request (version, capabilities, progress token), as mrtr's own transcripts leave it out."""
+    return {key: value for key, value in params.items() if key != "_meta"}
 
 
 def _input_required(result: Any) -> bool:

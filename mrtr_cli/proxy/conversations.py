@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from mrtr_cli import events
 from mrtr_cli.protocol import meta, mrtr
 from mrtr_cli.protocol.jsonrpc import Notification, Request, Response, same_id
-from mrtr_cli.proxy.conversation import Conversation, ConversationStart
+from mrtr_cli.proxy.conversation import Conversation, ConversationStart, without_meta
 from mrtr_cli.proxy.watching import Crossed
 
 OpenConversation = Callable[[ConversationStart], events.Observer]
@@ -69,8 +69,9 @@ class Context:
         self.server = meta.server_info(result) or self.server
 
     def start(self, message: Request) -> ConversationStart:
-        tool = self.tools.get(message.params.get("name")) if message.method == "tools/call" else None
-        return ConversationStart(message.method, message.params, self.era, self.version, self.capabilities,
+        name = message.params.get("name")
+        tool = self.tools.get(name) if message.method == "tools/call" and isinstance(name, str) else None
+        return ConversationStart(message.method, without_meta(message.params), self.era, self.version, self.capabilities,
                                  self.server, tool)
 
 
@@ -103,8 +104,8 @@ class Conversations:
         if isinstance(message, Response):
             asked = self.server_requests.pop(_key(message.id), None)
             if asked is not None:
-                conversation, key, method = asked
-                conversation.answered_in_flight(key, method, message)
+                asker, key, method = asked
+                asker.answered_in_flight(key, method, message)
             return False
         if not isinstance(message, Request):
             return False
@@ -118,15 +119,15 @@ class Conversations:
     def _conversation_of(self, message: Request) -> Conversation:
         """The conversation a retry continues, or a new one."""
         if mrtr.REQUEST_STATE in message.params or mrtr.INPUT_RESPONSES in message.params:
-            continued = self._continued_by(message)
-            if continued is not None:
-                return continued
+            waiting = self._continued_by(message)
+            if waiting is not None:
+                return waiting
         start = self.context.start(message)
         emit = self.open_conversation(start)
         emit(events.EraChosen(start.era, start.version, ERA_REASONS[start.era]))
         if start.server:
             emit(events.ServerIdentified(start.server))
-        conversation = Conversation(message.method, message.params, emit)
+        conversation = Conversation(message.method, without_meta(message.params), emit)
         self.open.append(conversation)
         return conversation
 
@@ -136,7 +137,8 @@ class Conversations:
         subject = message.params.get("name", message.params.get("uri"))
         same_state = [c for c in waiting if c.state is not None and c.state == state]
         same_subject = [c for c in waiting if c.subject == subject]
-        return (same_state or same_subject or [None])[-1]
+        chosen = same_state or same_subject
+        return chosen[-1] if chosen else None
 
     def _from_server(self, frame: Crossed) -> bool:
         message = frame.message
@@ -169,7 +171,8 @@ class Conversations:
         on_channel = [p.conversation for (where, _), p in self.pending.items()
                       if where == channel and p.conversation is not None]
         latest = [c for c in self.open if not c.awaiting_retry]
-        return (on_channel or latest or [None])[-1]
+        chosen = on_channel or latest
+        return chosen[-1] if chosen else None
 
 
 def _key(request_id: Any) -> str:

@@ -4,40 +4,16 @@ and told to the watchers in the order it crossed."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 
 from mrtr_cli import events
 from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.proxy.told import Told
 from mrtr_cli.proxy.watching import Crossed, Direction, Watcher
 from mrtr_cli.transport.base import format_size
 from mrtr_cli.transport.stdio_relay import TO_SERVER, StdioRelay
 
 CHANNEL = "stdio"
-
-
-class Told:
-    """The watchers, told one frame at a time: the two directions cross in two threads."""
-
-    def __init__(self, watchers: Sequence[Watcher], note: events.Observer) -> None:
-        self.watchers = list(watchers)
-        self.note = note
-        self._lock = threading.Lock()
-
-    def crossed(self, frame: Crossed) -> None:
-        with self._lock:
-            for watcher in self.watchers:
-                watcher.crossed(frame)
-
-    def noted(self, event: object) -> None:
-        """Something that is no frame (a message past the size limit) for the timeline."""
-        with self._lock:
-            self.note(event)
-
-    def ended(self) -> None:
-        with self._lock:
-            for watcher in self.watchers:
-                watcher.ended()
 
 
 def run_shim(command: list[str], max_message_size: int, watchers: Sequence[Watcher], note: events.Observer) -> int:
