@@ -4,7 +4,7 @@ Served with the standard library, as mrtr serves HTTP (http.server, one thread a
 request goes on through transport/http/forwarding.py (httpx) and its response comes back as it
 streams: a JSON body, an SSE stream chunk by chunk, the GET stream for as long as it stays open.
 A body with a Content-Length keeps it; any other is sent chunked. A copy of each message goes to
-the watchers (proxy/http_watch.py) after its bytes went on.
+the watchers (proxy/http_watch.py), queued before its bytes go on (proxy/told.py).
 """
 
 from __future__ import annotations
@@ -119,11 +119,14 @@ class ProxyHandler(BaseHTTPRequestHandler):
             return
         watch = BodyWatch(self.told, "to_client", channel, shown_headers(forwarded.headers, self.show_secrets),
                           self.limit)
+        length, passed = int(forwarded.length or -1), 0
         for chunk in forwarded.chunks():
-            if not chunk:
-                continue
-            self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
-            watch.feed(chunk)
+            passed += len(chunk)
+            watch.feed(chunk)  # queued before its bytes go on: the client's next request comes after
+            if passed == length:
+                watch.done()
+            if chunk:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
         if chunked:
             self.wfile.write(b"0\r\n\r\n")
         watch.done()

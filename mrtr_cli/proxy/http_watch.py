@@ -46,6 +46,7 @@ class BodyWatch:
         self.parser = SseParser(limit) if self.kind == "sse" else None
         self.pieces: list[bytes] = []
         self.size = 0
+        self.finished = False
 
     def feed(self, chunk: bytes) -> None:
         self.size += len(chunk)
@@ -55,6 +56,10 @@ class BodyWatch:
             self._sse_piece(chunk)
 
     def done(self) -> None:
+        """The body ended (told once, however often called)."""
+        if self.finished:
+            return
+        self.finished = True
         if self.kind == "json" and self.pieces:
             self._tell(b"".join(self.pieces))
         elif self.kind == "json" and self.size:
