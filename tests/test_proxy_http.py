@@ -183,6 +183,7 @@ def test_real_clients_of_both_eras_through_the_proxy_are_shown_and_kept_without_
     assert own.code == 0 and "Booked a table for 3 in Rome" in own.stdout, own.stderr
     assert "round 3 asks 1 question" in shown and "asked in flight: elicitation#1" in shown, shown
     assert shown.count("from host") >= 9 and "s3cret" not in shown, shown
+    assert shown.count("✗ error") == 1 and shown.count("✓ complete") == 3, shown
     transcripts = sorted(kept.iterdir())
     assert all("-tools-call-book_table" in path.name for path in transcripts)
     texts = [path.read_text() for path in transcripts]

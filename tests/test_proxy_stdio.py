@@ -82,7 +82,7 @@ def test_the_sdk_client_of_either_era_converses_through_the_shim_and_each_conver
     assert ("asked in flight: elicitation#1" in shown) is older, shown
     assert ("round 3 asks 1 question" in shown) is not older, shown
     assert "✓ confirm ← accept" in shown or "✓ elicitation#3 ← accept" in shown, shown
-    assert "from host" in shown and "sdk summary" in shown, shown
+    assert "from host" in shown and "sdk summary" in shown and shown.count("✓ complete") == 2, shown
     kept = sorted(record_dir.iterdir())
     assert [path.name.split("-", 1)[1] for path in kept] == ["tools-call-book_table.yaml",
                                                              "tools-call-summarize.yaml"]

@@ -24,6 +24,7 @@ from mrtr_cli.proxy.conversations import Conversations
 from mrtr_cli.proxy.record_dir import RecordDir
 from mrtr_cli.proxy.watching import Watcher
 from mrtr_cli.render.console import make_console
+from mrtr_cli.render.outcome import status_line
 from mrtr_cli.render.timeline import Timeline
 
 WatchersFor = Callable[[events.Observer], list[Watcher]]
@@ -54,8 +55,9 @@ def _run_stdio(proxying: ProxyOptions, max_message_size: int, output: OutputOpti
         raise UsageError("--to names the server of an HTTP proxy", "give --http [HOST:]PORT with it, or drop --to")
     target = {"transport": "stdio", "command": list(proxying.command), "cwd": str(Path.cwd().resolve())}
     with _timeline_file(proxying.timeline, output) as timeline:
-        watchers = _watchers(proxying.record_dir, target, timeline, more_watchers)
-        return run_shim(list(proxying.command), max_message_size, watchers, timeline)
+        shown = _with_outcomes(timeline)
+        watchers = _watchers(proxying.record_dir, target, shown, more_watchers)
+        return run_shim(list(proxying.command), max_message_size, watchers, shown)
 
 
 def _run_http(proxying: ProxyOptions, http: str, max_message_size: int, output: OutputOptions, context: Context,
@@ -70,9 +72,9 @@ def _run_http(proxying: ProxyOptions, http: str, max_message_size: int, output: 
         raise UsageError("-- CMD ARGS runs a stdio server, which --http does not forward to",
                          "give --to URL, or drop --http for the stdio shim")
     host, port = parse_listen(http)
-    timeline = Timeline(context.consoles.err, verbose=output.verbose, live=False)
-    watchers = _watchers(proxying.record_dir, {"transport": "http", "url": proxying.to}, timeline, more_watchers)
-    return int(serve_proxy(host, port, proxying.to, watchers, max_message_size, output.show_secrets, timeline)
+    shown = _with_outcomes(Timeline(context.consoles.err, verbose=output.verbose, live=False))
+    watchers = _watchers(proxying.record_dir, {"transport": "http", "url": proxying.to}, shown, more_watchers)
+    return int(serve_proxy(host, port, proxying.to, watchers, max_message_size, output.show_secrets, shown)
                or ExitCode.OK)
 
 
@@ -96,11 +98,24 @@ def _watchers(record_dir: str | None, target: dict[str, Any], timeline: events.O
     return [followed, *(more_watchers(timeline) if more_watchers else [])]
 
 
+def _with_outcomes(timeline: Timeline | None) -> events.Observer:
+    """The timeline, which also ends each conversation with its status line, as `mrtr call` does."""
+    if timeline is None:
+        return lambda event: None
+
+    def shown(event: Any) -> None:
+        timeline(event)
+        if isinstance(event, events.OutcomeReached):
+            timeline.print(status_line(event.outcome))
+
+    return shown
+
+
 @contextlib.contextmanager
-def _timeline_file(path: str | None, output: OutputOptions) -> Iterator[events.Observer]:
+def _timeline_file(path: str | None, output: OutputOptions) -> Iterator[Timeline | None]:
     """The stdio shim's timeline: to FILE (appended to: a host starts the shim again and again), or nowhere."""
     if path is None:
-        yield lambda event: None
+        yield None
         return
     try:
         stream: IO[str] = open(os.path.expanduser(path), "a", encoding="utf-8", buffering=1)
