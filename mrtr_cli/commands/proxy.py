@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from mrtr_cli import events
 from mrtr_cli.commands.common import Context, guarded
-from mrtr_cli.errors import UsageError
+from mrtr_cli.errors import UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, ProxyOptions
 from mrtr_cli.proxy.conversation import ConversationStart
@@ -37,9 +37,12 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, output:
     `more_watchers` adds watchers of its own (the judge of the client) beside the conversations."""
 
     def body(context: Context) -> int:
-        if http is not None:
-            return _run_http(proxying, http, max_message_size, output, context, more_watchers)
-        return _run_stdio(proxying, max_message_size, output, more_watchers)
+        try:
+            if http is not None:
+                return _run_http(proxying, http, max_message_size, output, context, more_watchers)
+            return _run_stdio(proxying, max_message_size, output, more_watchers)
+        except KeyboardInterrupt as raised:  # Ctrl-C, or the host's SIGTERM: how a proxy ends, said by its code
+            return int(interruption(raised).exit_code)
 
     return guarded(output, body)  # type: ignore[arg-type]  # an exit code: the server's, any int
 
