@@ -70,8 +70,8 @@ class Context:
     def start(self, message: Request) -> ConversationStart:
         name = message.params.get("name")
         tool = self.tools.get(name) if message.method == "tools/call" and isinstance(name, str) else None
-        return ConversationStart(message.method, without_meta(message.params), self.era, self.version, self.capabilities,
-                                 self.server, tool)
+        return ConversationStart(message.method, without_meta(message.params), self.era, self.version,
+                                 self.capabilities, self.server, tool)
 
 
 class Conversations:
