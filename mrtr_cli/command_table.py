@@ -80,6 +80,12 @@ COMMANDS = (
     Command("check", "Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails.",
             groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
                     ("output", ()))),
+    Command("proxy", "Stand between a host and a server: every message passes on unchanged; each conversation "
+            "is seen and kept.\n\n"
+            "Over stdio a host launches `mrtr proxy [OPTIONS] -- CMD ARGS` instead of the server; over HTTP "
+            "`mrtr proxy --http [HOST:]PORT --to URL` forwards to the server at URL.",
+            groups=(("proxying", ()), ("serving", ("http",)), ("target", ("max_message_size",)),
+                    ("output", ("verbose", "show_secrets", "color", "debug")))),
 )
 """mrtr's commands, in the order its help lists them (`auth` and `tasks` after them)."""
 

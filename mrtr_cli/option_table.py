@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
 from mrtr_cli.options import (COLORS, MAX_JOBS, MAX_REPEAT, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, AppOptions, ArgumentOptions,
-                              LogoutOptions, OutputOptions, ProbeOptions, RecordingOptions, ReplayingOptions,
+                              LogoutOptions, OutputOptions, ProbeOptions, ProxyOptions, RecordingOptions, ReplayingOptions,
                               ReportOptions, ServingOptions, TargetOptions, TaskOptions, jobs, protocol_version, repeat,
                               round_limit, seconds)
 from mrtr_cli.protocol.choices import LOG_LEVELS
@@ -22,7 +22,8 @@ from mrtr_cli.protocol.choices import LOG_LEVELS
 GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions, "output": OutputOptions,
                           "recording": RecordingOptions, "call": ArgumentOptions, "probes": ProbeOptions,
                           "replaying": ReplayingOptions, "report": ReportOptions, "serving": ServingOptions,
-                          "logout": LogoutOptions, "app": AppOptions, "tasks": TaskOptions}
+                          "logout": LogoutOptions, "app": AppOptions, "tasks": TaskOptions,
+                          "proxying": ProxyOptions}
 """Each group and the Options NamedTuple its entries fill (and whose defaults they take)."""
 
 PANELS = {"target": "Server", "answering": "Answering", "output": "Output", "recording": "Transcripts",
@@ -244,6 +245,12 @@ OWN = (
     Option(("--state-key",), "serving", "state_key", "value", "Seal requestState under a key made from KEY, not "
            "one made at start-up, so that instances sharing KEY (and a restarted one) accept each other's retries "
            "(default: MRTR_DEMO_STATE_KEY).", "KEY"),
+    Option(("--to",), "proxying", "to", "value", "With --http: the server's Streamable HTTP endpoint, where every "
+           "request goes on to.", "URL"),
+    Option(("--record-dir",), "proxying", "record_dir", "value", "Keep each conversation that crosses the proxy "
+           "as a transcript in DIR (show, replay and serve read it).", "DIR"),
+    Option(("--timeline",), "proxying", "timeline", "value", "Over stdio: write the live timeline to FILE (the "
+           "host owns stdout); -v adds the raw frames.", "FILE"),
     Option(("--all",), "logout", "all_servers", "flag", "Log out of every server."),
     Option(("--version",), "app", "version", "flag", "Print the version and exit."),
 )

@@ -216,6 +216,16 @@ class ServingOptions(NamedTuple):
     state_key: str | None = None
 
 
+class ProxyOptions(NamedTuple):
+    """`mrtr proxy`: where the conversations are kept, where the stdio shim's timeline goes, which
+    server an HTTP proxy forwards to, and the server command after `--` (the stdio shim)."""
+
+    record_dir: str | None = None
+    timeline: str | None = None
+    to: str | None = None
+    command: tuple[str, ...] = ()
+
+
 class LogoutOptions(NamedTuple):
     """`mrtr auth logout --all`."""
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import threading
 from collections.abc import Iterator
 from types import FrameType
 
@@ -38,8 +39,13 @@ def install() -> None:
 
 @contextlib.contextmanager
 def held() -> Iterator[None]:
-    """Hold the three signals while the block runs; the first one that came raises when it ends."""
+    """Hold the three signals while the block runs; the first one that came raises when it ends.
+    Signals reach the main thread alone: in another thread (the proxy's watchers) the block holds
+    nothing back, so that a signal is never kept for a thread it cannot reach."""
     global _holding, _first_held
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
     _holding += 1
     try:
         yield

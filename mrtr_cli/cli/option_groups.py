@@ -153,12 +153,18 @@ def command_of(app: Any, entry: Command) -> Callable[[Callable[..., int]], Any]:
 def from_table(entry: Command) -> Callable[[Callable[..., int]], Callable[..., int]]:
     """Give a command the arguments and the option groups of its `entry` in the command table: it
     receives each argument by its name and each group's Options by the group's name."""
-    builders = {group: options_of(group, *fields, server_command=group == "target" and not fields)
+    builders = {group: options_of(group, *fields, server_command=_takes_server_command(group, fields))
                 for group, fields in entry.groups}
     arguments = [inspect.Parameter(argument.name, inspect.Parameter.KEYWORD_ONLY, annotation=typer_argument(argument),
                                    default=inspect.Parameter.empty if argument.required else None)
                  for argument in entry.arguments]
     return with_groups(arguments, **builders)
+
+
+def _takes_server_command(group: str, fields: tuple[str, ...]) -> bool:
+    """Whether `group`'s Options carry the `-- CMD ARGS` cli.run cut off: the whole target group's,
+    and `mrtr proxy`'s (the server its stdio shim runs)."""
+    return (group == "target" and not fields) or group == "proxying"
 
 
 def with_groups(own: List[inspect.Parameter],

@@ -18,8 +18,8 @@ from mrtr_cli.cli.help_command import HelpGroup
 from mrtr_cli.cli.option_groups import command_of, named
 from mrtr_cli.command_table import APP, Command, command_named
 from mrtr_cli.options import (AnsweringOptions, ArgumentOptions, CallOptions, OutputOptions, ProbeOptions,
-                              RecordingOptions, ReplayingOptions, ReportOptions, ServingOptions, TargetOptions,
-                              TaskOptions)
+                              ProxyOptions, RecordingOptions, ReplayingOptions, ReportOptions, ServingOptions,
+                              TargetOptions, TaskOptions)
 
 APP_SETTINGS: Dict[str, Any] = dict(
     name="mrtr",
@@ -116,6 +116,13 @@ def check(*, probes: ProbeOptions, call: ArgumentOptions, report: ReportOptions,
     prompt_args = ((), None) if probes.tool else call  # -a and --args are the tool's when one is named
     named_requests = command.named_requests(probes.prompt, probes.resource, *prompt_args)
     return command.run(called, target, answering, output, report.junit, named_requests)
+
+
+@command(command_named("proxy"))
+def proxy(*, proxying: ProxyOptions, serving: ServingOptions, target: TargetOptions, output: OutputOptions) -> int:
+    from mrtr_cli.commands import proxy as command
+
+    return command.run(proxying, serving.http, target.max_message_size, output)
 
 
 AUTH = "auth"
