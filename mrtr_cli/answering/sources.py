@@ -19,5 +19,8 @@ RECORDED = "recorded"
 INTERACTIVE = "interactive"
 """A person at a terminal."""
 
-SOURCES = (FLAG, SAMPLER, ANSWERS_FILE, RECORDED, INTERACTIVE)
+HOST = "host"
+"""The real client behind `mrtr proxy`: what it answered, as it crossed the proxy."""
+
+SOURCES = (FLAG, SAMPLER, ANSWERS_FILE, RECORDED, INTERACTIVE, HOST)
 """Every answer source, in the order the chain asks them."""

@@ -1,11 +1,110 @@
-"""`mrtr proxy`: the stdio shim (`-- CMD ARGS`) or the HTTP reverse proxy (`--http`, `--to`)."""
+"""`mrtr proxy`: the stdio shim (`-- CMD ARGS`) or the HTTP reverse proxy (`--http`, `--to`).
+
+Both pass every message on unchanged and tell what crossed to the watchers (proxy/watching.py):
+here, the conversations' follower, whose events go to the live timeline (a file for the shim,
+whose stdout belongs to the host; the terminal for --http) and to one recorder per conversation
+(`--record-dir`).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from mrtr_cli import events
+from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.errors import UsageError
+from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, ProxyOptions
+from mrtr_cli.proxy.conversation import ConversationStart
+from mrtr_cli.proxy.conversations import Conversations
+from mrtr_cli.proxy.record_dir import RecordDir
+from mrtr_cli.proxy.watching import Watcher
+from mrtr_cli.render.console import make_console
+from mrtr_cli.render.timeline import Timeline
+
+WatchersFor = Callable[[events.Observer], list[Watcher]]
+"""The watchers of a run, given where the events of its conversations go (the timeline)."""
 
 
-def run(proxying: ProxyOptions, http: str | None, max_message_size: int, output: OutputOptions) -> int:
-    """Run the proxy until the server or the host ends it; the exit code."""
-    raise UsageError("mrtr proxy is not built yet", "wait for the proxy-core branch")
+def run(proxying: ProxyOptions, http: str | None, max_message_size: int, output: OutputOptions,
+        more_watchers: WatchersFor | None = None) -> int:
+    """Run the proxy until the server or the host ends it (stdio), or until interrupted (HTTP).
+    `more_watchers` adds watchers of its own (the judge of the client) beside the conversations."""
+
+    def body(context: Context) -> int:
+        if http is not None:
+            return _run_http(proxying, http, max_message_size, output, context, more_watchers)
+        return _run_stdio(proxying, max_message_size, output, more_watchers)
+
+    return guarded(output, body)  # type: ignore[arg-type]  # an exit code: the server's, any int
+
+
+def _run_stdio(proxying: ProxyOptions, max_message_size: int, output: OutputOptions,
+               more_watchers: WatchersFor | None) -> int:
+    from mrtr_cli.proxy.stdio_shim import run_shim
+
+    if not proxying.command:
+        raise UsageError("mrtr proxy needs the server to stand in front of", "give -- CMD ARGS (stdio), or "
+                         "--http [HOST:]PORT --to URL")
+    if proxying.to is not None:
+        raise UsageError("--to names the server of an HTTP proxy", "give --http [HOST:]PORT with it, or drop --to")
+    target = {"transport": "stdio", "command": list(proxying.command), "cwd": str(Path.cwd().resolve())}
+    with _timeline_file(proxying.timeline, output) as timeline:
+        watchers = _watchers(proxying.record_dir, target, timeline, more_watchers)
+        return run_shim(list(proxying.command), max_message_size, watchers, timeline)
+
+
+def _run_http(proxying: ProxyOptions, http: str, max_message_size: int, output: OutputOptions, context: Context,
+              more_watchers: WatchersFor | None) -> int:
+    from mrtr_cli.commands.serving import parse_listen
+    from mrtr_cli.proxy.http_proxy import serve_proxy
+
+    if proxying.to is None:
+        raise UsageError("--http needs --to URL: the server every request goes on to",
+                         "e.g. mrtr proxy --http 8080 --to http://127.0.0.1:3000/mcp")
+    if proxying.command:
+        raise UsageError("-- CMD ARGS runs a stdio server, which --http does not forward to",
+                         "give --to URL, or drop --http for the stdio shim")
+    host, port = parse_listen(http)
+    timeline = Timeline(context.consoles.err, verbose=output.verbose, live=False)
+    watchers = _watchers(proxying.record_dir, {"transport": "http", "url": proxying.to}, timeline, more_watchers)
+    return int(serve_proxy(host, port, proxying.to, watchers, max_message_size, output.show_secrets, timeline)
+               or ExitCode.OK)
+
+
+def _watchers(record_dir: str | None, target: dict[str, Any], timeline: events.Observer,
+              more_watchers: WatchersFor | None) -> list[Watcher]:
+    """The conversations' follower (to the timeline and the recorders), then any more."""
+    keeping = RecordDir(record_dir, target) if record_dir is not None else None
+
+    def open_conversation(start: ConversationStart) -> events.Observer:
+        if keeping is None:
+            return timeline
+        recorder = keeping.recorder(start, timeline)
+
+        def both(event: Any) -> None:
+            timeline(event)
+            recorder(event)
+
+        return both
+
+    followed: Watcher = Conversations(open_conversation, timeline)
+    return [followed, *(more_watchers(timeline) if more_watchers else [])]
+
+
+@contextlib.contextmanager
+def _timeline_file(path: str | None, output: OutputOptions) -> Iterator[events.Observer]:
+    """The stdio shim's timeline: to FILE (appended to: a host starts the shim again and again), or nowhere."""
+    if path is None:
+        yield lambda event: None
+        return
+    try:
+        stream: IO[str] = open(os.path.expanduser(path), "a", encoding="utf-8", buffering=1)
+    except OSError as error:
+        raise UsageError(f"--timeline {path}: {error.strerror}", "name a file mrtr can write") from None
+    with stream:
+        yield Timeline(make_console(stream, output.color), verbose=output.verbose, live=False)

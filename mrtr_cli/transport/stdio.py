@@ -217,3 +217,13 @@ def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None
             process.send_signal(sig)
         except ProcessLookupError:
             pass
+
+
+def spawn_server(command: list[str], env: dict[str, str] | None, cwd: str | None) -> subprocess.Popen[bytes]:
+    """A server process with its three pipes, leading its own process group (the stdio shim's too)."""
+    return _spawn(command, env, cwd)
+
+
+def signal_server_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:
+    """Signal a server spawned by `spawn_server` and everything it started."""
+    _signal_group(process, sig)
