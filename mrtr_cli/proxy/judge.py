@@ -93,6 +93,10 @@ class ClientJudge:
         self._server_requests: dict[tuple[str, Any], jsonrpc.Request] = {}
         self._older_capabilities: Any = None
 
+    def report_to(self, report: Callable[[Finding], None]) -> None:
+        """Tell `report` each finding from now on (the proxy's timeline, once it is open)."""
+        self._report = report
+
     def broke_a_must(self) -> bool:
         """Whether any finding is an error (a broken MUST): `--strict` makes that exit 2."""
         return any(found.severity == "error" for found in self.findings)
