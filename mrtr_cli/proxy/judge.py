@@ -28,6 +28,9 @@ MAX_KEPT = 10_000
 or server that never answers must not grow it without end): the oldest are forgotten first."""
 FINISHED_KEPT = 256
 """How many completed conversations a late retry is recognised against."""
+EARLY_KEPT = 64
+"""How many input_required results told before their request (and answers told before the server's
+request) the judge holds for it."""
 
 Conversation = tuple[str, str]
 """(method, name or uri): what a retry must repeat."""
@@ -73,15 +76,20 @@ def _unprompted(conversation: Conversation, params: dict[str, Any]) -> list[Find
     return found
 
 
-def _keep(kept: dict[Any, Any], key: Any, value: Any) -> None:
+def _keep(kept: dict[Any, Any], key: Any, value: Any, limit: int = MAX_KEPT) -> None:
     kept.pop(key, None)
     kept[key] = value
-    while len(kept) > MAX_KEPT:
+    while len(kept) > limit:
         del kept[next(iter(kept))]
 
 
 class ClientJudge:
-    """A Watcher that judges the client; `report` is told each finding as it is found."""
+    """A Watcher that judges the client; `report` is told each finding as it is found.
+
+    Frames that cross in different threads (the shim's two directions, the HTTP proxy's exchanges)
+    may be told a little out of their causal order: a retry told before the result it answers is
+    judged once that result is told (or at the end); an input_required result told before its
+    request, and an answer told before the server's request it answers, are held for it."""
 
     def __init__(self, report: Callable[[Finding], None] | None = None) -> None:
         self.findings: list[Finding] = []
@@ -92,6 +100,9 @@ class ClientJudge:
         self._finished: deque[tuple[Conversation, tuple[Any, ...]]] = deque(maxlen=FINISHED_KEPT)
         self._server_requests: dict[tuple[str, Any], jsonrpc.Request] = {}
         self._older_capabilities: Any = None
+        self._waiting: list[tuple[Crossed, jsonrpc.Request]] = []
+        self._early: dict[tuple[str, Any], tuple[Crossed, jsonrpc.Response]] = {}
+        self._early_answers: dict[tuple[str, Any], jsonrpc.Response] = {}
 
     def report_to(self, report: Callable[[Finding], None]) -> None:
         """Tell `report` each finding from now on (the proxy's timeline, once it is open)."""
@@ -109,6 +120,9 @@ class ClientJudge:
             self._response(frame, message)
 
     def ended(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        for frame, message in waiting:
+            self._client_request(frame, message, wait=False)
         for request in self._server_requests.values():
             self._add([finding("server-request-unanswered", f"the server's {request.method} request (id "
                                                             f"{shown(request.id)}) was never answered")])
@@ -123,6 +137,9 @@ class ClientJudge:
     def _request(self, frame: Crossed, message: jsonrpc.Request) -> None:
         if frame.direction == "to_client":
             _keep(self._server_requests, id_key(message.id), message)
+            early = self._early_answers.pop(id_key(message.id), None)
+            if early is not None:
+                self._answer(early)
             return
         self._add(client_checks.check_headers(message.method, message.params, frame.headers))
         if message.method == "initialize":
@@ -130,12 +147,25 @@ class ClientJudge:
         if message.method in MRTR_METHODS:
             self._client_request(frame, message)
 
-    def _client_request(self, frame: Crossed, message: jsonrpc.Request) -> None:
+    def _client_request(self, frame: Crossed, message: jsonrpc.Request, wait: bool = True) -> None:
         conversation = _conversation(message.method, message.params)
-        states: tuple[Any, ...] = ()
-        if INPUT_RESPONSES in message.params or REQUEST_STATE in message.params:
-            states = self._judge_retry(conversation, message)
+        retry = INPUT_RESPONSES in message.params or REQUEST_STATE in message.params
+        if retry and wait and any(sent.conversation == conversation for sent in self._in_flight.values()):
+            self._waiting = [*self._waiting[-MAX_KEPT:], (frame, message)]  # its result is not told yet
+            return
+        states = self._judge_retry(conversation, message) if retry else ()
         _keep(self._in_flight, (frame.channel, id_key(message.id)), _Sent(conversation, message.id, states))
+        early = self._early.pop(id_key(message.id), None)
+        if early is not None:
+            self._response(*early)
+
+    def _resume(self, conversation: Conversation) -> None:
+        """The retries of `conversation` that waited for the result now told."""
+        resumed = [(frame, message) for frame, message in self._waiting
+                   if _conversation(message.method, message.params) == conversation]
+        self._waiting = [waiting for waiting in self._waiting if waiting not in resumed]
+        for frame, message in resumed:
+            self._client_request(frame, message)
 
     def _judge_retry(self, conversation: Conversation, message: jsonrpc.Request) -> tuple[Any, ...]:
         """The findings of a retry; the states of the conversation it continues."""
@@ -165,9 +195,18 @@ class ClientJudge:
             self._answer(message)
             return
         sent = self._in_flight.pop((frame.channel, id_key(message.id)), None) or self._sent_on_any_channel(message.id)
-        if sent is None or message.error is not None or not isinstance(message.result, dict):
+        result = message.result if isinstance(message.result, dict) else {}
+        if sent is None:
+            if result.get("resultType") == INPUT_REQUIRED:
+                _keep(self._early, id_key(message.id), (frame, message), EARLY_KEPT)
             return
-        result = message.result
+        self._result(sent, result if message.error is None else {})
+        self._resume(sent.conversation)
+
+    def _result(self, sent: _Sent, result: dict[str, Any]) -> None:
+        """A request's result: an input_required one opens its conversation, a complete one ends it."""
+        if not result:
+            return
         if result.get("resultType") == INPUT_REQUIRED:
             questions = result.get(INPUT_REQUESTS)
             state = result.get(REQUEST_STATE)
@@ -185,7 +224,10 @@ class ClientJudge:
     def _answer(self, message: jsonrpc.Response) -> None:
         """The client's answer to a server request of the older era."""
         request = self._server_requests.pop(id_key(message.id), None)
-        if request is None or message.error is not None:
+        if request is None:
+            _keep(self._early_answers, id_key(message.id), message, EARLY_KEPT)
+            return
+        if message.error is not None:
             return
         question = {"method": request.method, "params": request.params}
         self._add(client_checks.check_answer(f"{request.method} request {shown(request.id)}", question,
