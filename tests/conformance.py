@@ -35,6 +35,8 @@ REFERENCE_SERVERS = {
 }
 """The official reference servers on npm, by short name."""
 SPEC_VERSION = "2026-07-28"
+INSPECTOR = "@modelcontextprotocol/inspector@2.12.0"
+"""The MCP Inspector, whose CLI is a real host for `mrtr proxy` (installed beside the suite, on first use)."""
 
 
 def cache_dir() -> Path:
@@ -50,6 +52,20 @@ def reference_server(name: str, *args: str) -> list[str]:
     """The command that starts reference server `name` (a key of REFERENCE_SERVERS) over stdio with `args`."""
     package = REFERENCE_SERVERS[name].rpartition("@")[0]
     return [_node22(), str(_ready_cache() / "node_modules" / package / "dist" / "index.js"), *args]
+
+
+def inspector_cli() -> list[str]:
+    """`[node22, the Inspector's launcher, --cli]`, installing the Inspector into the cache when it lacks it.
+    It has its own marker (inspector.json), so the suite's install is not redone for it."""
+    cache = _ready_cache()
+    with open(cache / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        marker = cache / "inspector.json"
+        if not marker.exists() or json.loads(marker.read_text()) != INSPECTOR:
+            _npm_install(cache, [INSPECTOR])
+            marker.write_text(json.dumps(INSPECTOR))
+    launcher = cache / "node_modules" / "@modelcontextprotocol" / "inspector" / "clients" / "launcher" / "build"
+    return [_node22(), str(launcher / "index.js"), "--cli"]
 
 
 def _node22() -> str:
@@ -84,19 +100,21 @@ def _node_package() -> str:
 
 
 def _install(cache: Path) -> None:
+    if not (cache / "package.json").exists():
+        (cache / "package.json").write_text('{"name": "mrtr-conformance-cache", "private": true}\n')
+    _npm_install(cache, [_node_package(), SUITE, *REFERENCE_SERVERS.values()])
+    (cache / "installed.json").write_text(json.dumps(_wanted()))
+
+
+def _npm_install(cache: Path, packages: list[str]) -> None:
     npm = shutil.which("npm")
     if npm is None:
         raise AssertionError("the conformance tests need npm (with access to the npm registry) to install Node 22 "
                              "and the suite; install Node.js and npm")
-    if not (cache / "package.json").exists():
-        (cache / "package.json").write_text('{"name": "mrtr-conformance-cache", "private": true}\n')
-    packages = [_node_package(), SUITE, *REFERENCE_SERVERS.values()]
     done = subprocess.run([npm, "install", "--no-audit", "--no-fund", "--save-exact", *packages],
                           cwd=cache, capture_output=True, text=True, timeout=900)
     if done.returncode != 0:
-        raise AssertionError(f"npm could not install the conformance suite and reference servers:\n"
-                             f"{done.stderr[-2000:]}")
-    (cache / "installed.json").write_text(json.dumps(_wanted()))
+        raise AssertionError(f"npm could not install {', '.join(packages)}:\n{done.stderr[-2000:]}")
 
 
 def checks_in(directory: Path) -> list[dict[str, Any]]:

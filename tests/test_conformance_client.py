@@ -34,8 +34,13 @@ def test_older_client_scenario_passes(scenario: str):
 
 
 def assert_passes(scenario: str, spec_version: str, successes: int) -> None:
+    assert_passes_with(DRIVER, scenario, spec_version, successes)
+
+
+def assert_passes_with(driver: str, scenario: str, spec_version: str, successes: int) -> None:
+    """The scenario passes with the client `driver` runs (mrtr, or mrtr through the proxy)."""
     assert " " not in str(ROOT), "the suite splits the command on spaces"
-    code, checks, output = run_client_scenario(DRIVER, scenario, spec_version)
+    code, checks, output = run_client_scenario(driver, scenario, spec_version)
     unexpected = [f for f in failures(checks, also=("WARNING",)) if f"{scenario}:{f.split(' ')[0]}" not in EXPECTED_FAILURES]
     assert unexpected == [], output
     assert code == 0, output

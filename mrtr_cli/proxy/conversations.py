@@ -25,10 +25,6 @@ OpenConversation = Callable[[ConversationStart], events.Observer]
 """Where the events of a conversation that starts go (the timeline, its own recorder)."""
 
 
-ERA_REASONS: dict[events.Era, str] = {"older": "the host began with the initialize handshake",
-                                      "modern": "the host names 2026-07-28 in its requests' _meta"}
-
-
 class Pending(NamedTuple):
     """A request of the client waiting for its response."""
 
@@ -43,6 +39,7 @@ class Context:
 
     era: events.Era = "modern"
     version: str = meta.LATEST_VERSION
+    reason: str = "the host sent no initialize"
     capabilities: dict[str, Any] = field(default_factory=dict)
     server: dict[str, Any] | None = None
     tools: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -51,11 +48,13 @@ class Context:
         params = message.params
         if message.method == "initialize":
             self.era, self.version = "older", _text(params.get("protocolVersion"), self.version)
+            self.reason = "the host began with the initialize handshake"
             self.capabilities = _object(params.get("capabilities"))
             return
         said = _object(params.get("_meta"))
         if isinstance(said.get(meta.PROTOCOL_VERSION), str):
             self.era, self.version = "modern", said[meta.PROTOCOL_VERSION]
+            self.reason = "the host names the version in its requests' _meta"
             self.capabilities = _object(said.get(meta.CLIENT_CAPABILITIES))
 
     def response(self, method: str, result: Any) -> None:
@@ -124,7 +123,7 @@ class Conversations:
                 return waiting
         start = self.context.start(message)
         emit = self.open_conversation(start)
-        emit(events.EraChosen(start.era, start.version, ERA_REASONS[start.era]))
+        emit(events.EraChosen(start.era, start.version, self.context.reason))
         if start.server:
             emit(events.ServerIdentified(start.server))
         conversation = Conversation(message.method, without_meta(message.params), emit)

@@ -11,7 +11,7 @@ from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.proxy.told import Told
 from mrtr_cli.proxy.watching import Crossed, Direction, Watcher
 from mrtr_cli.transport.base import format_size
-from mrtr_cli.transport.stdio_relay import TO_SERVER, StdioRelay
+from mrtr_cli.transport.stdio_relay import TO_SERVER, Seen, StdioRelay
 
 CHANNEL = "stdio"
 
@@ -21,16 +21,16 @@ def run_shim(command: list[str], max_message_size: int, watchers: Sequence[Watch
     signal (SIGTERM, Ctrl-C) stops the server's process group on the way out."""
     told = Told(watchers, note)
 
-    def line(direction: str, text: bytes) -> None:
-        way: Direction = "to_server" if direction == TO_SERVER else "to_client"
-        told.crossed(Crossed(way, text.decode("utf-8", "replace"), jsonrpc.decode(text), {}, CHANNEL))
+    def seen(line: Seen) -> None:
+        way: Direction = "to_server" if line.direction == TO_SERVER else "to_client"
+        if line.line is not None:
+            told.crossed(Crossed(way, line.line.decode("utf-8", "replace"), jsonrpc.decode(line.line), {}, CHANNEL))
+            return
+        toward = "to the server" if way == "to_server" else "to the host"
+        told.noted(events.FrameIgnored(f"a message of {format_size(line.size)} {toward} passed through whole; "
+                                       "past --max-message-size it is neither recorded nor judged", "too large"))
 
-    def oversize(direction: str, size: int) -> None:
-        toward = "to the server" if direction == TO_SERVER else "to the host"
-        told.noted(events.FrameIgnored(f"a message of {format_size(size)} {toward} passed through whole; past "
-                                       "--max-message-size it is neither recorded nor judged", "too large"))
-
-    relay = StdioRelay(command, max_message_size, line, oversize)
+    relay = StdioRelay(command, max_message_size, seen)
     try:
         return relay.run()
     finally:

@@ -3,7 +3,7 @@
 Each byte goes on as it came, in the chunk it came in: the host's stdin to the server's stdin, the
 server's stdout to the host's stdout, its stderr to the host's stderr. Nothing is decoded or
 re-encoded on the way; a copy of each whole line (up to `max_message_size`) is handed to
-`on_line` after the bytes went on, and a longer line is only measured (`on_oversize`). One thread
+`on_seen` after the bytes went on, and a longer line is only measured. One thread
 a direction, so neither side's full pipe holds up the other, as when they are joined directly.
 """
 
@@ -13,8 +13,9 @@ import os
 import signal
 import subprocess
 import threading
+from collections import deque
 from collections.abc import Callable
-from typing import IO
+from typing import IO, NamedTuple
 
 from mrtr_cli.transport.stdio import GRACE_SECONDS, signal_server_group, spawn_server
 
@@ -23,33 +24,37 @@ CHUNK = 64 * 1024
 TO_SERVER = "to_server"
 TO_CLIENT = "to_client"
 
-LineSeen = Callable[[str, bytes], None]
-"""A whole line that crossed (without its newline), and its direction."""
-OversizeSeen = Callable[[str, int], None]
-"""A line past the size limit ended after this many bytes, in this direction: passed on, not kept."""
+
+class Seen(NamedTuple):
+    """A whole line that crossed, without its newline; `line` is None past the size limit, where
+    only its `size` was counted (it was passed on all the same)."""
+
+    direction: str
+    line: bytes | None
+    size: int
 
 
 class LineSplitter:
     """Cuts a stream of chunks into lines for the watchers, keeping at most `limit` bytes of one."""
 
-    def __init__(self, direction: str, limit: int, on_line: LineSeen, on_oversize: OversizeSeen) -> None:
+    def __init__(self, direction: str, limit: int) -> None:
         self.direction = direction
         self.limit = limit
-        self.on_line = on_line
-        self.on_oversize = on_oversize
         self._pieces: list[bytes] = []
         self._size = 0
         self._oversize = False
 
-    def feed(self, chunk: bytes) -> None:
+    def cut(self, chunk: bytes) -> list[Seen]:
+        """The lines `chunk` completes."""
+        seen: list[Seen] = []
         start = 0
         while True:
             end = chunk.find(b"\n", start)
             if end < 0:
                 self._add(chunk[start:])
-                return
+                return seen
             self._add(chunk[start:end])
-            self._line_ended()
+            self._line_ended(seen)
             start = end + 1
 
     def _add(self, piece: bytes) -> None:
@@ -61,26 +66,33 @@ class LineSplitter:
         else:
             self._pieces.append(piece)
 
-    def _line_ended(self) -> None:
+    def _line_ended(self, seen: list[Seen]) -> None:
         line, size, oversize = b"".join(self._pieces), self._size, self._oversize
         self._pieces, self._size, self._oversize = [], 0, False
         if oversize:
-            self.on_oversize(self.direction, size)
+            seen.append(Seen(self.direction, None, size))
         elif line.strip():
-            self.on_line(self.direction, line.rstrip(b"\r"))
+            seen.append(Seen(self.direction, line.rstrip(b"\r"), size))
 
 
 class StdioRelay:
-    """A server process spawned without a shell, in its own process group, relayed to fds 0, 1, 2."""
+    """A server process spawned without a shell, in its own process group, relayed to fds 0, 1, 2.
 
-    def __init__(self, command: list[str], max_message_size: int, on_line: LineSeen, on_oversize: OversizeSeen,
+    `on_seen` gets the lines in the order they crossed: each one is queued before its bytes go on
+    (so a response is never queued before its request) and delivered after, by whichever thread
+    comes first, one at a time."""
+
+    def __init__(self, command: list[str], max_message_size: int, on_seen: Callable[[Seen], None],
                  host_in: int = 0, host_out: int = 1, host_err: int = 2) -> None:
         self.process = spawn_server(command, None, None)
+        self.on_seen = on_seen
         self._host = (host_in, host_out, host_err)
-        self._splitters = {way: LineSplitter(way, max_message_size, on_line, on_oversize)
-                           for way in (TO_SERVER, TO_CLIENT)}
+        self._splitters = {way: LineSplitter(way, max_message_size) for way in (TO_SERVER, TO_CLIENT)}
         self._threads: list[threading.Thread] = []
         self._stopping = threading.Lock()
+        self._queue: deque[Seen] = deque()
+        self._queueing = threading.Lock()
+        self._delivering = threading.Lock()
 
     def run(self) -> int:
         """Relay until the server exits; its exit code (128 + N when signal N ended it)."""
@@ -88,7 +100,7 @@ class StdioRelay:
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         host_in, host_out, host_err = self._host
         self._start(self._host_to_server, host_in, process.stdin.fileno(), daemon=True)
-        self._start(self._copy, process.stdout.fileno(), host_out, self._splitters[TO_CLIENT].feed)
+        self._start(self._copy, process.stdout.fileno(), host_out, self._splitters[TO_CLIENT])
         self._start(self._copy, process.stderr.fileno(), host_err, None)
         code = process.wait()
         for thread in self._threads[1:]:
@@ -116,22 +128,36 @@ class StdioRelay:
 
     def _host_to_server(self, source: int, sink: int) -> None:
         """The host's messages to the server; the host closing its stdin stops the server."""
-        self._copy(source, sink, self._splitters[TO_SERVER].feed)
+        self._copy(source, sink, self._splitters[TO_SERVER])
         if self.process.poll() is None:
             self.stop()
 
-    @staticmethod
-    def _copy(source: int, sink: int, seen: Callable[[bytes], None] | None) -> None:
-        """Copy `source` to `sink` chunk by chunk until either ends; `seen` gets each chunk after."""
+    def _copy(self, source: int, sink: int, splitter: LineSplitter | None) -> None:
+        """Copy `source` to `sink` chunk by chunk until either ends; the lines queued before each
+        chunk goes on, delivered after."""
         while True:
             try:
                 chunk = os.read(source, CHUNK)
             except OSError:
                 chunk = b""
-            if not chunk or not _write_all(sink, chunk):
+            if not chunk:
                 break
-            if seen is not None:
-                seen(chunk)
+            if splitter is not None:
+                with self._queueing:
+                    self._queue.extend(splitter.cut(chunk))
+            if not _write_all(sink, chunk):
+                break
+            self._deliver()
+
+    def _deliver(self) -> None:
+        """Hand the queued lines to `on_seen`, in order, one at a time."""
+        with self._delivering:
+            while True:
+                with self._queueing:
+                    if not self._queue:
+                        return
+                    seen = self._queue.popleft()
+                self.on_seen(seen)
 
 
 def _write_all(fd: int, data: bytes) -> bool:

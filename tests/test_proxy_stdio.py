@@ -1,0 +1,109 @@
+"""`mrtr proxy -- CMD ARGS`, the stdio shim, with real clients and real servers: every byte passes
+both ways as it came, the server's stderr and exit code reach the host, a SIGTERM stops the server,
+and each conversation is shown in --timeline FILE and kept in --record-dir DIR, where `show`,
+`replay` and `serve` read it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+
+from conftest import PYTHON, ROOT, SDK_SERVER, mrtr
+from test_demo_sdk_client import answer_form, answer_roots, answer_sampling
+
+SHIM = [PYTHON, "-m", "mrtr_cli", "proxy"]
+DEMO = [PYTHON, "-m", "mrtr_cli", "demo-server"]
+
+
+def test_every_byte_passes_both_ways_and_the_host_gets_the_servers_stderr_and_exit_code(tmp_path: Path):
+    timeline = tmp_path / "timeline.log"
+    frames = (b'{"jsonrpc": "2.0",  "id":1,"method":"tools/call","params":{"name":"caf\\u00e9","arguments":{}}}\n'
+              b'{"id":2,"jsonrpc":"2.0","method":"ping"}\r\n'
+              b"\n"
+              b"not json \xff\xfe at all\n"
+              + b'{"jsonrpc":"2.0","method":"notifications/x","params":{"pad":"' + b"x" * 4096 + b'"}}\n'
+              + b'{"jsonrpc":"2.0","id":3,"method":"ping"}')  # the last one without its newline
+    server = ["sh", "-c", "cat; echo 'the server says bye' >&2; exit 3"]
+    done = subprocess.run([*SHIM, "--timeline", str(timeline), "--max-message-size", "1K", "--", *server],
+                          input=frames, capture_output=True, timeout=60, cwd=ROOT)
+    assert done.stdout == frames  # cat sent back what it got: both directions, byte for byte
+    assert done.stderr.decode() == "the server says bye\n"
+    assert done.returncode == 3
+    shown = timeline.read_text()
+    assert shown.count("a message of 4160 bytes to the server passed through whole") == 1, shown
+    assert shown.count("a message of 4160 bytes to the host passed through whole") == 1, shown
+    assert "→ tools/call café  id 1" in shown, shown
+
+
+@pytest.mark.parametrize("how", ["SIGTERM to the shim", "the host closes stdin"])
+def test_the_shim_stops_the_servers_process_group(how: str):
+    server = ["sh", "-c", "echo $$ >&2; exec sleep 600"]  # reads nothing: only a signal ends it
+    with subprocess.Popen([*SHIM, "--", *server], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, cwd=ROOT) as shim:
+        assert shim.stderr is not None and shim.stdin is not None
+        pid = int(shim.stderr.readline())
+        if how == "SIGTERM to the shim":
+            shim.send_signal(signal.SIGTERM)
+        else:
+            shim.stdin.close()
+        assert shim.wait(timeout=30) == 143  # mrtr's code for SIGTERM; the server's own, ended by SIGTERM
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # stopped and reaped by the shim before it exited
+
+
+def sdk_calls(server: StdioServerParameters, mode: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    async def run() -> list[Any]:
+        async with Client(server, mode=mode, elicitation_callback=answer_form, sampling_callback=answer_sampling,
+                          list_roots_callback=answer_roots) as client:
+            return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    return anyio.run(run)
+
+
+@pytest.mark.parametrize("mode", ["auto", "legacy"])
+def test_the_sdk_client_of_either_era_converses_through_the_shim_and_each_conversation_is_kept(
+        tmp_path: Path, mode: str):
+    timeline, record_dir = tmp_path / "timeline.log", tmp_path / "kept"
+    shim = StdioServerParameters(command=PYTHON, cwd=str(ROOT), args=[
+        "-m", "mrtr_cli", "proxy", "--timeline", str(timeline), "--record-dir", str(record_dir), "--", *DEMO])
+    booked, summarized = sdk_calls(shim, mode, [("book_table", {"city": "Oslo"}), ("summarize", {})])
+    assert booked.structured_content["received"]["confirm"] == {"confirm": True}
+    assert summarized.structured_content["received"]["content"]["text"] == "sdk summary"
+    shown = timeline.read_text()
+    older = mode == "legacy"
+    assert ("asked in flight: elicitation#1" in shown) is older, shown
+    assert ("round 3 asks 1 question" in shown) is not older, shown
+    assert "✓ confirm ← accept" in shown or "✓ elicitation#3 ← accept" in shown, shown
+    assert "from host" in shown and "sdk summary" in shown, shown
+    kept = sorted(record_dir.iterdir())
+    assert [path.name.split("-", 1)[1] for path in kept] == ["tools-call-book_table.yaml",
+                                                             "tools-call-summarize.yaml"]
+    for path in kept:
+        assert mrtr("show", str(path)).code == 0
+        replayed = mrtr("replay", str(path), "--trust-target")
+        assert replayed.code == 0 and "same as recorded" in replayed.stderr, replayed.stderr
+    [served] = sdk_calls(StdioServerParameters(command=PYTHON, args=["-m", "mrtr_cli", "serve", str(kept[0])],
+                                               cwd=str(ROOT)), "auto", [("book_table", {"city": "Oslo"})])
+    assert served.content[0].text == booked.content[0].text  # the host's answers, played back by serve
+
+
+@pytest.mark.parametrize("era", ["modern", "older"])
+def test_mrtr_as_the_client_through_the_shim_to_the_sdk_server(tmp_path: Path, era: str):
+    timeline, record_dir = tmp_path / "timeline.log", tmp_path / "kept"
+    shim = [*SHIM, "--timeline", str(timeline), "--record-dir", str(record_dir), "-v", "--", *SDK_SERVER]
+    direct = mrtr("call", "greet", "-a", "greeting=Hi", "--answer", "elicitation#1.name=Ada", "--answer",
+                  "__main__:ask_name.name=Ada", "--protocol-era", era, "--no-input", "--", *shim)
+    assert direct.code == 0 and "Hi, Ada" in direct.stdout, direct.stderr
+    shown = timeline.read_text()
+    assert f"era: {era}" in shown and "→ tools/call greet" in shown and "    » " in shown, shown
+    [kept] = record_dir.iterdir()
+    replayed = mrtr("replay", str(kept), "--trust-target")
+    assert replayed.code == 0 and "same as recorded" in replayed.stderr, replayed.stderr
