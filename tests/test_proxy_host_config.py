@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from conftest import PYTHON, mrtr
 from peers import StdioPeer, converse
+from mrtr_cli.errors import UsageError
 from mrtr_cli.proxy.host_config import Wrapping, entry_node, unwrap_text, wrap_text
 from mrtr_cli.proxy.jsonc_spans import value_of
 
@@ -58,6 +59,10 @@ def test_wrap_splices_one_entry_that_a_host_then_runs_and_unwrap_restores_it(tmp
     assert (again.code, config.read_text()) == (0, text) and "nothing changed" in again.stderr
     remote = mrtr("proxy", "--wrap", "--config", str(config), "--server", "remote")
     assert remote.code == 1 and "mrtr proxy --http" in remote.stderr and config.read_text() == text
+    for mistake, said in ((("--server", "nope"), "no server 'nope' in"), (("--server", "demo", "--http", "8080"),
+                                                                          "they run no proxy")):
+        refused = mrtr("proxy", "--wrap", "--config", str(config), *mistake)
+        assert refused.code == 1 and said in refused.stderr and config.read_text() == text
     run_as_a_host(entry, tmp_path)
     edited = text.replace('"s\\u00e9rver.js"', '"other.js", "--port", "9"')
     config.write_text(edited)
@@ -82,6 +87,13 @@ def run_as_a_host(entry: dict[str, Any], folder: Path) -> None:
 
 
 def test_unwrap_without_the_kept_text_rebuilds_the_entry_from_the_wrapped_arguments() -> None:
+    broken = VS_CODE.replace('"other": {', '"other": {,')
+    try:
+        wrap_text(broken, "demo", Wrapping("/opt/mrtr/bin/mrtr"), "mcp.json")
+    except UsageError as error:
+        assert error.message.startswith("mcp.json:12:")  # the line and column of the mistake
+    else:
+        raise AssertionError("a file that is not JSON was wrapped")
     wrapped = wrap_text(VS_CODE, "other", Wrapping("/opt/mrtr/bin/mrtr", "rec"), "mcp.json")
     rebuilt = unwrap_text(wrapped.text, "other", None, "mcp.json")
     node = entry_node(rebuilt.text, "other", "mcp.json")

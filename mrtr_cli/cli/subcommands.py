@@ -122,7 +122,7 @@ def proxy(*, proxying: ProxyOptions, serving: ServingOptions, target: TargetOpti
     if proxying.wrap or proxying.unwrap:
         from mrtr_cli.commands import proxy_wrap
 
-        return proxy_wrap.run(proxying, target.config, target.server, output)
+        return proxy_wrap.run(proxying, serving.http, target.config, target.server, output)
     from mrtr_cli.commands import proxy_judging
 
     return proxy_judging.run(proxying, serving.http, target.max_message_size, report.junit, output)

@@ -13,14 +13,15 @@ from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, ProxyOptions
 
 
-def run(proxying: ProxyOptions, config: str | None, server: str | None, output: OutputOptions) -> int:
+def run(proxying: ProxyOptions, http: str | None, config: str | None, server: str | None,
+        output: OutputOptions) -> int:
     """Wrap or unwrap one entry; what happened goes to stderr in one line."""
 
     def body(context: Context) -> ExitCode:
         from mrtr_cli.proxy import host_config
         from mrtr_cli.text import safe_line
 
-        path, name = _config_and_server(proxying, config, server)
+        path, name = _config_and_server(proxying._replace(to=proxying.to or http), config, server)
         if proxying.unwrap:
             note = host_config.unwrap_file(path, name)
         else:
@@ -40,7 +41,7 @@ def _config_and_server(proxying: ProxyOptions, config: str | None, server: str |
                          "e.g. mrtr proxy --wrap --config claude_desktop_config.json --server weather")
     if proxying.command or proxying.to is not None:
         raise UsageError("--wrap and --unwrap edit a configuration file; they run no proxy",
-                         "drop -- CMD ARGS and --to")
+                         "drop -- CMD ARGS, --http and --to")
     return config, server
 
 

@@ -157,19 +157,20 @@ def _outside(key: str, why: str) -> Finding:
     return finding("answer-outside-schema", f"the answer to {shown(key)} does not fit what was asked: {why}")
 
 
-def check_headers(method: str, params: Mapping[str, Any], headers: Mapping[str, str]) -> list[Finding]:
+def check_headers(body_method: str, params: Mapping[str, Any], headers: Mapping[str, str]) -> list[Finding]:
     """A 2026-07-28 request over HTTP: MCP-Protocol-Version, Mcp-Method and Mcp-Name as the body has them."""
     version = _body_version(params)
     if version is None or not headers:
         return []
+    method = safe_line(body_method, 80)
     lower = {name.lower(): value for name, value in headers.items()}
     found = []
     sent_version = lower.get(header_rules.PROTOCOL_VERSION_HEADER.lower())
     if sent_version != version:
         found.append(finding("protocol-version-header", f"{method}: MCP-Protocol-Version is {_header(sent_version)}"
                                                         f" but the body's _meta says {shown(version)}"))
-    found += _standard_header(method, header_rules.METHOD_HEADER, lower, method)
-    field = header_rules.NAMED_METHODS.get(method)
+    found += _standard_header(method, header_rules.METHOD_HEADER, lower, body_method)
+    field = header_rules.NAMED_METHODS.get(body_method)
     if field is not None and isinstance(params.get(field), str):
         found += _standard_header(method, header_rules.NAME_HEADER, lower, params[field])
     return found

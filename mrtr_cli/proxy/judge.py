@@ -124,7 +124,7 @@ class ClientJudge:
         for frame, message in waiting:
             self._client_request(frame, message, wait=False)
         for request in self._server_requests.values():
-            self._add([finding("server-request-unanswered", f"the server's {request.method} request (id "
+            self._add([finding("server-request-unanswered", f"the server's {shown(request.method)} request (id "
                                                             f"{shown(request.id)}) was never answered")])
         self._server_requests.clear()
 
