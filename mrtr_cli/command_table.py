@@ -84,7 +84,8 @@ COMMANDS = (
             "is seen and kept.\n\n"
             "Over stdio a host launches `mrtr proxy [OPTIONS] -- CMD ARGS` instead of the server; over HTTP "
             "`mrtr proxy --http [HOST:]PORT --to URL` forwards to the server at URL.",
-            groups=(("proxying", ()), ("serving", ("http",)), ("target", ("max_message_size",)),
+            groups=(("proxying", ()), ("serving", ("http",)), ("target", ("max_message_size", "config", "server")),
+                    ("report", ("junit",)),
                     ("output", ("verbose", "show_secrets", "color", "debug")))),
 )
 """mrtr's commands, in the order its help lists them (`auth` and `tasks` after them)."""

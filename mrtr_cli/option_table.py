@@ -251,6 +251,14 @@ OWN = (
            "as a transcript in DIR (show, replay and serve read it).", "DIR"),
     Option(("--timeline",), "proxying", "timeline", "value", "Over stdio: write the live timeline to FILE (the "
            "host owns stdout); -v adds the raw frames.", "FILE"),
+    Option(("--json",), "proxying", "json_report", "value", "At exit, write what the judge of the client found "
+           "(rule, severity, spec page) as JSON to FILE.", "FILE"),
+    Option(("--strict",), "proxying", "strict", "flag", "Exit 2 when the client broke a MUST."),
+    Option(("--wrap",), "proxying", "wrap", "flag", "Rewrite the stdio entry --server of the host's --config "
+           "(Claude Desktop, VS Code) to run through mrtr proxy, with --record-dir and --timeline; a backup is kept "
+           "beside the file."),
+    Option(("--unwrap",), "proxying", "unwrap", "flag", "Restore the entry --server of --config as it was before "
+           "--wrap."),
     Option(("--all",), "logout", "all_servers", "flag", "Log out of every server."),
     Option(("--version",), "app", "version", "flag", "Print the version and exit."),
 )

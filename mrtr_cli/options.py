@@ -224,6 +224,10 @@ class ProxyOptions(NamedTuple):
     timeline: str | None = None
     to: str | None = None
     command: tuple[str, ...] = ()
+    json_report: str | None = None
+    strict: bool = False
+    wrap: bool = False
+    unwrap: bool = False
 
 
 class LogoutOptions(NamedTuple):

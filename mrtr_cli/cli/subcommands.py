@@ -119,10 +119,15 @@ def check(*, probes: ProbeOptions, call: ArgumentOptions, report: ReportOptions,
 
 
 @command(command_named("proxy"))
-def proxy(*, proxying: ProxyOptions, serving: ServingOptions, target: TargetOptions, output: OutputOptions) -> int:
-    from mrtr_cli.commands import proxy as command
+def proxy(*, proxying: ProxyOptions, serving: ServingOptions, target: TargetOptions, report: ReportOptions,
+          output: OutputOptions) -> int:
+    if proxying.wrap or proxying.unwrap:
+        from mrtr_cli.commands import proxy_wrap
 
-    return command.run(proxying, serving.http, target.max_message_size, output)
+        return proxy_wrap.run(proxying, serving.http, target.config, target.server, output)
+    from mrtr_cli.commands import proxy_judging
+
+    return proxy_judging.run(proxying, serving.http, target.max_message_size, report.junit, output)
 
 
 AUTH = "auth"

@@ -54,6 +54,24 @@ RULES = {
 }
 """rule -> (severity, spec page)."""
 
+OLDER_SPEC = "https://modelcontextprotocol.io/specification/2025-11-25/"
+CLIENT_RULES = {
+    "request-state-altered": ("error", "basic/patterns/mrtr#client-requirements-basic-workflow"),
+    "request-state-dropped": ("error", "basic/patterns/mrtr#client-requirements-basic-workflow"),
+    "request-state-invented": ("error", "basic/patterns/mrtr#client-requirements-basic-workflow"),
+    "retry-id-reused": ("error", "basic/patterns/mrtr#client-requirements-basic-workflow"),
+    "retry-after-complete": ("error", "basic/patterns/mrtr#client-requirements-basic-workflow"),
+    "input-responses-missing": ("error", "basic/patterns/mrtr#client-requirements-basic-workflow"),
+    "input-responses-unasked": ("warning", "basic/patterns/mrtr#inputresponses"),
+    "answer-outside-schema": ("warning", "client/elicitation#response-actions"),
+    "answer-without-capability": ("error", "client/elicitation#capabilities"),
+    "header-mismatch": ("error", "basic/transports/streamable-http#standard-request-headers"),
+    "protocol-version-header": ("error", "basic/transports/streamable-http#protocol-version-header"),
+    "server-request-unanswered": ("error", OLDER_SPEC + "basic#responses"),
+}
+"""What a client did, judged by `mrtr proxy`: rule -> (severity, spec page)."""
+RULES.update(CLIENT_RULES)
+
 
 @dataclass(frozen=True)
 class Finding:

@@ -1,8 +1,8 @@
-"""`--junit FILE` on `replay` and `check`: the run as a JUnit XML report, the shape Jenkins'
+"""`--junit FILE` on `replay`, `check` and `proxy`: the run as a JUnit XML report, the shape Jenkins'
 junit-10.xsd describes and GitLab's and GitHub's test reporters read.
 
-One test case a transcript (replay) or a probe (check). Built with the standard library's
-ElementTree, never by pasting strings; every text from a server goes through text.py's `safe`
+One test case a transcript (replay), a probe (check) or a rule of the client's judge (proxy).
+Built with the standard library's ElementTree, never by pasting strings; every text from a server goes through text.py's `safe`
 first, which also turns the characters XML 1.0 cannot hold (C0 controls, lone surrogates) into
 visible escapes. The only module that imports xml; loaded only when --junit is given.
 """
@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from mrtr_cli.check.verdicts import Check
 from mrtr_cli.errors import UsageError
+from mrtr_cli.protocol.lint_rules import Finding
 from mrtr_cli.render.replay_report import verdict_lines
 from mrtr_cli.text import safe
 from mrtr_cli.transcript.replay_verdict import ReplayVerdict
@@ -60,6 +62,22 @@ def check_suite(checks: list[Check], elapsed: float, failure: str | None = None)
     if failure is not None:
         _outcome(_case(suite, "mrtr.check", "connect", None), "error", None, failure, None)
     suite.set("time", _seconds(elapsed))
+    return _counted(suite)
+
+
+def client_suite(findings: Sequence[Finding], rules: Iterable[str]) -> ElementTree.Element:
+    """`mrtr proxy --junit`: one test case a rule of the client's judge; a rule the client broke as an
+    error (a MUST) is a failure with every such finding as its text, a warning passes with them as
+    its output."""
+    suite = _suite("mrtr proxy")
+    for rule in rules:
+        broken = [found for found in findings if found.rule == rule]
+        case = _case(suite, "mrtr.proxy", rule, None)
+        text = "\n".join(f"{found.message}\n{found.page}" for found in broken)
+        if any(found.severity == "error" for found in broken):
+            _outcome(case, "failure", "error", broken[0].message, text)
+        elif broken:
+            ElementTree.SubElement(case, "system-out").text = xml_text(f"{broken[0].severity}: {text}")
     return _counted(suite)
 
 

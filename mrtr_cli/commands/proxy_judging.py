@@ -1,0 +1,93 @@
+"""`mrtr proxy` with the judge of the client beside the proxy's other watchers: each finding on the
+timeline as it is found, the summary there at the end (the terminal for --http, the --timeline file
+for the shim), `--json FILE` and `--junit FILE` written at exit, and `--strict`'s exit 2."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mrtr_cli import events, files
+from mrtr_cli.commands.common import guarded
+from mrtr_cli.errors import UsageError
+from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.options import OutputOptions, ProxyOptions
+from mrtr_cli.protocol.lint_rules import CLIENT_RULES
+from mrtr_cli.proxy.judge import ClientJudge
+from mrtr_cli.proxy.watching import Crossed, Watcher
+from mrtr_cli.render.client_findings import findings_document, summary_lines
+from mrtr_cli.render.styled_line import StyledLine
+from mrtr_cli.render.timeline import Timeline
+
+STRICT_EXIT = ExitCode.PROTOCOL
+"""`--strict`: the exit code when the client broke a MUST (2, as `call --strict` for a server)."""
+
+
+def run(proxying: ProxyOptions, http: str | None, max_message_size: int, junit_path: str | None,
+        output: OutputOptions) -> int:
+    """Run the proxy with the judge; the proxy's exit code (the server's, for the shim), or 2 under
+    --strict when the client broke a MUST, or 1 when a report cannot be written."""
+    from mrtr_cli.commands import proxy
+
+    checked = guarded(output, lambda context: _checked(proxying.json_report, junit_path))
+    if checked != ExitCode.OK:
+        return checked
+    judge = ClientJudge()
+
+    def judged(timeline: events.Observer) -> list[Watcher]:
+        judge.report_to(timeline)
+        return [Summarized(judge, timeline)]
+
+    code = proxy.run(proxying, http, max_message_size, output, judged)
+    written = guarded(output, lambda context: _reported(judge, proxying.json_report, junit_path))
+    return written if written != ExitCode.OK else exit_code(judge, proxying.strict, code)
+
+
+def _checked(json_path: str | None, junit_path: str | None) -> ExitCode:
+    """Before the proxy starts: the reports' folders exist and are writable."""
+    files.check_writable(json_path, "--json")
+    files.check_writable(junit_path, "--junit")
+    return ExitCode.OK
+
+
+def _reported(judge: ClientJudge, json_path: str | None, junit_path: str | None) -> ExitCode:
+    if json_path is not None:
+        write_json(json_path, judge)
+    if junit_path is not None:
+        from mrtr_cli.render.junit import client_suite, write_report
+
+        write_report(junit_path, client_suite(judge.findings, sorted(CLIENT_RULES)))
+    return ExitCode.OK
+
+
+def write_json(path: str, judge: ClientJudge) -> None:
+    from mrtr_cli.render.json_report import json_pieces
+
+    try:
+        with Path(path).open("w", encoding="utf-8") as file:
+            file.writelines(json_pieces(findings_document(judge.findings)))
+            file.write("\n")
+    except OSError as error:
+        raise UsageError(f"cannot write the --json report {path}: {error.strerror or error}",
+                         "check that its directory exists and is writable") from None
+
+
+def exit_code(judge: ClientJudge, strict: bool, code: int) -> int:
+    """2 under --strict when the client broke a MUST; else the proxy's own code."""
+    return int(STRICT_EXIT) if strict and judge.broke_a_must() else code
+
+
+class Summarized:
+    """The judge as the proxy's watcher: at the end, its summary goes to the timeline."""
+
+    def __init__(self, judge: ClientJudge, timeline: events.Observer) -> None:
+        self.judge = judge
+        self.timeline = timeline
+
+    def crossed(self, frame: Crossed) -> None:
+        self.judge.crossed(frame)
+
+    def ended(self) -> None:
+        self.judge.ended()
+        if isinstance(self.timeline, Timeline):
+            for line in summary_lines(self.judge.findings):
+                self.timeline.print(StyledLine(line))

@@ -1,0 +1,288 @@
+"""The judge of the client (`mrtr proxy`): a client written here makes each mistake of issue 29's
+item 4 against the real demo server, through the real proxy (one wrong client per transport, and
+one of the older era), and gets each finding in `--json FILE`, `--junit FILE`, the timeline's
+summary and `--strict`'s exit 2; mrtr as a correct client, in both eras and over HTTP, gets none."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import signal
+import subprocess
+import xml.etree.ElementTree as ElementTree
+from pathlib import Path
+from typing import Any
+
+import xmlschema
+
+from conftest import PYTHON, ROOT, mrtr
+from peers import HttpPeer, StdioPeer, converse, demo_http, request
+from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.protocol.lint_rules import CLIENT_RULES, SPEC
+from mrtr_cli.proxy.judge import ClientJudge
+from mrtr_cli.proxy.watching import Crossed
+
+DEMO = [PYTHON, "-m", "mrtr_cli", "demo-server"]
+OLDER = "2025-11-25"
+
+
+def proxy(folder: Path, *options: str) -> list[str]:
+    """`mrtr proxy` in front of the demo, its reports in `folder`."""
+    return [PYTHON, "-m", "mrtr_cli", "proxy", "--json", str(folder / "found.json"), "--junit",
+            str(folder / "found.xml"), "--timeline", str(folder / "timeline.txt"), *options, "--", *DEMO]
+
+
+class Proxied(StdioPeer):
+    """The demo behind the stdio shim, as a host sees it: send a line, read a line."""
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.process.stdin
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def receive(self) -> dict[str, Any]:
+        assert self.process.stdout
+        line = self.process.stdout.readline()
+        assert line, "the proxy closed its stdout"
+        return dict(json.loads(line))
+
+
+def found_rules(folder: Path) -> list[str]:
+    return sorted(found["rule"] for found in json.loads((folder / "found.json").read_text())["findings"])
+
+
+def result_of(received: list[dict[str, Any]]) -> dict[str, Any]:
+    return dict(received[-1].get("result") or {})
+
+
+def wrong_modern_client(peer: Proxied) -> None:
+    """Every retry mistake, against the demo's real results."""
+    asked = result_of(peer.exchange(request(1, "tools/call", {"name": "two_questions"})))
+    assert set(asked["inputRequests"]) == {"name", "color"} and asked["requestState"] != "forged"
+    wrong = {"name": {"action": "accept", "content": {"name": 5}}, "zzz": {"action": "accept", "content": {}}}
+    peer.exchange(request(1, "tools/call", {"name": "two_questions", "inputResponses": wrong,
+                                            "requestState": "forged"}, capabilities={"roots": {}}))
+    peer.exchange(request(2, "tools/call", {"name": "poll_status"}))
+    again = result_of(peer.exchange(request(3, "tools/call", {"name": "poll_status", "inputResponses": {}})))
+    peer.exchange(request(4, "tools/call", {"name": "poll_status", "requestState": again["requestState"] + "x"}))
+    state = result_of(peer.exchange(request(5, "tools/call", {"name": "poll_status"})))["requestState"]
+    for number in itertools.count(6):
+        result = result_of(peer.exchange(request(number, "tools/call", {"name": "poll_status",
+                                                                         "requestState": state})))
+        if result.get("resultType") != "input_required":
+            break
+        state = result["requestState"]
+    peer.exchange(request(number + 1, "tools/call", {"name": "poll_status", "requestState": state}))
+    peer.exchange(request(number + 2, "tools/call", {"name": "workspace_roots", "requestState": "made-up"}))
+
+
+STDIO_FINDINGS = sorted(["retry-id-reused", "request-state-altered", "input-responses-missing",
+                         "input-responses-unasked", "answer-outside-schema", "answer-without-capability",
+                         "request-state-dropped", "request-state-altered", "retry-after-complete",
+                         "request-state-invented"])
+BROKEN_MUSTS = {"retry-id-reused", "request-state-altered", "input-responses-missing", "answer-without-capability",
+                "request-state-dropped", "retry-after-complete", "request-state-invented"}
+
+
+def test_a_wrong_client_over_stdio_gets_each_finding_in_every_report_and_strict_exits_2(tmp_path: Path) -> None:
+    peer = Proxied(proxy(tmp_path, "--strict"))
+    try:
+        wrong_modern_client(peer)
+    finally:
+        peer.close()
+    assert peer.process.returncode == 2
+    assert found_rules(tmp_path) == STDIO_FINDINGS
+    document = json.loads((tmp_path / "found.json").read_text())
+    assert document["counts"] == {"error": 8, "warning": 2, "info": 0} and document["rules"] == sorted(CLIENT_RULES)
+    pages = {found["rule"]: found["page"] for found in document["findings"]}
+    assert pages["request-state-altered"] == SPEC + "basic/patterns/mrtr#client-requirements-basic-workflow"
+    assert pages["answer-without-capability"] == SPEC + "client/elicitation#capabilities"
+    messages = [found["message"] for found in document["findings"]]
+    assert "tools/call 'two_questions' (retry id 1): inputResponses lacks 'color', which the server asked" in messages
+    xmlschema.XMLSchema(str(ROOT / "tests" / "junit-10.xsd")).validate(str(tmp_path / "found.xml"))
+    suite = ElementTree.parse(tmp_path / "found.xml").getroot().find("testsuite")
+    assert suite is not None and suite.get("tests") == str(len(CLIENT_RULES))
+    failed = {case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None}
+    assert failed == BROKEN_MUSTS
+    timeline = (tmp_path / "timeline.txt").read_text()
+    assert "[retry-id-reused]" in timeline and "the client: 8 errors, 2 warnings" in timeline
+
+
+def test_mrtr_as_a_correct_client_gets_no_finding_in_either_era(tmp_path: Path) -> None:
+    for era, name, color in (("modern", "name", "color"), ("older", "elicitation#1", "elicitation#2")):
+        folder = tmp_path / era
+        folder.mkdir()
+        done = mrtr("call", "two_questions", "--answer", f"{name}.name=Ada", "--answer", f"{color}.color=red",
+                    "--no-input", "--protocol-era", era, "--", *proxy(folder, "--strict"))
+        assert done.code == 0, done.stderr
+        assert "Hello Ada, you like red." in done.stdout
+        assert found_rules(folder) == [], era
+        assert "the client: no findings" in (folder / "timeline.txt").read_text()
+
+
+def test_a_wrong_client_of_the_older_era_answers_badly_and_leaves_a_question_unanswered(tmp_path: Path) -> None:
+    peer = Proxied(proxy(tmp_path))
+    try:
+        peer.exchange({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": OLDER, "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "wrong", "version": "0"}}})
+        peer.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        peer.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "two_questions"}})
+        question = peer.receive()
+        assert question["method"] == "elicitation/create"
+        peer.send({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"name": 5}}})
+        follow_up = peer.receive()
+        while "method" not in follow_up:
+            follow_up = peer.receive()
+        assert follow_up["method"] == "elicitation/create"
+    finally:
+        peer.close()
+    assert peer.process.returncode == 0  # no --strict: the server's own exit code
+    assert found_rules(tmp_path) == ["answer-outside-schema", "server-request-unanswered"]
+    pages = [found["page"] for found in json.loads((tmp_path / "found.json").read_text())["findings"]]
+    assert pages[1].startswith("https://modelcontextprotocol.io/specification/2025-11-25/")
+
+
+def test_over_http_headers_that_disagree_with_the_body_are_found_and_mrtr_s_own_are_not(tmp_path: Path) -> None:
+    with demo_http() as url:
+        command = [PYTHON, "-m", "mrtr_cli", "proxy", "--http", "127.0.0.1:0", "--to", url,
+                   "--json", str(tmp_path / "found.json")]
+        proxied = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+        try:
+            assert proxied.stderr is not None
+            listening = proxied.stderr.readline()
+            proxy_url = listening.split()[2]
+            done = mrtr("call", "two_questions", "--answer", "name.name=Ada", "--answer", "color.color=red",
+                        "--no-input", "--url", proxy_url)
+            assert done.code == 0, done.stderr
+            wrong_http_client(HttpPeer(proxy_url))
+        finally:
+            proxied.send_signal(signal.SIGINT)
+            _, stderr = proxied.communicate(timeout=30)
+    assert found_rules(tmp_path) == ["header-mismatch", "header-mismatch", "protocol-version-header"]
+    messages = [found["message"] for found in json.loads((tmp_path / "found.json").read_text())["findings"]]
+    assert "tools/call: Mcp-Name is 'greet' but the body says 'two_questions'" in messages
+    assert "tools/list: Mcp-Method is absent but the body says 'tools/list'" in messages
+    assert "the client: 3 errors" in stderr
+
+
+def wrong_http_client(peer: HttpPeer) -> None:
+    try:
+        call = request(1, "tools/call", {"name": "two_questions"})
+        peer.post(call, {**peer.headers_for(call), "Mcp-Name": "greet", "mcp-protocol-version": "2025-11-25"})
+        listing = request(2, "tools/list")
+        peer.post(listing, {name: value for name, value in peer.headers_for(listing).items() if name != "Mcp-Method"})
+    finally:
+        peer.close()
+
+
+class Recorded(StdioPeer):
+    """The demo over stdio, every line kept with its direction, in the order it crossed."""
+
+    def __init__(self) -> None:
+        super().__init__(DEMO)
+        self.lines: list[tuple[str, str]] = []
+
+    def exchange(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        received = super().exchange(message)
+        self.lines += [("to_server", json.dumps(message))] + [("to_client", json.dumps(m)) for m in received]
+        return received
+
+
+def retries_first(frames: list[Crossed]) -> list[Crossed]:
+    """Each retry moved before the result it answers (the last response told before it)."""
+    moved = list(frames)
+    for frame in frames:
+        if frame.direction == "to_server" and '"requestState"' in frame.text:
+            at = moved.index(frame)
+            answered = max(n for n in range(at) if isinstance(moved[n].message, jsonrpc.Response))
+            moved.insert(answered, moved.pop(at))
+    return moved
+
+
+def results_first(frames: list[Crossed]) -> list[Crossed]:
+    """Each response moved before the request it answers."""
+    moved = list(frames)
+    for frame in frames:
+        if isinstance(frame.message, jsonrpc.Response):
+            at = moved.index(frame)
+            asked = max(n for n in range(at) if isinstance(moved[n].message, jsonrpc.Request)
+                        and moved[n].message.id == frame.message.id)
+            moved.insert(asked, moved.pop(at))
+    return moved
+
+
+def judged(frames: list[Crossed]) -> set[str]:
+    judge = ClientJudge()
+    for frame in frames:
+        judge.crossed(frame)
+    judge.ended()
+    return {found.rule for found in judge.findings}
+
+
+def test_frames_told_out_of_their_causal_order_are_judged_as_they_crossed() -> None:
+    """The proxy tells a frame after its bytes went on, one thread a direction: a retry may be told
+    before the result it answers, or a result before its request. A correct client stays correct,
+    and a wrong one wrong."""
+    recorded = Recorded()
+    ids = itertools.count(1)
+    try:
+        for tool in ("two_questions", "poll_status"):
+            converse(recorded, ids, "tools/call", {"name": tool})
+    finally:
+        recorded.close()
+    frames = [Crossed(direction, text, jsonrpc.decode(text), {}, "stdio") for direction, text in recorded.lines]
+    orders = [frames, retries_first(frames), results_first(frames)]
+    assert orders[1] != frames and orders[2] != frames
+    assert [judged(order) for order in orders] == [set(), set(), set()]
+    altered = [frame._replace(text=frame.text.replace('"requestState": "', '"requestState": "x'))
+               if frame.direction == "to_server" else frame for frame in frames]
+    altered = [frame._replace(message=jsonrpc.decode(frame.text)) for frame in altered]
+    for order in (retries_first(altered), results_first(altered)):
+        assert judged(order) == {"request-state-altered"}
+    older = older_era_frames()
+    assert judged(older) == set() and judged(answers_first(older)) == set() and answers_first(older) != older
+    assert judged([frame for frame in older if "accept" not in frame.text]) == {"server-request-unanswered"}
+
+
+def older_era_frames() -> list[Crossed]:
+    """A correct conversation of the older era with the demo: the server asks in flight, the client answers."""
+    recorded = Recorded()
+    lines = recorded.lines
+
+    def send(message: dict[str, Any]) -> None:
+        assert recorded.process.stdin
+        lines.append(("to_server", json.dumps(message)))
+        recorded.process.stdin.write(lines[-1][1].encode() + b"\n")
+        recorded.process.stdin.flush()
+
+    def receive() -> dict[str, Any]:
+        assert recorded.process.stdout
+        lines.append(("to_client", recorded.process.stdout.readline().decode().rstrip("\n")))
+        return dict(json.loads(lines[-1][1]))
+
+    try:
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": OLDER, "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "0"}}})
+        receive()
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "two_questions"}})
+        for field, value in (("name", "Ada"), ("color", "red")):
+            question = receive()
+            send({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {field: value}}})
+        assert "Hello Ada" in json.dumps(receive())
+    finally:
+        recorded.close()
+    return [Crossed(direction, text, jsonrpc.decode(text), {}, "stdio") for direction, text in lines]
+
+
+def answers_first(frames: list[Crossed]) -> list[Crossed]:
+    """Each answer of the client moved before the server's request it answers."""
+    moved = list(frames)
+    for frame in frames:
+        if frame.direction == "to_server" and isinstance(frame.message, jsonrpc.Response):
+            at = moved.index(frame)
+            asked = max(n for n in range(at) if moved[n].direction == "to_client"
+                        and isinstance(moved[n].message, jsonrpc.Request))
+            moved.insert(asked, moved.pop(at))
+    return moved
