@@ -25,9 +25,10 @@ from mrtr_cli.proxy.record_dir import RecordDir
 from mrtr_cli.proxy.watching import Watcher
 from mrtr_cli.render.console import make_console
 from mrtr_cli.render.outcome import status_line
+from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.render.timeline import Timeline
 
-WatchersFor = Callable[[events.Observer], list[Watcher]]
+WatchersFor = Callable[["ShownTimeline"], list[Watcher]]
 """The watchers of a run, given where the events of its conversations go (the timeline)."""
 
 
@@ -58,7 +59,7 @@ def _run_stdio(proxying: ProxyOptions, max_message_size: int, output: OutputOpti
         raise UsageError("--to names the server of an HTTP proxy", "give --http [HOST:]PORT with it, or drop --to")
     target = {"transport": "stdio", "command": list(proxying.command), "cwd": str(Path.cwd().resolve())}
     with _timeline_file(proxying.timeline, output) as timeline:
-        shown = _with_outcomes(timeline)
+        shown = ShownTimeline(timeline)
         watchers = _watchers(proxying.record_dir, target, shown, more_watchers)
         return run_shim(list(proxying.command), max_message_size, watchers, shown)
 
@@ -75,13 +76,13 @@ def _run_http(proxying: ProxyOptions, http: str, max_message_size: int, output: 
         raise UsageError("-- CMD ARGS runs a stdio server, which --http does not forward to",
                          "give --to URL, or drop --http for the stdio shim")
     host, port = parse_listen(http)
-    shown = _with_outcomes(Timeline(context.consoles.err, verbose=output.verbose, live=False))
+    shown = ShownTimeline(Timeline(context.consoles.err, verbose=output.verbose, live=False))
     watchers = _watchers(proxying.record_dir, {"transport": "http", "url": proxying.to}, shown, more_watchers)
     return int(serve_proxy(host, port, proxying.to, watchers, max_message_size, output.show_secrets, shown)
                or ExitCode.OK)
 
 
-def _watchers(record_dir: str | None, target: dict[str, Any], timeline: events.Observer,
+def _watchers(record_dir: str | None, target: dict[str, Any], timeline: ShownTimeline,
               more_watchers: WatchersFor | None) -> list[Watcher]:
     """The conversations' follower (to the timeline and the recorders), then any more."""
     keeping = RecordDir(record_dir, target) if record_dir is not None else None
@@ -101,17 +102,23 @@ def _watchers(record_dir: str | None, target: dict[str, Any], timeline: events.O
     return [followed, *(more_watchers(timeline) if more_watchers else [])]
 
 
-def _with_outcomes(timeline: Timeline | None) -> events.Observer:
-    """The timeline, which also ends each conversation with its status line, as `mrtr call` does."""
-    if timeline is None:
-        return lambda event: None
+class ShownTimeline:
+    """The proxy's timeline (None: nowhere), which also ends each conversation with its status line, as
+    `mrtr call` does; more watchers may print lines of their own on it (the judge's summary)."""
 
-    def shown(event: Any) -> None:
-        timeline(event)
+    def __init__(self, timeline: Timeline | None) -> None:
+        self.timeline = timeline
+
+    def __call__(self, event: Any) -> None:
+        if self.timeline is None:
+            return
+        self.timeline(event)
         if isinstance(event, events.OutcomeReached):
-            timeline.print(status_line(event.outcome))
+            self.timeline.print(status_line(event.outcome))
 
-    return shown
+    def print(self, line: StyledLine) -> None:
+        if self.timeline is not None:
+            self.timeline.print(line)
 
 
 @contextlib.contextmanager

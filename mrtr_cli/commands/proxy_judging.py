@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mrtr_cli import events, files
+from mrtr_cli import files
 from mrtr_cli.commands.common import guarded
+from mrtr_cli.commands.proxy import ShownTimeline
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, ProxyOptions
@@ -16,7 +17,6 @@ from mrtr_cli.proxy.judge import ClientJudge
 from mrtr_cli.proxy.watching import Crossed, Watcher
 from mrtr_cli.render.client_findings import findings_document, summary_lines
 from mrtr_cli.render.styled_line import StyledLine
-from mrtr_cli.render.timeline import Timeline
 
 STRICT_EXIT = ExitCode.PROTOCOL
 """`--strict`: the exit code when the client broke a MUST (2, as `call --strict` for a server)."""
@@ -33,7 +33,7 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, junit_p
         return checked
     judge = ClientJudge()
 
-    def judged(timeline: events.Observer) -> list[Watcher]:
+    def judged(timeline: ShownTimeline) -> list[Watcher]:
         judge.report_to(timeline)
         return [Summarized(judge, timeline)]
 
@@ -79,7 +79,7 @@ def exit_code(judge: ClientJudge, strict: bool, code: int) -> int:
 class Summarized:
     """The judge as the proxy's watcher: at the end, its summary goes to the timeline."""
 
-    def __init__(self, judge: ClientJudge, timeline: events.Observer) -> None:
+    def __init__(self, judge: ClientJudge, timeline: ShownTimeline) -> None:
         self.judge = judge
         self.timeline = timeline
 
@@ -88,6 +88,5 @@ class Summarized:
 
     def ended(self) -> None:
         self.judge.ended()
-        if isinstance(self.timeline, Timeline):
-            for line in summary_lines(self.judge.findings):
-                self.timeline.print(StyledLine(line))
+        for line in summary_lines(self.judge.findings):
+            self.timeline.print(StyledLine(line))
