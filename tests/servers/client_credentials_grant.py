@@ -114,8 +114,7 @@ class ClientCredentialsGrant:
     def granted(self, scope: dict, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
         audiences = [self.issuer, f"{self.issuer}/", f"{self.issuer}/token"]
-        method = "private_key_jwt" if "client_assertion" in form else \
-            "client_secret_basic" if headers.get("authorization", "").lower().startswith("basic ") else "client_secret_post"
+        method = authentication_method(headers, form)
         if method not in self.methods:
             return 401, {"error": "invalid_client", "error_description": f"{method} is not accepted here"}
         client_id = self.clients.from_assertion(form, audiences) if "client_assertion" in form \
@@ -124,6 +123,14 @@ class ClientCredentialsGrant:
             return 401, {"error": "invalid_client", "error_description": "unknown client, wrong secret or assertion"}
         answer = self.issue(client_id, form.get("scope", "").split(), form.get("resource"))
         return (400 if "error" in answer else 200), answer
+
+
+def authentication_method(headers: dict[str, str], form: dict[str, str]) -> str:
+    """How the client authenticates this token request."""
+    if "client_assertion" in form:
+        return "private_key_jwt"
+    return "client_secret_basic" if headers.get("authorization", "").lower().startswith("basic ") \
+        else "client_secret_post"
 
 
 async def whole_body(receive: Any) -> bytes:
