@@ -124,7 +124,7 @@ def signing_key(pem: bytes) -> Any:
     if b"-----BEGIN" not in pem:
         raise ValueError("not a PEM file")
     if b"-----BEGIN ENCRYPTED PRIVATE KEY-----" in pem:
-        raise ValueError("protected by a passphrase, which mrtr does not ask for (openssl pkcs8 -topk8 -nocrypt "
+        raise ValueError("protected by a passphrase, which mrtr does not ask for (openssl pkey -in KEY -out PLAIN "
                          "writes it without one)")
     key = _imported(pem)
     if key.private_key is None:
@@ -132,9 +132,18 @@ def signing_key(pem: bytes) -> Any:
     if not isinstance(key, (ECKey, RSAKey)):
         raise ValueError(f"an {getattr(key, 'curve_name', 'OKP')} key: mrtr signs with EC (P-256, P-384, P-521) "
                          "or RSA keys")
-    if isinstance(key, ECKey) and key.curve_name not in EC_ALGORITHMS:
-        raise ValueError(_unknown_curve(key.curve_name))
+    if isinstance(key, ECKey) and _curve_of(key) not in EC_ALGORITHMS:
+        raise ValueError(f"an EC key on the curve {safe_line(_curve_of(key), 40)}: mrtr signs with P-256, P-384 "
+                         "or P-521")
     return key
+
+
+def _curve_of(key: ECKey) -> str:
+    """The name of the EC key's curve (joserfc names the curves of JOSE; another, as cryptography does)."""
+    try:
+        return str(key.curve_name)
+    except KeyError as error:
+        return str(error.args[0]) if error.args else "unknown"
 
 
 def _imported(pem: bytes) -> Any:
@@ -142,17 +151,11 @@ def _imported(pem: bytes) -> Any:
     for key_type in ("EC", "RSA", "OKP"):
         try:
             return import_key(pem, key_type)
-        except KeyError as error:  # joserfc knows no such EC curve
-            raise ValueError(_unknown_curve(str(error.args[0] if error.args else "?"))) from None
         except TypeError:  # encrypted in a form without the PKCS#8 header
             raise ValueError("protected by a passphrase, which mrtr does not ask for") from None
         except (JoseError, ValueError):
             continue
     raise ValueError("not a private key mrtr can read (PKCS#8 PEM, EC or RSA, without a passphrase)")
-
-
-def _unknown_curve(curve: str) -> str:
-    return f"an EC key on the curve {safe_line(curve, 40)}: mrtr signs with P-256, P-384 or P-521"
 
 
 def algorithms_of(key: Any) -> tuple[str, ...]:
