@@ -66,6 +66,31 @@ def login_authorizer(target: Target, options: TargetOptions, show_secrets: bool,
     return target.login(options, show_secrets).flow(transport.fetch)
 
 
+def logs_in_as_machine(target: Target, options: TargetOptions) -> bool:
+    """Whether a 401 from `target` is answered with client credentials (--client-credentials, or
+    the mcpServers entry's `clientCredentials: true`)."""
+    return isinstance(target, HttpTarget) and target.logs_in(options) \
+        and (options.client_credentials or target.oauth.get("clientCredentials") is True)
+
+
+def _refuse_machine_flags(target: Target, options: TargetOptions) -> None:
+    """--client-credentials and its key and secret flags where they cannot apply: exit 1, not ignored."""
+    given = [flag for flag, value in (("--client-credentials", options.client_credentials),
+                                      ("--client-secret-file", options.client_secret_file),
+                                      ("--client-assertion-key", options.client_assertion_key),
+                                      ("--client-assertion-alg", options.client_assertion_alg)) if value]
+    if not given:
+        return
+    if not isinstance(target, HttpTarget):
+        raise UsageError(f"{given[0]} logs in to a server over HTTP, and this one is a stdio process",
+                         f"leave {given[0]} out")
+    if options.no_auth:
+        raise UsageError(f"{given[0]} logs in, and --no-auth says not to", "leave one of them out")
+    if not target.logs_in(options):
+        raise UsageError(f"{given[0]} logs in, and an Authorization header (-H, or the entry's headers) already "
+                         "sends a token", "leave one of them out")
+
+
 def sharing_server(target: Target, pool: Any) -> Target:
     """`target`, its server process taken from `pool` (transport/shared.py) when one process may
     serve many conversations in turn: the demo's, which keeps no state between 2026-07-28 requests."""
@@ -120,6 +145,7 @@ def resolve_target(options: TargetOptions) -> Target:
     if options.headers and not target.takes_headers:
         parse_headers(options.headers)
         raise UsageError("-H sets HTTP headers, and this server is a stdio process", "leave -H out, or use -e")
+    _refuse_machine_flags(target, options)
     return target
 
 

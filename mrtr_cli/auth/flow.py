@@ -8,7 +8,8 @@ the redirect checked (`state`, RFC 9207 `iss`), the code traded for tokens, the 
 most MAX_LOGINS logins a run. Without a terminal and without --auth-open, or with
 --auth-stored-only, kept tokens are used and refreshed but no browser is opened: a missing login
 is exit 3 with the command to run. With --client-credentials a machine logs in instead, with its
-secret or key and no browser (machine_grant.py); its kept login without them is exit 3 naming them.
+secret or key and no browser (machine_grant.py). A person's run and a machine's each use and keep
+only their own kind of login (store.py): a person's call never runs as a machine.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from mrtr_cli.auth import loopback
 from mrtr_cli.auth.challenge import Challenge, parse_challenge
 from mrtr_cli.auth.discovery import ResourceMetadata, ServerMetadata, discovered
 from mrtr_cli.auth.identity import Preset, choose_scopes, client_identity, where_scopes_came_from
-from mrtr_cli.auth.machine import CLIENT_CREDENTIALS, FLAGS, MachineCredentials
+from mrtr_cli.auth.machine import FLAGS, MachineCredentials
 from mrtr_cli.auth.steps import Recorder, refuse
-from mrtr_cli.auth.store import Login, NoStore, TokenStore
+from mrtr_cli.auth.store import AUTHORIZATION_CODE, CLIENT_CREDENTIALS, Login, NoStore, TokenStore
 from mrtr_cli.auth.tokens import login_from, refreshed, request_tokens
 from mrtr_cli.errors import AuthError
 from mrtr_cli.text import safe_line
@@ -137,11 +138,14 @@ class Authorizer:
         self.refreshed = False
 
     def authorization(self) -> str | None:
-        """The kept token for this server, if any (a machine's own only): sent with the first request."""
-        login = self.store.load(self.server_url)
+        """The kept token of this run's kind for this server, if any (a person's, or with client
+        credentials the machine's own): sent with the first request."""
         machine = self.settings.machine
-        client_id = machine.client_id if machine is not None else None
-        self.login = login if login is not None and login.of_client(client_id) else None
+        if machine is None:
+            self.login = self.store.load(self.server_url, AUTHORIZATION_CODE)
+        else:
+            login = self.store.load(self.server_url, CLIENT_CREDENTIALS)
+            self.login = login if login is not None and login.of_client(machine.client_id) else None
         return self.login.authorization() if self.login is not None else None
 
     def answer(self, status: int, header: str | None) -> Generator[Incoming, None, str]:
@@ -186,15 +190,9 @@ class Authorizer:
                    metadata: ServerMetadata) -> Login:
         """A grant with client credentials, else a login through the browser, as the settings allow."""
         machine = self.settings.machine
-        if machine is None and self.login is not None and self.login.grant_type == CLIENT_CREDENTIALS:
-            raise refuse(recorder, f"the token kept for {safe_line(self.server_url, 200)} came from client "
-                         "credentials, which are not given now (a machine's login is not refreshed)",
-                         f"pass {FLAGS}")
         if machine is None and not self.settings.may_open_browser():
-            raise refuse(recorder, f"no usable token for {safe_line(self.server_url, 200)}, and mrtr may not open a "
-                         "browser here (no terminal, or --auth-stored-only)",
-                         f"log in first: mrtr auth login {safe_line(self.server_url, 200)} (or pass --auth-open CMD; a "
-                         "machine passes --client-credentials)")
+            raise refuse(recorder, f"{self._no_token_words()}, and mrtr may not open a browser here (no terminal, "
+                         "or --auth-stored-only)", self._log_in_hint())
         if self.logins >= MAX_LOGINS:
             raise refuse(recorder, f"the server still refuses after {MAX_LOGINS} logins in this run{_said(challenge)}",
                          "check the account's permissions on the server")
@@ -205,6 +203,17 @@ class Authorizer:
 
             return grant(recorder, machine, self.settings.preset, challenge, resource, metadata, asked)
         return log_in(recorder, self.server_url, self.settings, challenge, resource, metadata, asked)
+
+    def _no_token_words(self) -> str:
+        url = safe_line(self.server_url, 200)
+        return f"the login kept for {url} no longer works" if self.login is not None else f"no login kept for {url}"
+
+    def _log_in_hint(self) -> str:
+        """How a person logs in; and, when a machine's login is kept for the server, how to use it."""
+        hint = f"log in first: mrtr auth login {safe_line(self.server_url, 200)} (or pass --auth-open CMD)"
+        if self.store.load(self.server_url, CLIENT_CREDENTIALS) is None:
+            return f"{hint}; a machine passes --client-credentials"
+        return f"{hint}; a machine's login is kept for this server, used only with its credentials: pass {FLAGS}"
 
     def _refreshed(self, recorder: Recorder, challenge: Challenge, metadata: ServerMetadata) -> Login | None:
         """A refreshed login, when a 401 meets a kept refresh token of the same authorization server."""

@@ -12,7 +12,7 @@ import functools
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from mrtr_cli.auth.store import Login, NoStore, TokenStore
+from mrtr_cli.auth.store import AUTHORIZATION_CODE, CLIENT_CREDENTIALS, Login, NoStore, TokenStore
 from mrtr_cli.transport.base import Incoming
 
 if TYPE_CHECKING:
@@ -32,12 +32,14 @@ class KeptTokenFirst:
         self._make_flow = make_flow
         self.store = store
         self.client_id = client_id
-        """A machine's client id: another client's kept token is not sent."""
+        """A machine's client id: its own kept login is sent, never a person's nor another client's;
+        None for a person, whose own kept login is sent, never a machine's."""
         self.flow: Authorizer | None = None
         """The authorization flow (auth/flow.py), once a server has answered 401 or 403."""
 
     def authorization(self) -> str | None:
-        login = self.store.load(self.server_url)
+        kind = AUTHORIZATION_CODE if self.client_id is None else CLIENT_CREDENTIALS
+        login = self.store.load(self.server_url, kind)
         return login.authorization() if login is not None and login.of_client(self.client_id) else None
 
     def answer(self, status: int, challenge: str | None) -> Generator[Incoming, None, str]:

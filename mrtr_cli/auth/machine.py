@@ -5,8 +5,10 @@ grant (RFC 6749 section 4.4), no browser and no person. A client id, and either 
 (--client-secret, --client-secret-file, MRTR_CLIENT_SECRET, or the mcpServers entry's
 `clientSecret`) or a private key that signs a JWT assertion (private_key_jwt, RFC 7523:
 --client-assertion-key or `clientAssertionKeyFile`, a PEM file only its owner may read). Flags
-and the environment come first, then the entry's `oauth`. Standard library only: oauth.py
-(authlib) reads the key and signs the assertion when a server asks.
+and the environment win over the entry's `oauth` for the same thing, but a secret and a key
+together, wherever each comes from, is a usage error. The key is parsed now (by oauth.py, which
+owns authlib and joserfc, loaded only when a key is given), so a key mrtr cannot sign with, or a
+pinned algorithm it cannot sign with, is exit 1 before any request.
 """
 
 from __future__ import annotations
@@ -22,19 +24,18 @@ SECRET_VARIABLE = "MRTR_CLIENT_SECRET"
 """The environment variable that holds the secret of --client-credentials."""
 MAX_CREDENTIAL_FILE_SIZE = 64 * 1024
 """The largest secret or key file mrtr reads."""
-CLIENT_CREDENTIALS = "client_credentials"
-"""The grant type of a machine's login, as `mrtr auth status` shows it."""
 FLAGS = ("--client-credentials --client-id ID with --client-secret-file FILE (or MRTR_CLIENT_SECRET) or "
          "--client-assertion-key FILE")
 """The flags a machine logs in with, as the hints name them."""
 
 
 class MachineCredentials(NamedTuple):
-    """A client id and its secret or its private key (PEM). Its repr (and str) never shows either."""
+    """A client id and its secret or its private key (a joserfc key, parsed by oauth.py). Its repr
+    (and str) never shows either."""
 
     client_id: str
     secret: str | None = None
-    key: bytes | None = None
+    key: Any = None
     key_file: str | None = None
     alg: str | None = None
 
@@ -57,10 +58,10 @@ def machine_credentials(options: TargetOptions, oauth: dict[str, Any]) -> Machin
     if not client_id:
         raise UsageError("--client-credentials needs --client-id ID (or the mcpServers entry's oauth.clientId)",
                          f"give {FLAGS}")
-    secret, key_file = _given_flags(options) if _flags_name_one(options) else _given_entry(oauth)
+    secret, key_file = _one_secret_or_key(options, oauth)
     alg = options.client_assertion_alg or oauth.get("clientAssertionAlg")
     if key_file is not None:
-        return MachineCredentials(str(client_id), key=read_key(key_file), key_file=key_file, alg=alg)
+        return MachineCredentials(str(client_id), key=_signing_key(key_file, alg), key_file=key_file, alg=alg)
     if alg:
         raise UsageError("--client-assertion-alg is for a key (--client-assertion-key), not a secret",
                          "leave it out, or give the key")
@@ -79,38 +80,51 @@ def _refuse_strays(options: TargetOptions, oauth: dict[str, Any]) -> None:
                              "add --client-credentials (or clientCredentials: true in the entry's oauth)")
 
 
-def _flags_name_one(options: TargetOptions) -> bool:
-    return any((options.client_secret, options.client_secret_file, options.client_assertion_key,
-                os.environ.get(SECRET_VARIABLE)))
-
-
-def _given_flags(options: TargetOptions) -> tuple[str | None, str | None]:
-    """The secret or the key file the flags (and MRTR_CLIENT_SECRET) give: exactly one."""
-    secrets = [name for name, value in (("--client-secret", options.client_secret),
-                                        ("--client-secret-file", options.client_secret_file),
-                                        (SECRET_VARIABLE, os.environ.get(SECRET_VARIABLE))) if value]
-    if options.client_assertion_key and secrets:
-        raise UsageError(f"both a secret ({secrets[0]}) and a key (--client-assertion-key): give one",
+def _one_secret_or_key(options: TargetOptions, oauth: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The secret, or the key file, to log in with: a flag (or MRTR_CLIENT_SECRET) over the entry
+    for the same thing; a secret and a key together, from anywhere, is a usage error."""
+    flag_secrets = [(name, value) for name, value in (("--client-secret", options.client_secret),
+                                                      ("--client-secret-file", options.client_secret_file),
+                                                      (SECRET_VARIABLE, os.environ.get(SECRET_VARIABLE))) if value]
+    secrets = flag_secrets + ([("the entry's oauth.clientSecret", oauth["clientSecret"])]
+                              if oauth.get("clientSecret") else [])
+    keys = [name for name, value in (("--client-assertion-key", options.client_assertion_key),
+                                     ("the entry's oauth.clientAssertionKeyFile", oauth.get("clientAssertionKeyFile")))
+            if value]
+    if secrets and keys:
+        raise UsageError(f"both a secret ({secrets[0][0]}) and a key ({keys[0]}): give one",
                          f"a key signs a JWT (private_key_jwt); unset {SECRET_VARIABLE} if it is set")
-    if len(secrets) > 1:
-        raise UsageError(f"two secrets: {secrets[0]} and {secrets[1]}: give one", f"prefer --client-secret-file "
-                         f"FILE or {SECRET_VARIABLE}: a flag shows in ps and shell history")
-    if options.client_assertion_key:
-        return None, options.client_assertion_key
-    if options.client_secret_file:
-        return read_secret(options.client_secret_file), None
-    return options.client_secret or os.environ.get(SECRET_VARIABLE), None
+    if len(flag_secrets) > 1:
+        raise UsageError(f"two secrets: {flag_secrets[0][0]} and {flag_secrets[1][0]}: give one", "prefer "
+                         f"--client-secret-file FILE or {SECRET_VARIABLE}: a flag shows in ps and shell history")
+    if keys:
+        return None, str(options.client_assertion_key or oauth["clientAssertionKeyFile"])
+    if not secrets:
+        _refuse_no_secret()
+    name, value = secrets[0]
+    return (read_secret(str(value)) if name == "--client-secret-file" else str(value)), None
 
 
-def _given_entry(oauth: dict[str, Any]) -> tuple[str | None, str | None]:
-    """The secret or the key file the mcpServers entry's `oauth` gives: exactly one."""
-    secret, key_file = oauth.get("clientSecret"), oauth.get("clientAssertionKeyFile")
-    if secret and key_file:
-        raise UsageError("the entry's oauth has both clientSecret and clientAssertionKeyFile: give one",
-                         "a key signs a JWT (private_key_jwt)")
-    if not secret and not key_file:
-        raise UsageError("--client-credentials needs a secret or a key, and none was given", f"give {FLAGS}")
-    return (str(secret), None) if secret else (None, str(key_file))
+def _refuse_no_secret() -> None:
+    if SECRET_VARIABLE in os.environ:
+        raise UsageError(f"{SECRET_VARIABLE} is set but empty, and no other secret or key was given",
+                         f"give {SECRET_VARIABLE} the client's secret (is the CI secret defined?), or unset it")
+    raise UsageError("--client-credentials needs a secret or a key, and none was given", f"give {FLAGS}")
+
+
+def _signing_key(path: str, pinned: str | None) -> Any:
+    """The key in the file at `path`, parsed now: one mrtr cannot sign with, or cannot sign `pinned`
+    (--client-assertion-alg) with, is a usage error naming why."""
+    from mrtr_cli.auth import oauth  # authlib and joserfc: loaded only for a key
+
+    try:
+        key = oauth.signing_key(read_key(path))
+        if pinned:
+            oauth.check_pinned(key, pinned)
+    except ValueError as error:
+        raise UsageError(f"--client-assertion-key {path}: {error}", "give a PKCS#8 PEM private key, EC (P-256, "
+                         "P-384, P-521) or RSA, without a passphrase") from None
+    return key
 
 
 def read_secret(path: str) -> str:

@@ -10,6 +10,7 @@ goes in the authorization request and in every token request.
 
 from __future__ import annotations
 
+import time
 from typing import Any, NamedTuple
 from urllib.parse import urlencode
 
@@ -20,6 +21,8 @@ from authlib.oauth2.rfc7523 import PrivateKeyJWT
 from authlib.oauth2.rfc7636 import create_s256_code_challenge
 from joserfc.errors import JoseError
 from joserfc.jwk import ECKey, RSAKey, import_key
+
+from mrtr_cli.text import safe_line
 
 AUTH_METHODS = ("client_secret_basic", "client_secret_post", "none")
 """The token endpoint authentication methods mrtr can use."""
@@ -38,6 +41,8 @@ EC_ALGORITHMS = {"P-256": "ES256", "P-384": "ES384", "P-521": "ES512"}
 """The one algorithm an EC key signs with, by its curve."""
 RSA_ALGORITHMS = ("RS256", "PS256", "RS384", "PS384", "RS512", "PS512")
 """The algorithms an RSA key signs with, mrtr's choice first."""
+ASSERTION_LIFETIME = 300
+"""Seconds a JWT assertion lasts (its `exp`): it is sent at once, so a short life is enough."""
 
 
 class Client(NamedTuple):
@@ -114,30 +119,68 @@ def choose_auth_method(supported: list[str], registered: str | None, has_secret:
 
 
 def signing_key(pem: bytes) -> Any:
-    """The private key in `pem` (PKCS#8, EC or RSA, no passphrase); ValueError saying why not."""
-    for key_type in ("EC", "RSA"):
+    """The private key in `pem` (PKCS#8, EC on P-256/384/521 or RSA, no passphrase); ValueError
+    saying why not, in a few words."""
+    if b"-----BEGIN" not in pem:
+        raise ValueError("not a PEM file")
+    if b"-----BEGIN ENCRYPTED PRIVATE KEY-----" in pem:
+        raise ValueError("protected by a passphrase, which mrtr does not ask for (openssl pkey -in KEY -out PLAIN "
+                         "writes it without one)")
+    key = _imported(pem)
+    if key.private_key is None:
+        raise ValueError("a public key: give the private key, which signs")
+    if not isinstance(key, (ECKey, RSAKey)):
+        raise ValueError(f"an {getattr(key, 'curve_name', 'OKP')} key: mrtr signs with EC (P-256, P-384, P-521) "
+                         "or RSA keys")
+    if isinstance(key, ECKey) and _curve_of(key) not in EC_ALGORITHMS:
+        raise ValueError(f"an EC key on the curve {safe_line(_curve_of(key), 40)}: mrtr signs with P-256, P-384 "
+                         "or P-521")
+    return key
+
+
+def _curve_of(key: ECKey) -> str:
+    """The name of the EC key's curve (joserfc names the curves of JOSE; another, as cryptography does)."""
+    try:
+        return str(key.curve_name)
+    except KeyError as error:
+        return str(error.args[0]) if error.args else "unknown"
+
+
+def _imported(pem: bytes) -> Any:
+    """The key in `pem`, of whichever type it is."""
+    for key_type in ("EC", "RSA", "OKP"):
         try:
-            key = import_key(pem, key_type)
-        except (JoseError, ValueError, TypeError):
+            return import_key(pem, key_type)
+        except TypeError:  # encrypted in a form without the PKCS#8 header
+            raise ValueError("protected by a passphrase, which mrtr does not ask for") from None
+        except (JoseError, ValueError):
             continue
-        if key.private_key is None:
-            raise ValueError("a public key: give the private key, which signs")
-        return key
     raise ValueError("not a private key mrtr can read (PKCS#8 PEM, EC or RSA, without a passphrase)")
 
 
+def algorithms_of(key: Any) -> tuple[str, ...]:
+    """The algorithms `key` (from signing_key) signs with, mrtr's choice first."""
+    return (EC_ALGORITHMS[key.curve_name],) if isinstance(key, ECKey) else RSA_ALGORITHMS
+
+
+def check_pinned(key: Any, pinned: str) -> None:
+    """ValueError when `key` cannot sign with `pinned` (--client-assertion-alg)."""
+    if pinned not in algorithms_of(key):
+        raise ValueError(f"the key cannot sign with {safe_line(pinned, 40)} (it signs with "
+                         f"{', '.join(algorithms_of(key))}): leave --client-assertion-alg out, or pin one of these")
+
+
 def signing_algorithm(key: Any, supported: list[str], pinned: str | None) -> str:
-    """The algorithm that signs the assertion: `pinned` (--client-assertion-alg), else the first the
-    key can sign with that the server lists (any, when it lists none); ValueError when none fits."""
-    able = (EC_ALGORITHMS.get(key.curve_name, ""),) if isinstance(key, ECKey) else RSA_ALGORITHMS
+    """The algorithm that signs the assertion: `pinned` (--client-assertion-alg, checked against the
+    key already), else the first the key can sign with that the server lists (any, when it lists
+    none); ValueError when none fits."""
     if pinned:
-        if pinned not in able:
-            raise ValueError(f"the key cannot sign with {pinned} (it signs with {', '.join(filter(None, able))})")
         return pinned
-    chosen = [algorithm for algorithm in able if algorithm and (not supported or algorithm in supported)]
+    able = algorithms_of(key)
+    chosen = [algorithm for algorithm in able if not supported or algorithm in supported]
     if not chosen:
         raise ValueError(f"the authorization server accepts assertions signed with {', '.join(supported)}, and "
-                         f"the key signs with {', '.join(filter(None, able)) or 'none of them'}")
+                         f"the key signs with {', '.join(able)}")
     return chosen[0]
 
 
@@ -149,6 +192,6 @@ def client_credentials_request(client: Client, resource: str, scopes: list[str],
     if client.auth_method != PRIVATE_KEY_JWT:
         return _authenticated(client, body)
     headers = {"Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"}
-    signer = PrivateKeyJWT(audience, alg=client.algorithm)
+    signer = PrivateKeyJWT(audience, claims={"exp": int(time.time()) + ASSERTION_LIFETIME}, alg=client.algorithm)
     _, headers, body = ClientAuth(client.client_id, client.key, signer).prepare("POST", "", headers, body)
     return TokenRequest(headers, body.encode("utf-8"))

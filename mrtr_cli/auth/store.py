@@ -1,5 +1,6 @@
-"""Where logins are kept: one JSON file per protected resource, in the `auth/` folder of mrtr's
-configuration directory.
+"""Where logins are kept: one JSON file per protected resource and grant kind (a person's login
+through a browser, a machine's client credentials), in the `auth/` folder of mrtr's configuration
+directory. The two kinds never replace each other: a run reads and keeps only its own kind.
 
 `config_dir.py` says where that folder is and keeps it private: the folder mode 0700, each file
 0600, written to a temporary name and renamed so a reader never sees half a file. A file that
@@ -31,6 +32,9 @@ MAX_LOGIN_FILES = 1000
 _SLUG_LENGTH = 48
 AUTHORIZATION_CODE = "authorization_code"
 """The grant type of a login through the browser, and of a token file that names none (older files)."""
+CLIENT_CREDENTIALS = "client_credentials"
+"""The grant type of a machine's login (--client-credentials), kept in a file of its own."""
+GRANT_KINDS = (AUTHORIZATION_CODE, CLIENT_CREDENTIALS)
 
 
 def canonical_resource(url: str) -> str:
@@ -117,35 +121,38 @@ def _is_time(value: Any) -> bool:
         and abs(value) < 1e12
 
 
-def file_name(resource: str) -> str:
-    """The token file's name for `resource`: a readable slug of the URL and a short hash."""
+def file_name(resource: str, grant_type: str = AUTHORIZATION_CODE) -> str:
+    """The token file's name for `resource`: a readable slug of the URL and a short hash (and
+    `-machine` for a machine's login)."""
     key = canonical_resource(resource)
     words = re.findall(r"[a-z0-9]+(?:\.[a-z0-9]+)*", re.sub(r"^[a-z]+://", "", key.lower()))
     readable = "-".join(words)[:_SLUG_LENGTH].rstrip("-.") or "server"
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
-    return f"{readable}-{digest}.json"
+    return f"{readable}-{digest}{'-machine' if grant_type == CLIENT_CREDENTIALS else ''}.json"
 
 
 class TokenStore:
-    """The logins kept on disk, one file per protected resource."""
+    """The logins kept on disk, one file per protected resource and grant kind."""
 
     def __init__(self, directory: Path | None = None) -> None:
         self.directory = directory if directory is not None else config_dir.folder(config_dir.TOKENS)
 
-    def path_for(self, resource: str) -> Path:
-        """Where the login for `resource` is kept."""
-        return self.directory / file_name(resource)
+    def path_for(self, resource: str, grant_type: str = AUTHORIZATION_CODE) -> Path:
+        """Where the login of this kind for `resource` is kept."""
+        return self.directory / file_name(resource, grant_type)
 
-    def load(self, resource: str) -> Login | None:
-        """The login kept for `resource`, or None when there is none or it cannot be trusted."""
-        login = _read_login(self.path_for(resource))
-        if login is None or canonical_resource(login.resource) != canonical_resource(resource):
+    def load(self, resource: str, grant_type: str = AUTHORIZATION_CODE) -> Login | None:
+        """The login of this kind kept for `resource` (a person's unless told), or None when there
+        is none or it cannot be trusted."""
+        login = _read_login(self.path_for(resource, grant_type))
+        if login is None or canonical_resource(login.resource) != canonical_resource(resource) \
+                or login.grant_type != grant_type:
             return None
         return login
 
     def save(self, login: Login) -> Path:
-        """Keep `login` (replacing the one kept for its resource) and say where."""
-        path = self.path_for(login.resource)
+        """Keep `login` (replacing the one of its kind kept for its resource) and say where."""
+        path = self.path_for(login.resource, login.grant_type)
         try:
             config_dir.make_private_folder(self.directory)
             config_dir.write_private_file(path, json.dumps(login.to_document(), indent=2) + "\n", prefix=".login-")
@@ -155,8 +162,8 @@ class TokenStore:
         return path
 
     def remove(self, resource: str) -> bool:
-        """Forget the login for `resource`; whether there was one."""
-        return self._unlink(self.path_for(resource))
+        """Forget the logins for `resource` (a person's and a machine's); whether there was one."""
+        return sum(self._unlink(self.path_for(resource, kind)) for kind in GRANT_KINDS) > 0
 
     def remove_all(self) -> int:
         """Forget every login; how many token files were removed."""
@@ -189,7 +196,7 @@ class TokenStore:
 class NoStore:
     """What `--no-auth-store` keeps: nothing. No token is read, and a login lasts one run."""
 
-    def load(self, resource: str) -> Login | None:
+    def load(self, resource: str, grant_type: str = AUTHORIZATION_CODE) -> Login | None:
         return None
 
     def save(self, login: Login) -> None:

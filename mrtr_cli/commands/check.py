@@ -28,7 +28,7 @@ from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.check.verdicts import Probe, status_counts, verdict
 from mrtr_cli.render.check_lines import check_lines
-from mrtr_cli.target import Target, resolve_target
+from mrtr_cli.target import Target, logs_in_as_machine, resolve_target
 
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
@@ -97,8 +97,8 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
                           *older.skipped(_named_probes(named), client.settings.version)]
             else:
                 checks = _modern(context, client, chain, tool, target, named, instances)
-    except AuthError as error:
-        if not protected:
+    except AuthError as error:  # a machine's refused grant is exit 3, as in call: CI must not pass without a token
+        if not protected or logs_in_as_machine(target, options):
             raise
         return [*auth_checks, *_not_logged_in(error, tool, named)], None, _era_unknown(error)
     speaks_modern = client.era.speaks_modern

@@ -37,21 +37,28 @@ def expiry_words(expires_at: float | None, now: float) -> str:
 
 
 def login_lines(login: Login, now: float) -> list[Text]:
-    """One login: its server, then the issuer, client, scopes, expiry and refresh token, indented."""
+    """One login: its server, then the issuer, client, grant, scopes, expiry and renewal, indented."""
     scopes = " ".join(login.scopes) if login.scopes else "(none granted)"
-    refresh = "kept: mrtr renews the access token when it expires" if login.refresh_token \
-        else "none: log in again when the access token expires"
     fields = (("issuer", login.issuer), ("client", login.client_id), ("grant", grant_words(login.grant_type)),
-              ("scopes", scopes), ("access token", expiry_words(login.expires_at, now)), ("refresh token", refresh))
+              ("scopes", scopes), ("access token", expiry_words(login.expires_at, now)), renewal(login))
     lines = [Text(safe_line(login.resource, 300), "mrtr.key")]
     lines += [Text.assemble((f"  {name:<14}", "mrtr.dim"), safe_line(value, 300)) for name, value in fields]
     return lines
 
 
+def renewal(login: Login) -> tuple[str, str]:
+    """What happens when the access token expires: a refresh, a new login, or (a machine) a new grant."""
+    if login.grant_type == "client_credentials":
+        return "renewed by", "a new grant with the same credentials when it expires"
+    if login.refresh_token:
+        return "refresh token", "kept: mrtr renews the access token when it expires"
+    return "refresh token", "none: log in again when the access token expires"
+
+
 def grant_words(grant_type: str) -> str:
     """How the login's token was obtained, in words a person reads."""
     if grant_type == "client_credentials":
-        return "client_credentials (a machine: run again with the same secret or key when it expires)"
+        return "client_credentials (a machine: its secret or key, no browser)"
     if grant_type == "authorization_code":
         return "authorization_code (through a browser)"
     return grant_type

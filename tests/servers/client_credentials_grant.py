@@ -5,9 +5,10 @@ SDK's token handler has none, so this ASGI layer answers `POST /token` with
 Machine clients are given at start-up: `--machine-client ID:SECRET` (client_secret_basic or
 client_secret_post) and `--machine-key ID:PUBLIC_KEY.pem` (private_key_jwt: a JWT assertion with
 iss and sub the client id, aud the issuer or the token endpoint, signed with the key's private
-half, RFC 7523). The authorization server metadata is rewritten to say so: the grant type, the
-authentication methods, and the algorithms accepted. Tokens are bound to the resource asked for
-and come without a refresh token.
+half, RFC 7523, living at most MAX_ASSERTION_LIFETIME seconds). The authorization server metadata is
+rewritten to say so: the grant type, the authentication methods (all three, or those
+`--machine-auth-methods` names: a client authenticating another way is refused), and the
+algorithms accepted. Tokens are bound to the resource asked for and come without a refresh token.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from joserfc.jwk import import_key
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 SIGNING_ALGORITHMS = ["ES256", "ES384", "RS256", "PS256"]
 METADATA_PATH = "/.well-known/oauth-authorization-server"
+AUTH_METHODS = ["client_secret_basic", "client_secret_post", "private_key_jwt"]
+MAX_ASSERTION_LIFETIME = 310
+"""The longest an assertion may live (from now to its exp): mrtr asks 300 seconds."""
 
 
 class MachineClients:
@@ -63,7 +67,9 @@ class MachineClients:
         claims = token.claims
         if claims.get("iss") != claims.get("sub") or claims.get("aud") not in audiences:
             return None
-        return claims["sub"] if isinstance(claims.get("exp"), int) and claims["exp"] > time.time() else None
+        exp = claims.get("exp")
+        alive = isinstance(exp, int) and time.time() < exp <= time.time() + MAX_ASSERTION_LIFETIME
+        return claims["sub"] if alive else None
 
 
 def public_key(pem: bytes) -> Any:
@@ -77,7 +83,9 @@ def public_key(pem: bytes) -> Any:
 class ClientCredentialsGrant:
     """The SDK's app, with the client credentials grant and the metadata that announces it."""
 
-    def __init__(self, app: Any, clients: MachineClients, issuer: str, issue: Callable[..., dict[str, Any]]) -> None:
+    def __init__(self, app: Any, clients: MachineClients, issuer: str, issue: Callable[..., dict[str, Any]],
+                 methods: list[str] | None = None) -> None:
+        self.methods = methods or AUTH_METHODS
         self.app = app
         self.clients = clients
         self.issuer = issuer
@@ -99,20 +107,30 @@ class ClientCredentialsGrant:
 
     def announced(self, document: dict[str, Any]) -> dict[str, Any]:
         document["grant_types_supported"] = [*document.get("grant_types_supported", []), "client_credentials"]
-        document["token_endpoint_auth_methods_supported"] = ["client_secret_basic", "client_secret_post",
-                                                             "private_key_jwt"]
+        document["token_endpoint_auth_methods_supported"] = self.methods
         document["token_endpoint_auth_signing_alg_values_supported"] = SIGNING_ALGORITHMS
         return document
 
     def granted(self, scope: dict, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
         audiences = [self.issuer, f"{self.issuer}/", f"{self.issuer}/token"]
+        method = authentication_method(headers, form)
+        if method not in self.methods:
+            return 401, {"error": "invalid_client", "error_description": f"{method} is not accepted here"}
         client_id = self.clients.from_assertion(form, audiences) if "client_assertion" in form \
             else self.clients.from_secret(headers, form)
         if client_id is None:
             return 401, {"error": "invalid_client", "error_description": "unknown client, wrong secret or assertion"}
         answer = self.issue(client_id, form.get("scope", "").split(), form.get("resource"))
         return (400 if "error" in answer else 200), answer
+
+
+def authentication_method(headers: dict[str, str], form: dict[str, str]) -> str:
+    """How the client authenticates this token request."""
+    if "client_assertion" in form:
+        return "private_key_jwt"
+    return "client_secret_basic" if headers.get("authorization", "").lower().startswith("basic ") \
+        else "client_secret_post"
 
 
 async def whole_body(receive: Any) -> bytes:

@@ -23,6 +23,7 @@ refused by the MCP endpoint, as is an expired one.
     python oauth_server.py [--port N] [--scopes "mcp:read mcp:write"] [--required-scopes mcp:read]
                            [--token-lifetime SECONDS] [--deny] [--metadata-fault no-s256|issuer]
                            [--machine-client ID:SECRET]... [--machine-key ID:PUBLIC_KEY.pem]...
+                           [--machine-auth-methods METHOD,...]
 
 `--deny` makes `/authorize` refuse every request (a redirect with `error=access_denied`);
 `--metadata-fault` serves authorization server metadata without PKCE S256, or naming another issuer.
@@ -239,6 +240,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         help="A client of the client credentials grant, with its secret. Repeatable.")
     parser.add_argument("--machine-key", action="append", default=[], metavar="ID:PUBLIC_KEY.pem",
                         help="A client of the client credentials grant that signs a JWT (private_key_jwt). Repeatable.")
+    parser.add_argument("--machine-auth-methods", type=lambda text: text.split(","), metavar="METHOD,...",
+                        help="The token endpoint authentication methods listed and accepted (default: all three).")
     return parser.parse_args(argv)
 
 
@@ -252,7 +255,7 @@ def main(argv: list[str]) -> None:
     clients = MachineClients(options.machine_client, options.machine_key)
 
     def machines(app: Any) -> ClientCredentialsGrant:
-        return ClientCredentialsGrant(app, clients, base, provider.issue_to_machine)
+        return ClientCredentialsGrant(app, clients, base, provider.issue_to_machine, options.machine_auth_methods)
 
     asyncio.run(serve(listener, build_server(base, options, provider), options.metadata_fault, machines))
 
