@@ -50,8 +50,9 @@ def test_ctrl_c_keeps_the_task_and_tasks_resume_answers_it_to_its_end(tmp_path: 
     assert f"mrtr tasks resume {task_id} --url {task_url}" in screen
 
     folder = tmp_path / "config" / "tasks"
-    [kept_file] = list(folder.iterdir())
+    [kept_file] = list(folder.glob("*.json"))
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and stat.S_IMODE(kept_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE((folder / ".lock").stat().st_mode) == 0o600  # held around each read-modify-write
     listed = mrtr("tasks", "list", "--json", env=config(tmp_path))
     [kept] = listed.json()["tasks"]
     assert (kept["task_id"], kept["server"], kept["name"]) == (task_id, task_url, "deploy")
