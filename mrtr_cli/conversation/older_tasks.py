@@ -20,7 +20,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
-from mrtr_cli.conversation.task_follower import TaskDeadline, TaskRecord, TaskSettings
+from mrtr_cli.conversation.task_follower import TaskDeadline, TaskRecord, TaskSettings, TaskTimedOut
 from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.protocol import older_task_rules as rules, tasks
 from mrtr_cli.protocol.older_task_rules import OlderTask
@@ -108,7 +108,7 @@ class OlderTaskFollower:
             seen = self._poll(seen)
         if seen.status == "cancelled":
             raise _ended(seen, None)
-        reply = self.deadline.request(self.client, "tasks/result", {"taskId": seen.task_id}, seen.task_id, seen.status)
+        reply = self._result(seen)
         if seen.status not in rules.TERMINAL:
             seen = self._poll(seen, after_result=reply.error is None)
         if seen.status in ("failed", "cancelled"):
@@ -118,6 +118,14 @@ class OlderTaskFollower:
         if not isinstance(reply.result, dict):
             raise ProtocolError(f"the result of tasks/result for task {seen.task_id!r} is not a JSON object")
         return reply.result
+
+    def _result(self, seen: OlderTask) -> Reply:
+        """tasks/result, waited for within the task's time; when it runs out, the last status told is named."""
+        try:
+            return self.deadline.request(self.client, "tasks/result", {"taskId": seen.task_id}, seen.task_id,
+                                         seen.status)
+        except TaskTimedOut:
+            raise self.deadline.expired(seen.task_id, (self.latest or seen).status) from None
 
     def _poll(self, before: OlderTask, after_result: bool = False) -> OlderTask:
         """tasks/get; a change of status or statusMessage is said. After tasks/result returned, a
