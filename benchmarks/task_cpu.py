@@ -8,7 +8,9 @@ same tool with `--no-tasks`, answered at once. What is measured is the user + sy
 mrtr process alone (os.wait4's rusage of the child), not the wall time: waiting between polls must
 cost nothing. Two task rows: the server suggesting a poll every second (the budget: under 0.1 s more
 than the one-round call), and every 100 ms (the floor mrtr holds a suggestion to: 10x the polls,
-shown for scale).
+shown for scale). Then the demo's `deploy_service` (`mrtr demo-server --http`: works three seconds at
+pollIntervalMs 500, asks for approval, completes), as a task and, for the difference, with `--no-tasks`
+(the approval an input_required round).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 PY = sys.executable
 TASK_SERVER = [PY, str(ROOT / "tests" / "servers" / "task_server.py"), "http", "0"]
+DEMO_SERVER = [PY, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"]
 BUDGET = 0.1
 ENV = {**os.environ, "NO_COLOR": "1"}
 
@@ -37,14 +40,35 @@ def cpu_seconds(argv: list[str]) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def started_server() -> tuple[subprocess.Popen[str], str]:
-    server = subprocess.Popen(TASK_SERVER, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+def started_server(argv: list[str]) -> tuple[subprocess.Popen[str], str]:
+    server = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     assert server.stderr is not None
     line = server.stderr.readline()
     if "listening on" not in line:
         server.kill()
-        raise SystemExit(f"the task server did not start: {line!r}")
+        raise SystemExit(f"the server did not start: {line!r}")
     return server, line.split()[-1]
+
+
+def sampled(variants: dict[str, list[str]], repeat: int) -> dict[str, float]:
+    """The median CPU time of each variant, run in turn (a noisy moment touches every variant alike)."""
+    samples: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(repeat):
+        for name, argv in variants.items():
+            samples[name].append(cpu_seconds(argv))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def demo_medians(repeat: int) -> dict[str, float]:
+    server, url = started_server(DEMO_SERVER)
+    mrtr = [PY, "-m", "mrtr_cli", "call", "deploy_service", "--url", url, "--no-input", "--answer",
+            "approve.approve=true"]
+    try:
+        return sampled({"demo deploy_service, --no-tasks": [*mrtr, "--no-tasks"],
+                        "demo deploy_service as a task, polled every 0.5 s": mrtr}, repeat)
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 def medians(url: str, seconds: float, repeat: int) -> dict[str, float]:
@@ -52,11 +76,7 @@ def medians(url: str, seconds: float, repeat: int) -> dict[str, float]:
     variants = {"one-round call (--no-tasks)": [*mrtr, "--no-tasks", "-a", "seconds=0"],
                 f"{seconds:g} s task, polled every 1 s": [*mrtr, "-a", f"seconds={seconds}", "-a", "poll_ms=1000"],
                 f"{seconds:g} s task, polled every 0.1 s": [*mrtr, "-a", f"seconds={seconds}", "-a", "poll_ms=100"]}
-    samples: dict[str, list[float]] = {name: [] for name in variants}
-    for _ in range(repeat):  # in turn: a noisy moment touches every variant alike
-        for name, argv in variants.items():
-            samples[name].append(cpu_seconds(argv))
-    return {name: statistics.median(values) for name, values in samples.items()}
+    return sampled(variants, repeat)
 
 
 def main() -> None:
@@ -64,18 +84,23 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=10.0)
     options = parser.parse_args()
-    server, url = started_server()
+    server, url = started_server(TASK_SERVER)
     try:
         found = medians(url, options.seconds, options.repeat)
     finally:
         server.terminate()
         server.wait(timeout=10)
+    demo = demo_medians(options.repeat)
     base = found.pop("one-round call (--no-tasks)")
     print(f"| case | mrtr CPU (user+sys), median of {options.repeat} | minus one-round call |")
     print("|---|---|---|")
     print(f"| one-round call (--no-tasks) | {base * 1000:.0f} ms | |")
     for name, value in found.items():
         print(f"| {name} | {value * 1000:.0f} ms | {(value - base) * 1000:+.0f} ms |")
+    plain, task = demo.values()
+    print(f"| demo deploy_service, --no-tasks | {plain * 1000:.0f} ms | |")
+    print(f"| demo deploy_service as a task, polled every 0.5 s | {task * 1000:.0f} ms | "
+          f"{(task - plain) * 1000:+.0f} ms (minus --no-tasks) |")
     budgeted = next(iter(found.values())) - base
     verdict = "met" if budgeted < BUDGET else "MISSED"
     print(f"\nbudget: following the task costs under {BUDGET * 1000:.0f} ms of CPU more than the one-round call "

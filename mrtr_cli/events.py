@@ -199,6 +199,10 @@ class TaskCreated(NamedTuple):
     status_message: str | None = None
     poll_interval_ms: int | None = None
     ttl_ms: int | None = None
+    poll_seconds: float | None = None
+    """How often mrtr polls it: the server's suggestion held between bounds, or --poll-interval (None: not said)."""
+    session_bound: bool = False
+    """An older-era task (2025-11-25): it belongs to the session mrtr ends, so no later run comes back to it."""
 
 
 class TaskStatusChanged(NamedTuple):

@@ -3,7 +3,8 @@
 polling can resume (io.modelcontextprotocol/tasks, "Task Polling").
 
 One JSON file per server URL in the `tasks/` folder of mrtr's configuration directory
-(`config_dir.py`: the folder 0700, each file 0600, written whole and renamed). A task id may be
+(`config_dir.py`: the folder 0700, each file 0600, written whole and renamed; each read-modify-write
+holds an exclusive lock on the folder's `.lock`, so that calls running at once lose no id). A task id may be
 a bearer token for the server's stored state (the extension's "Task ID unguessability"), so the
 files are as private as the token store's. Each kept task says its server, the request that made
 it (method and tool), its last status and when it was seen, and its time to live. What a server
@@ -12,11 +13,14 @@ said is kept as text of bounded length; a file that cannot be trusted reads as n
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -35,6 +39,9 @@ MAX_FILES = 1000
 """The most kept-tasks files `every_task()` looks at."""
 MAX_TEXT = 1000
 """The longest text (an id, a status message) kept as the server said it; longer is cut."""
+LOCK_FILE = ".lock"
+"""The file in the tasks folder whose exclusive lock (flock) every read-modify-write of a kept-tasks file holds:
+calls running at once do not lose each other's ids."""
 TERMINAL_STATUSES = ("completed", "failed", "cancelled")
 """The statuses a task never leaves (the extension's "Task Status")."""
 
@@ -133,24 +140,46 @@ class TaskStore:
         return [task for task in kept if task.task_id == task_id]
 
     def keep(self, task: KeptTask) -> Path:
-        """Keep `task` (replacing the one of its id for its server) and say where."""
-        others = [kept for kept in self.tasks_of(task.server) if kept.task_id != task.task_id]
-        newest = sorted(others, key=lambda kept: kept.seen_at)[-(MAX_TASKS_PER_SERVER - 1):]
-        return self._write(task.server, [*newest, task])
+        """Keep `task` (replacing the one of its id for its server) and say where. An id longer than
+        MAX_TEXT is refused (UsageError): a cut id would name another task."""
+        if len(task.task_id) > MAX_TEXT:
+            raise UsageError(f"the id is {len(task.task_id)} characters long, longer than the {MAX_TEXT} mrtr keeps")
+        with self._locked():
+            others = [kept for kept in self.tasks_of(task.server) if kept.task_id != task.task_id]
+            newest = sorted(others, key=lambda kept: kept.seen_at)[-(MAX_TASKS_PER_SERVER - 1):]
+            return self._write(task.server, [*newest, task])
 
     def drop(self, task: KeptTask) -> bool:
         """Forget `task` (its id, of its server); whether it was kept."""
-        kept = self.tasks_of(task.server)
-        remaining = [other for other in kept if other.task_id != task.task_id]
-        if len(remaining) == len(kept):
-            return False
-        self._write(task.server, remaining)
-        return True
+        if not self.find(task.task_id, task.server):
+            return False  # nothing to forget: no lock, no folder made
+        with self._locked():
+            kept = self.tasks_of(task.server)
+            remaining = [other for other in kept if other.task_id != task.task_id]
+            if len(remaining) == len(kept):
+                return False
+            self._write(task.server, remaining)
+            return True
 
     def every_task(self) -> list[KeptTask]:
         """Every kept task that can be trusted, by server then by when it was created."""
         found = [task for path in self._files() for task in _read_tasks(path)]
         return sorted(found, key=lambda task: (server_key(task.server), task.created_at))
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Hold the folder's exclusive lock (its lock file owner-only, never reached through a symbolic link)."""
+        try:
+            config_dir.make_private_folder(self.directory)
+            flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+            descriptor = os.open(self.directory / LOCK_FILE, flags, 0o600)
+        except OSError as error:
+            raise _unwritable(self.directory, error) from None
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(descriptor)  # which releases the lock
 
     def _write(self, url: str, tasks: list[KeptTask]) -> Path:
         path = self.path_for(url)
@@ -162,8 +191,7 @@ class TaskStore:
             document = {"version": FORMAT_VERSION, "server": url, "tasks": [asdict(task) for task in tasks]}
             config_dir.write_private_file(path, json.dumps(document, indent=2) + "\n", prefix=".tasks-")
         except OSError as error:
-            raise UsageError(f"cannot keep task ids in {self.directory}: {error.strerror or error}",
-                             f"check that the directory is writable, or set {config_dir.CONFIG_DIR_VARIABLE}") from None
+            raise _unwritable(self.directory, error) from None
         return path
 
     def _files(self) -> list[Path]:
@@ -173,6 +201,11 @@ class TaskStore:
         except OSError:
             return []
         return [self.directory / name for name in names[:MAX_FILES]]
+
+
+def _unwritable(directory: Path, error: OSError) -> UsageError:
+    return UsageError(f"cannot keep task ids in {directory}: {error.strerror or error}",
+                      f"check that the directory is writable, or set {config_dir.CONFIG_DIR_VARIABLE}")
 
 
 def _read_tasks(path: Path) -> list[KeptTask]:

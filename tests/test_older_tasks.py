@@ -76,6 +76,11 @@ def test_a_required_task_over_streamable_http_is_followed_recorded_and_replayed(
     with everything_over_http() as url:
         run = mrtr(*RESEARCH, "--answers", answers_file(tmp_path), "--record", str(path), "--json", "--url", url)
         again = mrtr("replay", str(path), "--url", url)
+        config = {"MRTR_CONFIG_DIR": str(tmp_path / "config")}
+        late = mrtr(*RESEARCH, "--task-timeout", "1.5", "--url", url, env=config)
+    assert late.code == 4 and "did not end within --task-timeout 1.5 s" in late.stderr, late.stderr
+    assert "belonged to the session mrtr ends now" in late.stderr and "mrtr tasks resume" not in late.stderr
+    assert "may still run it" not in late.stderr and not list((tmp_path / "config").glob("tasks/*.json"))
     assert_research_followed(run, run.json()["result"]["content"][0]["text"])
     assert run.json()["task"]["statuses"][-1] == {"status": "completed", "message": "Generating report..."}
     assert_recorded(path)
@@ -188,3 +193,15 @@ def test_sampling_and_roots_asked_on_the_tasks_result_stream_are_answered_from_t
     answered = {m["id"]: m["result"] for m in server.received() if "result" in m}
     assert answered["s1"]["content"]["text"] == "A summary" and answered["r1"]["roots"][0]["uri"] == tmp_path.as_uri()
     assert "✓ task completed" in run.stderr and "done" in run.stdout
+
+
+def test_task_timeout_bounds_the_polls_and_tasks_result(scripted):
+    """--task-timeout covers the whole task: a tasks/get, or a tasks/result, the server never answers ends it
+    (exit 4, naming the task), though --timeout would wait longer; over stdio the task is said to be lost."""
+    for status in ("working", "input_required"):
+        server = scripted(discover=NOT_FOUND, tools=[tool("slow", "required")], steps=[
+            initialized(TAKES_TASKS), {"result": {"task": task(status)}}, {"silent": True}])
+        run = mrtr("call", "slow", "--no-input", "--timeout", "60", "--task-timeout", "0.5", "--", *server.command)
+        assert run.code == 4, run.stderr
+        assert f"task t-1 did not end within --task-timeout 0.5 s (last status: {status})" in run.stderr
+        assert ("→ tasks/result" in run.stderr) is (status == "input_required") and "the task is lost" in run.stderr

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import re
 import stat
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
-from conftest import PYTHON, SERVERS, mrtr
+from conftest import PYTHON, ROOT, SERVERS, mrtr
 from mrtr_cli import events
 from mrtr_cli.commands.task_keeper import TaskKeeper
 from mrtr_cli.kept_tasks import KeptTask, TaskStore
@@ -50,8 +52,9 @@ def test_ctrl_c_keeps_the_task_and_tasks_resume_answers_it_to_its_end(tmp_path: 
     assert f"mrtr tasks resume {task_id} --url {task_url}" in screen
 
     folder = tmp_path / "config" / "tasks"
-    [kept_file] = list(folder.iterdir())
+    [kept_file] = list(folder.glob("*.json"))
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and stat.S_IMODE(kept_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE((folder / ".lock").stat().st_mode) == 0o600  # held around each read-modify-write
     listed = mrtr("tasks", "list", "--json", env=config(tmp_path))
     [kept] = listed.json()["tasks"]
     assert (kept["task_id"], kept["server"], kept["name"]) == (task_id, task_url, "deploy")
@@ -67,6 +70,12 @@ def test_ctrl_c_keeps_the_task_and_tasks_resume_answers_it_to_its_end(tmp_path: 
     assert "confirm" in resumed.screen and "task completed" in resumed.screen
     recorded = record.read_text()  # a new transcript, from the resume on: the task, its question, its result
     assert f"id: {task_id}" in recorded and "source: flag" in recorded and "text: deployed staging" in recorded
+    assert yaml.safe_load(recorded)["task"]["resumed"] is True
+    replayed = mrtr("replay", str(record), "--url", task_url, env=config(tmp_path))
+    assert replayed.code == 1 and "this transcript starts at a resume (mrtr tasks resume --record): it has no " \
+        "request to send again" in replayed.stderr, replayed.stderr
+    shown = mrtr("show", str(record)).stdout  # in order: the question after the status that asked it
+    assert "created" not in shown and shown.index("? confirm") < shown.index("✓ task completed"), shown
     assert mrtr("tasks", "list", "--json", env=config(tmp_path)).json()["tasks"] == []
 
     got = mrtr("tasks", "get", task_id, "--url", task_url, "--json", env=config(tmp_path))
@@ -88,7 +97,10 @@ def test_cancelling_forgetting_and_the_tasks_no_one_can_come_back_to(tmp_path: P
 
     unknown = mrtr("tasks", "get", "task-nope", "--url", task_url, env=config(tmp_path))
     assert unknown.code == 2 and "does not know task task-nope" in unknown.stderr.splitlines()[-1]
-    assert mrtr("tasks", "resume", "task-nope", "--url", task_url, "--no-input", env=config(tmp_path)).code == 2
+    unknown = mrtr("tasks", "resume", "task-nope", "--url", task_url, "--no-input", env=config(tmp_path))
+    assert unknown.code == 2 and unknown.stderr.splitlines()[-1].endswith("; check the id and the server")  # never kept
+    nowhere = mrtr("tasks", "resume", "abc", "--url", "http://127.0.0.1:1/mcp", "--no-input", env=config(tmp_path))
+    assert nowhere.code == 4 and "goes on" not in nowhere.stderr and "come back" not in nowhere.stderr, nowhere.stderr
 
     long_ago = time.time() - 120
     store = TaskStore(tmp_path / "config" / "tasks")
@@ -138,3 +150,22 @@ def test_the_store_keeps_what_it_can_trust_and_bounds_what_a_server_said(tmp_pat
     path.rename(tmp_path / "elsewhere.json")
     path.symlink_to(tmp_path / "elsewhere.json")
     assert store.every_task() == []  # reached through a symbolic link: not ours to trust
+
+
+KEEPER = """
+import sys, time
+from pathlib import Path
+from mrtr_cli.kept_tasks import KeptTask, TaskStore
+store, which = TaskStore(Path(sys.argv[1])), sys.argv[2]
+for number in range(15):
+    store.keep(KeptTask(f"t-{which}-{number}", "http://example.com/mcp", "tools/call", "x", "working", None,
+                        time.time(), time.time()))
+"""
+
+
+def test_calls_keeping_ids_at_once_lose_none(tmp_path: Path):
+    """Six processes keep 15 ids each for one server at once: each read-modify-write holds the folder's lock."""
+    folder = tmp_path / "tasks"
+    keepers = [subprocess.Popen([PYTHON, "-c", KEEPER, str(folder), str(which)], cwd=ROOT) for which in range(6)]
+    assert [keeper.wait(timeout=60) for keeper in keepers] == [0] * 6
+    assert len(TaskStore(folder).tasks_of("http://example.com/mcp")) == 90

@@ -28,6 +28,7 @@ from mrtr_cli.protocol import lint_rules, meta, tasks
 from peers import ALL_CAPABILITIES, HttpPeer, http_server, request
 
 TASK_SERVER = [PYTHON, str(SERVERS / "task_server.py")]
+HOSTILE_SERVER = [PYTHON, str(SERVERS / "hostile_task_server.py")]
 CONVERSATION_SCHEMA = json.loads((ROOT / "docs" / "json" / "conversation.schema.json").read_text())
 TRANSCRIPT_SCHEMA = json.loads((ROOT / "mrtr_cli" / "transcript" / "schema.json").read_text())
 
@@ -35,6 +36,12 @@ TRANSCRIPT_SCHEMA = json.loads((ROOT / "mrtr_cli" / "transcript" / "schema.json"
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
     with http_server([*TASK_SERVER, "http", "0"]) as address:
+        yield address
+
+
+@pytest.fixture(scope="module")
+def hostile_url() -> Iterator[str]:
+    with http_server([*HOSTILE_SERVER, "http", "0"]) as address:
         yield address
 
 
@@ -50,8 +57,10 @@ def test_each_ending_of_a_task_and_its_exit_code(url: str):
     assert created, err
     for line in ("… task working: building", "⧗ task input_required: waiting for a confirmation",
                  "round 2 asks 1 question", "│ Deploy to production?", "✓ confirm ← accept {\"go\":true}  from flag",
-                 "→ tasks/update", "✓ task completed", "✓ complete · 2 rounds"):
+                 "→ tasks/update", "← tasks/update acknowledged", "✓ task completed", "✓ complete · 2 rounds"):
         assert line in err, (line, err)
+    took = re.search(r"✓ complete · 2 rounds · (\d+) ms", err)
+    assert took and int(took.group(1)) >= 400, err  # the task's whole time: its server works 0.5 s at least
     assert "→ tasks/get" not in err and "result-type-unknown" not in err  # polls show with -v only
     code, _, err = call(url, "broken")
     assert code == 2 and re.search(r"task task-\d+ failed: error -32603: the build farm is down$", err.strip()), err
@@ -114,6 +123,9 @@ def test_task_timeout_no_tasks_and_stdio(url: str):
     run = mrtr("call", "flaky", "-v", "--stdio", f"{PYTHON} {SERVERS / 'task_server.py'} stdio")
     assert (run.code, run.stdout.strip()) == (5, "the tests failed"), run.stderr
     assert "→ tasks/get" in run.stderr and '"extensions":{"io.modelcontextprotocol/tasks":{}}' in run.stderr
+    run = mrtr("call", "slow", "--task-timeout", "0.3", "--stdio", f"{PYTHON} {SERVERS / 'task_server.py'} stdio")
+    assert run.code == 4 and "did not end within --task-timeout 0.3 s" in run.stderr, run.stderr
+    assert "the task is lost" in run.stderr and "may still run it" not in run.stderr  # over stdio: only that
 
 
 def test_a_task_known_by_its_id_alone_is_followed_to_its_end(url: str):
@@ -171,3 +183,67 @@ def test_detailed_tasks_polls_and_the_declaration():
     found = lint_rules.check_result("tools/call", {"resultType": "task"}, meta.Capabilities(tasks=False))
     assert [f.rule for f in found] == ["task-undeclared"] and found[0].page.startswith(lint_rules.TASKS_SPEC)
     assert lint_rules.check_result("tools/call", {"resultType": "task"}, meta.Capabilities()) == []
+
+
+def test_a_hostile_task_server_cannot_keep_mrtr_asking_nor_grow_its_memory(hostile_url: str, tmp_path: Path):
+    """A task asking a new question on every tasks/get ends at --max-rounds (exit 7) or at --task-timeout
+    (exit 4), whichever comes first; a task saying a new huge statusMessage on every poll is followed with
+    each message cut and the statuses kept bounded, in --json and in the transcript."""
+    code, _, err = call(hostile_url, "asks_forever", "--root", "/tmp", "--max-rounds", "3")
+    assert code == 7 and "still asks for input at round 4, past --max-rounds 3" in err, err
+    assert "created · working · poll every 0.1 s" in err  # the server's 0 ms, as mrtr polls it
+    assert err.count("→ tasks/update") == 2 and err.count("← tasks/update acknowledged") == 2
+    code, _, err = call(hostile_url, "asks_forever", "--root", "/tmp", "--max-rounds", "100000",
+                        "--task-timeout", "0.5")
+    assert code == 4 and "did not end within --task-timeout 0.5 s (last status: input_required)" in err, err
+
+    recorded = tmp_path / "chatty.yaml"
+    code, out, err = call(hostile_url, "chatty", "--json", "--poll-interval", "0.01", "--record", str(recorded))
+    document = json.loads(out)
+    jsonschema.validate(document, CONVERSATION_SCHEMA)
+    assert code == 0 and document["result"]["content"][0]["text"] == "done", err
+    statuses = document["task"]["statuses"]
+    assert len(statuses) == 50 and document["task"]["statuses_left_out"] == 12 and statuses[-1]["status"] == "completed"
+    assert max(len(status.get("message", "")) for status in statuses) == tasks.MESSAGE_LIMIT
+    assert "poll every 0.01 s" in err and "\x1b" not in err and "\\x1b]0;PWNED" in err  # escapes shown
+    transcript = yaml.safe_load(recorded.read_text())
+    jsonschema.validate(transcript, TRANSCRIPT_SCHEMA)
+    assert len(transcript["task"]["statuses"]) == 50 and transcript["task"]["statuses_left_out"] == 12
+
+
+def test_one_poll_interval_is_waited_after_each_tasks_update(hostile_url: str):
+    """In process, the session's sleep counted: between two rounds of a task that asks on every look, mrtr
+    waits a poll interval (it does not poll again at once)."""
+    slept: list[float] = []
+    options = TargetOptions(url=hostile_url)
+    context = make_context(OutputOptions(color="never"))
+    chain, _ = build_chain(AnsweringOptions(roots=("/tmp",)), 10)
+    with connect(context, resolve_target(options), options, client_settings(options, chain=chain)) as client:
+        session = Session(client, chain, max_rounds=4, sleep=slept.append, tasks=TaskSettings(poll_interval=0.05))
+        outcome = session.run("tools/call", {"name": "asks_forever", "arguments": {}})
+    assert outcome.status == "incomplete" and outcome.exit_code() == 7
+    updates = [r for r in outcome.rounds if r.result_type == "input_required" and r.answers]
+    assert len(updates) == 3 and slept == [0.05] * (1 + len(updates))  # after the creation, then after each update
+
+
+def test_task_ids_mrtr_cannot_print_or_keep_and_a_task_it_cannot_follow(hostile_url: str, tmp_path: Path):
+    env = {"MRTR_CONFIG_DIR": str(tmp_path / "config")}
+    run = mrtr("call", "odd_poll", "--url", hostile_url, "--no-input", env=env)
+    started = re.search(r"pollIntervalMs 1.5, not a whole number of milliseconds; the server may have started task "
+                        r"(task-\d+): mrtr sent tasks/cancel for it$", run.stderr.strip())
+    assert run.code == 2 and started, run.stderr
+    got = mrtr("tasks", "get", started.group(1), "--url", hostile_url, "--json", env=env)
+    assert got.json()["task"]["status"] == "cancelled", got.stderr  # the cancel reached the server
+
+    run = mrtr("call", "control_id", "--url", hostile_url, "--no-input", "--task-timeout", "0.3", env=env)
+    assert run.code == 4 and "its id has control characters: see `mrtr tasks list --json`" in run.stderr, run.stderr
+    assert "mrtr tasks resume" not in run.stderr  # an escaped id would name another task
+    [kept] = mrtr("tasks", "list", "--json", env=env).json()["tasks"]
+    assert kept["task_id"] == "x$(touch pwned)\n\x1b[2J'; rm -rf ~ #"
+    listed = mrtr("tasks", "list", env=env).stdout
+    assert "(its id has control characters" in listed and "mrtr tasks resume" not in listed
+
+    run = mrtr("call", "long_id", "--url", hostile_url, "--no-input", "--task-timeout", "0.3", env=env)
+    assert run.code == 4 and "its id could not be kept: the id is 1010 characters long, longer than the 1000" \
+        in run.stderr, run.stderr
+    assert [task["name"] for task in mrtr("tasks", "list", "--json", env=env).json()["tasks"]] == ["control_id"]

@@ -99,7 +99,7 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
         context.emit(events.OutcomeReached(outcome))
     if finish is not None and not shown:
         finish(outcome, flags)
-    show_unfinished(context, watch)
+    show_unfinished(context, watch, outcome)
     return outcome, flags
 
 

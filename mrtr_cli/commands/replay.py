@@ -33,6 +33,7 @@ from mrtr_cli.target import resolve_target, sharing_server
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.recorded_answerer import RecordedAnswerer
 from mrtr_cli.transcript.across_eras import compare_conversations
+from mrtr_cli.transcript.task_record import is_resumed
 from mrtr_cli.transcript.paths import JsonPath, parse_path
 from mrtr_cli.transcript.recorder import TranscriptBuilder
 from mrtr_cli.transcript.redact import Redaction
@@ -182,6 +183,7 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
     verdict = ReplayVerdict(path)
     try:
         transcript = model.load(path)
+        _refuse_resumed(transcript)
         live, builder, flags = _run_live(context, transcript, options, target, answering, pool)
     except MrtrError as error:
         verdict.code, verdict.error = error.exit_code, error
@@ -201,6 +203,14 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
     if options.update and verdict.code in (ExitCode.OK, ExitCode.DIVERGED) and verdict.cause is None:
         _rewrite(path, builder.document())
     return verdict
+
+
+def _refuse_resumed(transcript: model.Transcript) -> None:
+    """A transcript `mrtr tasks resume --record` wrote starts at a poll of a task that has ended: nothing to send
+    again (exit 1)."""
+    if is_resumed(transcript.data.get("task")):
+        raise UsageError("this transcript starts at a resume (mrtr tasks resume --record): it has no request to "
+                         "send again", "replay a transcript that `mrtr call --record` wrote; `mrtr show` draws this one")
 
 
 def _run_live(context: Context, transcript: model.Transcript, options: ReplayOptions, target: TargetOptions,

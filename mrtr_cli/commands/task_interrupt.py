@@ -15,7 +15,7 @@ from mrtr_cli.commands.common import Context
 from mrtr_cli.commands.task_keeper import TaskKeeper
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Outcome
-from mrtr_cli.conversation.task_follower import TaskFailed
+from mrtr_cli.conversation.task_follower import TaskFailed, TaskTimedOut
 from mrtr_cli.errors import Interrupted, MrtrError, ProtocolError, ServerError
 from mrtr_cli.kept_tasks import KeptTask, TaskStore
 from mrtr_cli.options import CallOptions, TaskOptions
@@ -65,6 +65,8 @@ def settle(watch: TaskWatch | None, client: Client, outcome: Outcome, timeout: f
     and --cancel-on-interrupt was given, tasks/cancel for the task."""
     if watch is None or watch.unfinished() is None:
         return
+    if isinstance(outcome.error, TaskTimedOut) and (watch.url is None or watch.keeper.session_bound):
+        outcome.error = TaskTimedOut(outcome.error.message)  # what became of the task is said after the outcome
     if _unknown_to_the_server(outcome.error):
         _forget_unknown(watch, outcome)
     elif isinstance(outcome.error, Interrupted) and watch.cancel_on_interrupt and watch.url is not None:
@@ -79,11 +81,12 @@ def _unknown_to_the_server(error: MrtrError | None) -> bool:
 def _forget_unknown(watch: TaskWatch, outcome: Outcome) -> None:
     task = watch.unfinished()
     assert task is not None and isinstance(outcome.error, ServerError)
-    watch.keeper.dropped()
+    forgotten = watch.keeper.dropped()
     watch.unknown = True
     said = safe_line(outcome.error.error.get("message"), 300)
     outcome.error = ProtocolError(f"the server does not know task {safe_line(task.task_id, 300)} (it may have "
-                                  f"expired): {tasks.GET} said {said!r}", "its id is forgotten")
+                                  f"expired): {tasks.GET} said {said!r}",
+                                  "its id is forgotten" if forgotten else "check the id and the server")
 
 
 def _cancel(watch: TaskWatch, client: Client, timeout: float) -> str:
@@ -97,15 +100,18 @@ def _cancel(watch: TaskWatch, client: Client, timeout: float) -> str:
         return f"tasks/cancel was not answered ({failure}): the task may go on, and its id is kept"
     if reply.error is not None:
         return f"tasks/cancel was refused (error {reply.error.get('code')}): the task may go on, and its id is kept"
-    watch.keeper.dropped()
-    return "tasks/cancel sent and acknowledged (the server decides whether and when it stops); its id is forgotten"
+    forgotten = watch.keeper.dropped()
+    return "tasks/cancel sent and acknowledged (the server decides whether and when it stops)" + \
+        ("; its id is forgotten" if forgotten else "")
 
 
-def show_unfinished(context: Context, watch: TaskWatch | None) -> None:
-    """After the outcome: what became of a task the call left unfinished, and how to come back to it."""
+def show_unfinished(context: Context, watch: TaskWatch | None, outcome: Outcome) -> None:
+    """After the outcome: what became of a task the call left unfinished, and how to come back to it
+    (nothing when no server was reached: mrtr knows nothing new of the task)."""
     task = watch.unfinished() if watch is not None else None
-    if watch is None or task is None:
+    if watch is None or task is None or outcome.era is None:
         return
     from mrtr_cli.render import kept_task_lines as task_lines  # rich: only once a task was left unfinished
-    for line in task_lines.interrupted_lines(task.task_id, watch.url, watch.cancelled, watch.keeper.trouble):
+    for line in task_lines.interrupted_lines(task.task_id, watch.url, watch.cancelled, watch.keeper.trouble,
+                                             watch.keeper.session_bound):
         context.consoles.err.print(line)

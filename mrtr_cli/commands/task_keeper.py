@@ -1,11 +1,12 @@
 """The keeper of task ids: an observer of the conversation's events, like the recorder.
 
-A task the server makes over HTTP (events.TaskCreated) is kept at once in mrtr's configuration
+A task the server makes over HTTP (events.TaskCreated) in the 2026-07-28 era is kept at once in mrtr's configuration
 directory (kept_tasks.py), with its server, the request that made it and its status; each status
 change (events.TaskStatusChanged) updates it; when the conversation ends (events.OutcomeReached)
 with the task in a terminal status, its outcome is about to be shown, and the id is dropped. A
 task that is not terminal then (Ctrl-C, --task-timeout, a lost connection) stays kept, for
-`mrtr tasks resume`.
+`mrtr tasks resume`. An older-era task (2025-11-25) belongs to the session mrtr ends on exit: it is
+watched, never kept.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ class TaskKeeper:
         `tasks resume` starts with the task it resumes."""
         self.trouble: str | None = None
         """Why the id could not be kept, when it could not (the conversation goes on without it)."""
+        self.session_bound = False
+        """The task is of the older era (2025-11-25): it belongs to the session mrtr ends, so it is not kept."""
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, events.TaskCreated):
@@ -45,25 +48,32 @@ class TaskKeeper:
     def kept(self) -> bool:
         """Whether the task being followed is kept now (Ctrl-C may come back to it)."""
         return self.store is not None and self.task is not None and not self.task.terminal() \
-            and self.trouble is None
+            and self.trouble is None and not self.session_bound
 
-    def dropped(self) -> None:
-        """Forget the task: it ended and is shown, was cancelled, or the server does not know it."""
-        if self.task is not None and self.store is not None:
-            self._safely(self.store.drop, self.task)
+    def dropped(self) -> bool:
+        """Forget the task: it ended and is shown, was cancelled, or the server does not know it. Whether
+        its id was kept (and is now forgotten)."""
+        if self.task is None or self.store is None or self.session_bound:
+            return False
+        try:
+            return self.store.drop(self.task)
+        except UsageError as error:  # a folder that cannot be written: noted, never a failed call
+            self.trouble = error.message
+            return False
 
     def _created(self, event: events.TaskCreated) -> None:
         now = time.time()
-        self.task = KeptTask(said(event.task_id), self.url, self.method, self.name, said(event.status),
+        self.task = KeptTask(event.task_id, self.url, self.method, self.name, said(event.status),
                              said_or_none(event.status_message), now, now, _ttl(event.ttl_ms))
-        if self.store is not None:
+        self.session_bound = event.session_bound
+        if self.store is not None and not self.session_bound:
             self._safely(self.store.keep, self.task)
 
     def _changed(self, event: events.TaskStatusChanged) -> None:
         assert self.task is not None
         self.task = replace(self.task, status=said(event.status), status_message=said_or_none(event.status_message),
                             seen_at=time.time())
-        if self.store is not None and not self.task.terminal():
+        if self.store is not None and not self.task.terminal() and not self.session_bound:
             self._safely(self.store.keep, self.task)
 
     def _safely(self, action: Callable[[KeptTask], object], task: KeptTask) -> None:

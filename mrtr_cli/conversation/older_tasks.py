@@ -6,8 +6,9 @@ and says each change of status or statusMessage (TaskStatusChanged). At `input_r
 the task is terminal, it sends `tasks/result`: the server delivers its questions on that stream and
 mrtr answers them as it answers any request in flight (conversation/server_requests.py, through the
 same chain); `tasks/result` returns when the task ends. `--timeout` bounds each request (the one to
-`tasks/result` from the last question answered). completed gives the result; failed and cancelled
-are errors (exit 2) naming the task.
+`tasks/result` from the last question answered); `--task-timeout` the polls and `tasks/result` together
+(exit 4 naming the task). completed gives the result; failed and cancelled are errors (exit 2) naming
+the task. Such a task belongs to the session mrtr ends on exit: its id is not kept for `tasks resume`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
-from mrtr_cli.conversation.task_follower import TaskRecord
+from mrtr_cli.conversation.task_follower import TaskDeadline, TaskRecord, TaskSettings, TaskTimedOut
 from mrtr_cli.errors import ProtocolError, UsageError
 from mrtr_cli.protocol import older_task_rules as rules, tasks
 from mrtr_cli.protocol.older_task_rules import OlderTask
@@ -64,12 +65,16 @@ class OlderTaskFollower:
     server's `notifications/tasks/status` for the task, which it MAY send (mrtr does not rely on
     them), are said as changes too: while `tasks/result` blocks they are all there is to see."""
 
-    def __init__(self, client: Client, poll_interval: float | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(self, client: Client, settings: TaskSettings = TaskSettings(),
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> None:
         self.client = client
-        self.poll_interval = poll_interval
+        self.poll_interval = settings.poll_interval
         """--poll-interval (None: the server's pollInterval, clamped)."""
+        self.settings = settings
         self.sleep = sleep
+        self.clock = clock
+        self.deadline = TaskDeadline(settings.task_timeout, clock)
+        """--task-timeout: bounds the polls and tasks/result (started again when following starts)."""
         self.emit = client.emit
         self.latest: OlderTask | None = None
         """The task as last told (created, polled or notified)."""
@@ -82,24 +87,28 @@ class OlderTaskFollower:
         if created is None:
             raise ProtocolError("the server answered a task-augmented tools/call with no CreateTaskResult (a "
                                 "`task` with a string taskId and status)", "-v shows the frame")
-        self.latest = created
+        self.latest, self.deadline = created, TaskDeadline(self.settings.task_timeout, self.clock)
         self.record = TaskRecord(created.task_id, [(created.status, created.status_message)])
         self.emit(events.TaskCreated(reply.id, created.task_id, created.status, created.status_message,
-                                     created.poll_interval_ms, created.ttl_ms))
+                                     created.poll_interval_ms, created.ttl_ms,
+                                     tasks.poll_seconds(created.poll_interval_ms, self.poll_interval), True))
         self.emit.subscribe(self._notified)
         try:
             return self._follow(created)
         finally:
             self.emit.unsubscribe(self._notified)
+            self.record.elapsed_ms = reply.elapsed_ms + (self.clock() - self.deadline.started) * 1000
 
     def _follow(self, seen: OlderTask) -> dict[str, Any]:
         while seen.status not in rules.TERMINAL and seen.status != rules.INPUT_REQUIRED:
+            self.deadline.check(seen.task_id, seen.status)
             self.emit.held.before_waiting()  # all shown before mrtr sleeps
-            self.sleep(tasks.poll_seconds(seen.poll_interval_ms, self.poll_interval))
+            self.sleep(max(0.0, min(tasks.poll_seconds(seen.poll_interval_ms, self.poll_interval),
+                                    self.deadline.left())))
             seen = self._poll(seen)
         if seen.status == "cancelled":
             raise _ended(seen, None)
-        reply = self.client.request("tasks/result", {"taskId": seen.task_id}, purpose="task")
+        reply = self._result(seen)
         if seen.status not in rules.TERMINAL:
             seen = self._poll(seen, after_result=reply.error is None)
         if seen.status in ("failed", "cancelled"):
@@ -110,10 +119,20 @@ class OlderTaskFollower:
             raise ProtocolError(f"the result of tasks/result for task {seen.task_id!r} is not a JSON object")
         return reply.result
 
+    def _result(self, seen: OlderTask) -> Reply:
+        """tasks/result, waited for within the task's time; when it runs out, the last status told is named."""
+        try:
+            return self.deadline.request(self.client, "tasks/result", {"taskId": seen.task_id}, seen.task_id,
+                                         seen.status)
+        except TaskTimedOut:
+            raise self.deadline.expired(seen.task_id, (self.latest or seen).status) from None
+
     def _poll(self, before: OlderTask, after_result: bool = False) -> OlderTask:
         """tasks/get; a change of status or statusMessage is said. After tasks/result returned, a
         server that no longer knows the task (it may drop it once its result is read) leaves it completed."""
-        reply = self.client.request("tasks/get", {"taskId": before.task_id}, purpose="task")
+        params = {"taskId": before.task_id}
+        reply = self.client.request("tasks/get", params, purpose="task") if after_result else \
+            self.deadline.request(self.client, "tasks/get", params, before.task_id, before.status)
         if self.record is not None:
             self.record.polls += 1
         if reply.error is not None:
@@ -140,7 +159,7 @@ class OlderTaskFollower:
         self.latest = now
         if before is None or (now.status, now.status_message) != (before.status, before.status_message):
             if self.record is not None:
-                self.record.statuses.append((now.status, now.status_message))
+                self.record.saw(now.status, now.status_message)
             self.emit(events.TaskStatusChanged(now.task_id, now.status, now.status_message))
 
 

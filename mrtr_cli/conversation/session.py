@@ -177,7 +177,7 @@ class Session:
             reading = read_result(method, reply.result)
             if isinstance(reading, Complete) and is_task_call(self.client, sent) and "task" in reading.result:
                 current.result_type = tasks.TASK
-                self.follower = OlderTaskFollower(self.client, self.tasks.poll_interval, self.sleep)
+                self.follower = OlderTaskFollower(self.client, self.tasks, self.sleep)
                 return self.follower.follow(reply)
             if isinstance(reading, Complete):
                 current.result_type = "complete"
@@ -202,7 +202,7 @@ class Session:
             rounds.append(current)
             return self._answer_all(current)
 
-        self.follower = TaskFollower(self.client, ask, self.tasks, sleep=self.sleep)
+        self.follower = TaskFollower(self.client, ask, self.tasks, max_rounds=self.max_rounds, sleep=self.sleep)
         return self.follower
 
     def _route(self, number: int) -> tuple[Instance | None, events.InstanceChosen | None]:

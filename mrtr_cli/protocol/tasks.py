@@ -40,6 +40,8 @@ DEFAULT_POLL = 1.0
 """How often to poll a server that suggests no interval (seconds)."""
 LONGEST_ID = 1024
 """A task id longer than this is no id mrtr keeps (it travels in a header and in files)."""
+MESSAGE_LIMIT = 2000
+"""The longest statusMessage kept; the rest is cut (a hostile server may send megabytes on every poll)."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,7 @@ def _read_task(where: str, result: dict[str, Any]) -> TaskState:
     message = result.get("statusMessage")
     if message is not None and not isinstance(message, str):
         raise ProtocolError(f"{where} has a statusMessage that is not a string")
+    message = message[:MESSAGE_LIMIT] if message is not None else None
     return TaskState(task_id, status, message, _milliseconds(where, result, "ttlMs"),
                      _milliseconds(where, result, "pollIntervalMs"))
 
@@ -150,6 +153,12 @@ def _error(where: str, result: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(error.get("message"), str):
         raise ProtocolError(f"{where}: the failed task's error has no message string")
     return error
+
+
+def readable_id(result: Any) -> str | None:
+    """The taskId of a result mrtr could not follow, when it is still a usable string (to cancel it)."""
+    task_id = result.get("taskId") if isinstance(result, dict) else None
+    return task_id if isinstance(task_id, str) and task_id and len(task_id) <= LONGEST_ID else None
 
 
 def _shown(value: Any) -> str:

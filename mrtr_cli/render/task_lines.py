@@ -4,6 +4,7 @@ ended. Pure functions: nothing here prints (render/timeline.py does)."""
 from __future__ import annotations
 
 from mrtr_cli import events
+from mrtr_cli.protocol import tasks
 from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.text import safe_line
 
@@ -17,8 +18,9 @@ def created_line(event: events.TaskCreated) -> StyledLine:
     line = StyledLine("  ⧗ task ", "mrtr.input")
     line.append(safe_line(event.task_id, 80), "mrtr.key")
     line.append(f" created · {safe_line(event.status, 40)}")
-    if event.poll_interval_ms is not None:
-        line.append(f" · poll every {_seconds(event.poll_interval_ms)}", "mrtr.dim")
+    polls = _polled_every(event)
+    if polls is not None:
+        line.append(f" · poll every {polls:g} s", "mrtr.dim")
     if event.ttl_ms is not None:
         line.append(f" · ttl {_seconds(event.ttl_ms)}", "mrtr.dim")
     if event.status_message:
@@ -33,6 +35,15 @@ def status_line(event: events.TaskStatusChanged) -> StyledLine:
     if event.status_message:
         line.append(f": {safe_line(event.status_message, 300)}")
     return line
+
+
+def _polled_every(event: events.TaskCreated) -> float | None:
+    """How often mrtr polls the task (a server's 0 ms is held to the floor); None: the server said nothing."""
+    if event.poll_seconds is not None:
+        return event.poll_seconds
+    if event.poll_interval_ms is None:
+        return None
+    return tasks.poll_seconds(event.poll_interval_ms)  # a recorded task: the rule, without --poll-interval
 
 
 def _seconds(milliseconds: int) -> str:

@@ -46,6 +46,10 @@ def instance_line(event: events.InstanceChosen) -> StyledLine:
     return StyledLine(f"  round {event.round} → {where}", "mrtr.dim")
 
 
+ACKNOWLEDGED = ("tasks/update", "tasks/cancel")
+"""Requests whose empty result only acknowledges them: shown as such, never as the call's outcome."""
+
+
 def response_line(event: events.ResponseReceived) -> StyledLine:
     """`← complete · 12 ms`, `← input_required · round 1`, or `← error -32602 ...`."""
     took = f" · {event.elapsed_ms:.0f} ms"
@@ -53,6 +57,8 @@ def response_line(event: events.ResponseReceived) -> StyledLine:
         line = StyledLine("← error ", "mrtr.error")
         line.append(f"{safe_line(event.error.get('code'))} {safe_line(event.error.get('message'), 300)}")
         return line.append(took, "mrtr.dim")
+    if event.method in ACKNOWLEDGED:
+        return StyledLine(f"← {event.method} acknowledged", "mrtr.complete").append(took, "mrtr.dim")
     result_type = event.result.get("resultType", "complete") if isinstance(event.result, dict) else "?"
     style = "mrtr.input" if result_type == "input_required" else "mrtr.complete"
     line = StyledLine(f"← {safe_line(result_type, 60)}", style)

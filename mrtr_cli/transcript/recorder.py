@@ -157,7 +157,8 @@ class TranscriptBuilder:
 
     def _task_status(self, event: events.TaskStatusChanged) -> None:
         if self.task is None:  # a task followed by its id alone: what it was first seen as is its start
-            self.task = TaskParts(events.TaskCreated(0, event.task_id, event.status, event.status_message))
+            self.task = TaskParts(events.TaskCreated(0, event.task_id, event.status, event.status_message),
+                                  resumed=True)
         else:
             self.task.seen(event)
 

@@ -7,7 +7,8 @@ polls it took, and how it ended (`result` or `error`). Read back as the events t
 (`task_events`, for `show`), as the session's rounds (`task_rounds`), and as what replay compares
 (`compare_tasks`: the final status, the questions in order, the answers and the result; never the
 task id, the polls or the statuses between, which depend on timing). A transcript without the part
-is one of a conversation without a task, as every transcript was before.
+is one of a conversation without a task, as every transcript was before. A task followed from
+`mrtr tasks resume` is marked `resumed`: its transcript starts at a poll, with no request to send again.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from mrtr_cli import events
 from mrtr_cli.answering.questions import Answer
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome, Round
-from mrtr_cli.conversation.task_follower import TaskFailed
+from mrtr_cli.conversation.task_follower import KEPT_STATUSES, TaskFailed
 from mrtr_cli.transcript.compare import Difference, compare_questions
 from mrtr_cli.transcript.rounds import without_volatile
 
@@ -33,9 +34,17 @@ class TaskParts:
     statuses: list[dict[str, Any]] = field(default_factory=list)
     inputs: list[dict[str, Any]] = field(default_factory=list)
     polls: int = 0
+    resumed: bool = False
+    """The task was followed by its id alone (`tasks resume`): the transcript starts there."""
+    left_out: int = 0
+    """Statuses seen but not kept: past KEPT_STATUSES, only the last is (a server may change them on every poll)."""
 
     def seen(self, event: events.TaskStatusChanged) -> None:
-        self.statuses.append(_status(event.status, event.status_message))
+        if len(self.statuses) < KEPT_STATUSES - 1:  # the first status is the created one's
+            self.statuses.append(_status(event.status, event.status_message))
+        else:
+            self.statuses[-1] = _status(event.status, event.status_message)
+            self.left_out += 1
 
     def asked(self, event: events.InputRequested) -> None:
         self.inputs.append({"round": event.round, "asked": event.requests, "answers": {}})
@@ -56,10 +65,12 @@ def _status(status: str, message: str | None) -> dict[str, Any]:
 def task_to_data(parts: TaskParts, outcome: Outcome) -> dict[str, Any]:
     """The `task` part, keys in their written order."""
     created = parts.created
-    data: dict[str, Any] = {"id": created.task_id}
+    data: dict[str, Any] = {"id": created.task_id, **({"resumed": True} if parts.resumed else {})}
     data.update({name: value for name, value in (("poll_interval_ms", created.poll_interval_ms),
                                                  ("ttl_ms", created.ttl_ms)) if value is not None})
     data["statuses"] = [_status(created.status, created.status_message), *parts.statuses]
+    if parts.left_out:
+        data["statuses_left_out"] = parts.left_out
     data.update(inputs=parts.inputs, polls=parts.polls)
     if outcome.status == "complete" and outcome.result is not None:
         data["result"] = outcome.result
@@ -74,14 +85,19 @@ def final_status(data: dict[str, Any]) -> str | None:
 
 
 def task_events(data: dict[str, Any], request_id: int) -> Iterator[Any]:
-    """The task's events, as the engine emitted them (request `request_id` made it)."""
+    """The task's events, as the engine emitted them (request `request_id` made it; a resumed task was
+    first seen by a poll), each input round after the input_required status that asked it."""
     statuses = list(data.get("statuses") or [])
     first = statuses.pop(0) if statuses else {"status": "working"}
-    yield events.TaskCreated(request_id, data["id"], first["status"], first.get("message"),
-                             data.get("poll_interval_ms"), data.get("ttl_ms"))
+    if data.get("resumed") is True:
+        yield events.TaskStatusChanged(data["id"], first["status"], first.get("message"))
+    else:
+        yield events.TaskCreated(request_id, data["id"], first["status"], first.get("message"),
+                                 data.get("poll_interval_ms"), data.get("ttl_ms"))
     inputs = {entry["round"]: entry for entry in data.get("inputs") or []}
-    for status in statuses:
-        yield events.TaskStatusChanged(data["id"], status["status"], status.get("message"))
+    for number, status in enumerate([first, *statuses]):
+        if number:
+            yield events.TaskStatusChanged(data["id"], status["status"], status.get("message"))
         if status["status"] == "input_required" and inputs:
             yield from _input_events(inputs.pop(min(inputs)))
     for entry in inputs.values():  # asked without a status seen in between (not usual)
@@ -109,6 +125,11 @@ def ending(data: dict[str, Any]) -> tuple[dict[str, Any] | None, TaskFailed | No
     if isinstance(data.get("error"), dict):
         return None, TaskFailed(data["id"], data["error"], None)
     return None, None
+
+
+def is_resumed(data: Any) -> bool:
+    """Whether a transcript's `task` part starts at `mrtr tasks resume` (no request of it was sent)."""
+    return isinstance(data, dict) and data.get("resumed") is True
 
 
 def compare_tasks(recorded: dict[str, Any] | None, live: dict[str, Any] | None) -> list[Difference]:
