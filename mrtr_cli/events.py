@@ -235,8 +235,13 @@ class Broadcast:
     def __post_init__(self) -> None:
         self.held = HeldEvents(self._deliver)
 
-    def subscribe(self, observer: Observer) -> None:
-        self.observers.append(observer)
+    def subscribe(self, observer: Observer, *, first: bool = False) -> None:
+        """`first`: before every observer so far (the keeper of task ids: a task is kept before the timeline
+        shows it, so a Ctrl-C at that line finds it kept)."""
+        if first:
+            self.observers.insert(0, observer)
+        else:
+            self.observers.append(observer)
 
     def unsubscribe(self, observer: Observer) -> None:
         """`observer` gets no more events (one that watched a single step, e.g. the era probe)."""

@@ -54,7 +54,7 @@ def watch_tasks(context: Context, target: Target, call: CallOptions, options: Ta
         return None
     url = http_url(target)
     keeper = TaskKeeper(url or target.address(), call.method, call.name, TaskStore() if url else None, task)
-    context.emit.subscribe(keeper)
+    context.emit.subscribe(keeper, first=True)
     return TaskWatch(keeper, url, options.cancel_on_interrupt)
 
 

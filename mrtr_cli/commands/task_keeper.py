@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli import events, signals
 from mrtr_cli.errors import UsageError
 from mrtr_cli.kept_tasks import KeptTask, TaskStore, said, said_or_none
 
@@ -38,12 +38,13 @@ class TaskKeeper:
         """The task is of the older era (2025-11-25): it belongs to the session mrtr ends, so it is not kept."""
 
     def __call__(self, event: Any) -> None:
-        if isinstance(event, events.TaskCreated):
-            self._created(event)
-        elif isinstance(event, events.TaskStatusChanged) and self.task and event.task_id == self.task.task_id:
-            self._changed(event)
-        elif isinstance(event, events.OutcomeReached) and self.task and self.task.terminal():
-            self.dropped()
+        with signals.held():  # a Ctrl-C while a task is kept lands once it is kept whole, never between
+            if isinstance(event, events.TaskCreated):
+                self._created(event)
+            elif isinstance(event, events.TaskStatusChanged) and self.task and event.task_id == self.task.task_id:
+                self._changed(event)
+            elif isinstance(event, events.OutcomeReached) and self.task and self.task.terminal():
+                self.dropped()
 
     def kept(self) -> bool:
         """Whether the task being followed is kept now (Ctrl-C may come back to it)."""
