@@ -86,6 +86,17 @@ def write_private_file(path: Path, text: str, prefix: str = ".mrtr-") -> None:
         raise
 
 
+def kept_files(directory: Path, most: int) -> list[Path]:
+    """The JSON files kept in `directory` (not the hidden ones being written), sorted by name, at most
+    `most`; none when the folder cannot be read."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(directory)
+                       if entry.name.endswith(".json") and not entry.name.startswith("."))
+    except OSError:
+        return []
+    return [directory / name for name in names[:most]]
+
+
 def read_own_file(path: Path, limit: int) -> bytes | None:
     """The bytes of `path` if it is a regular file of this user of at most `limit` bytes, reached
     without a symbolic link; else None."""

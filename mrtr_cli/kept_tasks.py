@@ -195,12 +195,7 @@ class TaskStore:
         return path
 
     def _files(self) -> list[Path]:
-        try:
-            names = sorted(entry.name for entry in os.scandir(self.directory)
-                           if entry.name.endswith(".json") and not entry.name.startswith("."))
-        except OSError:
-            return []
-        return [self.directory / name for name in names[:MAX_FILES]]
+        return config_dir.kept_files(self.directory, MAX_FILES)
 
 
 def _unwritable(directory: Path, error: OSError) -> UsageError:

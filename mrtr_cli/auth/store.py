@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import time
 from dataclasses import asdict, dataclass, field
@@ -175,12 +174,7 @@ class TokenStore:
         return sorted((login for login in found if login is not None), key=lambda login: login.resource)
 
     def _files(self) -> list[Path]:
-        try:
-            names = sorted(entry.name for entry in os.scandir(self.directory)
-                           if entry.name.endswith(".json") and not entry.name.startswith("."))
-        except OSError:
-            return []
-        return [self.directory / name for name in names[:MAX_LOGIN_FILES]]
+        return config_dir.kept_files(self.directory, MAX_LOGIN_FILES)
 
     def _unlink(self, path: Path) -> bool:
         try:
