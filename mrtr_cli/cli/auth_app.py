@@ -9,21 +9,13 @@ and one more function here decorated with `@command_of(auth_app, command_named("
 
 from typing import Optional
 
-import typer
 
-from mrtr_cli.cli.help_command import HelpGroup
+from mrtr_cli.cli.help_command import group_app
 from mrtr_cli.cli.option_groups import command_of
 from mrtr_cli.command_table import AUTH, command_named
 from mrtr_cli.options import LogoutOptions, OutputOptions, TargetOptions
 
-auth_app = typer.Typer(
-    name="auth",
-    help=AUTH.help,
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    pretty_exceptions_enable=False,
-    cls=HelpGroup,
-)
+auth_app = group_app(AUTH)
 
 
 @command_of(auth_app, command_named("auth status"))

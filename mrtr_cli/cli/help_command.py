@@ -5,6 +5,7 @@ Kept apart from help_page.py so that a run that shows no help loads nothing of t
 
 from typing import Any, Optional
 
+import typer
 import typer.core
 
 
@@ -45,3 +46,12 @@ def _show_help(ctx: Any, param: Any, value: bool) -> None:
         from mrtr_cli.cli.help_page import show_help
 
         ctx.exit(show_help(ctx.command, ctx))
+
+
+def group_app(group: Any) -> typer.Typer:
+    """The typer sub-app of a command family (`mrtr auth`, `mrtr tasks`: a command_table.CommandGroup),
+    whose help is mrtr's: each command is added to it with cli/option_groups.command_of."""
+    return typer.Typer(name=group.name, help=group.help, no_args_is_help=True,
+                       context_settings={"help_option_names": ["-h", "--help"]}, pretty_exceptions_enable=False,
+                       cls=HelpGroup)
+

@@ -5,21 +5,13 @@ entry of `TASKS` in mrtr_cli/command_table.py and a function here; each loads it
 (No `from __future__ import annotations` here: typer reads these annotations at runtime.)
 """
 
-import typer
 
-from mrtr_cli.cli.help_command import HelpGroup
+from mrtr_cli.cli.help_command import group_app
 from mrtr_cli.cli.option_groups import command_of
 from mrtr_cli.command_table import TASKS, command_named
 from mrtr_cli.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions, TaskOptions
 
-tasks_app = typer.Typer(
-    name="tasks",
-    help=TASKS.help,
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-    pretty_exceptions_enable=False,
-    cls=HelpGroup,
-)
+tasks_app = group_app(TASKS)
 
 
 @command_of(tasks_app, command_named("tasks list"))
