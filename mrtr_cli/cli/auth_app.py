@@ -9,7 +9,6 @@ and one more function here decorated with `@command_of(auth_app, command_named("
 
 from typing import Optional
 
-
 from mrtr_cli.cli.help_command import group_app
 from mrtr_cli.cli.option_groups import command_of
 from mrtr_cli.command_table import AUTH, command_named

@@ -5,7 +5,6 @@ entry of `TASKS` in mrtr_cli/command_table.py and a function here; each loads it
 (No `from __future__ import annotations` here: typer reads these annotations at runtime.)
 """
 
-
 from mrtr_cli.cli.help_command import group_app
 from mrtr_cli.cli.option_groups import command_of
 from mrtr_cli.command_table import TASKS, command_named
