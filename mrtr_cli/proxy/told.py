@@ -37,8 +37,9 @@ class Told:
         self.note = note
         self.limits = (max_queued, max_queued_bytes)
         self._queue: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
-        self._counting = threading.Lock()
-        self._queued = [0, 0]  # frames and characters waiting
+        self._queueing = threading.Lock()  # between the threads that queue; the telling thread never takes it
+        self._queued_size = 0  # characters ever queued (written under _queueing)
+        self._told_size = 0  # characters ever told (written by the telling thread alone)
         self.dropped = False
         self._thread = threading.Thread(target=self._tell, name="told", daemon=True)
         self._thread.start()
@@ -46,30 +47,28 @@ class Told:
     def crossed(self, frame: Crossed) -> None:
         """Queue `frame` for every watcher (call it before the frame's bytes go on); past the
         limits, stop watching instead."""
-        if self._room_for(len(frame.text)):
-            self._queue.put(lambda: self._each_sees(frame))
+        size = len(frame.text)
+        if self._room_for(size):
+            self._queue.put(lambda: self._each_sees(frame, size))
 
     def noted(self, event: Any) -> None:
         if self._room_for(0):
-            self._queue.put(lambda: self._told_note(event))
+            self._queue.put(lambda: self._guarded(lambda: self.note(event)))
 
     def _room_for(self, size: int) -> bool:
-        """Whether one more piece of `size` characters may wait; the first time not, watching stops."""
-        with self._counting:
+        """Whether one more piece of `size` characters may wait; the first time not, watching stops.
+        (The queue's size, and what was queued less what was told: no lock the telling thread
+        takes, so queueing never waits for it.)"""
+        with self._queueing:
             if self.dropped:
                 return False
-            if self._queued[0] >= self.limits[0] or self._queued[1] + size > self.limits[1]:
+            waiting = self._queued_size - self._told_size
+            if self._queue.qsize() >= self.limits[0] or waiting + size > self.limits[1]:
                 self.dropped = True
                 self._queue.put(self._fell_behind)
                 return False
-            self._queued[0] += 1
-            self._queued[1] += size
+            self._queued_size += size
             return True
-
-    def _taken(self, size: int) -> None:
-        with self._counting:
-            self._queued[0] -= 1
-            self._queued[1] -= size
 
     def ended(self) -> None:
         """The proxy ends: every frame queued is told, then each watcher's `ended`."""
@@ -77,14 +76,10 @@ class Told:
         self._queue.put(None)
         self._thread.join()
 
-    def _told_note(self, event: Any) -> None:
-        self._guarded(lambda: self.note(event))
-        self._taken(0)
-
-    def _each_sees(self, frame: Crossed) -> None:
+    def _each_sees(self, frame: Crossed, size: int) -> None:
         for watcher in self.watchers:
             self._guarded(lambda: watcher.crossed(frame))
-        self._taken(len(frame.text))  # waiting until every watcher was told
+        self._told_size += size
 
     def _each_ends(self) -> None:
         for watcher in self.watchers:
