@@ -177,7 +177,9 @@ def run_alone(rows, default_repeat: int) -> None:
     report(*rows(arguments.repeat))
 
 
-def report(lines: list[str], budgets: list[tuple[str, float, float]]) -> None:
+def report(lines: list[str], budgets: list[tuple]) -> None:
+    """The medians, then each budget: (name, measured, limit), a ratio shown as `1.23x`; or (name,
+    measured, limit, unit), shown in that unit (`0.12 ms`)."""
     print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     print(speed_cpu.installation())
     print()
@@ -187,8 +189,9 @@ def report(lines: list[str], budgets: list[tuple[str, float, float]]) -> None:
     print()
     print("| budget | measured | within |")
     print("|---|---|---|")
-    for name, value, limit in budgets:
-        print(f"| {name} | {value:.2f}x | {'yes' if value <= limit else 'NO'} |")
+    for name, value, limit, *unit in budgets:
+        shown = f"{value:.2f} {unit[0]}" if unit else f"{value:.2f}x"
+        print(f"| {name} | {shown} | {'yes' if value <= limit else 'NO'} |")
 
 
 if __name__ == "__main__":

@@ -70,6 +70,9 @@ def test_wrap_splices_one_entry_that_a_host_then_runs_and_unwrap_restores_it(tmp
     assert unwrapped.code == 0, unwrapped.stderr
     assert config.read_text() == VS_CODE.replace('"s\\u00e9rver.js"', '"other.js", "--port", "9"')
     assert not (tmp_path / "mcp.json.mrtr-wrapped.json").exists()
+    second = mrtr("proxy", "--wrap", "--config", str(config), "--server", "other")
+    assert second.code == 0 and "the file as it was before the first wrap is in" in second.stderr, second.stderr
+    assert (tmp_path / "mcp.json.mrtr-backup").read_bytes() == VS_CODE.encode()  # never overwritten
 
 
 def run_as_a_host(entry: dict[str, Any], folder: Path) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import socket
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from typing import Any
 
 import anyio
 import httpx
+import pytest
 from mcp import Client
 
 from conftest import PYTHON, ROOT, mrtr
@@ -76,6 +78,14 @@ class Upstream(BaseHTTPRequestHandler):
         self.received.append(("POST", dict(self.headers.items()), body))
         if b'"gzip"' in body:
             return self._reply(200, {"Content-Type": "application/json", "Content-Encoding": "gzip"}, GZIPPED)
+        if b'"cut"' in body:  # 10 bytes of the 100 it announces, then the connection closes
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b'{"jsonrpc"')
+            self.close_connection = True
+            return None
         self._stream([b'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n\n',
                       b'data: {"jsonrpc":"2.0","id":7,"result":{"content":[]}}\n\n'])
 
@@ -146,6 +156,9 @@ def test_bodies_streams_get_delete_and_headers_pass_as_sent(tmp_path: Path):
             with client.stream("GET", running.url, headers={"Accept": "text/event-stream"}) as listened:
                 heard = listened.read()
             deleted = client.delete(running.url, headers={"Mcp-Session-Id": "s-1"})
+            with pytest.raises(httpx.RemoteProtocolError):  # the connection closes: the client never waits on it
+                client.post(running.url, content=b'{"jsonrpc":"2.0","id":9,"method":"cut"}',
+                            headers={"Content-Type": "application/json"})
         shown = running.stop()
     assert first + rest == (b'data: {"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}\n\n'
                             b'data: {"jsonrpc":"2.0","id":7,"result":{"content":[]}}\n\n')
@@ -156,7 +169,7 @@ def test_bodies_streams_get_delete_and_headers_pass_as_sent(tmp_path: Path):
     assert body == BODY
     assert got["Host"] == url.split("/")[2] and got["Authorization"] == SECRET and got["Cookie"] == "a=b"
     assert got["X-Custom"] == "kept" and not {"Keep-Alive", "X-Dropped", "Connection"} & set(got)
-    assert [m for m, _, _ in handler.received] == ["POST", "POST", "GET", "DELETE"]
+    assert [m for m, _, _ in handler.received] == ["POST", "POST", "GET", "DELETE", "POST"]
     assert handler.received[3][1]["Mcp-Session-Id"] == "s-1"
     assert "→ tools/call café  id 7" in shown and "x-custom: kept" in shown, shown
     assert "s3cret" not in shown and "a=b" not in shown and "session=hidden" not in shown, shown
@@ -194,3 +207,46 @@ def test_real_clients_of_both_eras_through_the_proxy_are_shown_and_kept_without_
     with demo_http() as again:
         replayed = mrtr("replay", *map(str, transcripts[1:]), "--url", again)
     assert replayed.code == 0 and replayed.stderr.count("same as recorded") == 3, replayed.stderr
+
+
+def test_options_that_cannot_apply_a_bad_upstream_and_a_busy_port_are_one_line_and_their_exit_code(tmp_path: Path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        busy = mrtr("proxy", "--http", str(port), "--to", "http://127.0.0.1:9/mcp")
+    assert busy.code == 4 and busy.stderr.strip().endswith(
+        f"cannot listen on 127.0.0.1:{port}: Address already in use; pick another port (0 picks a free one)")
+    assert "unexpected" not in busy.stderr and len(busy.stderr.splitlines()) == 1, busy.stderr
+    refusals = {("--http", "0", "--to", "ftp://example.com/mcp"): "--to ftp://example.com/mcp: not an http:// or",
+                ("--http", "0", "--to", "http:///mcp"): "not an http:// or https:// URL with a host",
+                ("--http", "0", "--to", "http://h/mcp", "--timeline", "t.log"): "--timeline is the stdio shim's",
+                ("--config", "c.json", "--", "true"): "--config name a host's configuration",
+                ("--json", "--strict", "--", "true"): "--json needs a FILE",
+                ("--wrap", "--config", "c.json", "--server", "s", "--strict"): "--strict judges a proxy that runs",
+                ("--unwrap", "--config", "c.json", "--server", "s", "--json", "f", "--junit", "g"):
+                    "--json, --junit judge a proxy that runs",
+                ("--bogus", "--json", "f", "--", "true"): "No such option: --bogus"}
+    for given, said in refusals.items():
+        refused = mrtr("proxy", *given, cwd=tmp_path)
+        assert refused.code == 1 and said in refused.stderr, (given, refused.stderr)
+        assert len(refused.stderr.splitlines()) == 1, refused.stderr  # once, and no JSON line: --json is a FILE here
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_each_option_name_is_one_entry_of_each_command() -> None:
+    """`--json` and `--strict` name two entries each (the output options; `mrtr proxy`'s), never of the
+    same command."""
+    from mrtr_cli.command_table import AUTH, COMMANDS, TASKS
+    from mrtr_cli.option_table import BY_NAME, SHARED_NAMES, TABLE, of_group
+
+    commands = [*COMMANDS, *AUTH.commands, *TASKS.commands]
+    for command in commands:
+        names = [name for group, fields in command.groups for option in of_group(group, fields)
+                 for name in option.names]
+        assert len(names) == len(set(names)), command.name
+    shared = {name for name in {n for option in TABLE for n in option.names}
+              if sum(name in option.names for option in TABLE) > 1}
+    assert shared == set(SHARED_NAMES) and not shared & set(BY_NAME)
+    for name, groups in SHARED_NAMES.items():
+        assert sorted(option.group for option in TABLE if name in option.names) == sorted(groups)

@@ -9,6 +9,7 @@ import itertools
 import json
 import signal
 import subprocess
+import threading
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,11 @@ import xmlschema
 
 from conftest import PYTHON, ROOT, mrtr
 from peers import HttpPeer, StdioPeer, converse, demo_http, request
+from mrtr_cli import events
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.lint_rules import CLIENT_RULES, SPEC
 from mrtr_cli.proxy.judge import ClientJudge
+from mrtr_cli.proxy.told import Told
 from mrtr_cli.proxy.watching import Crossed
 
 DEMO = [PYTHON, "-m", "mrtr_cli", "demo-server"]
@@ -139,8 +142,10 @@ def test_a_wrong_client_of_the_older_era_answers_badly_and_leaves_a_question_una
         peer.close()
     assert peer.process.returncode == 0  # no --strict: the server's own exit code
     assert found_rules(tmp_path) == ["answer-outside-schema", "server-request-unanswered"]
-    pages = [found["page"] for found in json.loads((tmp_path / "found.json").read_text())["findings"]]
-    assert pages[1].startswith("https://modelcontextprotocol.io/specification/2025-11-25/")
+    findings = json.loads((tmp_path / "found.json").read_text())["findings"]
+    assert findings[1]["page"].startswith("https://modelcontextprotocol.io/specification/2025-11-25/")
+    assert findings[1]["severity"] == "info"  # the host closed just after the question came: no MUST broken
+    assert findings[1]["message"].endswith("was still unanswered when the connection ended")
 
 
 def test_over_http_headers_that_disagree_with_the_body_are_found_and_mrtr_s_own_are_not(tmp_path: Path) -> None:
@@ -243,6 +248,14 @@ def test_frames_told_out_of_their_causal_order_are_judged_as_they_crossed() -> N
     older = older_era_frames()
     assert judged(older) == set() and judged(answers_first(older)) == set() and answers_first(older) != older
     assert judged([frame for frame in older if "accept" not in frame.text]) == {"server-request-unanswered"}
+    first_answer = next(frame for frame in older if "accept" in frame.text)
+    judge = ClientJudge()
+    for frame in older:
+        if frame is not first_answer:
+            judge.crossed(frame)
+    judge.ended()
+    [skipped] = judge.findings  # the client answered the server's later question, never the first
+    assert (skipped.rule, skipped.severity) == ("server-request-unanswered", "error"), skipped
 
 
 def older_era_frames() -> list[Crossed]:
@@ -286,3 +299,101 @@ def answers_first(frames: list[Crossed]) -> list[Crossed]:
                         and isinstance(moved[n].message, jsonrpc.Request))
             moved.insert(asked, moved.pop(at))
     return moved
+
+
+ASKING_SERVER = r'''
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message or "method" not in message:
+        continue
+    if "inputResponses" in message["params"]:
+        result = {"content": [{"type": "text", "text": "done \x1b[2J"}]}
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": "p1", "method": "ping"}), flush=True)
+        result = {"resultType": "input_required", "requestState": "S1", "inputRequests": {
+            "r": {"method": "roots/list", "params": {}},
+            "k": {"method": "elicitation/create", "params": {"mode": "form", "message": "hi \x1b[2J",
+                                                              "requestedSchema": {"type": "object"}}}}}
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+'''
+
+
+def test_a_client_sending_odd_answers_is_still_judged_and_nothing_it_sends_reaches_the_terminal_raw(
+        tmp_path: Path) -> None:
+    """The answers of the reviewer's repro (`roots` a string, an ESC in an action) broke the
+    timeline's watcher, which kept the judge from the frame; and a modern-era server's `ping` the
+    host never answered was a broken MUST."""
+    server = tmp_path / "server.py"
+    server.write_text(ASKING_SERVER)
+    meta = {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {"roots": {}, "elicitation": {"form": {}}}}}
+    frames = [{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t", "arguments": {}, **meta}},
+              {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                  "name": "t", "arguments": {}, "requestState": "WRONG", **meta,
+                  "inputResponses": {"r": {"roots": "x"}, "k": {"action": "accept\x1b[5m", "content": {}}}}}]
+    peer = Proxied([PYTHON, "-m", "mrtr_cli", "proxy", "--json", str(tmp_path / "found.json"), "--timeline",
+                    str(tmp_path / "timeline.txt"), "--strict", "--", PYTHON, str(server)])
+    try:
+        peer.send(frames[0])
+        assert peer.receive()["method"] == "ping" and "inputRequests" in peer.receive()["result"]
+        peer.send(frames[1])
+        assert peer.receive()["result"]["content"][0]["text"] == "done \x1b[2J"  # to the host as the server sent it
+    finally:
+        peer.close()
+    assert peer.process.returncode == 2
+    assert found_rules(tmp_path) == ["answer-outside-schema", "request-state-altered", "retry-id-reused"]
+    timeline = (tmp_path / "timeline.txt").read_text()
+    assert "\x1b" not in timeline and "watcher failed" not in timeline, timeline
+    assert "✓ r ← roots \"x\"  from host" in timeline and "✓ k ← accept\\x1b[5m {}  from host" in timeline, timeline
+    assert "its action is 'accept\\x1b[5m'" in timeline and "│ hi \\x1b[2J" in timeline, timeline
+    assert "the client: 2 errors, 1 warning" in timeline and "✓ complete" in timeline, timeline
+
+
+class SlowWatcher:
+    """A watcher that waits for `release` at each frame (its `crossed` fails if it waits in vain)."""
+
+    def __init__(self) -> None:
+        self.release, self.started = threading.Event(), threading.Event()
+        self.seen: list[str] = []
+
+    def crossed(self, frame: Crossed) -> None:
+        self.started.set()
+        assert self.release.wait(30), "the frames were held until the watcher was told them"
+        self.seen.append(frame.text)
+
+    def ended(self) -> None:
+        self.seen.append("ended")
+
+
+class FailingWatcher:
+    def crossed(self, frame: Crossed) -> None:
+        raise AttributeError("'str' object has no attribute 'get'")
+
+    def ended(self) -> None:
+        raise ValueError("at the end too")
+
+
+def test_a_failing_watcher_keeps_no_frame_from_the_others_and_a_slow_one_stops_watching_not_the_bytes() -> None:
+    slow, notes = SlowWatcher(), []
+    told = Told([FailingWatcher(), slow], notes.append, max_queued=5)
+    message = jsonrpc.decode('{"jsonrpc":"2.0","method":"notifications/x"}')
+    told.crossed(Crossed("to_server", "1", message, {}, "stdio"))
+    assert slow.started.wait(30)
+    for number in range(2, 10):
+        told.crossed(Crossed("to_server", str(number), message, {}, "stdio"))  # no wait: the watcher is stuck at 1
+    told.noted(events.FrameIgnored("not told: watching stopped", "too large"))
+    slow.release.set()
+    told.ended()
+    assert slow.seen == ["1", "2", "3", "4", "5", "6", "ended"]  # 1 being told, 5 waiting, then no more
+    said = [note.raw for note in notes]
+    assert said.count("a watcher failed: AttributeError: 'str' object has no attribute 'get'") == 6, said
+    assert said.count("a watcher failed: ValueError: at the end too") == 1, said
+    assert len(said) == 8 and "the watchers fell behind the traffic (more than 5 frames" in said[6], said
+    slow, notes = SlowWatcher(), []
+    told = Told([slow], notes.append, max_queued_bytes=3)
+    for text in ("aa", "bb", "c"):
+        told.crossed(Crossed("to_server", text, message, {}, "stdio"))  # "bb" would make 4 characters waiting
+    slow.release.set()
+    told.ended()
+    assert slow.seen == ["aa", "ended"] and len(notes) == 1 and "or 3 bytes waiting" in notes[0].raw, notes

@@ -107,3 +107,41 @@ def test_mrtr_as_the_client_through_the_shim_to_the_sdk_server(tmp_path: Path, e
     [kept] = record_dir.iterdir()
     replayed = mrtr("replay", str(kept), "--trust-target")
     assert replayed.code == 0 and "same as recorded" in replayed.stderr, replayed.stderr
+
+
+def gone(pid: int) -> bool:
+    """Whether process `pid` ended (reaped, or a zombie its new parent has yet to reap)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_a_server_that_exits_leaving_a_child_behind_ends_the_shim_and_the_child(tmp_path: Path):
+    """The child holds the server's stdout open: the shim used to wait for it (and leave it behind)."""
+    server = ["sh", "-c", "sleep 600 & echo $!; echo 'bye' >&2; exit 5"]
+    done = subprocess.run([*SHIM, "--", *server], input=b"", capture_output=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 5 and done.stderr == b"bye\n", done.stderr
+    assert gone(int(done.stdout))
+
+
+def test_a_client_that_never_finishes_its_conversations_leaves_at_most_the_cap_open(tmp_path: Path):
+    """Past MAX_OPEN conversations waiting for their retry, the oldest ends as abandoned; at the end,
+    the rest end aborted, each kept as its transcript."""
+    from mrtr_cli.proxy.conversations import MAX_OPEN
+
+    timeline, record_dir = tmp_path / "timeline.log", tmp_path / "kept"
+    count = MAX_OPEN + 10
+    calls = b"".join(b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"two_questions",'
+                     b'"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+                     b'"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}}}\n' % n
+                     for n in range(1, count + 1))
+    done = subprocess.run([*SHIM, "--timeline", str(timeline), "--record-dir", str(record_dir), "--", *DEMO],
+                          input=calls, capture_output=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 0 and done.stdout.count(b'"input_required"') == count, done.stderr
+    shown = timeline.read_text()
+    assert shown.count("✗ aborted") == count and "watcher failed" not in shown, shown[-2000:]
+    kept = [path.read_text() for path in record_dir.iterdir()]
+    assert len(kept) == count
+    abandoned = [text for text in kept if f"more than {MAX_OPEN} conversations were open at once" in text]
+    assert len(abandoned) == 10 and all("outcome: aborted" in text for text in kept)

@@ -29,11 +29,17 @@ def run(args: List[str]) -> int:
     try:
         return int(command.main(args=args, prog_name="mrtr", standalone_mode=False, obj=server_command) or 0)
     except click.exceptions.ClickException as error:
-        return _usage_error(*_message(error), "--json" in args)
+        return _usage_error(*_message(error), _json_output(args))
     except typer.Abort as abort:  # click turns a KeyboardInterrupt it sees into Abort
         from mrtr_cli.errors import interruption
 
         return int(interruption(abort.__context__).exit_code)
+
+
+def _json_output(args: List[str]) -> bool:
+    """Whether `args` ask for JSON output: `--json`, except `mrtr proxy --json FILE` (the judge's report)."""
+    name = next((arg for arg in args if not arg.startswith("-")), None)
+    return "--json" in args and name != "proxy"
 
 
 def _message(error: Any) -> Tuple[str, str]:

@@ -124,10 +124,11 @@ def proxy(*, proxying: ProxyOptions, serving: ServingOptions, target: TargetOpti
     if proxying.wrap or proxying.unwrap:
         from mrtr_cli.commands import proxy_wrap
 
-        return proxy_wrap.run(proxying, serving.http, target.config, target.server, output)
+        return proxy_wrap.run(proxying, serving.http, target.config, target.server, output, report.junit)
     from mrtr_cli.commands import proxy_judging
 
-    return proxy_judging.run(proxying, serving.http, target.max_message_size, report.junit, output)
+    return proxy_judging.run(proxying, serving.http, target.max_message_size, report.junit, output,
+                             (target.config, target.server))
 
 
 AUTH = "auth"

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from mrtr_cli import events
 from mrtr_cli.commands.common import Context, guarded
@@ -27,6 +29,11 @@ from mrtr_cli.render.console import make_console
 from mrtr_cli.render.outcome import status_line
 from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.render.timeline import Timeline
+from mrtr_cli.text import safe_line
+
+SWITCH_SECONDS = 0.0002
+"""How long a thread holding the GIL runs before another may take it (Python's default: 5 ms): in
+the proxy's process, the relaying threads get their turn at once while the watchers' thread works."""
 
 WatchersFor = Callable[["ShownTimeline"], list[Watcher]]
 """The watchers of a run, given where the events of its conversations go (the timeline)."""
@@ -38,6 +45,7 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, output:
     `more_watchers` adds watchers of its own (the judge of the client) beside the conversations."""
 
     def body(context: Context) -> int:
+        sys.setswitchinterval(SWITCH_SECONDS)
         try:
             if http is not None:
                 return _run_http(proxying, http, max_message_size, output, context, more_watchers)
@@ -46,6 +54,26 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, output:
             return int(interruption(raised).exit_code)
 
     return guarded(output, body)  # type: ignore[arg-type]  # an exit code: the server's, any int
+
+
+def check_values(proxying: ProxyOptions, junit_path: str | None) -> None:
+    """A FILE or DIR option that took the next option as its value (`--json --strict`): exit 1."""
+    for name, value, what in (("--json", proxying.json_report, "FILE"), ("--junit", junit_path, "FILE"),
+                              ("--timeline", proxying.timeline, "FILE"), ("--record-dir", proxying.record_dir, "DIR")):
+        if value is not None and value.startswith("--"):
+            raise UsageError(f"{name} needs a {what}", f"{safe_line(value, 60)} is an option, not a {what}")
+
+
+def check_upstream(url: str) -> None:
+    """`--to URL`: an http or https URL with a host, or exit 1."""
+    parts = urlsplit(url)
+    try:
+        host = parts.hostname
+    except ValueError:
+        host = None
+    if parts.scheme not in ("http", "https") or not host:
+        raise UsageError(f"--to {safe_line(url, 200)}: not an http:// or https:// URL with a host",
+                         "e.g. --to http://127.0.0.1:3000/mcp")
 
 
 def _run_stdio(proxying: ProxyOptions, max_message_size: int, output: OutputOptions,
@@ -75,6 +103,10 @@ def _run_http(proxying: ProxyOptions, http: str, max_message_size: int, output: 
     if proxying.command:
         raise UsageError("-- CMD ARGS runs a stdio server, which --http does not forward to",
                          "give --to URL, or drop --http for the stdio shim")
+    if proxying.timeline is not None:
+        raise UsageError("--timeline is the stdio shim's: with --http the timeline is on the terminal",
+                         "drop --timeline (redirect stderr to keep it)")
+    check_upstream(proxying.to)
     host, port = parse_listen(http)
     shown = ShownTimeline(Timeline(context.consoles.err, verbose=output.verbose, live=False))
     watchers = _watchers(proxying.record_dir, {"transport": "http", "url": proxying.to}, shown, more_watchers)

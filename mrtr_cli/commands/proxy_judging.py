@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mrtr_cli import files
-from mrtr_cli.commands.common import guarded
+from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.commands.proxy import ShownTimeline
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
@@ -23,12 +23,21 @@ STRICT_EXIT = ExitCode.PROTOCOL
 
 
 def run(proxying: ProxyOptions, http: str | None, max_message_size: int, junit_path: str | None,
-        output: OutputOptions) -> int:
+        output: OutputOptions, host_config: tuple[str | None, str | None] = (None, None)) -> int:
     """Run the proxy with the judge; the proxy's exit code (the server's, for the shim), or 2 under
-    --strict when the client broke a MUST, or 1 when a report cannot be written."""
+    --strict when the client broke a MUST, or 1 when a report cannot be written or an option
+    cannot apply (`host_config`: --config and --server, which only --wrap and --unwrap take)."""
     from mrtr_cli.commands import proxy
 
-    checked = guarded(output, lambda context: _checked(proxying.json_report, junit_path))
+    def checked_first(context: Context) -> ExitCode:
+        given = [name for name, value in zip(("--config", "--server"), host_config) if value is not None]
+        if given:
+            raise UsageError(f"{' and '.join(given)} name a host's configuration, which only --wrap and --unwrap "
+                             "edit", "give --wrap or --unwrap, or drop them")
+        proxy.check_values(proxying, junit_path)
+        return _checked(proxying.json_report, junit_path)
+
+    checked = guarded(output, checked_first)
     if checked != ExitCode.OK:
         return checked
     judge = ClientJudge()

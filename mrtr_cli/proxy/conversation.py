@@ -9,7 +9,6 @@ requests in flight), each retry (the next round), and the outcome.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -50,6 +49,7 @@ class Conversation:
     state: str | None = None
     asked: dict[str, dict[str, Any]] = field(default_factory=dict)
     awaiting_retry: bool = False
+    ended: bool = False
     in_flight: Counter[str] = field(default_factory=Counter)
     """Older era: how many requests of each method the server sent during the call (their keys)."""
 
@@ -58,20 +58,21 @@ class Conversation:
         """The tool, prompt or resource it is about."""
         return self.params.get("name", self.params.get("uri"))
 
-    def sent(self, message: Request, headers: Mapping[str, str], retry: bool) -> None:
-        """Its first request, or a retry (the next round): the answers it carries go to the round that asked."""
+    def sent(self, message: Request, headers: Mapping[str, str], retry: bool, at: float) -> None:
+        """Its first request, or a retry (the next round), which crossed at `at` (time.monotonic());
+        the answers it carries go to the round that asked."""
         if retry:
             self._answers_in(message.params)
             self.round += 1
-        self.request_id, self.sent_at, self.awaiting_retry = message.id, time.monotonic(), False
+        self.request_id, self.sent_at, self.awaiting_retry = message.id, at, False
         self.emit(events.RequestSent(message.id, message.method, without_meta(message.params), message.raw,
                                      self.round, "retry" if retry else "request"))
         if headers:
             self.emit(events.WireNote("out", _header_lines(headers), {"headers": dict(headers)}, message.id))
 
-    def received(self, message: Response, headers: Mapping[str, str]) -> bool:
-        """The response to the request in flight; True when it ends the conversation."""
-        elapsed = (time.monotonic() - self.sent_at) * 1000
+    def received(self, message: Response, headers: Mapping[str, str], at: float) -> bool:
+        """The response to the request in flight, which crossed at `at`; True when it ends the conversation."""
+        elapsed = max(0.0, at - self.sent_at) * 1000
         self.emit(events.FrameReceived(message))
         content_type = headers.get("content-type")
         if content_type:
@@ -104,11 +105,13 @@ class Conversation:
             return
         self.emit(events.AnswerChosen(self.round, key, method, response, HOST))
 
-    def end(self, message: Response | None) -> None:
-        """The outcome: the last response's, or aborted when the connection ended first."""
+    def end(self, message: Response | None, why: str = "the connection ended before the conversation did") -> None:
+        """The outcome: the last response's, or aborted (`why`) when the connection ended first or
+        the conversation was abandoned."""
+        self.ended = True
         outcome = Outcome(self.method, self.params)
         if message is None:
-            outcome.error = UnreachableError("the connection ended before the conversation did")
+            outcome.error = UnreachableError(why)
         elif message.error is not None:
             outcome.status, outcome.error = "error", ServerError(self.method, message.error)
         else:

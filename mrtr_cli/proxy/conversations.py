@@ -19,7 +19,13 @@ from mrtr_cli import events
 from mrtr_cli.protocol import meta, mrtr
 from mrtr_cli.protocol.jsonrpc import Notification, Request, Response, same_id
 from mrtr_cli.proxy.conversation import Conversation, ConversationStart, without_meta
-from mrtr_cli.proxy.watching import Crossed
+from mrtr_cli.proxy.judge import MAX_KEPT
+from mrtr_cli.proxy.watching import Crossed, crossed_at
+
+MAX_OPEN = 256
+"""The most conversations open at once (each may hold its transcript's file open): past it, the
+oldest ends, aborted as abandoned (a client that never finishes must not grow them without end)."""
+ABANDONED = f"abandoned: more than {MAX_OPEN} conversations were open at once, and this was the oldest"
 
 OpenConversation = Callable[[ConversationStart], events.Observer]
 """Where the events of a conversation that starts go (the timeline, its own recorder)."""
@@ -98,11 +104,16 @@ class Conversations:
             conversation.end(None)
         self.open = []
 
+    def _opened(self, conversation: Conversation) -> None:
+        self.open.append(conversation)
+        while len(self.open) > MAX_OPEN:
+            self.open.pop(0).end(None, ABANDONED)
+
     def _from_client(self, frame: Crossed) -> bool:
         message = frame.message
         if isinstance(message, Response):
             asked = self.server_requests.pop(_key(message.id), None)
-            if asked is not None:
+            if asked is not None and not asked[0].ended:
                 asker, key, method = asked
                 asker.answered_in_flight(key, method, message)
             return False
@@ -110,9 +121,9 @@ class Conversations:
             return False
         self.context.request(message)
         conversation = self._conversation_of(message) if message.method in mrtr.MRTR_METHODS else None
-        self.pending[(frame.channel, _key(message.id))] = Pending(message.method, conversation)
+        _keep(self.pending, (frame.channel, _key(message.id)), Pending(message.method, conversation))
         if conversation is not None:
-            conversation.sent(message, frame.headers, retry=conversation.awaiting_retry)
+            conversation.sent(message, frame.headers, conversation.awaiting_retry, crossed_at(frame))
         return conversation is not None
 
     def _conversation_of(self, message: Request) -> Conversation:
@@ -127,7 +138,7 @@ class Conversations:
         if start.server:
             emit(events.ServerIdentified(start.server))
         conversation = Conversation(message.method, without_meta(message.params), emit)
-        self.open.append(conversation)
+        self._opened(conversation)
         return conversation
 
     def _continued_by(self, message: Request) -> Conversation | None:
@@ -148,7 +159,7 @@ class Conversations:
             return False
         if isinstance(message, Request) and message.method in mrtr.INPUT_METHODS:
             key = in_flight.asked_in_flight(message)
-            self.server_requests[_key(message.id)] = (in_flight, key, message.method)
+            _keep(self.server_requests, _key(message.id), (in_flight, key, message.method))
         elif isinstance(message, Notification):
             in_flight.emit(events.NotificationReceived(message.method, message.params, in_flight.request_id))
         return False
@@ -159,19 +170,26 @@ class Conversations:
             return False
         self.context.response(pending.method, message.result)
         conversation = pending.conversation
-        if conversation is None or not same_id(message.id, conversation.request_id):
+        if conversation is None or conversation.ended or not same_id(message.id, conversation.request_id):
             return False
-        if conversation.received(message, frame.headers):
+        if conversation.received(message, frame.headers, crossed_at(frame)):
             self.open.remove(conversation)
         return True
 
     def _in_flight(self, channel: str) -> Conversation | None:
         """The conversation whose request is in flight on `channel`, else the latest in flight."""
         on_channel = [p.conversation for (where, _), p in self.pending.items()
-                      if where == channel and p.conversation is not None]
+                      if where == channel and p.conversation is not None and not p.conversation.ended]
         latest = [c for c in self.open if not c.awaiting_retry]
         chosen = on_channel or latest
         return chosen[-1] if chosen else None
+
+
+def _keep(kept: dict[Any, Any], key: Any, value: Any) -> None:
+    """`kept[key] = value`, forgetting the oldest past MAX_KEPT (a client or server that never answers)."""
+    kept[key] = value
+    while len(kept) > MAX_KEPT:
+        del kept[next(iter(kept))]
 
 
 def _key(request_id: Any) -> str:

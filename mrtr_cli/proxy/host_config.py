@@ -5,7 +5,8 @@ or VS Code's settings (`mcp.servers`). Wrapping one stdio entry is a splice of t
 its `command` becomes mrtr (an absolute path) and its `args` become `proxy [--record-dir DIR]
 [--timeline FILE] -- COMMAND ARGS...`, the original command and arguments copied as they were
 written (`${VAR}` included); every other character of the file stays as it was. Before the file
-changes, the whole of it is copied to FILE.mrtr-backup, and the entry's original text is kept in
+changes the first time, the whole of it is copied to FILE.mrtr-backup (never overwritten: it stays
+the file as it was before mrtr first touched it), and the entry's original text is kept in
 FILE.mrtr-wrapped.json, which `--unwrap` splices back (whatever happened to the other entries).
 Nothing here runs the proxy.
 """
@@ -22,7 +23,7 @@ from mrtr_cli.errors import UsageError
 from mrtr_cli.proxy.jsonc_spans import JsoncError, Node, parse, string_value, value_of
 
 BACKUP_SUFFIX = ".mrtr-backup"
-"""FILE.mrtr-backup: the whole file as it was before the last wrap."""
+"""FILE.mrtr-backup: the whole file as it was before the first wrap (a later wrap keeps it)."""
 KEPT_SUFFIX = ".mrtr-wrapped.json"
 """FILE.mrtr-wrapped.json: each wrapped entry's original text, by server name."""
 HTTP_TYPES = ("http", "sse", "streamable-http", "streamableHttp")
@@ -174,10 +175,12 @@ def wrap_file(path: str, name: str, wrapping: Wrapping) -> str:
     kept = read_kept(target)
     kept[name] = edited.original_entry
     backup = Path(f"{target}{BACKUP_SUFFIX}")
-    _write(backup, text)
+    kept_before = backup.exists()
+    if not kept_before:
+        _write(backup, text)
     _write_kept(target, kept)
     _write(target, edited.text)
-    return f"{edited.note}; the file as it was is in {backup}"
+    return f"{edited.note}; the file as it was {'before the first wrap ' if kept_before else ''}is in {backup}"
 
 
 def unwrap_file(path: str, name: str) -> str:

@@ -28,11 +28,16 @@ CHUNK = 64 * 1024
 NO_BODY = (HTTPStatus.NO_CONTENT, HTTPStatus.NOT_MODIFIED)
 
 
-def make_proxy(host: str, port: int, to: str, told: Told, limit: int, show_secrets: bool) -> ThreadingHTTPServer:
-    """A bound, not yet serving, proxy to `to`."""
-    settings = {"upstream": Upstream(to), "told": told, "limit": limit, "show_secrets": show_secrets,
+def make_proxy(host: str, port: int, upstream: Upstream, told: Told, limit: int,
+               show_secrets: bool) -> ThreadingHTTPServer:
+    """A bound, not yet serving, proxy to `upstream`. The address taken: UnreachableError."""
+    settings = {"upstream": upstream, "told": told, "limit": limit, "show_secrets": show_secrets,
                 "exchanges": itertools.count(1)}
-    server = ThreadingHTTPServer((host, port), type("Handler", (ProxyHandler,), settings))
+    try:
+        server = ThreadingHTTPServer((host, port), type("Handler", (ProxyHandler,), settings))
+    except OSError as error:
+        raise UnreachableError(f"cannot listen on {host}:{port}: {error.strerror or error}",
+                               "pick another port (0 picks a free one)") from None
     server.daemon_threads = True
     return server
 
@@ -40,8 +45,20 @@ def make_proxy(host: str, port: int, to: str, told: Told, limit: int, show_secre
 def serve_proxy(host: str, port: int, to: str, watchers: Sequence[Watcher], limit: int, show_secrets: bool,
                 note: events.Observer) -> int:
     """Proxy until interrupted, after printing `listening on URL` (the proxy's endpoint) to stderr."""
+    upstream = Upstream(to)
     told = Told(watchers, note)
-    server = make_proxy(host, port, to, told, limit, show_secrets)
+    try:
+        server = make_proxy(host, port, upstream, told, limit, show_secrets)  # nothing to tell when it fails
+        try:
+            _serve(server, to)
+        finally:
+            told.ended()
+    finally:
+        upstream.close()
+    return 0
+
+
+def _serve(server: ThreadingHTTPServer, to: str) -> None:
     bound_host, bound_port = server.server_address[:2]
     shown = f"[{bound_host!s}]" if ":" in str(bound_host) else str(bound_host)
     path = urlsplit(to).path or "/"
@@ -50,8 +67,6 @@ def serve_proxy(host: str, port: int, to: str, watchers: Sequence[Watcher], limi
         server.serve_forever()
     finally:
         server.server_close()
-        told.ended()
-    return 0
 
 
 class ProxyHandler(BaseHTTPRequestHandler):
@@ -127,7 +142,9 @@ class ProxyHandler(BaseHTTPRequestHandler):
                 watch.done()
             if chunk:
                 self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk) if chunked else chunk)
-        if chunked:
+        if forwarded.cut_short or (length >= 0 and passed != length):
+            self.close_connection = True  # cut short: the client sees the connection close, never waits on it
+        elif chunked:
             self.wfile.write(b"0\r\n\r\n")
         watch.done()
 

@@ -5,6 +5,7 @@ untouched (proxy/http_proxy.py); a copy past the size limit is dropped and the t
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 
 from mrtr_cli import events
@@ -87,4 +88,5 @@ class BodyWatch:
         if not body.strip():
             return
         text = body.decode("utf-8", "replace")
-        self.told.crossed(Crossed(self.direction, text, jsonrpc.decode(body), self.headers, self.channel))
+        self.told.crossed(Crossed(self.direction, text, jsonrpc.decode(body), self.headers, self.channel,
+                                  time.monotonic()))

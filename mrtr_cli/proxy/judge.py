@@ -76,6 +76,18 @@ def _unprompted(conversation: Conversation, params: dict[str, Any]) -> list[Find
     return found
 
 
+def _unanswered(request: jsonrpc.Request, skipped: bool) -> Finding:
+    """A server request of the older era left without an answer: a broken MUST when the client
+    answered requests the server sent after it; else it was still open when the connection ended
+    (the host may have closed just after it came), which is only told."""
+    what = f"the server's {shown(request.method)} request (id {shown(request.id)})"
+    if skipped:
+        return finding("server-request-unanswered", f"{what} was never answered, though the client answered the "
+                                                    "server's later requests")
+    return replace(finding("server-request-unanswered", f"{what} was still unanswered when the connection ended"),
+                   severity="info")
+
+
 def _keep(kept: dict[Any, Any], key: Any, value: Any, limit: int = MAX_KEPT) -> None:
     kept.pop(key, None)
     kept[key] = value
@@ -98,7 +110,11 @@ class ClientJudge:
         self._open: dict[int, _Open] = {}
         self._opened = 0
         self._finished: deque[tuple[Conversation, tuple[Any, ...]]] = deque(maxlen=FINISHED_KEPT)
-        self._server_requests: dict[tuple[str, Any], jsonrpc.Request] = {}
+        self._server_requests: dict[tuple[str, Any], tuple[int, jsonrpc.Request]] = {}
+        """Older era: the server's requests not answered yet, by id: their place in order, and the request."""
+        self._asked = 0
+        self._last_answered = 0
+        self._older = False
         self._older_capabilities: Any = None
         self._waiting: list[tuple[Crossed, jsonrpc.Request]] = []
         self._early: dict[tuple[str, Any], tuple[Crossed, jsonrpc.Response]] = {}
@@ -123,9 +139,8 @@ class ClientJudge:
         waiting, self._waiting = self._waiting, []
         for frame, message in waiting:
             self._client_request(frame, message, wait=False)
-        for request in self._server_requests.values():
-            self._add([finding("server-request-unanswered", f"the server's {shown(request.method)} request (id "
-                                                            f"{shown(request.id)}) was never answered")])
+        for place, request in self._server_requests.values():
+            self._add([_unanswered(request, skipped=place < self._last_answered)])
         self._server_requests.clear()
 
     def _add(self, found: list[Finding]) -> None:
@@ -136,13 +151,17 @@ class ClientJudge:
 
     def _request(self, frame: Crossed, message: jsonrpc.Request) -> None:
         if frame.direction == "to_client":
-            _keep(self._server_requests, id_key(message.id), message)
+            if not self._older:
+                return  # since 2026-07-28 a server asks through results; what it sends otherwise is not asked
+            self._asked += 1
+            _keep(self._server_requests, id_key(message.id), (self._asked, message))
             early = self._early_answers.pop(id_key(message.id), None)
             if early is not None:
                 self._answer(early)
             return
         self._add(client_checks.check_headers(message.method, message.params, frame.headers))
         if message.method == "initialize":
+            self._older = True
             self._older_capabilities = message.params.get("capabilities")
         if message.method in MRTR_METHODS:
             self._client_request(frame, message)
@@ -223,10 +242,14 @@ class ClientJudge:
 
     def _answer(self, message: jsonrpc.Response) -> None:
         """The client's answer to a server request of the older era."""
-        request = self._server_requests.pop(id_key(message.id), None)
-        if request is None:
+        if not self._older:
+            return
+        asked = self._server_requests.pop(id_key(message.id), None)
+        if asked is None:
             _keep(self._early_answers, id_key(message.id), message, EARLY_KEPT)
             return
+        place, request = asked
+        self._last_answered = max(self._last_answered, place)
         if message.error is not None:
             return
         question = {"method": request.method, "params": request.params}

@@ -4,6 +4,7 @@ and told to the watchers in the order it crossed."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from mrtr_cli import events
@@ -24,7 +25,8 @@ def run_shim(command: list[str], max_message_size: int, watchers: Sequence[Watch
     def seen(line: Seen) -> None:
         way: Direction = "to_server" if line.direction == TO_SERVER else "to_client"
         if line.line is not None:
-            told.crossed(Crossed(way, line.line.decode("utf-8", "replace"), jsonrpc.decode(line.line), {}, CHANNEL))
+            told.crossed(Crossed(way, line.line.decode("utf-8", "replace"), jsonrpc.decode(line.line), {}, CHANNEL,
+                                 time.monotonic()))
             return
         toward = "to the server" if way == "to_server" else "to the host"
         told.noted(events.FrameIgnored(f"a message of {format_size(line.size)} {toward} passed through whole; "

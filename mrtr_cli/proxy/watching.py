@@ -7,6 +7,7 @@ told each frame in the order it crossed, then that the connection ended.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Literal, NamedTuple, Protocol
 
@@ -24,7 +25,9 @@ class Crossed(NamedTuple):
     the HTTP headers that came with it (the POST's request headers for `to_server`, the response's for
     `to_client`; empty over stdio), with Authorization and cookies already removed unless
     `--show-secrets`. `channel` names the connection or stream it used ("stdio", or one HTTP exchange:
-    frames of the same POST share it), so a watcher can pair a response with its request.
+    frames of the same POST share it), so a watcher can pair a response with its request. `at` is
+    when it crossed (time.monotonic(); 0.0: not said, the time it is told), so the watchers, told a
+    little later in a thread of their own, still measure the round trip as the bytes made it.
     """
 
     direction: Direction
@@ -32,6 +35,12 @@ class Crossed(NamedTuple):
     message: Message
     headers: Mapping[str, str]
     channel: str
+    at: float = 0.0
+
+
+def crossed_at(frame: Crossed) -> float:
+    """When `frame` crossed: its `at`, else now."""
+    return frame.at or time.monotonic()
 
 
 class Watcher(Protocol):

@@ -34,9 +34,14 @@ def request_line(event: events.RequestSent) -> StyledLine:
 
 def _retry_detail(params: dict[str, Any]) -> str:
     answers = params.get("inputResponses")
-    parts = [f"{len(answers)} answer{'s' if len(answers) != 1 else ''}"] if answers else []
+    count = len(answers) if isinstance(answers, (dict, list)) else None
+    parts = [f"{count} answer{'s' if count != 1 else ''}"] if count else []
+    if answers and count is None:
+        parts.append(f"inputResponses {compact_json(answers, 60)}")
     if "requestState" in params:
-        parts.append(f"requestState echoed ({len(params['requestState'])} chars)")
+        state = params["requestState"]
+        parts.append(f"requestState echoed ({len(state)} chars)" if isinstance(state, str)
+                     else f"requestState {compact_json(state, 60)}")
     return f" · {' · '.join(parts)}" if parts else ""
 
 
@@ -100,12 +105,18 @@ def answer_line(event: events.AnswerChosen) -> StyledLine:
     return line
 
 
-def _answer_summary(response: dict[str, Any]) -> str:
+def _answer_summary(response: Any) -> str:
+    """An answer in a few words, whatever the client sent (any JSON value: each string made safe)."""
+    if not isinstance(response, dict):
+        return "reply " + compact_json(response, 300)
     if "action" in response:
         content = response.get("content")
-        return f"{response['action']}{' ' + compact_json(content, 300) if content is not None else ''}"
+        return f"{safe_line(response['action'], 60)}{' ' + compact_json(content, 300) if content is not None else ''}"
     if "roots" in response:
-        return "roots " + compact_json([r.get("uri") for r in response["roots"]], 300)
+        roots = response["roots"]
+        uris = [root.get("uri") if isinstance(root, dict) else root for root in roots] if isinstance(roots, list) \
+            else roots
+        return "roots " + compact_json(uris, 300)
     return "reply " + compact_json(content_summary(response.get("content")), 300)
 
 

@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import IO, NamedTuple
@@ -21,6 +22,9 @@ from mrtr_cli.transport.stdio import GRACE_SECONDS, signal_server_group, spawn_s
 
 CHUNK = 64 * 1024
 """The most read from a pipe at once."""
+EXIT_GRACE_SECONDS = 0.5
+"""Once the server exited, how long its stdout and stderr may take to end before what it left
+running is stopped."""
 TO_SERVER = "to_server"
 TO_CLIENT = "to_client"
 
@@ -99,13 +103,32 @@ class StdioRelay:
         process = self.process
         assert process.stdin is not None and process.stdout is not None and process.stderr is not None
         host_in, host_out, host_err = self._host
-        self._start(self._host_to_server, host_in, process.stdin.fileno(), daemon=True)
+        self._start(self._host_to_server, host_in, process.stdin.fileno())
         self._start(self._copy, process.stdout.fileno(), host_out, self._splitters[TO_CLIENT])
         self._start(self._copy, process.stderr.fileno(), host_err, None)
         code = process.wait()
-        for thread in self._threads[1:]:
-            thread.join(GRACE_SECONDS)  # what the server wrote before it ended still reaches the host
+        if not self._copied_within(EXIT_GRACE_SECONDS):  # what the server wrote before it ended reaches the host
+            self._stop_leftovers()
         return code if code >= 0 else 128 - code
+
+    def _copied_within(self, seconds: float) -> bool:
+        """Wait up to `seconds` for the server's stdout and stderr to end; whether they did."""
+        until = time.monotonic() + seconds
+        for thread in self._threads[1:]:
+            thread.join(max(0.0, until - time.monotonic()))
+        return not any(thread.is_alive() for thread in self._threads[1:])
+
+    def _stop_leftovers(self) -> None:
+        """The server exited, but what it started still holds its pipes open: SIGTERM its process
+        group, wait; then SIGKILL, wait; then close the pipes to what is left (a process that left the
+        group): the copying threads are daemons, and keep nothing from ending."""
+        for step in (signal.SIGTERM, signal.SIGKILL):
+            signal_server_group(self.process, step)
+            if self._copied_within(GRACE_SECONDS):
+                return
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                _cut(stream.fileno())
 
     def stop(self) -> None:
         """Close the server's stdin, wait; then SIGTERM, wait; then SIGKILL to its process group."""
@@ -121,8 +144,8 @@ class StdioRelay:
                 except subprocess.TimeoutExpired:
                     continue
 
-    def _start(self, target: Callable[..., None], *args: object, daemon: bool = False) -> None:
-        thread = threading.Thread(target=target, args=args, daemon=daemon, name=f"relay-{len(self._threads)}")
+    def _start(self, target: Callable[..., None], *args: object) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True, name=f"relay-{len(self._threads)}")
         self._threads.append(thread)
         thread.start()
 
@@ -169,6 +192,16 @@ def _write_all(fd: int, data: bytes) -> bool:
         except OSError:
             return False
     return True
+
+
+def _cut(descriptor: int) -> None:
+    """Close a pipe another thread may be reading: its descriptor becomes /dev/null (that thread's
+    next read ends it, and the number is never reused by a file opened meanwhile)."""
+    nothing = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(nothing, descriptor)
+    finally:
+        os.close(nothing)
 
 
 def _close(stream: IO[bytes]) -> None:

@@ -43,13 +43,15 @@ class Forwarded:
         self.reason = response.reason_phrase
         self.headers = end_to_end(response.headers.multi_items())
         self.length = response.headers.get("content-length")
+        self.cut_short = False
+        """Whether the server dropped the body before its end (its connection closed, or broke)."""
 
     def chunks(self) -> Iterator[bytes]:
         """The body as it arrives, as it was sent (content encodings kept)."""
         try:
             yield from self._response.iter_raw()
         except httpx.HTTPError:
-            return  # the server dropped the stream: the client sees it end
+            self.cut_short = True  # the server dropped the stream: the client must see it cut too
 
     def close(self) -> None:
         self._response.close()
