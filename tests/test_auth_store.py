@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mrtr_cli import config_dir
 from mrtr_cli.auth import store
 from mrtr_cli.auth.store import Login, TokenStore, canonical_resource, file_name
 
@@ -75,7 +76,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path, mon
     def broken_replace(*args):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(store.os, "replace", broken_replace)
+    monkeypatch.setattr(config_dir.os, "replace", broken_replace)  # where the file is written
     with pytest.raises(store.UsageError, match="cannot keep the login in .*No space left on device"):
         tokens.save(a_login(access_token="new"))
     monkeypatch.undo()
