@@ -120,7 +120,7 @@ class Dispatcher:
                 request["id"], params, notify, agreed if asked else None)
         except ValueError as error:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {error}") from None
-        if self.tasks is not None and agreed:
+        if self.tasks is not None and asked:  # none agreed: the stream ends at the first look, unless it asked more
             subscription.watch = TaskWatch(self.tasks, agreed, request["id"], notify)
         ending = jsonrpc.result_response(request["id"], self._decorate({}))
         return DispatchReply(None, listening=subscription, ending=ending)
