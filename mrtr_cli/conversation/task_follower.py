@@ -31,7 +31,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
-from mrtr_cli.conversation.task_stream import TaskStream
+from mrtr_cli.conversation.task_stream import StreamedPolls, TaskStream
 from mrtr_cli.errors import (IncompleteError, MrtrError, ProtocolError, RequestTimeout, ServerError,
                              UnreachableError)
 from mrtr_cli.protocol import tasks
@@ -156,10 +156,8 @@ class TaskFollower:
         """The last tasks/get's reply (an input round is that reply's)."""
         self._answered: set[str] = set()
         """The inputRequests keys answered: a server shows a question again until it takes the answer."""
-        self._stream: TaskStream | None = None
-        """The task's notification stream, when one was opened."""
-        self._due = 0.0
-        """With a stream: when the next tasks/get is due (the clock's time)."""
+        self._streamed: StreamedPolls | None = None
+        """The polls of a task with a notification stream, and the stream (None: no stream opened)."""
 
     def follow_created(self, reply: Reply, next_round: int) -> dict[str, Any]:
         """Follow the task a `CreateTaskResult` (`reply`, to a tools/call) made; its result, when it completes."""
@@ -188,8 +186,8 @@ class TaskFollower:
         try:
             return self._polled(state, next_round)
         finally:
-            if self._stream is not None:
-                self._stream.close()
+            if self._streamed is not None:
+                self._streamed.stream.close()
             if self.record is not None:
                 self.record.elapsed_ms = started_ms + (self.clock() - self._deadline.started) * 1000
 
@@ -223,62 +221,26 @@ class TaskFollower:
         """Open the task's notification stream, where the transport allows it and polling is not forced."""
         if not self.settings.listen or self.settings.poll_interval is not None or state.terminal:
             return
-        self._stream = TaskStream(self.client, state.task_id, self.clock)
-        self._stream.open(max(self._deadline.left(), 0.1))
-        self._due = self.clock() + self._poll_seconds(state)
+        stream = TaskStream(self.client, state.task_id, self.clock)
+        stream.open(max(self._deadline.left(), 0.1))
+        self._streamed = StreamedPolls(stream, self._poll_seconds, self.sleep)
+        self._streamed.polled(state)
 
     def _next(self, state: TaskState) -> TaskState:
         """The task's next state: polled after one poll interval or, with a stream, what a notification
         brings meanwhile (else polled once the next poll is due)."""
-        if self._stream is None:
+        streamed = self._streamed
+        if streamed is None:
             self._wait(state)
             return self._get(state.task_id, state.status)
-        notified = self._notified(state)
+        self.client.emit.held.before_waiting()
+        notified = streamed.wait(state, self._deadline.left)
         if notified is not None:
-            self._last = Reply(self._stream.request_id, tasks.STATUS_NOTIFICATION, self._stream.told, None, 0.0)
+            self._last = Reply(streamed.stream.request_id, tasks.STATUS_NOTIFICATION, streamed.stream.told, None, 0.0)
             return notified
         polled = self._get(state.task_id, state.status)
-        self._due = self.clock() + self._interval(polled)
+        streamed.polled(polled)
         return polled
-
-    def _notified(self, state: TaskState) -> TaskState | None:
-        """Wait on the stream until the next poll is due or the task's time is up; a state it brings."""
-        stream = self._stream
-        assert stream is not None
-        self.client.emit.held.before_waiting()
-        while True:
-            left = min(self._due - self.clock(), self._deadline.left())
-            if left <= 0:
-                return None
-            if stream.state == "ended":
-                self.sleep(left)
-                return None
-            was = stream.state
-            notified = stream.wait(left)
-            if stream.state != was:
-                self._stream_turned(state, was)
-            if notified is not None:
-                return notified
-
-    def _stream_turned(self, state: TaskState, was: str) -> None:
-        """The stream was acknowledged (a poll at once catches up on what came before it; then the
-        backstop), or ended (polling as without it): the timeline says which."""
-        stream = self._stream
-        assert stream is not None
-        if stream.state == "acknowledged":
-            self._due = self.clock()
-            self.client.emit(events.TaskFollowing(state.task_id, "notifications", self._interval(state)))
-            return
-        seconds = self._poll_seconds(state)
-        self._due = min(self._due, self.clock() + seconds)
-        why = f"the stream ended: {stream.why}" if was == "acknowledged" else stream.why
-        self.client.emit(events.TaskFollowing(state.task_id, "polling", seconds, why))
-
-    def _interval(self, state: TaskState) -> float:
-        """How long until the next poll: the backstop while notifications follow the task, else the poll interval."""
-        if self._stream is not None and self._stream.state == "acknowledged":
-            return tasks.backstop_seconds(state.poll_interval_ms)
-        return self._poll_seconds(state)
 
     def _wait(self, state: TaskState) -> None:
         """Block until the next poll is due, or the task's time is up (no busy loop)."""
@@ -309,7 +271,8 @@ class TaskFollower:
                                         state.task_id, state.status)
         if update.error is not None:
             raise explain(tasks.UPDATE, update.error)
-        self._due = self.clock() + self._interval(state)
+        if self._streamed is not None:
+            self._streamed.polled(state)
         return number + 1
 
     def _unfollowable(self, error: ProtocolError, result: Any) -> ProtocolError:

@@ -43,6 +43,8 @@ ROOM_SECONDS = 0.1
 """How often a reading thread that waits for room checks whether the stream was closed."""
 
 StreamState = Literal["pending", "acknowledged", "ended"]
+PollSeconds = Callable[[TaskState], float]
+"""The poll interval of a task as it stands (the server's suggestion held between bounds, or --poll-interval)."""
 
 
 class TaskStream:
@@ -181,3 +183,57 @@ class TaskStream:
         if self.state != "ended":
             self.state, self.why = "ended", why
             self.close()
+
+
+class StreamedPolls:
+    """The polls of a task with a notification stream: when the next tasks/get is due (one poll interval
+    while the stream is pending, the backstop once the server acknowledged it, the poll interval again once
+    it ended), and the wait for it, which a notification cuts short."""
+
+    def __init__(self, stream: TaskStream, poll_seconds: PollSeconds, sleep: Callable[[float], None]) -> None:
+        self.stream = stream
+        self.poll_seconds = poll_seconds
+        self.sleep = sleep
+        self.due = 0.0
+        """When the next tasks/get is due (the stream's clock)."""
+
+    def polled(self, state: TaskState) -> None:
+        """A tasks/get or tasks/update just went: the next poll is one interval away."""
+        self.due = self.stream.clock() + self.interval(state)
+
+    def interval(self, state: TaskState) -> float:
+        """The backstop while notifications follow the task, else the poll interval."""
+        if self.stream.state == "acknowledged":
+            return tasks.backstop_seconds(state.poll_interval_ms)
+        return self.poll_seconds(state)
+
+    def wait(self, state: TaskState, time_left: Callable[[], float]) -> TaskState | None:
+        """Wait on the stream until the next poll is due or `time_left()` (the task's) runs out; the task as
+        a notification brought it (None: the poll is due)."""
+        stream = self.stream
+        while True:
+            left = min(self.due - stream.clock(), time_left())
+            if left <= 0:
+                return None
+            if stream.state == "ended":
+                self.sleep(left)
+                return None
+            was = stream.state
+            notified = stream.wait(left)
+            if stream.state != was:
+                self._turned(state, was)
+            if notified is not None:
+                return notified
+
+    def _turned(self, state: TaskState, was: StreamState) -> None:
+        """Acknowledged: a poll at once catches up on what came before, then the backstop. Ended: polls
+        as without it. The timeline says which (events.TaskFollowing)."""
+        stream = self.stream
+        if stream.state == "acknowledged":
+            self.due = stream.clock()
+            stream.client.emit(events.TaskFollowing(state.task_id, "notifications", self.interval(state)))
+            return
+        seconds = self.poll_seconds(state)
+        self.due = min(self.due, stream.clock() + seconds)
+        why = f"the stream ended: {stream.why}" if was == "acknowledged" else stream.why
+        stream.client.emit(events.TaskFollowing(state.task_id, "polling", seconds, why))
