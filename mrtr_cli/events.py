@@ -214,6 +214,25 @@ class TaskStatusChanged(NamedTuple):
     status_message: str | None = None
 
 
+class TaskFollowing(NamedTuple):
+    """How mrtr follows task `task_id` once a subscriptions/listen stream for it was tried: `by`
+    "notifications" (the server acknowledged it: polled every `seconds` only as a backstop) or "polling"
+    (every `seconds`; `why`: what the stream did instead)."""
+
+    task_id: str
+    by: Literal["notifications", "polling"]
+    seconds: float
+    why: str = ""
+
+
+class TaskStreamProblem(NamedTuple):
+    """Something on a task's subscriptions/listen stream the tasks extension does not allow, for the
+    linter to report (`rule`: a lint_rules rule); the stream goes on."""
+
+    rule: str
+    message: str
+
+
 class OutcomeReached(NamedTuple):
     """The conversation ended."""
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conformance import cache_dir
-from conftest import PYTHON, ROOT
+from conftest import PYTHON, ROOT, mrtr
 from mrtr_cli.server import task_store
 from mrtr_cli.server.demo import TOOLS, DemoApp
 from mrtr_cli.server.dispatcher import Dispatcher
@@ -128,6 +128,8 @@ def test_the_demo_task_tool_over_the_wire_in_both_eras():
         assert list(without[0]["result"]["inputRequests"]) == ["approve"]
         assert DEPLOYED.fullmatch(without[-1]["result"]["content"][0]["text"])
 
+        _listen_streams_of_the_demo(peer, url, task_id)
+
         older = OlderHttp(url)
         opened = older.open("2025-11-25").json()["result"]
         assert "extensions" not in opened["capabilities"]
@@ -137,6 +139,31 @@ def test_the_demo_task_tool_over_the_wire_in_both_eras():
         assert DEPLOYED.fullmatch(result["content"][0]["text"]) and not {"resultType", "taskId"} & set(result)
         older.close()
         peer.close()
+
+
+def _listen_streams_of_the_demo(peer: HttpPeer, url: str, ended_id: str) -> None:
+    """subscriptions/listen for tasks: -32021 without the extension; a task that ended, then one unknown: each
+    told as it stands (the whole DetailedTask, tagged), then the stream ends with its response; and mrtr's
+    deploy_service followed by its notifications, each status told, one tasks/get to catch up."""
+    asking = {"notifications": {"taskIds": [ended_id]}}
+    refused = messages_of(peer.post(request(70, "subscriptions/listen", asking, ALL_CAPABILITIES)))[-1]
+    assert refused["error"]["code"] == -32021, refused
+    told = messages_of(peer.post(request(71, "subscriptions/listen", asking, WITH_TASKS)))
+    assert [m.get("method") for m in told] == ["notifications/subscriptions/acknowledged", "notifications/tasks", None]
+    assert told[0]["params"]["notifications"] == {"taskIds": [ended_id]} and told[2]["id"] == 71
+    ended = told[1]["params"]
+    assert ended["status"] == "completed" and DEPLOYED.fullmatch(ended["result"]["content"][0]["text"])
+    assert told[1]["params"]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 71}
+    unknown = messages_of(peer.post(request(72, "subscriptions/listen", {"notifications": {"taskIds": ["nope"]}},
+                                            WITH_TASKS)))
+    assert unknown[0]["params"]["notifications"] == {"taskIds": []} and unknown[-1]["id"] == 72
+    run = mrtr("call", "deploy_service", "--url", url, "-a", "service=billing", "--answer", "approve.approve=true",
+               "--json")
+    report = run.json()
+    assert run.code == 0 and DEPLOYED.fullmatch(report["result"]["content"][0]["text"]), run.stderr
+    assert re.search(r"⧗ following task \S+ by notifications/tasks \(subscriptions/listen\); polling every 10 s as a "
+                     r"backstop", run.stderr) and report["task"]["polls"] <= 2, run.stderr
+    assert [s.get("message") for s in report["task"]["statuses"]][:4] == STEPS  # every step told, none missed
 
 
 def _rpc(dispatcher: Dispatcher, method: str, capabilities: dict[str, Any] = WITH_TASKS,

@@ -247,3 +247,73 @@ def test_task_ids_mrtr_cannot_print_or_keep_and_a_task_it_cannot_follow(hostile_
     assert run.code == 4 and "its id could not be kept: the id is 1010 characters long, longer than the 1000" \
         in run.stderr, run.stderr
     assert [task["name"] for task in mrtr("tasks", "list", "--json", env=env).json()["tasks"]] == ["control_id"]
+
+
+FOLLOWING = re.compile(r"⧗ following task (task-\d+) by notifications/tasks \(subscriptions/listen\); polling every "
+                       r"10 s as a backstop")
+
+
+def test_a_task_followed_by_its_notifications_and_the_streams_that_fall_back_to_polling(url: str):
+    """Over HTTP mrtr opens subscriptions/listen for the task: acknowledged, the task is followed by its
+    notifications/tasks (one tasks/get to catch up, then only the 10 s backstop), its question answered with
+    tasks/update; refused, acknowledged without the id, or ended early, mrtr polls as it would have; a hostile
+    stream is linted, bounded and never fatal; --poll-interval opens no stream; stdio opens none."""
+    work = ("-a", "env=prod", "-a", "work=0.5", "--answer", "confirm.go=true", "--json")
+    code, out, err = call(url, "deploy", *work)
+    notified = json.loads(out)
+    assert (code, notified["result"]["content"][0]["text"]) == (0, "deployed prod"), err
+    following = FOLLOWING.search(err)
+    assert following and following.group(1) == notified["task"]["id"], err
+    assert err.count("→ tasks/update") == 1 and "✓ task completed" in err
+    assert "sent no task notifications" not in err
+    statuses = [(s["status"], s.get("message")) for s in notified["task"]["statuses"]]
+    assert ("working", "testing") in statuses and statuses[-1] == ("completed", None), statuses  # told, not polled
+    code, out, err = call(url, "deploy", *work, "-a", "listen=refuse")
+    polled = json.loads(out)
+    assert (code, polled["result"]["content"][0]["text"]) == (0, "deployed prod"), err
+    assert "… polling every 0.1 s: the server sent no task notifications (it refused subscriptions/listen: error " \
+           "-32601)" in err and not FOLLOWING.search(err)
+    assert notified["task"]["polls"] <= 2 < 5 < polled["task"]["polls"], (notified["task"], polled["task"])
+
+    code, out, err = call(url, "deploy", "-a", "listen=decline", "--answer", "confirm.go=true")
+    assert (code, out.strip()) == (0, "deployed staging") and "(the server acknowledged the stream without the " \
+        "task's id)" in err, err
+    code, out, err = call(url, "deploy", "-a", "listen=end", "--answer", "confirm.go=true")
+    assert (code, out.strip()) == (0, "deployed staging"), err
+    assert FOLLOWING.search(err) and "… polling every 0.1 s: the server sent no task notifications (the stream " \
+        "ended: the server ended the stream)" in err
+    assert err.index("(the stream ended") < err.index("⧗ task input_required")  # polling found the question
+
+    code, out, err = call(url, "deploy", "-a", "listen=hostile", "--answer", "confirm.go=true", "--json", "-v")
+    hostile = json.loads(out)
+    assert (code, hostile["result"]["content"][0]["text"]) == (0, "deployed staging"), err
+    assert sorted(f["rule"] for f in hostile["findings"]) == \
+        ["not-jsonrpc", "task-notification-invalid", "task-notification-unknown", "task-stream-progress"]
+    assert "notifications/subscriptions/acknowledged" in err and "« {not json" in err  # -v shows the stream
+    assert max(len(s.get("message", "")) for s in hostile["task"]["statuses"]) == tasks.MESSAGE_LIMIT
+
+    code, _, err = call(url, "flaky", "--poll-interval", "0.05", "-v")
+    assert code == 5 and "subscriptions/listen" not in err and "polling every" not in err, err
+    run = mrtr("call", "deploy", "-v", "--answer", "confirm.go=true",
+               "--stdio", f"{PYTHON} {SERVERS / 'task_server.py'} stdio")
+    assert run.code == 0 and "subscriptions/listen" not in run.stderr and "→ tasks/get" in run.stderr, run.stderr
+
+
+def test_a_notified_task_records_and_replays_as_a_polled_one(url: str, tmp_path: Path):
+    """The transcript of a task followed by notifications holds the same task part as a polled one (the input
+    round, the result; its statuses, with none a poll missed); replayed while polling (--poll-interval) or by
+    notifications, it is the same."""
+    recorded, polled = tmp_path / "notified.yaml", tmp_path / "polled.yaml"
+    for path, how in ((recorded, "notify"), (polled, "refuse")):
+        code, out, err = call(url, "deploy", "-a", "env=eu", "-a", f"listen={how}", "--answer", "confirm.go=true",
+                              "--record", str(path))
+        assert (code, out.strip()) == (0, "deployed eu"), err
+    notified_task, polled_task = (yaml.safe_load(path.read_text())["task"] for path in (recorded, polled))
+    jsonschema.validate(yaml.safe_load(recorded.read_text()), TRANSCRIPT_SCHEMA)
+    for part in ("inputs", "result"):
+        assert notified_task[part] == polled_task[part], part
+    told = iter(notified_task["statuses"])  # a poll may miss a short status; a notification misses none
+    assert all(status in told for status in polled_task["statuses"]), (notified_task, polled_task)
+    for flags in ((), ("--poll-interval", "0.05")):
+        replayed = mrtr("replay", str(recorded), "--url", url, *flags)
+        assert replayed.code == 0 and "same as recorded" in replayed.stderr, replayed.stdout + replayed.stderr

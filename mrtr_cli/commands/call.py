@@ -23,7 +23,7 @@ from mrtr_cli.render.outcome import failure_message, print_outcome
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.kept_tasks import KeptTask
-from mrtr_cli.target import Target, resolve_target
+from mrtr_cli.target import Target, http_url, resolve_target
 
 
 def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
@@ -81,7 +81,8 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
         with connect(context, target, options, settings, chain=chain) as client, \
                 routed(hops, client, target, opening) as instances:
             session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances,
-                              tasks=TaskSettings(tasks.poll_interval, tasks.task_timeout))
+                              tasks=TaskSettings(tasks.poll_interval, tasks.task_timeout,
+                                                 listen=http_url(target) is not None))
             if resuming is not None:
                 outcome = session.follow_task(resuming.task_id, call.method, outcome.params)
             else:

@@ -29,7 +29,7 @@ from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.era import requested_era
 from mrtr_cli.conversation.preparation import prepare_call
-from mrtr_cli.target import resolve_target, sharing_server
+from mrtr_cli.target import http_url, resolve_target, sharing_server
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.recorded_answerer import RecordedAnswerer
 from mrtr_cli.transcript.across_eras import compare_conversations
@@ -245,7 +245,8 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
             method = transcript.request["method"]
             prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
             session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances,
-                              tasks=TaskSettings(options.poll_interval, options.task_timeout))
+                              tasks=TaskSettings(options.poll_interval, options.task_timeout,
+                                                 listen=http_url(resolved) is not None))
             outcome = session.run(method, params, prepared.mirrored)
             if outcome.error is None and client.era.name == "modern" and hops is None:
                 keep(client.transport)  # every request answered: the next transcript may use this server

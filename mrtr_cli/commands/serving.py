@@ -36,7 +36,7 @@ def serve(app: App, http: str | None, sealer: Sealer | None = None, tasks: bool 
         from mrtr_cli.server.task_store import TaskStore
 
         task_store = TaskStore()
-    dispatcher = Dispatcher(app, sealer, tasks=task_store)
+    dispatcher = Dispatcher(app, sealer, tasks=task_store, task_notifications=http is not None)
     if http is None:
         from mrtr_cli.server.stdio_serving import serve_stdio
 

@@ -183,6 +183,15 @@ class Client:
             raise ProtocolError(f"the response stream of {method} (id {ended.request_id}) ended before the "
                                 "response", "check the server's logs") from None
 
+    def open_stream(self, method: str, params: dict[str, Any]) -> tuple[int, Exchange]:
+        """Send a request whose answer is a long-lived stream (subscriptions/listen) and return its id and
+        exchange, unread: the caller reads it (in a thread of its own over HTTP) and closes it."""
+        request_id = self._ids.next()
+        message = jsonrpc.request(request_id, method, self._with_meta(params, progress_token(request_id)))
+        text = jsonrpc.encode(message)
+        self.emit(events.RequestSent(request_id, method, params, text, None, "task"))
+        return request_id, self.transport.start(text, message, older_version=self._older_version())
+
     def send(self, message: dict[str, Any], what: str) -> None:
         """One message that expects no response (a notification, or mrtr's response to a server
         request); `what` names it for the timeline."""

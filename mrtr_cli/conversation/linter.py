@@ -41,7 +41,7 @@ class Linter:
             events.RequestSent: self._sent, events.FrameReceived: self._frame,
             events.ResponseReceived: self._response, events.OutcomeReached: self._end,
             events.EraChosen: self._era, events.InputRequested: self._asked_in_flight,
-            events.CancelSent: self._cancelled}
+            events.CancelSent: self._cancelled, events.TaskStreamProblem: self._task_stream}
 
     def __call__(self, event: Any) -> None:
         handler = self._handlers.get(type(event))
@@ -50,6 +50,10 @@ class Linter:
 
     def _sent(self, event: events.RequestSent) -> None:
         self.in_flight, self.round, self.probing = event.id, event.round, event.purpose == "era"
+
+    def _task_stream(self, event: events.TaskStreamProblem) -> None:
+        """What a task's listen stream carried against the tasks extension (conversation/task_stream.py)."""
+        self._report([lint_rules.finding(event.rule, event.message)])
 
     def _cancelled(self, event: events.CancelSent) -> None:
         self.cancelled.add(event.id)

@@ -12,8 +12,13 @@ is bounded by `--task-timeout` (checked on every pass, and no request waits past
 (`sleep`) for one poll interval or until the deadline: no busy loop. What it keeps is bounded
 (`TaskRecord`: the first statuses and the last).
 
-mrtr polls; it does not open a subscriptions/listen stream for `notifications/tasks` (a server need
-not offer one, and polling is what every server of the extension must serve).
+Where the transport can read a second stream beside the polls (`TaskSettings.listen`: Streamable HTTP)
+and no `--poll-interval` forces polling, it also opens a subscriptions/listen stream for the task's
+`notifications/tasks` (conversation/task_stream.py). Once the server acknowledges the task id, each
+notification is read exactly as a tasks/get result (the same statuses, questions and answers), the wait
+between polls wakes on it, and tasks/get goes on only as a backstop (`tasks.backstop_seconds`: 10 s, or the
+server's interval when longer). A stream refused, not acknowledged or ended leaves the polling as it was.
+The timeline says once which way it went (`events.TaskFollowing`); the stream is closed when following ends.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
+from mrtr_cli.conversation.task_stream import StreamedPolls, TaskStream
 from mrtr_cli.errors import (IncompleteError, MrtrError, ProtocolError, RequestTimeout, ServerError,
                              UnreachableError)
 from mrtr_cli.protocol import tasks
@@ -40,10 +46,12 @@ every poll); how many were left out between is counted."""
 
 @dataclass(frozen=True)
 class TaskSettings:
-    """How tasks are followed: `--poll-interval` (None: the server's suggestion) and `--task-timeout`."""
+    """How tasks are followed: `--poll-interval` (None: the server's suggestion) and `--task-timeout`;
+    `listen`: whether the transport can read a task's notification stream beside the polls (HTTP)."""
 
     poll_interval: float | None = None
     task_timeout: float = DEFAULT_TASK_TIMEOUT
+    listen: bool = False
 
 
 @dataclass
@@ -148,6 +156,8 @@ class TaskFollower:
         """The last tasks/get's reply (an input round is that reply's)."""
         self._answered: set[str] = set()
         """The inputRequests keys answered: a server shows a question again until it takes the answer."""
+        self._streamed: StreamedPolls | None = None
+        """The polls of a task with a notification stream, and the stream (None: no stream opened)."""
 
     def follow_created(self, reply: Reply, next_round: int) -> dict[str, Any]:
         """Follow the task a `CreateTaskResult` (`reply`, to a tools/call) made; its result, when it completes."""
@@ -159,6 +169,7 @@ class TaskFollower:
         self.record = TaskRecord(created.task_id, [(created.status, created.status_message)])
         self.client.emit(events.TaskCreated(reply.id, created.task_id, created.status, created.status_message,
                                             created.poll_interval_ms, created.ttl_ms, self._poll_seconds(created)))
+        self._listen(created)
         return self._follow(created, next_round, reply.elapsed_ms)
 
     def follow_id(self, task_id: str, next_round: int = 1) -> dict[str, Any]:
@@ -167,6 +178,7 @@ class TaskFollower:
         self.record = TaskRecord(task_id, [])
         first = self._get(task_id, "not yet known")
         self._seen(first)
+        self._listen(first)
         return self._follow(first, next_round)
 
     def _follow(self, state: TaskState, next_round: int, started_ms: float = 0.0) -> dict[str, Any]:
@@ -174,6 +186,8 @@ class TaskFollower:
         try:
             return self._polled(state, next_round)
         finally:
+            if self._streamed is not None:
+                self._streamed.stream.close()
             if self.record is not None:
                 self.record.elapsed_ms = started_ms + (self.clock() - self._deadline.started) * 1000
 
@@ -186,8 +200,7 @@ class TaskFollower:
             self._deadline.check(state.task_id, state.status)
             if state.status == "input_required" and self._unanswered(state):
                 next_round = self._answer_round(state, next_round)
-            self._wait(state)
-            state = self._get(state.task_id, state.status)
+            state = self._next(state)
             if (state.status, state.status_message) != (last.status, last.status_message):
                 self._seen(state)
             last = state
@@ -203,6 +216,31 @@ class TaskFollower:
 
     def _poll_seconds(self, state: TaskState) -> float:
         return tasks.poll_seconds(state.poll_interval_ms, self.settings.poll_interval)
+
+    def _listen(self, state: TaskState) -> None:
+        """Open the task's notification stream, where the transport allows it and polling is not forced."""
+        if not self.settings.listen or self.settings.poll_interval is not None or state.terminal:
+            return
+        stream = TaskStream(self.client, state.task_id, self.clock)
+        stream.open(max(self._deadline.left(), 0.1))
+        self._streamed = StreamedPolls(stream, self._poll_seconds, self.sleep)
+        self._streamed.polled(state)
+
+    def _next(self, state: TaskState) -> TaskState:
+        """The task's next state: polled after one poll interval or, with a stream, what a notification
+        brings meanwhile (else polled once the next poll is due)."""
+        streamed = self._streamed
+        if streamed is None:
+            self._wait(state)
+            return self._get(state.task_id, state.status)
+        self.client.emit.held.before_waiting()
+        notified = streamed.wait(state, self._deadline.left)
+        if notified is not None:
+            self._last = Reply(streamed.stream.request_id, tasks.STATUS_NOTIFICATION, streamed.stream.told, None, 0.0)
+            return notified
+        polled = self._get(state.task_id, state.status)
+        streamed.polled(polled)
+        return polled
 
     def _wait(self, state: TaskState) -> None:
         """Block until the next poll is due, or the task's time is up (no busy loop)."""
@@ -233,6 +271,8 @@ class TaskFollower:
                                         state.task_id, state.status)
         if update.error is not None:
             raise explain(tasks.UPDATE, update.error)
+        if self._streamed is not None:
+            self._streamed.polled(state)
         return number + 1
 
     def _unfollowable(self, error: ProtocolError, result: Any) -> ProtocolError:

@@ -27,7 +27,11 @@ TASK_METHODS = ("tools/call",)
 GET, UPDATE, CANCEL = "tasks/get", "tasks/update", "tasks/cancel"
 """The extension's three requests."""
 STATUS_NOTIFICATION = "notifications/tasks"
-"""The notification a server may push on a subscriptions/listen stream (mrtr polls instead)."""
+"""The notification a server may push on a subscriptions/listen stream: a whole DetailedTask."""
+LISTEN = "subscriptions/listen"
+"""The request that opens a stream of `notifications/tasks` for the task ids it names."""
+NOT_ON_TASK_STREAM = ("notifications/progress", "notifications/message")
+"""Notifications a server MUST NOT send on a task's listen stream."""
 
 Status = Literal["working", "input_required", "completed", "failed", "cancelled"]
 """A task's status."""
@@ -83,9 +87,10 @@ def read_created(method: str, result: dict[str, Any]) -> TaskState:
     return state
 
 
-def read_detailed(result: Any, task_id: str) -> TaskState:
-    """The `DetailedTask` a `tasks/get` returned for `task_id`, with what its status carries."""
-    where = f"the tasks/get result for task {task_id!r}"
+def read_detailed(result: Any, task_id: str, where: str | None = None) -> TaskState:
+    """The `DetailedTask` a `tasks/get` returned for `task_id` (or a `notifications/tasks` carried: `where`
+    says which), with what its status carries."""
+    where = where or f"the tasks/get result for task {task_id!r}"
     if not isinstance(result, dict):
         raise ProtocolError(f"{where} is not a JSON object")
     state = _read_task(where, result)
@@ -175,6 +180,25 @@ def poll_seconds(poll_interval_ms: int | None, override: float | None = None) ->
     if poll_interval_ms is None:
         return DEFAULT_POLL
     return min(max(poll_interval_ms / 1000, POLL_FLOOR), POLL_CEILING)
+
+
+def backstop_seconds(poll_interval_ms: int | None) -> float:
+    """How often a task followed by its notifications is still polled: POLL_CEILING, or the server's
+    interval when it asks for less often."""
+    return max(POLL_CEILING, (poll_interval_ms or 0) / 1000)
+
+
+def listen_params(task_id: str) -> dict[str, Any]:
+    """The params of `subscriptions/listen` asking for the status notifications of one task."""
+    return {"notifications": {"taskIds": [task_id]}}
+
+
+def acknowledged_ids(params: dict[str, Any]) -> list[str]:
+    """The task ids a `notifications/subscriptions/acknowledged` agreed to (none when it names none, or
+    names them in any other shape)."""
+    agreed = params.get("notifications")
+    ids = agreed.get("taskIds") if isinstance(agreed, dict) else None
+    return [task_id for task_id in ids if isinstance(task_id, str)] if isinstance(ids, list) else []
 
 
 def get_params(task_id: str) -> dict[str, Any]:

@@ -37,6 +37,17 @@ def status_line(event: events.TaskStatusChanged) -> StyledLine:
     return line
 
 
+def following_line(event: events.TaskFollowing) -> StyledLine:
+    """`⧗ following task X by notifications/tasks (subscriptions/listen); polling every 10 s as a backstop`,
+    or `… polling every 0.5 s: the server sent no task notifications (why)`."""
+    task = safe_line(event.task_id, 80)
+    if event.by == "notifications":
+        return StyledLine(f"  ⧗ following task {task} by notifications/tasks (subscriptions/listen); polling every "
+                          f"{event.seconds:g} s as a backstop", "mrtr.dim")
+    why = f" ({safe_line(event.why, 200)})" if event.why else ""
+    return StyledLine(f"  … polling every {event.seconds:g} s: the server sent no task notifications{why}", "mrtr.dim")
+
+
 def _polled_every(event: events.TaskCreated) -> float | None:
     """How often mrtr polls the task (a server's 0 ms is held to the floor); None: the server said nothing."""
     if event.poll_seconds is not None:

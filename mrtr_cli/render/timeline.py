@@ -11,7 +11,7 @@ from mrtr_cli.render.console import emit_text
 from mrtr_cli.render.diagnostics import stderr_line
 from mrtr_cli.render.question_lines import shown_question
 from mrtr_cli.render.styled_line import JoinedLines, StyledLine
-from mrtr_cli.render.task_lines import created_line, status_line
+from mrtr_cli.render.task_lines import created_line, following_line, status_line
 from mrtr_cli.render.timeline_lines import (answer_line, discover_line, finding_line, ignored_line, input_summary,
                                             instance_line, notification_line, request_line, response_line,
                                             wire_line)
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
 
 POLL = "tasks/get"
 """A task's poll: shown with -v only (the task's status lines say what each found)."""
+LISTEN = "subscriptions/listen"
+"""A task's notification stream: shown with -v only (a line says how the task is followed)."""
 OLDER_TASK_STATUS = "notifications/tasks/status"
 """An older-era task's status notification (2025-11-25): shown with -v only, as its status lines say it."""
 
@@ -67,6 +69,7 @@ class Timeline:
             events.EraChosen: self._era,
             events.TaskCreated: lambda e: self.print(created_line(e)),
             events.TaskStatusChanged: lambda e: self.print(status_line(e)),
+            events.TaskFollowing: lambda e: self.print(following_line(e)),
             events.MessageSent: self._sent,
             events.Unanswered: lambda e: self.print(StyledLine(f"  ! {safe_line(e.key, 60)} got an error: "
                                                          f"{safe_line(e.reason, 200)}", "mrtr.warn")),
@@ -93,8 +96,8 @@ class Timeline:
         self.console.file.write("\n".join(held) + "\n")
 
     def _request(self, event: events.RequestSent) -> None:
-        if event.method == POLL and not self.verbose:
-            return  # a task's polls: its statuses say what they found
+        if event.method in (POLL, LISTEN) and not self.verbose:
+            return  # a task's polls and its listen stream: its statuses say what they found
         self.print(request_line(event))
         if self.verbose:
             self.print(wire_line("out", event.text))

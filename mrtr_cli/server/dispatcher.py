@@ -8,7 +8,9 @@ and caching hints to complete results of discover, the lists and resources/read.
 `subscriptions` also serves subscriptions/listen (listen_streams.py). Given a `TaskStore`, it
 declares the io.modelcontextprotocol/tasks extension, lets a tools/call from a client that declared
 it become a task (`Call.start_task`) and serves tasks/get, tasks/update and tasks/cancel to such
-clients (-32021 to others).
+clients (-32021 to others). Serving HTTP (`task_notifications`), a subscriptions/listen that names
+`notifications.taskIds` is acknowledged with the ids of the tasks it knows, whose changes the stream then
+carries as notifications/tasks (task_store.py's `TaskWatch`; -32021 to a client without the extension).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from mrtr_cli.server.app import App, Call, NeedInput, RpcError
 from mrtr_cli.server.state import Sealer, StateRejected
 from mrtr_cli.server.listen_streams import Subscription, Subscriptions
 from mrtr_cli.server.task_plans import TASKS_EXTENSION, declares_tasks, missing_tasks_capability
-from mrtr_cli.server.task_store import TaskStore
+from mrtr_cli.server.task_store import TaskStore, TaskWatch
 
 SUPPORTED_VERSIONS = list(meta.SPOKEN_VERSIONS)
 LISTS = dict(meta.LIST_METHODS.values())
@@ -55,11 +57,13 @@ class Dispatcher:
     """Answers requests for one App."""
 
     def __init__(self, app: App, sealer: Sealer | None = None, page_size: int = PAGE_SIZE,
-                 tasks: TaskStore | None = None) -> None:
+                 tasks: TaskStore | None = None, task_notifications: bool = False) -> None:
         self.app = app
         self.sealer = sealer or Sealer()
         self.page_size = page_size
         self.tasks = tasks
+        self.task_notifications = task_notifications and tasks is not None
+        """Whether listen streams carry task notifications (HTTP holds a stream open and watches it)."""
 
     def handle(self, message: Any, notify: Notify = lambda method, params: None) -> DispatchReply:
         """The reply to one decoded JSON-RPC message."""
@@ -68,8 +72,8 @@ class Dispatcher:
             request = check_envelope(message)
             if request is None:
                 return DispatchReply(None, 202)
-            if request["method"] == LISTEN and self.app.subscriptions is not None:
-                return self._listen(self.app.subscriptions, request, notify)
+            if request["method"] == LISTEN and (self.app.subscriptions is not None or self._asks_tasks(request)):
+                return self._listen(request, notify)
             return DispatchReply(jsonrpc.result_response(request_id, self._dispatch(request, notify)))
         except RpcError as error:
             return DispatchReply({"jsonrpc": "2.0", "id": request_id, "error": error.error_object()}, error.status)
@@ -99,14 +103,25 @@ class Dispatcher:
             return self._decorate(self._task_method(self.tasks, method, params))
         raise RpcError(jsonrpc.METHOD_NOT_FOUND, f"Method not found: {method}", status=404)
 
-    def _listen(self, subscriptions: Subscriptions, request: dict[str, Any], notify: Notify) -> DispatchReply:
-        """Open a subscription, acknowledged through `notify`, where the app's list changes go."""
+    def _asks_tasks(self, request: dict[str, Any]) -> bool:
+        return self.task_notifications and bool(_asked_task_ids(request["params"]))
+
+    def _listen(self, request: dict[str, Any], notify: Notify) -> DispatchReply:
+        """Open a subscription, acknowledged through `notify`, where the app's list changes go and the
+        changes of the tasks it names that the server knows."""
         params = request["params"]
         _check_meta(params)
+        asked = _asked_task_ids(params) if self.task_notifications else []
+        if asked and not declares_tasks(params["_meta"][meta.CLIENT_CAPABILITIES]):
+            raise missing_tasks_capability(LISTEN)
+        agreed = self.tasks.known(asked) if self.tasks is not None and asked else []
         try:
-            subscription = subscriptions.listen(request["id"], params, notify)
+            subscription = (self.app.subscriptions or Subscriptions(offered=())).listen(
+                request["id"], params, notify, agreed if asked else None)
         except ValueError as error:
             raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: {error}") from None
+        if self.tasks is not None and asked:  # none agreed: the stream ends at the first look, unless it asked more
+            subscription.watch = TaskWatch(self.tasks, agreed, request["id"], notify)
         ending = jsonrpc.result_response(request["id"], self._decorate({}))
         return DispatchReply(None, listening=subscription, ending=ending)
 
@@ -255,6 +270,13 @@ def _cursor_offset(cursor: Any, length: int) -> int:
     if not isinstance(cursor, str) or not cursor.isdigit() or int(cursor) > length:
         raise RpcError(jsonrpc.INVALID_PARAMS, f"Invalid params: unknown cursor {cursor!r}")
     return int(cursor)
+
+
+def _asked_task_ids(params: Any) -> list[str]:
+    """The task ids a listen request names under `notifications.taskIds` (strings only)."""
+    asked = params.get("notifications") if isinstance(params, dict) else None
+    ids = asked.get("taskIds") if isinstance(asked, dict) else None
+    return [task_id for task_id in ids if isinstance(task_id, str)] if isinstance(ids, list) else []
 
 
 def _log_level(request_meta: dict[str, Any]) -> str | None:

@@ -5,7 +5,8 @@ looked at (tasks/get, tasks/update, tasks/cancel) it is first brought up to date
 stage over once its seconds have passed since the stage began, each `Ask` stage over once every
 question was answered. Task ids are random (unguessable, as the spec asks of ids that act as
 bearer tokens); a task is kept for its `ttlMs` from creation, then forgotten (-32602); at most
-`MAX_TASKS` are kept, the oldest dropped first.
+`MAX_TASKS` are kept, the oldest dropped first. A listen stream's `TaskWatch` looks at the tasks it
+agreed to and sends each change as `notifications/tasks` (the whole DetailedTask, as tasks/get gives it).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.protocol.meta import SUBSCRIPTION_ID
 from mrtr_cli.server.app import RpcError
 from mrtr_cli.server.task_plans import Ask, TaskPlan, Work, open_questions, refused, take_answers
 
@@ -146,6 +148,11 @@ class TaskStore:
             if task.status not in TERMINAL:
                 task.set("cancelled", "Cancelled at the client's request.", self._clock())
 
+    def known(self, task_ids: list[str]) -> list[str]:
+        """Those of `task_ids` the store keeps (a listen stream agrees to these)."""
+        with self._lock:
+            return [task_id for task_id in task_ids if task_id in self._tasks]
+
     def _current(self, task_id: Any) -> Task:
         if not isinstance(task_id, str):
             raise RpcError(jsonrpc.INVALID_PARAMS, "Invalid params: taskId must be a string")
@@ -162,6 +169,33 @@ class TaskStore:
     def _forget_expired(self, now: float) -> None:
         for task_id in [t.task_id for t in self._tasks.values() if _expired(t, now)]:
             del self._tasks[task_id]
+
+
+class TaskWatch:
+    """A listen stream's tasks: each looked at sends its DetailedTask as `notifications/tasks` when it
+    changed since last sent (tagged with the subscription id); True once all have ended or are gone."""
+
+    def __init__(self, store: TaskStore, task_ids: list[str], subscription_id: Any,
+                 send: Callable[[str, dict[str, Any]], None]) -> None:
+        self.store = store
+        self.watched = list(task_ids)
+        self.subscription_id = subscription_id
+        self.send = send
+        self._told: dict[str, dict[str, Any]] = {}
+
+    def __call__(self) -> bool:
+        for task_id in list(self.watched):
+            try:
+                task = self.store.get(task_id)
+            except RpcError:  # expired
+                self.watched.remove(task_id)
+                continue
+            if task != self._told.get(task_id):
+                self._told[task_id] = task
+                self.send("notifications/tasks", {**task, "_meta": {SUBSCRIPTION_ID: self.subscription_id}})
+            if task["status"] in TERMINAL:
+                self.watched.remove(task_id)
+        return not self.watched
 
 
 def _expired(task: Task, now: float) -> bool:

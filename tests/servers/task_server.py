@@ -17,6 +17,19 @@ Tools (each works in a thread of its own; `work` seconds per step, default 0.2):
   slow        working for `seconds` (default 10), then completed "done"; `poll_ms`: the pollIntervalMs it
               suggests (default 100)
 
+Every tool also takes `listen`, how the task's status notifications are served (the extension's "Task
+Status Notifications": a `subscriptions/listen` request naming `notifications.taskIds`, acknowledged with
+`notifications/subscriptions/acknowledged` naming the ids agreed to, then `notifications/tasks` carrying
+the whole DetailedTask at each change; -32021 to a client that did not declare the extension). Over HTTP:
+  notify      (default) every change of the task, until it ends; then the stream closes
+  refuse      -32601: the server offers no notifications
+  decline     acknowledged without the task's id
+  end         acknowledged, the task as it stands once, then the stream closes
+  hostile     before the changes: a line that is no JSON, a notification for another task, progress and a
+              log message (which the extension forbids there), a notifications/tasks that is no
+              DetailedTask, and one whose statusMessage is 100,000 characters
+Over stdio the server offers no notifications (-32601).
+
     python task_server.py http PORT      (prints `listening on URL` to stderr)
     python task_server.py stdio
 
@@ -49,6 +62,12 @@ TOOLS = [{"name": name, "description": text, "inputSchema": {"type": "object", "
              ("halted", "Ends cancelled.", {"work": {"type": "number"}}),
              ("flaky", "Completes with a tool error.", {"work": {"type": "number"}}),
              ("slow", "Works for a while.", {"seconds": {"type": "number"}, "poll_ms": {"type": "integer"}})]]
+for tool in TOOLS:
+    tool["inputSchema"]["properties"]["listen"] = {"type": "string", "enum": ["notify", "refuse", "decline", "end",
+                                                                                "hostile"]}
+CHANGED = threading.Condition()
+"""Notified at every change of any task (what a listen stream waits on); CHANGES counts them."""
+CHANGES = [0]
 
 
 def now() -> str:
@@ -65,12 +84,16 @@ class Task:
         self.answers: dict[str, Any] = {}
         self.answered = threading.Event()
         self.cancelled = threading.Event()
+        self.listen = "notify"
 
     def set(self, **fields: Any) -> None:
         with self.lock:
             for name in ("statusMessage", "inputRequests", "result", "error"):
                 self.fields.pop(name, None)
             self.fields.update(fields, lastUpdatedAt=now())
+        with CHANGED:
+            CHANGES[0] += 1
+            CHANGED.notify_all()
 
     def view(self) -> dict[str, Any]:
         with self.lock:
@@ -136,6 +159,7 @@ def call_tool(params: dict[str, Any]) -> dict[str, Any]:
     task = Task(f"task-{next(IDS)}")
     if isinstance(arguments.get("poll_ms"), int):
         task.fields["pollIntervalMs"] = arguments["poll_ms"]
+    task.listen = str(arguments.get("listen", "notify"))
     TASKS[task.fields["taskId"]] = task
     threading.Thread(target=run_tool, args=(task, name, arguments), daemon=True).start()
     created = task.view()
@@ -202,10 +226,38 @@ def handle(message: dict[str, Any]) -> dict[str, Any] | None:
         return {"jsonrpc": "2.0", "id": message["id"], "error": failure.error}
 
 
+def listen_refusal(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The error that answers a subscriptions/listen instead of a stream (None: a stream it is)."""
+    params = message.get("params") or {}
+    asked = (params.get("notifications") or {}).get("taskIds") or []
+    if asked and not declares_tasks(params):
+        error = RpcError(-32021, "Missing required client capability",
+                         {"requiredCapabilities": {"extensions": {EXTENSION: {}}}})
+        return {"jsonrpc": "2.0", "id": message.get("id"), "error": error.error}
+    if any(TASKS[task_id].listen == "refuse" for task_id in asked if task_id in TASKS) or not asked:
+        return {"jsonrpc": "2.0", "id": message.get("id"), "error": {"code": -32601, "message": "Method not found"}}
+    return None
+
+
+def hostile_frames(task: Task) -> list[str]:
+    """What a hostile listen stream sends before the task's changes."""
+    tagged = {"_meta": {"io.modelcontextprotocol/subscriptionId": 0}}
+    notes = [("notifications/tasks", {**task.view(), "taskId": "task-elsewhere"}),
+             ("notifications/progress", {"progressToken": "x", "progress": 1}),
+             ("notifications/message", {"level": "info", "data": "hello"}),
+             ("notifications/tasks", {"taskId": task.fields["taskId"], "status": "sleeping"}),
+             ("notifications/tasks", {**task.view(), "statusMessage": "x" * 100_000})]
+    return ["{not json"] + [json.dumps({"jsonrpc": "2.0", "method": method, "params": {**params, **tagged}})
+                            for method, params in notes]
+
+
 class Endpoint(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        response = handle(json.loads(body))
+        message = json.loads(body)
+        if message.get("method") == "subscriptions/listen" and listen_refusal(message) is None:
+            return self.listen(message)
+        response = listen_refusal(message) if message.get("method") == "subscriptions/listen" else handle(message)
         if response is None:
             self.send_response(202)
             self.end_headers()
@@ -216,6 +268,46 @@ class Endpoint(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def listen(self, message: dict[str, Any]) -> None:
+        """A listen stream: acknowledged, then each task's DetailedTask at every change until all have ended."""
+        asked = [TASKS[task_id] for task_id in message["params"]["notifications"]["taskIds"] if task_id in TASKS]
+        agreed = [task for task in asked if task.listen != "decline"]
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        tag = {"io.modelcontextprotocol/subscriptionId": message["id"]}
+        self.event(json.dumps({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
+            "_meta": tag, "notifications": {"taskIds": [task.fields["taskId"] for task in agreed]}}}))
+        for task in agreed:
+            for frame in hostile_frames(task) if task.listen == "hostile" else []:
+                self.event(frame)
+        try:
+            self.follow(agreed, tag)
+        except OSError:
+            pass  # the client left
+        self.close_connection = True
+
+    def follow(self, agreed: list[Task], tag: dict[str, Any]) -> None:
+        """Each change of the agreed tasks, until each has ended (a task served `end` only once)."""
+        told: dict[str, dict[str, Any]] = {}
+        while agreed:
+            with CHANGED:
+                seen = CHANGES[0]
+            for task in agreed:
+                view = task.view()
+                if told.get(view["taskId"]) != view:
+                    told[view["taskId"]] = view
+                    self.event(json.dumps({"jsonrpc": "2.0", "method": "notifications/tasks",
+                                           "params": {**view, "_meta": tag}}))
+            agreed = [task for task in agreed if task.listen != "end"
+                      and told[task.fields["taskId"]]["status"] not in ("completed", "failed", "cancelled")]
+            with CHANGED:
+                CHANGED.wait_for(lambda: CHANGES[0] != seen, timeout=10)
+
+    def event(self, data: str) -> None:
+        self.wfile.write(f"event: message\ndata: {data}\n\n".encode())
+        self.wfile.flush()
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
