@@ -3,7 +3,7 @@
 Kept apart from help_page.py so that a run that shows no help loads nothing of the help.
 """
 
-from typing import Any, Optional
+from typing import Any, List, Optional
 
 import typer
 import typer.core
@@ -19,6 +19,23 @@ class HelpCommand(typer.core.TyperCommand):
 
     def get_help_option(self, ctx: Any) -> Optional[Any]:
         return _shown_by_mrtr(super().get_help_option(ctx))
+
+    def parse_args(self, ctx: Any, args: List[str]) -> List[str]:
+        """click's parse, but words left over get mrtr's message (cli/extra_arguments.py): what to do
+        when they spilled out of `--stdio`."""
+        if ctx.allow_extra_args or ctx.resilient_parsing:
+            return list(super().parse_args(ctx, args))
+        words = list(args)  # click's parser takes its words off the list it is given
+        ctx.allow_extra_args = True
+        try:
+            extras = list(super().parse_args(ctx, args))
+        finally:
+            ctx.allow_extra_args = False
+        if extras:
+            from mrtr_cli.cli.extra_arguments import message
+
+            ctx.fail(message(ctx.command_path, words, extras))
+        return extras
 
 
 class HelpGroup(typer.core.TyperGroup):

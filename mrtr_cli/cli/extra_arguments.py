@@ -1,0 +1,70 @@
+"""The message for words a command has no place for, and what to do when they spilled out of
+`--stdio`: `mrtr call greet --stdio python server.py` gave `--stdio` the word `python` alone, and
+left `server.py` over. cli/help_command.py's commands call `message` when click's parse leaves words
+over; the fast parser (commands/fast_call.py) leaves such a command line to typer.
+"""
+
+import shlex
+from typing import List, Optional
+
+from mrtr_cli.text import safe_line
+
+STDIO = "--stdio"
+
+
+def message(command_path: str, words: List[str], extras: List[str]) -> str:
+    """What is said when `extras` are over among a command's `words` (the words after its name)."""
+    hint = _stdio_hint(command_path, words, extras)
+    if hint is not None:
+        return hint
+    return f"Got unexpected extra argument(s) ({' '.join(safe_line(extra) for extra in extras)})"
+
+
+def _stdio_hint(command_path: str, words: List[str], extras: List[str]) -> Optional[str]:
+    """The line that says to quote the server's command or put it after `--`, when `extras` are the
+    words right after `--stdio`'s value (the command line then says which words are the server's);
+    None otherwise."""
+    given = _stdio_given(words)
+    if given is None:
+        return None
+    first_after, value = given
+    spilled = range(first_after, first_after + len(extras))
+    if words[first_after:first_after + len(extras)] != extras:
+        return None
+    server = [value, *extras]
+    kept = [word for index, word in enumerate(words) if index not in spilled and index not in _stdio_words(words)]
+    instead = " ".join([command_path, *map(_shown, kept), "--", *map(_shown, server)])
+    return (f"{STDIO} takes the whole command as one argument: quote it ({STDIO} {_quoted(shlex.join(server))}) "
+            f"or put it after -- ({instead})")
+
+
+def _stdio_given(words: List[str]) -> Optional[tuple[int, str]]:
+    """Where the words after `--stdio`'s value start, and that value (`--stdio CMD` or `--stdio=CMD`)."""
+    indexes = _stdio_words(words)
+    if not indexes:
+        return None
+    if len(indexes) == 1:
+        return indexes[0] + 1, words[indexes[0]].partition("=")[2]
+    return indexes[1] + 1, words[indexes[1]]
+
+
+def _stdio_words(words: List[str]) -> List[int]:
+    """The indexes of the last `--stdio` and its value: [i, i + 1], [i] for `--stdio=CMD`, or []."""
+    for index in range(len(words) - 1, -1, -1):
+        if words[index].startswith(STDIO + "="):
+            return [index]
+        if words[index] == STDIO and index + 1 < len(words):
+            return [index, index + 1]
+    return []
+
+
+def _quoted(command: str) -> str:
+    """The command in double quotes, as a newcomer would type it; in shell quotes when it holds a
+    character double quotes would not keep."""
+    if any(char in command for char in '"$`\\!'):
+        return safe_line(shlex.quote(command))
+    return f'"{safe_line(command)}"'
+
+
+def _shown(word: str) -> str:
+    return safe_line(shlex.quote(word))
