@@ -156,3 +156,26 @@ def test_a_prompt_the_server_did_not_refuse_reads_no_list():
     run = mrtr("prompt", "release_notes", "-a", "version=1", "--demo", "--no-input")
     assert run.code == 7, run.stderr  # its question is unanswered: not a refusal
     assert "prompts/list" not in run.stderr and "no prompt" not in run.stderr
+
+
+STDIO_HINT = ('mrtr: --stdio takes the whole command as one argument: quote it (--stdio "python server.py") or put '
+              "it after -- ({}) (see {} --help)\n")
+
+
+def test_a_server_command_spilled_out_of_stdio_is_told_to_be_quoted_or_put_after_the_dashes():
+    for words in (["call", "greet"], ["read", "note://x"], ["prompt", "greet"], ["list", "tools"], ["discover"],
+                  ["check"]):
+        run = mrtr(*words, "--stdio", "python", "server.py")
+        command = f"mrtr {words[0]}"
+        assert (run.code, run.stdout) == (1, ""), run.stderr
+        assert run.stderr == STDIO_HINT.format(" ".join(["mrtr", *words, "--", "python", "server.py"]), command)
+    options = mrtr("call", "greet", "-v", "--stdio=python", "server.py", "x y", "--json")
+    assert options.code == 1
+    assert options.stderr.splitlines()[0] == (
+        "mrtr: --stdio takes the whole command as one argument: quote it (--stdio \"python server.py 'x y'\") or put "
+        "it after -- (mrtr call greet -v --json -- python server.py 'x y') (see mrtr call --help)")
+    for other in (["call", "greet", "extra", "--stdio", "python"], ["call", "greet", "x", "--demo"],
+                  ["call", "--stdio", "python", "server.py", "greet"]):  # the extra word is not --stdio's next
+        kept = mrtr(*other)
+        assert kept.code == 1 and "--stdio takes" not in kept.stderr, kept.stderr
+        assert kept.stderr.startswith("mrtr: Got unexpected extra argument(s) ("), kept.stderr
