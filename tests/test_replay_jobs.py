@@ -75,6 +75,18 @@ def test_jobs_show_the_transcripts_in_order_with_the_exit_of_a_run_in_turn(tmp_p
     assert "5 conversations in " in shown.stdout and " with 2 jobs: " in shown.stdout
 
 
+def test_an_answer_flag_no_question_used_is_named_after_the_lines_with_or_without_jobs():
+    """-j 2 shows each line as soon as it is done, so the warning can only come after them: -j 1 puts
+    it there too, and the two runs write the same stderr."""
+    files = [str(BOOK_TABLE), str(RECORDINGS / "two_questions.yaml")]
+    in_turn, at_once = (mrtr("replay", *files, "--demo", "-j", jobs, "--answer", "nobody=accept") for jobs in "12")
+    assert in_turn.code == at_once.code == 0, at_once.stderr
+    assert in_turn.stderr.splitlines() == at_once.stderr.splitlines() == [
+        f"✓ {BOOK_TABLE}: same as recorded (4 rounds)", f"✓ {files[1]}: same as recorded (2 rounds)",
+        "! --answer nobody=accept matched no question the server asked"]
+    assert in_turn.stdout.startswith("transcript ") and at_once.stdout.startswith("transcript ")
+
+
 def test_repeat_counts_every_run_and_gives_the_round_latency_against_the_sdk_server_and_the_demo(tmp_path: Path):
     greet = recorded(tmp_path, "greet.yaml", "call", "greet", "-a", "greeting=Hi",
                      "--answer", "__main__:ask_name.name=Ada", "--", *SDK_SERVER)

@@ -72,11 +72,14 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
         if options.jobs > 1 or options.repeat > 1:
             return _run_many(context, options, target, answering)
         verdicts = _replay_all(context, options, ignore, target, answering)
-        warn_unused_flags(context, _unused_everywhere(verdicts))
+        if not output.json:
+            for verdict in verdicts:
+                _print_lines(context, verdict)
+        warn_unused_flags(context, _unused_everywhere(verdicts))  # after the lines, as with --jobs (shown as done)
         if output.json:
             context.print_json({"version": json_report.VERSION, "transcripts": [v.as_dict() for v in verdicts]})
-        else:
-            _print(context, verdicts)
+        elif len(verdicts) > 1:
+            context.consoles.out.print(summary_table(verdicts))
         return _finish(context, verdicts, decide(v.code for v in verdicts), options.junit)
 
     return guarded(output, body)
@@ -298,13 +301,6 @@ def _rewrite(path: str, document: dict[str, Any]) -> None:
         file.write(yaml_dumper.dumps(document))
     os.chmod(temporary, 0o600)
     os.replace(temporary, target)
-
-
-def _print(context: Context, verdicts: list[ReplayVerdict]) -> None:
-    for verdict in verdicts:
-        _print_lines(context, verdict)
-    if len(verdicts) > 1:
-        context.consoles.out.print(summary_table(verdicts))
 
 
 def _print_lines(context: Context, verdict: ReplayVerdict) -> None:
