@@ -69,6 +69,17 @@ def test_a_required_task_over_stdio_is_followed_recorded_and_replayed(tmp_path: 
     assert again.code == 0 and "same as recorded (1 round)" in again.stderr, again.stderr
     shown = mrtr("show", str(path))
     assert shown.code == 0 and "⧗ task input_required" in shown.stdout and "python (comedy)" in shown.stdout
+    assert task_lines(shown.stdout) == task_lines(run.stderr), shown.stdout  # drawn in the live order
+
+
+TASK_LINES = ("⧗ task", "… task", "✓ task", "→ tasks/result", "asked in flight:", "✓ elicitation#")
+
+
+def task_lines(timeline: str) -> list[str]:
+    """The task's lines of a timeline in order: created, statuses, tasks/result (its id), the question asked
+    on its stream (naming that id), the answer, the end."""
+    lines = [line.strip() for line in timeline.splitlines()]
+    return [line for line in lines if line.startswith(TASK_LINES)]
 
 
 def test_a_required_task_over_streamable_http_is_followed_recorded_and_replayed(tmp_path: Path):
