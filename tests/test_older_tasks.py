@@ -69,6 +69,17 @@ def test_a_required_task_over_stdio_is_followed_recorded_and_replayed(tmp_path: 
     assert again.code == 0 and "same as recorded (1 round)" in again.stderr, again.stderr
     shown = mrtr("show", str(path))
     assert shown.code == 0 and "⧗ task input_required" in shown.stdout and "python (comedy)" in shown.stdout
+    assert task_lines(shown.stdout) == task_lines(run.stderr), shown.stdout  # drawn in the live order
+
+
+TASK_LINES = ("⧗ task", "… task", "✓ task", "→ tasks/result", "asked in flight:", "✓ elicitation#")
+
+
+def task_lines(timeline: str) -> list[str]:
+    """The task's lines of a timeline in order: created, statuses, tasks/result (its id), the question asked
+    on its stream (naming that id), the answer, the end."""
+    lines = [line.strip() for line in timeline.splitlines()]
+    return [line for line in lines if line.startswith(TASK_LINES)]
 
 
 def test_a_required_task_over_streamable_http_is_followed_recorded_and_replayed(tmp_path: Path):
@@ -205,3 +216,25 @@ def test_task_timeout_bounds_the_polls_and_tasks_result(scripted):
         assert run.code == 4, run.stderr
         assert f"task t-1 did not end within --task-timeout 0.5 s (last status: {status})" in run.stderr
         assert ("→ tasks/result" in run.stderr) is (status == "input_required") and "the task is lost" in run.stderr
+
+
+def test_task_timeout_ends_a_tasks_result_that_asks_without_end(scripted, tmp_path: Path):
+    """Each question answered on the tasks/result stream starts --timeout again, but never past the task's
+    --task-timeout: a server asking question after question (answered by --answer, then by a match: rule) is
+    ended there (exit 4, naming the task), long before it would run out of questions."""
+    related = {"_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t-1"}}}
+    schema = {"type": "object", "properties": {"go": {"type": "boolean"}}}
+    questions = [json.dumps({"jsonrpc": "2.0", "id": f"e{n}", "method": "elicitation/create", "params": {
+        "mode": "form", "message": f"Go on, step {n}?", "requestedSchema": schema, **related}}) for n in range(60)]
+    server = scripted(discover=NOT_FOUND, tools=[tool("slow", "required")], steps=[
+        initialized(TAKES_TASKS), {"result": {"task": task("input_required", "Questions")}},
+        {"before": questions, "spaced": 0.1, "result": TEXT}])
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("match:\n  - method: elicitation/create\n    message: 'Go on'\n"
+                     "    response: {action: accept, content: {go: true}}\n")
+    run = mrtr("call", "slow", "--no-input", "--answer", "elicitation#1=decline", "--answers", str(rules),
+               "--timeout", "1", "--task-timeout", "1.5", "--", *server.command)
+    assert run.code == 4, run.stderr
+    assert "task t-1 did not end within --task-timeout 1.5 s (last status: input_required)" in run.stderr
+    assert "✓ elicitation#1 ← decline" in run.stderr and "✓ elicitation#2 ← accept {\"go\":true}" in run.stderr
+    assert "done" not in run.stdout and "no response to tasks/result" not in run.stderr

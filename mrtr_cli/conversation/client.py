@@ -105,12 +105,15 @@ class Client:
 
     def request(self, method: str, params: dict[str, Any], *, round: int | None = None,
                 purpose: events.Purpose = "request", mirrored: Mirrored | None = None,
-                timeout: float | None = None) -> Reply:
+                timeout: float | None = None, within: float | None = None) -> Reply:
         """Send one request; on -32022 retry once with a version both sides speak. `mirrored`: the
         arguments a tools/call also sends as headers (see conversation/preparation.py). `timeout`:
-        how long the response is waited for (None: --timeout). In a conversation the events from
-        its response on are held (`events.HeldEvents`)."""
-        sending = _Sending(method, params, round, purpose, mirrored, timeout)
+        how long the response is waited for (None: --timeout), started again after each question of
+        the server's answered; `within`: seconds from now no wait passes, whatever starts it again (a
+        task's --task-timeout; None: none). In a conversation the events from its response on are
+        held (`events.HeldEvents`)."""
+        not_after = None if within is None else time.monotonic() + within
+        sending = _Sending(method, params, round, purpose, mirrored, timeout, not_after)
         reply = self._reissuing(sending)
         error = reply.error
         if error is None or error.get("code") != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION or self.settings.version_fixed:
@@ -240,7 +243,7 @@ class Client:
     def _await(self, exchange: Exchange, request_id: int, method: str,
                sending: _Sending) -> tuple[Response, Waiting]:
         """The response; in a conversation, events are held from its frame on (`events.HeldEvents`)."""
-        deadline = Deadline(self.settings.timeout if sending.timeout is None else sending.timeout)
+        deadline = Deadline(self.settings.timeout if sending.timeout is None else sending.timeout, sending.not_after)
         waiting = Waiting(request_id, method, deadline, self.emit, self.era.server_requests, self.emit.held)
         try:
             self.emit.held.before_waiting()  # what was held is shown while the server works on this request
@@ -291,6 +294,8 @@ class _Sending(NamedTuple):
     purpose: events.Purpose
     mirrored: Mirrored | None
     timeout: float | None
+    not_after: float | None = None
+    """A time.monotonic() time no wait for the response passes (None: none)."""
 
 
 NOT_DISCOVER_RESULT = "a result that is no DiscoverResult (no supportedVersions list)"

@@ -6,8 +6,8 @@ and says each change of status or statusMessage (TaskStatusChanged). At `input_r
 the task is terminal, it sends `tasks/result`: the server delivers its questions on that stream and
 mrtr answers them as it answers any request in flight (conversation/server_requests.py, through the
 same chain); `tasks/result` returns when the task ends. `--timeout` bounds each request (the one to
-`tasks/result` from the last question answered); `--task-timeout` the polls and `tasks/result` together
-(exit 4 naming the task). completed gives the result; failed and cancelled are errors (exit 2) naming
+`tasks/result` from the last question answered); `--task-timeout` the polls and `tasks/result` together,
+also while the server asks question after question on that stream (exit 4 naming the task). completed gives the result; failed and cancelled are errors (exit 2) naming
 the task. Such a task belongs to the session mrtr ends on exit: its id is not kept for `tasks resume`.
 """
 

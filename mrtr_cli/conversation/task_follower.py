@@ -120,14 +120,15 @@ class TaskDeadline:
                             f"{status})", f"the server may still run it; its task id is {task_id}")
 
     def request(self, client: Client, method: str, params: dict[str, Any], task_id: str, status: str) -> Reply:
-        """`method` for the task, waited for no longer than --timeout nor than what is left of the task's time."""
+        """`method` for the task, waited for no longer than --timeout nor than what is left of the task's time,
+        also when answering the server's questions on its stream starts the --timeout again."""
         left, limit = self.left(), client.settings.timeout
         if left <= 0:
             raise self.expired(task_id, status)
         try:
-            return client.request(method, params, purpose="task", timeout=min(limit, left))
+            return client.request(method, params, purpose="task", timeout=min(limit, left), within=left)
         except RequestTimeout:
-            if left < limit:
+            if left < limit or self.left() <= 0:
                 raise self.expired(task_id, status) from None
             raise
 

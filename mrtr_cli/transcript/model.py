@@ -16,7 +16,7 @@ from mrtr_cli import events, files, validation, yaml_loader
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import MrtrError, ServerError, UsageError, error_for
 from mrtr_cli.transcript.rounds import finding_from_data, round_events, round_from_data
-from mrtr_cli.transcript.task_record import ending, task_events, task_rounds
+from mrtr_cli.transcript.task_record import asked_on_result, ending, task_events, task_rounds
 
 FORMAT = 2
 SCHEMA = Path(__file__).with_name("schema.json")
@@ -115,12 +115,13 @@ def events_of(transcript: Transcript) -> Iterator[Any]:
     """The events of the recorded conversation, as the engine emitted them when it ran."""
     if transcript.data.get("server"):
         yield events.ServerIdentified(transcript.data["server"])
-    method = transcript.request["method"]
-    for entry in transcript.rounds:
-        yield from round_events(method, entry)
-    task = transcript.data.get("task")
+    method, task = transcript.request["method"], transcript.data.get("task")
+    on_result = asked_on_result(task)  # an older-era task's questions: drawn after its tasks/result
+    for number, entry in enumerate(transcript.rounds):
+        yield from round_events(method, entry, on_result if number == 0 else set())
     if task is not None:
-        yield from task_events(task, transcript.rounds[0]["id"] if transcript.rounds else 0)
+        first = transcript.rounds[0] if transcript.rounds else None
+        yield from task_events(task, first["id"] if first else 0, first)
 
 
 def outcome_of(transcript: Transcript) -> Outcome:

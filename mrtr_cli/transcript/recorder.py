@@ -92,6 +92,8 @@ class TranscriptBuilder:
         if event.round is None:
             if self.task is not None and event.method == "tasks/get":
                 self.task.polls += 1
+            elif self.task is not None and event.method == "tasks/result":
+                self.task.result_sent(event.id)
             return
         if self.pending is not None and self.pending.number == event.round:
             self.pending.id = event.id  # sent again: a new version or a broken stream
@@ -169,6 +171,8 @@ class TranscriptBuilder:
             return
         if self.pending is not None and (event.id == self.pending.id or self._older_task_asks(event)):
             self.pending.asked_in_flight.update(event.requests)
+            if self.task is not None:
+                self.task.asked_on_stream(event)
         elif self.pending is None and event.round == 0:
             self.before_call.asked_in_flight.update(event.requests)
 

@@ -10,7 +10,7 @@ Document shape: docs/transcript-format.md; the `--json` round: docs/json/convers
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -171,18 +171,22 @@ def round_from_data(method: str, data: dict[str, Any]) -> Round:
                  answers, instance_of(data))
 
 
-def round_events(method: str, data: dict[str, Any]) -> Iterator[Any]:
-    """The events of a recorded round, as the engine emitted them when it ran."""
+def round_events(method: str, data: dict[str, Any], held_back: Container[str] = ()) -> Iterator[Any]:
+    """The events of a recorded round, as the engine emitted them when it ran; the questions asked in
+    flight whose keys are `held_back` (asked on an older-era task's tasks/result) are left to the task's."""
     number, params, request_id = data["round"], data["sent"]["params"], data["id"]
     text = jsonrpc.encode(jsonrpc.request(request_id, method, params))
     instance = instance_of(data)
     if instance is not None:
         yield instance
     yield events.RequestSent(request_id, method, params, text, number, "request" if number == 1 else "retry")
-    received, answers = data["received"], dict(data.get("answers") or {})
+    received = data["received"]
+    answers = {key: answer for key, answer in (data.get("answers") or {}).items() if key not in held_back}
     for note in received.get("notifications", []):
         yield events.NotificationReceived(note["method"], note.get("params", {}), request_id)
     for key, request in asked_in_flight(data).items():
+        if key in held_back:
+            continue
         yield events.InputRequested(number, request_id, {key: request}, None, in_flight=True)
         if key in answers:
             yield _answer_event(number, key, answers.pop(key))
@@ -196,6 +200,17 @@ def round_events(method: str, data: dict[str, Any]) -> Iterator[Any]:
         yield _answer_event(number, key, answer)
     for finding in data.get("findings", []):
         yield finding_from_data(finding, number)
+
+
+def in_flight_events(data: dict[str, Any], keys: set[str], request_id: int) -> Iterator[Any]:
+    """The questions of round `data` asked in flight whose keys are `keys`, asked while request
+    `request_id` was in flight (an older-era task's tasks/result), each with its answer."""
+    answers = data.get("answers") or {}
+    for key, request in asked_in_flight(data).items():
+        if key in keys:
+            yield events.InputRequested(data["round"], request_id, {key: request}, None, in_flight=True)
+            if key in answers:
+                yield _answer_event(data["round"], key, answers[key])
 
 
 def _answer_event(number: int, key: str, answer: dict[str, Any]) -> events.AnswerChosen:

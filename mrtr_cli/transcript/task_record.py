@@ -23,7 +23,8 @@ from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome, Round
 from mrtr_cli.conversation.task_follower import KEPT_STATUSES, TaskFailed
 from mrtr_cli.transcript.compare import Difference, compare_questions
-from mrtr_cli.transcript.rounds import without_volatile
+from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.transcript.rounds import in_flight_events, without_volatile
 
 
 @dataclass
@@ -38,6 +39,8 @@ class TaskParts:
     """The task was followed by its id alone (`tasks resume`): the transcript starts there."""
     left_out: int = 0
     """Statuses seen but not kept: past KEPT_STATUSES, only the last is (a server may change them on every poll)."""
+    result_request: dict[str, Any] | None = None
+    """Older era: the tasks/result request's id, the statuses seen before it, the questions asked on its stream."""
 
     def seen(self, event: events.TaskStatusChanged) -> None:
         if len(self.statuses) < KEPT_STATUSES - 1:  # the first status is the created one's
@@ -45,6 +48,15 @@ class TaskParts:
         else:
             self.statuses[-1] = _status(event.status, event.status_message)
             self.left_out += 1
+
+    def result_sent(self, request_id: int) -> None:
+        """An older-era task's tasks/result was sent, after the statuses seen so far."""
+        self.result_request = {"id": request_id, "after": 1 + len(self.statuses), "asked": []}
+
+    def asked_on_stream(self, event: events.InputRequested) -> None:
+        """Keep the keys of a question asked in flight on the tasks/result stream."""
+        if self.result_request is not None and event.id == self.result_request["id"]:
+            self.result_request["asked"] += [key for key in event.requests if key not in self.result_request["asked"]]
 
     def asked(self, event: events.InputRequested) -> None:
         self.inputs.append({"round": event.round, "asked": event.requests, "answers": {}})
@@ -71,7 +83,10 @@ def task_to_data(parts: TaskParts, outcome: Outcome) -> dict[str, Any]:
     data["statuses"] = [_status(created.status, created.status_message), *parts.statuses]
     if parts.left_out:
         data["statuses_left_out"] = parts.left_out
-    data.update(inputs=parts.inputs, polls=parts.polls)
+    data["inputs"] = parts.inputs
+    if parts.result_request is not None:
+        data["result_request"] = parts.result_request
+    data["polls"] = parts.polls
     if outcome.status == "complete" and outcome.result is not None:
         data["result"] = outcome.result
     elif isinstance(outcome.error, TaskFailed):
@@ -84,9 +99,11 @@ def final_status(data: dict[str, Any]) -> str | None:
     return str(statuses[-1]["status"]) if statuses else None
 
 
-def task_events(data: dict[str, Any], request_id: int) -> Iterator[Any]:
+def task_events(data: dict[str, Any], request_id: int, first_round: dict[str, Any] | None = None) -> Iterator[Any]:
     """The task's events, as the engine emitted them (request `request_id` made it; a resumed task was
-    first seen by a poll), each input round after the input_required status that asked it."""
+    first seen by a poll), each input round after the input_required status that asked it; an older-era
+    tasks/result after the statuses seen before it was sent, with the questions `first_round` (the
+    call's round) keeps that were asked on its stream."""
     statuses = list(data.get("statuses") or [])
     first = statuses.pop(0) if statuses else {"status": "working"}
     if data.get("resumed") is True:
@@ -95,13 +112,30 @@ def task_events(data: dict[str, Any], request_id: int) -> Iterator[Any]:
         yield events.TaskCreated(request_id, data["id"], first["status"], first.get("message"),
                                  data.get("poll_interval_ms"), data.get("ttl_ms"))
     inputs = {entry["round"]: entry for entry in data.get("inputs") or []}
+    sent = data.get("result_request")
     for number, status in enumerate([first, *statuses]):
         if number:
             yield events.TaskStatusChanged(data["id"], status["status"], status.get("message"))
         if status["status"] == "input_required" and inputs:
             yield from _input_events(inputs.pop(min(inputs)))
+        if sent is not None and number + 1 == min(sent["after"], len(statuses) + 1):
+            yield from _result_request_events(data["id"], sent, first_round)
     for entry in inputs.values():  # asked without a status seen in between (not usual)
         yield from _input_events(entry)
+
+
+def asked_on_result(data: Any) -> set[str]:
+    """The keys of the questions an older-era task's server asked on the tasks/result stream (drawn there)."""
+    sent = data.get("result_request") if isinstance(data, dict) else None
+    return set(sent["asked"]) if isinstance(sent, dict) else set()
+
+
+def _result_request_events(task_id: str, sent: dict[str, Any], first_round: dict[str, Any] | None) -> Iterator[Any]:
+    params = {"taskId": task_id}
+    yield events.RequestSent(sent["id"], "tasks/result", params,
+                             jsonrpc.encode(jsonrpc.request(sent["id"], "tasks/result", params)), None, "task")
+    if first_round is not None:
+        yield from in_flight_events(first_round, set(sent["asked"]), sent["id"])
 
 
 def _input_events(entry: dict[str, Any]) -> Iterator[Any]:

@@ -110,18 +110,20 @@ the argument's path. HTTP sends them as `Mcp-Param-*`; stdio has no headers."""
 
 class Deadline:
     """A per-request timeout that progress resets, at most `MAX_RESETS` (10) times: so one
-    request waits at most 11 x the timeout (`ceiling_seconds`)."""
+    request waits at most 11 x the timeout (`ceiling_seconds`). `not_after` (a time.monotonic() time;
+    None: none) is a hard end that neither restarts nor progress pass: a task's --task-timeout."""
 
     MAX_RESETS = 10
     CEILING = MAX_RESETS + 1
     """The longest wait, in timeouts."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, not_after: float | None = None) -> None:
         self.seconds = seconds
         self.resets = 0
         """How many times progress has reset the timeout."""
+        self.not_after = not_after
         self._started = time.monotonic()
-        self._expires = self._started + seconds
+        self._expires = self._bounded(self._started + seconds)
 
     @property
     def ceiling_seconds(self) -> float:
@@ -139,13 +141,17 @@ class Deadline:
     def restart(self) -> None:
         """mrtr answered a question of the server's: the timeout starts again (not a reset: mrtr's
         own time never counts against the server)."""
-        self._expires = time.monotonic() + self.seconds
+        self._expires = self._bounded(time.monotonic() + self.seconds)
 
     def extend(self) -> None:
         """Progress was reported: start the timeout again, unless it was reset 10 times already."""
         if self.resets < self.MAX_RESETS:
             self.resets += 1
-            self._expires = time.monotonic() + self.seconds
+            self._expires = self._bounded(time.monotonic() + self.seconds)
+
+    def _bounded(self, expires: float) -> float:
+        """`expires`, or the hard end when that comes first."""
+        return expires if self.not_after is None else min(expires, self.not_after)
 
 
 class TransportTimeout(Exception):

@@ -20,7 +20,8 @@ The script is a JSON object:
                {"big": N} (a complete result whose text is N characters),
                {"unterminated": N} (N bytes on stdout with no newline, then a minute of silence),
                {"hang": SECONDS} (no answer, and stdin no longer read: closing it stops nothing),
-               plus optional "before": ["line", ...] written first, "id": an id to answer with
+               plus optional "before": ["line", ...] written first ("spaced": seconds between them),
+               "id": an id to answer with
                instead of the request's, "sleep": seconds to wait before answering,
                "flood": N (N bytes of stderr before answering), "progress": N (N progress
                notifications for the request, one every "every" seconds, default 0.1), and
@@ -108,7 +109,8 @@ def play(step: dict[str, Any], message: dict[str, Any]) -> None:
     time.sleep(step.get("sleep", 0))
     flood(step.get("flood", 0))
     report_progress(message, step.get("progress", 0), step.get("every", 0.1))
-    for line in step.get("before", []):
+    for number, line in enumerate(step.get("before", [])):
+        time.sleep(step.get("spaced", 0) if number else 0)
         write(line)
     if "exit" in step:
         sys.stderr.write(step.get("stderr", ""))
