@@ -108,11 +108,17 @@ def task_from_document(document: Any) -> KeptTask | None:
         return None
     if not all(_is_time(document.get(name)) for name in ("created_at", "seen_at")):
         return None
-    ttl = document.get("ttl_ms")
-    if not (ttl is None or isinstance(ttl, int) and not isinstance(ttl, bool) and 0 <= ttl < 10**15):
+    if document.get("ttl_ms") is not None and ttl_or_none(document["ttl_ms"]) is None:
         return None
     values: dict[str, Any] = {field.name: document.get(field.name) for field in fields(KeptTask)}
     return KeptTask(**values)
+
+
+def ttl_or_none(value: Any) -> int | None:
+    """A time to live a server gave, when it is a sensible number of milliseconds."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**15:
+        return value
+    return None
 
 
 def _is_time(value: Any) -> bool:

@@ -1,9 +1,11 @@
-"""Test helpers shared by several test files: answering any form, and the official schema."""
+"""Test helpers shared by several test files: answering any form, the official schema, and the
+logins kept in a run's configuration directory."""
 
 from __future__ import annotations
 
 import json
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -93,3 +95,8 @@ def spec_problems(message: dict[str, Any], method: str) -> list[str]:
     else:
         checks.append(RESPONSES[method])
     return [f"{name}: {e.message}" for name in checks for e in spec_validator(name).iter_errors(message)]
+
+
+def kept(config: dict[str, str]) -> list[dict[str, Any]]:
+    """The token files kept under `config`'s MRTR_CONFIG_DIR, as documents, by file name."""
+    return [json.loads(path.read_text()) for path in sorted(Path(config["MRTR_CONFIG_DIR"], "auth").glob("*.json"))]

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, mrtr
+from helpers import kept
 from peers import http_server, oauth_http
 
 BROWSER = shlex.join([sys.executable, str(ROOT / "tests" / "headless_browser.py")])
@@ -31,10 +32,6 @@ def url():
 @pytest.fixture
 def config(tmp_path) -> dict[str, str]:
     return {"MRTR_CONFIG_DIR": str(tmp_path / "config")}
-
-
-def kept(config: dict[str, str]) -> list[dict]:
-    return [json.loads(path.read_text()) for path in sorted(Path(config["MRTR_CONFIG_DIR"], "auth").glob("*.json"))]
 
 
 def test_login_then_a_call_with_the_kept_token_then_logout(url, config):

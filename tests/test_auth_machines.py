@@ -21,6 +21,7 @@ import pytest
 from joserfc.jwk import ECKey, OKPKey, RSAKey
 
 from conftest import ROOT, mrtr
+from helpers import kept
 from peers import oauth_http
 
 SECRET = "machine-secret-4f1c9a7e"
@@ -59,10 +60,6 @@ def url(key_pair):
 @pytest.fixture
 def config(tmp_path) -> dict[str, str]:
     return {"MRTR_CONFIG_DIR": str(tmp_path / "config")}
-
-
-def kept(config: dict[str, str]) -> list[dict]:
-    return [json.loads(path.read_text()) for path in sorted(Path(config["MRTR_CONFIG_DIR"], "auth").glob("*.json"))]
 
 
 def last_line(run) -> str:

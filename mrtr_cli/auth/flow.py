@@ -25,7 +25,7 @@ from mrtr_cli.auth.discovery import ResourceMetadata, ServerMetadata, discovered
 from mrtr_cli.auth.identity import Preset, choose_scopes, client_identity, where_scopes_came_from
 from mrtr_cli.auth.machine import FLAGS, MachineCredentials
 from mrtr_cli.auth.steps import Recorder, refuse
-from mrtr_cli.auth.store import AUTHORIZATION_CODE, CLIENT_CREDENTIALS, Login, NoStore, TokenStore
+from mrtr_cli.auth.store import CLIENT_CREDENTIALS, Login, NoStore, TokenStore, own_login
 from mrtr_cli.auth.tokens import login_from, refreshed, request_tokens
 from mrtr_cli.errors import AuthError
 from mrtr_cli.text import safe_line
@@ -141,11 +141,7 @@ class Authorizer:
         """The kept token of this run's kind for this server, if any (a person's, or with client
         credentials the machine's own): sent with the first request."""
         machine = self.settings.machine
-        if machine is None:
-            self.login = self.store.load(self.server_url, AUTHORIZATION_CODE)
-        else:
-            login = self.store.load(self.server_url, CLIENT_CREDENTIALS)
-            self.login = login if login is not None and login.of_client(machine.client_id) else None
+        self.login = own_login(self.store, self.server_url, machine.client_id if machine is not None else None)
         return self.login.authorization() if self.login is not None else None
 
     def answer(self, status: int, header: str | None) -> Generator[Incoming, None, str]:

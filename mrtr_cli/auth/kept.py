@@ -12,7 +12,7 @@ import functools
 from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from mrtr_cli.auth.store import AUTHORIZATION_CODE, CLIENT_CREDENTIALS, Login, NoStore, TokenStore
+from mrtr_cli.auth.store import Login, NoStore, TokenStore, own_login
 from mrtr_cli.transport.base import Incoming
 
 if TYPE_CHECKING:
@@ -38,9 +38,8 @@ class KeptTokenFirst:
         """The authorization flow (auth/flow.py), once a server has answered 401 or 403."""
 
     def authorization(self) -> str | None:
-        kind = AUTHORIZATION_CODE if self.client_id is None else CLIENT_CREDENTIALS
-        login = self.store.load(self.server_url, kind)
-        return login.authorization() if login is not None and login.of_client(self.client_id) else None
+        login = own_login(self.store, self.server_url, self.client_id)
+        return login.authorization() if login is not None else None
 
     def answer(self, status: int, challenge: str | None) -> Generator[Incoming, None, str]:
         if self.flow is None:

@@ -70,11 +70,6 @@ class Login:
         moment = time.time() if now is None else now
         return moment + margin >= self.expires_at
 
-    def of_client(self, client_id: str | None) -> bool:
-        """Whether this login is the client's (any client's when `client_id` is None): a machine
-        never sends another client's token."""
-        return client_id is None or self.client_id == client_id
-
     def authorization(self) -> str:
         """The Authorization header value that sends this login's access token."""
         return f"Bearer {self.access_token}"
@@ -195,6 +190,15 @@ class NoStore:
 
     def save(self, login: Login) -> None:
         return None
+
+
+def own_login(store: TokenStore | NoStore, resource: str, client_id: str | None) -> Login | None:
+    """The login a run sends to `resource`: a person's (`client_id` None), or the machine's own
+    (client credentials), never a person's nor another client's."""
+    if client_id is None:
+        return store.load(resource, AUTHORIZATION_CODE)
+    login = store.load(resource, CLIENT_CREDENTIALS)
+    return login if login is not None and login.client_id == client_id else None
 
 
 def _read_login(path: Path) -> Login | None:

@@ -24,25 +24,23 @@ def _stdio_hint(command_path: str, words: List[str], extras: List[str]) -> Optio
     """The line that says to quote the server's command or put it after `--`, when `extras` are the
     words right after `--stdio`'s value (the command line then says which words are the server's);
     None otherwise."""
-    given = _stdio_given(words)
-    if given is None:
+    stdio = _stdio_words(words)
+    if not stdio:
         return None
-    first_after, value = given
+    first_after, value = _after_stdio(words, stdio)
     spilled = range(first_after, first_after + len(extras))
     if words[first_after:first_after + len(extras)] != extras:
         return None
     server = [value, *extras]
-    kept = [word for index, word in enumerate(words) if index not in spilled and index not in _stdio_words(words)]
+    kept = [word for index, word in enumerate(words) if index not in spilled and index not in stdio]
     instead = " ".join([command_path, *map(_shown, kept), "--", *map(_shown, server)])
     return (f"{STDIO} takes the whole command as one argument: quote it ({STDIO} {_quoted(shlex.join(server))}) "
             f"or put it after -- ({instead})")
 
 
-def _stdio_given(words: List[str]) -> Optional[tuple[int, str]]:
-    """Where the words after `--stdio`'s value start, and that value (`--stdio CMD` or `--stdio=CMD`)."""
-    indexes = _stdio_words(words)
-    if not indexes:
-        return None
+def _after_stdio(words: List[str], indexes: List[int]) -> tuple[int, str]:
+    """Where the words after `--stdio`'s value start, and that value (`--stdio CMD` or `--stdio=CMD`),
+    from the indexes `_stdio_words` found."""
     if len(indexes) == 1:
         return indexes[0] + 1, words[indexes[0]].partition("=")[2]
     return indexes[1] + 1, words[indexes[1]]

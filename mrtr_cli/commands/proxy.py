@@ -19,7 +19,6 @@ from urllib.parse import urlsplit
 from mrtr_cli import events
 from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.errors import UsageError, interruption
-from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, ProxyOptions
 from mrtr_cli.proxy.conversation import ConversationStart
 from mrtr_cli.proxy.conversations import Conversations
@@ -110,8 +109,7 @@ def _run_http(proxying: ProxyOptions, http: str, max_message_size: int, output: 
     host, port = parse_listen(http)
     shown = ShownTimeline(Timeline(context.consoles.err, verbose=output.verbose, live=False))
     watchers = _watchers(proxying.record_dir, {"transport": "http", "url": proxying.to}, shown, more_watchers)
-    return int(serve_proxy(host, port, proxying.to, watchers, max_message_size, output.show_secrets, shown)
-               or ExitCode.OK)
+    return serve_proxy(host, port, proxying.to, watchers, max_message_size, output.show_secrets, shown)
 
 
 def _watchers(record_dir: str | None, target: dict[str, Any], timeline: ShownTimeline,

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any, NamedTuple
 
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded
+from mrtr_cli.commands.task_interrupt import unknown_task
 from mrtr_cli.errors import ProtocolError, ServerError, UsageError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.kept_tasks import KeptTask, TaskStore, said, said_or_none
@@ -107,10 +108,11 @@ def _note_status(found: Located, task: dict[str, Any]) -> None:
         return
     seen = replace(found.kept, status=said(task.get("status")), status_message=said_or_none(task.get("statusMessage")),
                    seen_at=time.time())
+    store = TaskStore()
     if seen.terminal():
-        TaskStore().drop(seen)
+        store.drop(seen)
     else:
-        TaskStore().keep(seen)
+        store.keep(seen)
 
 
 def run_cancel(task_id: str, options: TargetOptions, output: OutputOptions) -> int:
@@ -178,7 +180,5 @@ def ask(context: Context, found: Located, method: str, task_id: str) -> Any:
     if reply.error.get("code") == jsonrpc.INVALID_PARAMS:
         if found.kept is not None:
             TaskStore().drop(found.kept)
-        raise ProtocolError(f"the server does not know task {safe_line(task_id, 300)} (it may have expired): {method} "
-                            f"said {safe_line(reply.error.get('message'), 300)!r}", "its id is forgotten"
-                            if found.kept is not None else "check the id and the server")
+        raise unknown_task(task_id, method, reply.error, found.kept is not None)
     raise ServerError(method, reply.error, "check the server's logs")

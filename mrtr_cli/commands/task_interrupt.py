@@ -10,6 +10,7 @@ stdio the task lives in the server process that mrtr stops on exit: that is said
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from mrtr_cli.commands.common import Context
 from mrtr_cli.commands.task_keeper import TaskKeeper
@@ -83,10 +84,14 @@ def _forget_unknown(watch: TaskWatch, outcome: Outcome) -> None:
     assert task is not None and isinstance(outcome.error, ServerError)
     forgotten = watch.keeper.dropped()
     watch.unknown = True
-    said = safe_line(outcome.error.error.get("message"), 300)
-    outcome.error = ProtocolError(f"the server does not know task {safe_line(task.task_id, 300)} (it may have "
-                                  f"expired): {tasks.GET} said {said!r}",
-                                  "its id is forgotten" if forgotten else "check the id and the server")
+    outcome.error = unknown_task(task.task_id, tasks.GET, outcome.error.error, forgotten)
+
+
+def unknown_task(task_id: str, method: str, error: dict[str, Any], forgotten: bool) -> ProtocolError:
+    """A task the server does not know (-32602 to `method`, whose `error` says so); `forgotten`: its id was kept."""
+    return ProtocolError(f"the server does not know task {safe_line(task_id, 300)} (it may have expired): {method} "
+                         f"said {safe_line(error.get('message'), 300)!r}",
+                         "its id is forgotten" if forgotten else "check the id and the server")
 
 
 def _cancel(watch: TaskWatch, client: Client, timeout: float) -> str:
@@ -94,7 +99,7 @@ def _cancel(watch: TaskWatch, client: Client, timeout: float) -> str:
     task = watch.unfinished()
     assert task is not None
     try:
-        reply = client.request("tasks/cancel", {"taskId": task.task_id}, timeout=timeout)
+        reply = client.request(tasks.CANCEL, tasks.cancel_params(task.task_id), timeout=timeout)
     except (MrtrError, KeyboardInterrupt) as error:
         failure = error.message if isinstance(error, MrtrError) else "interrupted again"
         return f"tasks/cancel was not answered ({failure}): the task may go on, and its id is kept"

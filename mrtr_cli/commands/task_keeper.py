@@ -12,13 +12,12 @@ watched, never kept.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from mrtr_cli import events, signals
 from mrtr_cli.errors import UsageError
-from mrtr_cli.kept_tasks import KeptTask, TaskStore, said, said_or_none
+from mrtr_cli.kept_tasks import KeptTask, TaskStore, said, said_or_none, ttl_or_none
 
 
 class TaskKeeper:
@@ -46,11 +45,6 @@ class TaskKeeper:
             elif isinstance(event, events.OutcomeReached) and self.task and self.task.terminal():
                 self.dropped()
 
-    def kept(self) -> bool:
-        """Whether the task being followed is kept now (Ctrl-C may come back to it)."""
-        return self.store is not None and self.task is not None and not self.task.terminal() \
-            and self.trouble is None and not self.session_bound
-
     def dropped(self) -> bool:
         """Forget the task: it ended and is shown, was cancelled, or the server does not know it. Whether
         its id was kept (and is now forgotten)."""
@@ -65,28 +59,23 @@ class TaskKeeper:
     def _created(self, event: events.TaskCreated) -> None:
         now = time.time()
         self.task = KeptTask(event.task_id, self.url, self.method, self.name, said(event.status),
-                             said_or_none(event.status_message), now, now, _ttl(event.ttl_ms))
+                             said_or_none(event.status_message), now, now, ttl_or_none(event.ttl_ms))
         self.session_bound = event.session_bound
-        if self.store is not None and not self.session_bound:
-            self._safely(self.store.keep, self.task)
+        self._keep(self.task)
 
     def _changed(self, event: events.TaskStatusChanged) -> None:
         assert self.task is not None
         self.task = replace(self.task, status=said(event.status), status_message=said_or_none(event.status_message),
                             seen_at=time.time())
-        if self.store is not None and not self.task.terminal() and not self.session_bound:
-            self._safely(self.store.keep, self.task)
+        if not self.task.terminal():
+            self._keep(self.task)
 
-    def _safely(self, action: Callable[[KeptTask], object], task: KeptTask) -> None:
-        """Run a store `action`; a folder that cannot be written is noted, never a failed call."""
+    def _keep(self, task: KeptTask) -> None:
+        """Keep `task` (not over stdio, nor an older-era one); a folder that cannot be written is noted,
+        never a failed call."""
+        if self.store is None or self.session_bound:
+            return
         try:
-            action(task)
+            self.store.keep(task)
         except UsageError as error:
             self.trouble = error.message
-
-
-def _ttl(value: Any) -> int | None:
-    """A time to live the server gave, when it is a sensible number of milliseconds."""
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**15:
-        return value
-    return None

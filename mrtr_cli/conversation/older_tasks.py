@@ -68,8 +68,6 @@ class OlderTaskFollower:
     def __init__(self, client: Client, settings: TaskSettings = TaskSettings(),
                  sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> None:
         self.client = client
-        self.poll_interval = settings.poll_interval
-        """--poll-interval (None: the server's pollInterval, clamped)."""
         self.settings = settings
         self.sleep = sleep
         self.clock = clock
@@ -91,7 +89,7 @@ class OlderTaskFollower:
         self.record = TaskRecord(created.task_id, [(created.status, created.status_message)])
         self.emit(events.TaskCreated(reply.id, created.task_id, created.status, created.status_message,
                                      created.poll_interval_ms, created.ttl_ms,
-                                     tasks.poll_seconds(created.poll_interval_ms, self.poll_interval), True))
+                                     tasks.poll_seconds(created.poll_interval_ms, self.settings.poll_interval), True))
         self.emit.subscribe(self._notified)
         try:
             return self._follow(created)
@@ -100,16 +98,16 @@ class OlderTaskFollower:
             self.record.elapsed_ms = reply.elapsed_ms + (self.clock() - self.deadline.started) * 1000
 
     def _follow(self, seen: OlderTask) -> dict[str, Any]:
-        while seen.status not in rules.TERMINAL and seen.status != rules.INPUT_REQUIRED:
+        while seen.status not in tasks.TERMINAL and seen.status != rules.INPUT_REQUIRED:
             self.deadline.check(seen.task_id, seen.status)
             self.emit.held.before_waiting()  # all shown before mrtr sleeps
-            self.sleep(max(0.0, min(tasks.poll_seconds(seen.poll_interval_ms, self.poll_interval),
+            self.sleep(max(0.0, min(tasks.poll_seconds(seen.poll_interval_ms, self.settings.poll_interval),
                                     self.deadline.left())))
             seen = self._poll(seen)
         if seen.status == "cancelled":
             raise _ended(seen, None)
         reply = self._result(seen)
-        if seen.status not in rules.TERMINAL:
+        if seen.status not in tasks.TERMINAL:
             seen = self._poll(seen, after_result=reply.error is None)
         if seen.status in ("failed", "cancelled"):
             raise _ended(seen, reply)
@@ -130,15 +128,15 @@ class OlderTaskFollower:
     def _poll(self, before: OlderTask, after_result: bool = False) -> OlderTask:
         """tasks/get; a change of status or statusMessage is said. After tasks/result returned, a
         server that no longer knows the task (it may drop it once its result is read) leaves it completed."""
-        params = {"taskId": before.task_id}
-        reply = self.client.request("tasks/get", params, purpose="task") if after_result else \
-            self.deadline.request(self.client, "tasks/get", params, before.task_id, before.status)
+        params = tasks.get_params(before.task_id)
+        reply = self.client.request(tasks.GET, params, purpose="task") if after_result else \
+            self.deadline.request(self.client, tasks.GET, params, before.task_id, before.status)
         if self.record is not None:
             self.record.polls += 1
         if reply.error is not None:
             if after_result:
                 return before._replace(status="completed")
-            raise explain("tasks/get", reply.error)
+            raise explain(tasks.GET, reply.error)
         now = rules.read_task(reply.result)
         if now is None or now.task_id != before.task_id:
             raise ProtocolError(f"the server answered tasks/get for task {before.task_id!r} with no such Task",
@@ -179,8 +177,8 @@ def _said_by(reply: Reply | None) -> str | None:
         return None
     if reply.error is not None:
         message = reply.error.get("message")
-        return message[:rules.MESSAGE_LIMIT] if isinstance(message, str) else None
+        return message[:tasks.MESSAGE_LIMIT] if isinstance(message, str) else None
     content = reply.result.get("content") if isinstance(reply.result, dict) else None
     texts = [item["text"] for item in content or [] if isinstance(item, dict) and isinstance(item.get("text"), str)] \
         if isinstance(content, list) else []
-    return texts[0][:rules.MESSAGE_LIMIT] if texts else None
+    return texts[0][:tasks.MESSAGE_LIMIT] if texts else None

@@ -76,10 +76,14 @@ class TaskRecord:
             self.left_out += 1
 
     def as_dict(self) -> dict[str, Any]:
-        statuses = [{"status": status, **({"message": message} if message is not None else {})}
-                    for status, message in self.statuses]
+        statuses = [status_entry(status, message) for status, message in self.statuses]
         left_out = {"statuses_left_out": self.left_out} if self.left_out else {}
         return {"id": self.task_id, "statuses": statuses, **left_out, "polls": self.polls}
+
+
+def status_entry(status: str, message: str | None) -> dict[str, Any]:
+    """A status seen, as the `--json` report and the transcript write it (no `message` when it had none)."""
+    return {"status": status, **({"message": message} if message is not None else {})}
 
 
 class TaskFailed(ServerError):

@@ -1,6 +1,7 @@
 """The wire's rules of the older era's tasks (2025-11-25, `basic/utilities/tasks`): which calls may be
 tasks, and what a task says of itself. Standard library only; nothing here sends. How often to poll
-is protocol/tasks.py's `poll_seconds` (the same rule in both eras).
+is protocol/tasks.py's `poll_seconds`, the statuses a task never leaves its `TERMINAL`, the longest
+statusMessage kept its `MESSAGE_LIMIT` (the same in both eras).
 
 A client augments a `tools/call` with a `task` field only when the server declares
 `tasks.requests.tools.call` in its initialize result (else it MUST NOT), and then by the tool's
@@ -16,16 +17,14 @@ from __future__ import annotations
 import math
 from typing import Any, NamedTuple
 
-TERMINAL = ("completed", "failed", "cancelled")
-"""The statuses a task never leaves."""
+from mrtr_cli.protocol.tasks import MESSAGE_LIMIT
+
 INPUT_REQUIRED = "input_required"
 """The task waits for the client: its questions come on the `tasks/result` stream."""
 SUPPORT_LEVELS = ("required", "optional", "forbidden")
 """The values of a tool's `execution.taskSupport` (absent means forbidden)."""
 ID_LIMIT = 200
 """The longest task id mrtr takes (a hostile server may send a megabyte)."""
-MESSAGE_LIMIT = 2000
-"""The longest statusMessage kept; the rest is cut."""
 
 
 class OlderTask(NamedTuple):

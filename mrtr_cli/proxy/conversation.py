@@ -56,7 +56,7 @@ class Conversation:
     @property
     def subject(self) -> Any:
         """The tool, prompt or resource it is about."""
-        return self.params.get("name", self.params.get("uri"))
+        return subject_of(self.params)
 
     def sent(self, message: Request, headers: Mapping[str, str], retry: bool, at: float) -> None:
         """Its first request, or a retry (the next round), which crossed at `at` (time.monotonic());
@@ -126,6 +126,11 @@ class Conversation:
             method = self.asked.get(str(key), {}).get("method", "elicitation/create")
             if isinstance(response, dict) and method in mrtr.INPUT_METHODS:
                 self.emit(events.AnswerChosen(self.round, str(key), method, response, HOST))
+
+
+def subject_of(params: dict[str, Any]) -> Any:
+    """The tool, prompt or resource a request's params are about (its name, else its uri)."""
+    return params.get("name", params.get("uri"))
 
 
 def without_meta(params: dict[str, Any]) -> dict[str, Any]:

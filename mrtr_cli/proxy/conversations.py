@@ -10,7 +10,6 @@ channel (else the latest one). What belongs to no conversation (the handshake, l
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -18,8 +17,8 @@ from typing import Any, NamedTuple
 from mrtr_cli import events
 from mrtr_cli.protocol import meta, mrtr
 from mrtr_cli.protocol.jsonrpc import Notification, Request, Response, same_id
-from mrtr_cli.proxy.conversation import Conversation, ConversationStart, without_meta
-from mrtr_cli.proxy.judge import MAX_KEPT
+from mrtr_cli.proxy.conversation import Conversation, ConversationStart, subject_of, without_meta
+from mrtr_cli.proxy.judge import id_key, keep
 from mrtr_cli.proxy.watching import Crossed, crossed_at
 
 MAX_OPEN = 256
@@ -87,8 +86,8 @@ class Conversations:
         self.open_conversation = open_conversation
         self.note = note
         self.context = Context()
-        self.pending: dict[tuple[str, str], Pending] = {}
-        self.server_requests: dict[str, tuple[Conversation, str, str]] = {}
+        self.pending: dict[tuple[str, tuple[str, Any]], Pending] = {}
+        self.server_requests: dict[tuple[str, Any], tuple[Conversation, str, str]] = {}
         """Older era: the server's requests in flight, by id: their conversation, key and method."""
         self.open: list[Conversation] = []
 
@@ -112,7 +111,7 @@ class Conversations:
     def _from_client(self, frame: Crossed) -> bool:
         message = frame.message
         if isinstance(message, Response):
-            asked = self.server_requests.pop(_key(message.id), None)
+            asked = self.server_requests.pop(id_key(message.id), None)
             if asked is not None and not asked[0].ended:
                 asker, key, method = asked
                 asker.answered_in_flight(key, method, message)
@@ -121,7 +120,7 @@ class Conversations:
             return False
         self.context.request(message)
         conversation = self._conversation_of(message) if message.method in mrtr.MRTR_METHODS else None
-        _keep(self.pending, (frame.channel, _key(message.id)), Pending(message.method, conversation))
+        keep(self.pending, (frame.channel, id_key(message.id)), Pending(message.method, conversation))
         if conversation is not None:
             conversation.sent(message, frame.headers, conversation.awaiting_retry, crossed_at(frame))
         return conversation is not None
@@ -144,7 +143,7 @@ class Conversations:
     def _continued_by(self, message: Request) -> Conversation | None:
         waiting = [c for c in self.open if c.awaiting_retry and c.method == message.method]
         state = message.params.get(mrtr.REQUEST_STATE)
-        subject = message.params.get("name", message.params.get("uri"))
+        subject = subject_of(message.params)
         same_state = [c for c in waiting if c.state is not None and c.state == state]
         same_subject = [c for c in waiting if c.subject == subject]
         chosen = same_state or same_subject
@@ -159,13 +158,13 @@ class Conversations:
             return False
         if isinstance(message, Request) and message.method in mrtr.INPUT_METHODS:
             key = in_flight.asked_in_flight(message)
-            _keep(self.server_requests, _key(message.id), (in_flight, key, message.method))
+            keep(self.server_requests, id_key(message.id), (in_flight, key, message.method))
         elif isinstance(message, Notification):
             in_flight.emit(events.NotificationReceived(message.method, message.params, in_flight.request_id))
         return False
 
     def _response(self, frame: Crossed, message: Response) -> bool:
-        pending = self.pending.pop((frame.channel, _key(message.id)), None)
+        pending = self.pending.pop((frame.channel, id_key(message.id)), None)
         if pending is None:
             return False
         self.context.response(pending.method, message.result)
@@ -183,18 +182,6 @@ class Conversations:
         latest = [c for c in self.open if not c.awaiting_retry]
         chosen = on_channel or latest
         return chosen[-1] if chosen else None
-
-
-def _keep(kept: dict[Any, Any], key: Any, value: Any) -> None:
-    """`kept[key] = value`, forgetting the oldest past MAX_KEPT (a client or server that never answers)."""
-    kept[key] = value
-    while len(kept) > MAX_KEPT:
-        del kept[next(iter(kept))]
-
-
-def _key(request_id: Any) -> str:
-    """An id as a key: 1 and "1" apart, any JSON value hashable."""
-    return json.dumps(request_id, sort_keys=True, default=str)
 
 
 def _text(value: Any, otherwise: str) -> str:

@@ -88,7 +88,9 @@ def _unanswered(request: jsonrpc.Request, skipped: bool) -> Finding:
                    severity="info")
 
 
-def _keep(kept: dict[Any, Any], key: Any, value: Any, limit: int = MAX_KEPT) -> None:
+def keep(kept: dict[Any, Any], key: Any, value: Any, limit: int = MAX_KEPT) -> None:
+    """`kept[key] = value` as the newest entry, forgetting the oldest past `limit` (a client or
+    server that never answers)."""
     kept.pop(key, None)
     kept[key] = value
     while len(kept) > limit:
@@ -154,7 +156,7 @@ class ClientJudge:
             if not self._older:
                 return  # since 2026-07-28 a server asks through results; what it sends otherwise is not asked
             self._asked += 1
-            _keep(self._server_requests, id_key(message.id), (self._asked, message))
+            keep(self._server_requests, id_key(message.id), (self._asked, message))
             early = self._early_answers.pop(id_key(message.id), None)
             if early is not None:
                 self._answer(early)
@@ -173,7 +175,7 @@ class ClientJudge:
             self._waiting = [*self._waiting[-MAX_KEPT:], (frame, message)]  # its result is not told yet
             return
         states = self._judge_retry(conversation, message) if retry else ()
-        _keep(self._in_flight, (frame.channel, id_key(message.id)), _Sent(conversation, message.id, states))
+        keep(self._in_flight, (frame.channel, id_key(message.id)), _Sent(conversation, message.id, states))
         early = self._early.pop(id_key(message.id), None)
         if early is not None:
             self._response(*early)
@@ -217,7 +219,7 @@ class ClientJudge:
         result = message.result if isinstance(message.result, dict) else {}
         if sent is None:
             if result.get("resultType") == INPUT_REQUIRED:
-                _keep(self._early, id_key(message.id), (frame, message), EARLY_KEPT)
+                keep(self._early, id_key(message.id), (frame, message), EARLY_KEPT)
             return
         self._result(sent, result if message.error is None else {})
         self._resume(sent.conversation)
@@ -231,7 +233,7 @@ class ClientJudge:
             state = result.get(REQUEST_STATE)
             asked = Asked(sent.request_id, questions if isinstance(questions, dict) else {}, state)
             self._opened += 1
-            _keep(self._open, self._opened, _Open(sent.conversation, asked, (*sent.states, state)))
+            keep(self._open, self._opened, _Open(sent.conversation, asked, (*sent.states, state)))
         elif sent.states:  # a conversation that had rounds ended complete
             self._finished.append((sent.conversation, sent.states))
 
@@ -246,7 +248,7 @@ class ClientJudge:
             return
         asked = self._server_requests.pop(id_key(message.id), None)
         if asked is None:
-            _keep(self._early_answers, id_key(message.id), message, EARLY_KEPT)
+            keep(self._early_answers, id_key(message.id), message, EARLY_KEPT)
             return
         place, request = asked
         self._last_answered = max(self._last_answered, place)

@@ -10,7 +10,7 @@ from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.errors import UsageError
-from mrtr_cli.proxy.conversation import ConversationStart
+from mrtr_cli.proxy.conversation import ConversationStart, subject_of
 from mrtr_cli.transcript.recorder import Recorder
 from mrtr_cli.transcript.redact import Redaction
 
@@ -42,7 +42,7 @@ class RecordDir:
     def _name(self, start: ConversationStart) -> str:
         """`20261201T223455.123456Z-tools-call-book_table.yaml`: time, method, subject."""
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-        subject = start.params.get("name", start.params.get("uri"))
+        subject = subject_of(start.params)
         shown = UNSAFE.sub("_", str(subject))[:SUBJECT_LIMIT] if subject is not None else "unnamed"
         name, number = f"{now}-{start.method.replace('/', '-')}-{shown}", 1
         while name + (f"-{number}" if number > 1 else "") in self._names:

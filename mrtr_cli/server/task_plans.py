@@ -18,9 +18,11 @@ from typing import Any, Union
 
 from mrtr_cli import validation
 from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.protocol.tasks import EXTENSION
 from mrtr_cli.server.app import Call, NeedInput, RpcError
 
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+TASKS_EXTENSION = EXTENSION
+"""The extension a client declares for its calls to become tasks (protocol/tasks.py's)."""
 REFUSALS = ("decline", "cancel")
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.meta import SUBSCRIPTION_ID
+from mrtr_cli.protocol.tasks import TERMINAL
 from mrtr_cli.server.app import RpcError
 from mrtr_cli.server.task_plans import Ask, TaskPlan, Work, open_questions, refused, take_answers
 
@@ -28,7 +29,6 @@ TTL_MS = 600_000
 """How long a task is kept from its creation (10 minutes)."""
 POLL_INTERVAL_MS = 500
 MAX_TASKS = 1000
-TERMINAL = ("completed", "failed", "cancelled")
 
 
 @dataclass

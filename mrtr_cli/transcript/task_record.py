@@ -21,9 +21,9 @@ from mrtr_cli import events
 from mrtr_cli.answering.questions import Answer
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome, Round
-from mrtr_cli.conversation.task_follower import KEPT_STATUSES, TaskFailed
+from mrtr_cli.conversation.task_follower import KEPT_STATUSES, TaskFailed, status_entry
 from mrtr_cli.transcript.compare import Difference, compare_questions
-from mrtr_cli.protocol import jsonrpc
+from mrtr_cli.protocol import jsonrpc, tasks
 from mrtr_cli.transcript.rounds import in_flight_events, without_volatile
 
 
@@ -44,9 +44,9 @@ class TaskParts:
 
     def seen(self, event: events.TaskStatusChanged) -> None:
         if len(self.statuses) < KEPT_STATUSES - 1:  # the first status is the created one's
-            self.statuses.append(_status(event.status, event.status_message))
+            self.statuses.append(status_entry(event.status, event.status_message))
         else:
-            self.statuses[-1] = _status(event.status, event.status_message)
+            self.statuses[-1] = status_entry(event.status, event.status_message)
             self.left_out += 1
 
     def result_sent(self, request_id: int) -> None:
@@ -70,17 +70,13 @@ class TaskParts:
         return True
 
 
-def _status(status: str, message: str | None) -> dict[str, Any]:
-    return {"status": status, **({"message": message} if message is not None else {})}
-
-
 def task_to_data(parts: TaskParts, outcome: Outcome) -> dict[str, Any]:
     """The `task` part, keys in their written order."""
     created = parts.created
     data: dict[str, Any] = {"id": created.task_id, **({"resumed": True} if parts.resumed else {})}
     data.update({name: value for name, value in (("poll_interval_ms", created.poll_interval_ms),
                                                  ("ttl_ms", created.ttl_ms)) if value is not None})
-    data["statuses"] = [_status(created.status, created.status_message), *parts.statuses]
+    data["statuses"] = [status_entry(created.status, created.status_message), *parts.statuses]
     if parts.left_out:
         data["statuses_left_out"] = parts.left_out
     data["inputs"] = parts.inputs
@@ -106,7 +102,7 @@ def task_events(data: dict[str, Any], request_id: int, first_round: dict[str, An
     call's round) keeps that were asked on its stream."""
     statuses = list(data.get("statuses") or [])
     first = statuses.pop(0) if statuses else {"status": "working"}
-    if data.get("resumed") is True:
+    if is_resumed(data):
         yield events.TaskStatusChanged(data["id"], first["status"], first.get("message"))
     else:
         yield events.TaskCreated(request_id, data["id"], first["status"], first.get("message"),
@@ -146,7 +142,7 @@ def _input_events(entry: dict[str, Any]) -> Iterator[Any]:
 
 def task_rounds(data: dict[str, Any]) -> list[Round]:
     """The task's input rounds as the session's rounds (for the outcome `show` reads back)."""
-    return [Round(entry["round"], Reply(0, "tasks/get", None, None, 0.0), {"taskId": data["id"]}, "input_required",
+    return [Round(entry["round"], Reply(0, tasks.GET, None, None, 0.0), tasks.get_params(data["id"]), "input_required",
                   entry["asked"], None, {key: Answer(a["response"], a["source"])
                                          for key, a in (entry.get("answers") or {}).items()})
             for entry in data.get("inputs") or []]

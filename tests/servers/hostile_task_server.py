@@ -31,26 +31,25 @@ HOSTILE_IDS = {"control_id": "x$(touch pwned)\n\x1b[2J'; rm -rf ~ #", "long_id":
 CHATTY_POLLS = 60
 
 
-class AsksForever(base.Task):
-    """input_required, with a new question on every look."""
+class Looked(base.Task):
+    """A task that counts the looks at it (tasks/get), and asks to be polled without pause."""
 
     def __init__(self, task_id: str) -> None:
         super().__init__(task_id)
         self.looks = itertools.count(1)
         self.fields["pollIntervalMs"] = 0
+
+
+class AsksForever(Looked):
+    """input_required, with a new question on every look."""
 
     def view(self) -> dict[str, Any]:
         look = next(self.looks)
         return {**super().view(), "status": "input_required", "inputRequests": {f"roots{look}": ROOTS}}
 
 
-class Chatty(base.Task):
+class Chatty(Looked):
     """A new, huge statusMessage on every look, then completed."""
-
-    def __init__(self, task_id: str) -> None:
-        super().__init__(task_id)
-        self.looks = itertools.count(1)
-        self.fields["pollIntervalMs"] = 0
 
     def view(self) -> dict[str, Any]:
         look = next(self.looks)
