@@ -20,7 +20,6 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 CONFIG_DIR_VARIABLE = "MRTR_CONFIG_DIR"
@@ -72,6 +71,8 @@ def make_private_folder(path: Path) -> None:
 
 def write_private_file(path: Path, text: str, prefix: str = ".mrtr-") -> None:
     """Write `text` to a new 0600 file beside `path` (named `prefix`...), then rename it over `path`."""
+    import tempfile  # only when a file is written: it costs every call that merely reads the folder 5 ms
+
     descriptor, temporary = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as file:
