@@ -1,8 +1,8 @@
 """`mrtr check --prompt NAME` and `--resource URI`: the requests other than tools/call that may
 carry input_required, on the prompt or resource the user names (and only that one). Each is
 driven as `mrtr prompt` and `mrtr read` drive it, its questions answered from the user's answers:
-an input_required round is well-formed, answering completes it, and a resource's complete result
-carries its caching hints.
+an input_required round is well-formed, answering completes it, a resource's complete result
+carries its caching hints, and the requestState its rounds carry is protected (check/state_probes.py).
 """
 
 from __future__ import annotations
@@ -10,8 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.answering.questions import Chain
+from mrtr_cli.check.probes import Prober
+from mrtr_cli.check.state_probes import PROMPT_STATE_PROBES, RESOURCE_STATE_PROBES, StateProber, state_probes_for
 from mrtr_cli.check.tool_rounds import AskingProbes, ending, unreadable_checks, unreadable_round
 from mrtr_cli.check.verdicts import Check, Probe, verdict
+from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Outcome, Session
 from mrtr_cli.protocol import lint_rules
@@ -31,8 +34,9 @@ PROMPT_ASKING = _asking_probes("prompt", "prompts/get")
 RESOURCE_ASKING = _asking_probes("resource", "resources/read")
 RESOURCE_READ_CACHING: Probe = ("resource-read-caching", "resources/read's complete result carries ttlMs and "
                                                          "cacheScope", "MUST", CACHING)
-PROMPT_PROBES: list[Probe] = [PROMPT_ASKING.asks, PROMPT_ASKING.completes]
-RESOURCE_PROBES: list[Probe] = [RESOURCE_ASKING.asks, RESOURCE_ASKING.completes, RESOURCE_READ_CACHING]
+PROMPT_PROBES: list[Probe] = [PROMPT_ASKING.asks, PROMPT_ASKING.completes, *PROMPT_STATE_PROBES]
+RESOURCE_PROBES: list[Probe] = [RESOURCE_ASKING.asks, RESOURCE_ASKING.completes, RESOURCE_READ_CACHING,
+                                *RESOURCE_STATE_PROBES]
 
 
 def probes_for(method: str) -> list[Probe]:
@@ -44,13 +48,18 @@ def _asking_probes_for(method: str) -> AskingProbes:
     return PROMPT_ASKING if method == "prompts/get" else RESOURCE_ASKING
 
 
-def named_checks(client: Client, chain: Chain, method: str, params: dict[str, Any]) -> list[Check]:
+def named_checks(prober: Prober, chain: Chain, method: str, params: dict[str, Any]) -> list[Check]:
     """The probes of one named prompt (prompts/get) or resource (resources/read)."""
+    client = prober.client
     outcome = Session(client, chain).run(method, params)
     checks = _asking(outcome, _asking_probes_for(method))
     if method == "resources/read":
         checks.append(_caching(outcome, client))
-    return checks
+
+    def retry(retried: dict[str, Any]) -> Reply:
+        return prober.send(method, {**retried, "_meta": prober.meta_for()})
+
+    return checks + StateProber(prober, state_probes_for(method), retry).checks(outcome)
 
 
 def _asking(outcome: Outcome, pair: AskingProbes) -> list[Check]:

@@ -17,6 +17,7 @@ from typing import Any
 from mrtr_cli.answering.questions import Chain, Question
 from mrtr_cli.check.hop_probe import RETRY_ELSEWHERE, hop_check
 from mrtr_cli.check.probes import Prober
+from mrtr_cli.check.state_probes import TOOL_STATE_PROBES, StateProber
 from mrtr_cli.check.tool_rounds import ROUND_PROBES, round_checks
 from mrtr_cli.check.verdicts import Check, Probe, ProbeFailed, judged, seen, shape_problem, timed, verdict
 from mrtr_cli.conversation.client import Reply
@@ -34,7 +35,7 @@ CAPABILITY_WITHHELD: Probe = (
     "basic/patterns/mrtr#server-requirements-basic-workflow")
 ANSWERLESS_RETRY: Probe = ("answerless-retry", "a retry without the answers is asked again, not failed", "SHOULD",
                            "basic/patterns/mrtr#error-handling")
-TAMPERED_STATE: Probe = ("tampered-state", "a tampered requestState is rejected", "SHOULD",
+TAMPERED_STATE: Probe = ("tampered-state", "a requestState with its middle character flipped is rejected", "SHOULD",
                          "basic/patterns/mrtr#server-requirements-basic-workflow")
 STATE_OTHER_ARGUMENTS: Probe = ("state-other-arguments", "a requestState sent with other arguments is rejected",
                                 "SHOULD", "basic/patterns/mrtr#server-requirements-basic-workflow")
@@ -47,7 +48,7 @@ ANSWERS_NULL: Probe = ("answers-null", "inputResponses null is not taken into a 
 TOOL_PROBES: list[Probe] = [CAPABILITY_WITHHELD, ANSWERLESS_RETRY, TAMPERED_STATE, STATE_OTHER_ARGUMENTS,
                             EXTRA_ANSWERS, ANSWER_WRONG_SHAPE, ANSWERS_NULL]
 """The retries of the tool's first round, in the order they run and are shown."""
-ALL_TOOL_PROBES: list[Probe] = [*TOOL_PROBES, *ROUND_PROBES, RETRY_ELSEWHERE]
+ALL_TOOL_PROBES: list[Probe] = [*TOOL_PROBES, *TOOL_STATE_PROBES, *ROUND_PROBES, RETRY_ELSEWHERE]
 """Every probe that needs the named tool."""
 WRONG_SHAPE = 12345
 """The answer the wrong-shape probe sends: a number where an object is due, as the suite sends."""
@@ -74,7 +75,8 @@ class ToolProber:
         started = time.perf_counter()
         outcome = self.conversation()
         rounds = timed(round_checks(outcome), time.perf_counter() - started)
-        return [*self.prober.run(TOOL_PROBES, lambda: self._probes(outcome)), *rounds,
+        states = StateProber(self.prober, TOOL_STATE_PROBES, self._retry).checks(outcome)  # check/state_probes.py
+        return [*self.prober.run(TOOL_PROBES, lambda: self._probes(outcome)), *states, *rounds,
                 *self.prober.run([RETRY_ELSEWHERE], lambda: [self._hopping(outcome)])]
 
     def _hopping(self, stayed: Outcome) -> Check:

@@ -160,7 +160,7 @@ def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | 
         arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
         checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored, instances).checks()
     for request in named:
-        checks += named_checks(client, chain, request.method, request_params(request, Preparation()))
+        checks += named_checks(prober, chain, request.method, request_params(request, Preparation()))
     checks += prober.run(LISTEN_PROBES, lambda: listen_checks(prober))  # last: it ends with a stream cancelled
     return checks + watch.checks()
 

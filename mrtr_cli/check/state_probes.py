@@ -1,0 +1,334 @@
+"""`mrtr check`'s probes of the requestState a named tool, prompt or resource hands out: each round's
+state read where it can be (check/state_forgery.py), forged one field at a time, altered where a tag
+sits, cut short, and sent a round early, each retried with the conversation's own answers.
+
+The MRTR page: "If a client request contains a `requestState` field, servers **MUST** treat
+`requestState` as an attacker-controlled input. If `requestState` influences authorization, resource
+access, or business logic, servers **MUST** protect its integrity (e.g. HMAC or AEAD) and **MUST**
+reject state that fails verification. Integrity protection **MAY** be omitted only when tampering can
+cause nothing worse than request failure." So a forgery the server refuses passes, and so does one it
+takes when nothing comes of it: the call ends as the unforged one did. One taken whose result, its
+structuredContent or the next round differs fails. These probes knowingly break the client MUST NOT
+on requestState, as the tampering probe of check/tool_probes.py does, apart from the Session.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from mrtr_cli.check.probes import Prober
+from mrtr_cli.check.state_forgery import (Alteration, ReadableState, Scalar, last_segment, other_value, read,
+                                          tag_tamperings, truncations)
+from mrtr_cli.check.verdicts import SPEC, Check, Probe, seen, verdict
+from mrtr_cli.conversation.client import Reply
+from mrtr_cli.conversation.session import Outcome, Round
+from mrtr_cli.protocol.mrtr import REQUEST_STATE
+
+WORKFLOW = "basic/patterns/mrtr#server-requirements-basic-workflow"
+FORGERIES_A_ROUND = 20
+"""At most this many fields of one round's state are forged: each is a call of the tool."""
+
+
+class StateProbes(NamedTuple):
+    """The probes of one kind of request's state, in the order they run and are shown."""
+
+    readable: Probe
+    forged: Probe
+    tag: Probe
+    truncated: Probe
+    skipped_step: Probe
+
+
+def _state_probes(prefix: str, state: str) -> StateProbes:
+    """The probes of one kind of request: ids after `prefix`, titles naming its `state`."""
+    return StateProbes(
+        readable=(f"{prefix}state-readable", f"what each round's {state} reveals (information only: a server may "
+                                             "encode its state in any format)", "SHOULD", WORKFLOW),
+        forged=(f"{prefix}state-forged-field", f"a {state} with one field forged is refused, or changes nothing",
+                "MUST", WORKFLOW),
+        tag=(f"{prefix}state-tag-tampered", f"a {state} altered where its tag sits is refused", "MUST", WORKFLOW),
+        truncated=(f"{prefix}state-truncated", f"a {state} cut short is refused", "MUST", WORKFLOW),
+        skipped_step=(f"{prefix}state-skipped-step", f"round 1's {state} sent with round 2's answers is refused "
+                                                     "(bound to its request)", "SHOULD", WORKFLOW))
+
+
+TOOL_STATE_PROBES = _state_probes("", "requestState")
+PROMPT_STATE_PROBES = _state_probes("prompt-", "prompts/get requestState")
+RESOURCE_STATE_PROBES = _state_probes("resource-", "resources/read requestState")
+
+
+def state_probes_for(method: str) -> StateProbes:
+    """The state probes of tools/call, prompts/get or resources/read."""
+    return {"prompts/get": PROMPT_STATE_PROBES, "resources/read": RESOURCE_STATE_PROBES}.get(method,
+                                                                                               TOOL_STATE_PROBES)
+
+
+class Walked(NamedTuple):
+    """The conversation sent again from one retry on, one round's state replaced."""
+
+    last: Reply
+    position: int
+    """The index of the round it stopped in."""
+    number: int
+    same: bool
+    """Whether every answer was the conversation's (the result: content, structuredContent, isError)."""
+
+
+class StateProber:
+    """The state probes of one conversation; `send` sends one retry's params (with its _meta)."""
+
+    def __init__(self, prober: Prober, probes: StateProbes, send: Callable[[dict[str, Any]], Reply]) -> None:
+        self.prober = prober
+        self.probes = probes
+        self.send = send
+        self.rounds: list[Round] = []
+
+    def checks(self, outcome: Outcome) -> list[Check]:
+        self.rounds = outcome.rounds
+        judges: dict[Probe, Callable[[], Check]] = {
+            self.probes.readable: self.readable, self.probes.forged: self.forged_fields,
+            self.probes.tag: lambda: self.altered(self.probes.tag, tag_tamperings),
+            self.probes.truncated: lambda: self.altered(self.probes.truncated, truncations),
+            self.probes.skipped_step: self.skipped_step,
+        }
+        return self.prober.run_each(list(self.probes), judges)
+
+    def _stated(self) -> list[int]:
+        """The rounds (by index) whose state was echoed in a retry of the conversation."""
+        return [index for index, r in enumerate(self.rounds[:-1]) if r.state is not None]
+
+    def _why_none(self, probe: Probe) -> Check | None:
+        """The probe skipped when no round's state was sent back, saying why."""
+        if not any(r.state is not None for r in self.rounds):
+            return verdict(*probe, None, "no round carried a requestState")
+        if not self._stated():
+            return verdict(*probe, None, "not judged: no retry carried the requestState (pass --answer or "
+                                         "--answers)")
+        return None
+
+    def readable(self) -> Check:
+        said = [(r.number, _reveals(r.state)) for r in self.rounds if r.state is not None]
+        if not said:
+            return verdict(*self.probes.readable, None, "no round carried a requestState")
+        return verdict(*self.probes.readable, True, "; ".join(f"{_rounds(numbers)} requestState {words}"
+                                                              for numbers, words in _grouped(said)))
+
+    def forged_fields(self) -> Check:
+        probe = self.probes.forged
+        skipped = self._why_none(probe)
+        if skipped is not None:
+            return skipped
+        readable = [(index, read(self.rounds[index].state or "")) for index in self._stated()]
+        forgeable = [(index, state) for index, state in readable if state is not None]
+        if not forgeable:
+            return verdict(*probe, None, "no round's requestState reads as JSON (opaque to mrtr: the tag and "
+                                         "truncation probes alter it)")
+        tallies = [self._forge_round(index, state) for index, state in forgeable]
+        return _forged_verdict(probe, tallies)
+
+    def _forge_round(self, index: int, state: ReadableState) -> Tally:
+        scalars = list(state.scalars())
+        tally = Tally(self.rounds[index].number, len(scalars))
+        for scalar in scalars[:FORGERIES_A_ROUND]:
+            value = other_value(scalar.value)
+            walked = self._walk(index, state.forged(scalar, value))
+            if not walked.same and self._refused(walked.last, walked.position - 1):  # late is still refused
+                tally.refused.append(walked.last)
+            elif walked.same:
+                tally.no_effect.append(scalar.path)
+            else:
+                tally.differing.append((scalar, value, walked))
+        if tally.differing:
+            tally.unstable = not self._walk(index, self.rounds[index].state or "").same
+        return tally
+
+    def altered(self, probe: Probe, alterations: Callable[[str, int | None], list[Alteration]]) -> Check:
+        """Each round's state altered by `alterations`, retried: taken into a complete result or the next round fails."""
+        skipped = self._why_none(probe)
+        if skipped is not None:
+            return skipped
+        sent, taken, untagged = 0, [], []
+        for index in self._stated():
+            state = self.rounds[index].state or ""
+            readable = read(state)
+            if readable is not None and readable.tag is None:
+                untagged.append(self.rounds[index].number)
+                continue
+            start = readable.tag_start if readable is not None else last_segment(state)
+            for alteration in alterations(state, start):
+                reply, sent = self.send(_with_state(self.rounds[index + 1].params, alteration.state)), sent + 1
+                if self._taken(reply, index):
+                    taken.append(f"round {self.rounds[index].number}'s with {alteration.what}: {seen(reply)}")
+        if sent == 0:
+            return verdict(*probe, None, f"{_rounds(untagged)} requestState reads as JSON with no tag: the forged-"
+                                         "field probe judges it")
+        if taken:
+            return verdict(*probe, False, f"requestState integrity: {taken[0]} was taken"
+                                          + (f" ({len(taken) - 1} more alteration(s) taken)" if len(taken) > 1 else ""))
+        return verdict(*probe, True, f"{sent} altered requestState(s) refused" + _untagged(untagged))
+
+    def skipped_step(self) -> Check:
+        probe = self.probes.skipped_step
+        skipped = self._why_none(probe)
+        if skipped is not None:
+            return skipped
+        if len(self.rounds) < 3 or self.rounds[1].result_type != "input_required":
+            return verdict(*probe, None, "the conversation has no second round answered to skip to")
+        first, second = self.rounds[0].state, self.rounds[1].state
+        if first is None or first == second:
+            why = "round 1 carried no requestState" if first is None else "round 2 carried round 1's requestState"
+            return verdict(*probe, None, f"not probed: {why}")
+        reply = self.send(_with_state(self.rounds[2].params, first))
+        detail = f"round 1's requestState with round 2's answers: {seen(reply)}"
+        return verdict(*probe, not self._taken(reply, 1), detail + ("" if not self._taken(reply, 1) else
+                                                                    ", as if round 1 had been answered"))
+
+    def _walk(self, index: int, state: str) -> Walked:
+        """The conversation from round index+2 on, round index+1's state replaced by `state`: each retry as
+        the conversation sent it, with the state the answer before it carried, while the answers are the
+        conversation's."""
+        position, reply = index + 1, self.send(_with_state(self.rounds[index + 1].params, state))
+        while _view(reply) == _view(self.rounds[position].reply):
+            if _view(reply)[0] != "input_required" or position + 1 >= len(self.rounds):
+                return Walked(reply, position, self.rounds[position].number, True)
+            position += 1
+            reply = self.send(_with_state(self.rounds[position].params, reply.result.get(REQUEST_STATE)))
+        return Walked(reply, position, self.rounds[position].number, False)
+
+    def _refused(self, reply: Reply, index: int) -> bool:
+        """Whether the server turned the retry down: an error, a tool error, or a round already asked."""
+        kind, view = _view(reply)
+        if kind == "input_required":
+            return any(view == r.requests for r in self.rounds[:index + 1])
+        return kind in ("error", "unreadable") or (kind == "complete" and view.get("isError") is True)
+
+    def _taken(self, reply: Reply, index: int) -> bool:
+        """Whether a retry of round index+1 went on as the conversation did: a complete result, or its next round."""
+        kind, view = _view(reply)
+        if self._refused(reply, index):
+            return False
+        following = self.rounds[index + 1]
+        return kind == "complete" or (following.result_type == "input_required" and view == following.requests)
+
+
+class Tally:
+    """What the forgeries of one round's state came to."""
+
+    def __init__(self, number: int, fields: int) -> None:
+        self.number = number
+        self.fields = fields
+        self.refused: list[Reply] = []
+        self.no_effect: list[str] = []
+        self.differing: list[tuple[Scalar, Any, Walked]] = []
+        self.unstable = False
+        """Whether the unforged retry, sent again, also ended otherwise than the conversation."""
+
+    @property
+    def forged(self) -> int:
+        return min(self.fields, FORGERIES_A_ROUND)
+
+    @property
+    def left_out(self) -> int:
+        return self.fields - self.forged
+
+
+def _forged_verdict(probe: Probe, tallies: list[Tally]) -> Check:
+    summary = _summary(tallies)
+    differing = [(tally, found) for tally in tallies for found in tally.differing]
+    if not differing:
+        return verdict(*probe, True, summary)
+    tally, (scalar, value, walked) = differing[0]
+    told = (f"requestState integrity: round {tally.number}'s field `{scalar.path}` changed from "
+            f"{_json(scalar.value)} to {_json(value)} and {_what_came(walked)}")
+    more = f" ({len(differing) - 1} more field(s) likewise)" if len(differing) > 1 else ""
+    if any(t.unstable for t, _ in differing):
+        id, title, level, page = probe
+        return Check(id, title, level, "warn", f"{told}{more}, but the unforged retry sent again did not end as "
+                                               f"the conversation did either: mrtr cannot tell; {summary}",
+                     SPEC + page)
+    return verdict(*probe, False, f"{told}{more}; {summary}")
+
+
+def _what_came(walked: Walked) -> str:
+    kind, _ = _view(walked.last)
+    if kind == "complete":
+        return "the call completed with it (its result differs from the unforged run's)"
+    return f"the server took it: round {walked.number} differs from the unforged run's ({seen(walked.last)})"
+
+
+def _summary(tallies: list[Tally]) -> str:
+    """How the forgeries of every round went, the first refusal's words said once."""
+    refusals = [reply for tally in tallies for reply in tally.refused]
+    why = f": {seen(refusals[0])}" if refusals else ""
+    left_out = sum(tally.left_out for tally in tallies)
+    cut = f"; {left_out} field(s) left out (at most {FORGERIES_A_ROUND} a round)" if left_out else ""
+    sent = sum(tally.forged for tally in tallies)
+    if len(refusals) == sent:
+        fields = ", ".join(f"{tally.forged} of round {tally.number}" for tally in tallies)
+        return f"{'the' if sent == 1 else f'all {sent}'} forged field{'s' if sent != 1 else ''} refused " \
+               f"({fields}){why}{cut}"
+    return "; ".join(_tally_words(tally) for tally in tallies) + why + cut
+
+
+def _tally_words(tally: Tally) -> str:
+    parts = [f"round {tally.number}: {tally.forged} field(s) forged"]
+    if tally.refused:
+        parts.append(f"{len(tally.refused)} refused")
+    if tally.no_effect:
+        shown = ", ".join(f"`{path}`" for path in tally.no_effect[:3]) + (", …" if len(tally.no_effect) > 3 else "")
+        parts.append(f"{len(tally.no_effect)} taken with no effect ({shown})")
+    if tally.differing:
+        parts.append(f"{len(tally.differing)} changed what came")
+    return ", ".join(parts)
+
+
+def _view(reply: Reply) -> tuple[str, Any]:
+    """What a forged run is compared on: an error's code; a complete result's content, structuredContent
+    and isError; an input_required round's questions."""
+    if reply.error is not None:
+        return "error", reply.error.get("code")
+    result = reply.result
+    if not isinstance(result, dict):
+        return "unreadable", None
+    if result.get("resultType", "complete") == "input_required":
+        return "input_required", result.get("inputRequests") or {}
+    return "complete", {key: result.get(key) for key in ("content", "structuredContent", "isError")}
+
+
+def _with_state(params: dict[str, Any], state: Any) -> dict[str, Any]:
+    sent = {key: value for key, value in params.items() if key != REQUEST_STATE}
+    return {**sent, REQUEST_STATE: state} if state is not None else sent
+
+
+def _reveals(state: str | None) -> str:
+    readable = read(state or "")
+    return f"is {readable.describe()}" if readable is not None else \
+        f"does not read as JSON ({len(state or '')} characters, opaque to mrtr)"
+
+
+def _grouped(said: list[tuple[int, str]]) -> list[tuple[list[int], str]]:
+    """Consecutive rounds that reveal the same, together."""
+    groups: list[tuple[list[int], str]] = []
+    for number, words in said:
+        if groups and groups[-1][1] == words:
+            groups[-1][0].append(number)
+        else:
+            groups.append(([number], words))
+    return groups
+
+
+def _rounds(numbers: list[int]) -> str:
+    if len(numbers) == 1:
+        return f"round {numbers[0]}'s"
+    return f"rounds {', '.join(str(n) for n in numbers[:-1])} and {numbers[-1]}'s"
+
+
+def _untagged(numbers: list[int]) -> str:
+    return f"; {_rounds(numbers)} reads as JSON with no tag (the forged-field probe judges it)" if numbers else ""
+
+
+def _json(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:40] + "…"
