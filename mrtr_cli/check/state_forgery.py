@@ -139,7 +139,7 @@ class ReadableState(NamedTuple):
 
 
 class Alteration(NamedTuple):
-    """A copy of a state altered on purpose, and what was done to it."""
+    """A copy of a state altered on purpose, and what was done to it ("without its last segment")."""
 
     what: str
     state: str
@@ -168,9 +168,9 @@ def other_value(value: Any) -> Any:
 def tag_tamperings(state: str, tag_start: int | None) -> list[Alteration]:
     """Copies of `state` altered where a tag usually sits: its last two characters (a base64 string's
     very last one may carry only padding bits), and its whole last segment when it has one."""
-    altered = [Alteration("its last two characters changed", _changed_last(state, 2))]
+    altered = [Alteration("with its last two characters changed", _changed_last(state, 2))]
     if tag_start is not None and tag_start < len(state):
-        altered.append(Alteration("its last segment changed, the rest untouched",
+        altered.append(Alteration("with its last segment changed (the rest untouched)",
                                   state[:tag_start] + _changed_last(state[tag_start:], len(state))))
     return _distinct(state, altered)
 
@@ -180,9 +180,9 @@ def truncations(state: str, tag_start: int | None) -> list[Alteration]:
     cut = []
     if tag_start is not None and tag_start > 1:
         cut += [Alteration("without its last segment", state[:tag_start - 1]),
-                Alteration("its last segment emptied", state[:tag_start])]
+                Alteration("with its last segment emptied", state[:tag_start])]
     if len(state) > 8:
-        cut.append(Alteration("its last 4 characters cut", state[:-4]))
+        cut.append(Alteration("with its last 4 characters cut", state[:-4]))
     return _distinct(state, cut)
 
 

@@ -149,7 +149,7 @@ class StateProber:
         skipped = self._why_none(probe)
         if skipped is not None:
             return skipped
-        sent, taken, untagged = 0, [], []
+        sent, taken, untagged, first = 0, [], [], ""
         for index in self._stated():
             state = self.rounds[index].state or ""
             readable = read(state)
@@ -159,15 +159,18 @@ class StateProber:
             start = readable.tag_start if readable is not None else last_segment(state)
             for alteration in alterations(state, start):
                 reply, sent = self.send(_with_state(self.rounds[index + 1].params, alteration.state)), sent + 1
+                first = first or seen(reply)
                 if self._taken(reply, index):
-                    taken.append(f"round {self.rounds[index].number}'s with {alteration.what}: {seen(reply)}")
+                    into = "a complete result" if _view(reply)[0] == "complete" else "the next round"
+                    taken.append(f"round {self.rounds[index].number}'s requestState {alteration.what} was taken "
+                                 f"into {into} ({seen(reply)})")
         if sent == 0:
             return verdict(*probe, None, f"{_rounds(untagged)} requestState reads as JSON with no tag: the forged-"
                                          "field probe judges it")
         if taken:
-            return verdict(*probe, False, f"requestState integrity: {taken[0]} was taken"
-                                          + (f" ({len(taken) - 1} more alteration(s) taken)" if len(taken) > 1 else ""))
-        return verdict(*probe, True, f"{sent} altered requestState(s) refused" + _untagged(untagged))
+            return verdict(*probe, False, f"requestState integrity: {taken[0]}"
+                                          + (f"; {len(taken) - 1} more alteration(s) taken" if len(taken) > 1 else ""))
+        return verdict(*probe, True, f"{sent} altered requestState(s) refused ({first})" + _untagged(untagged))
 
     def skipped_step(self) -> Check:
         probe = self.probes.skipped_step
@@ -237,12 +240,14 @@ class Tally:
 def _forged_verdict(probe: Probe, tallies: list[Tally]) -> Check:
     summary = _summary(tallies)
     differing = [(tally, found) for tally in tallies for found in tally.differing]
+    differing.sort(key=lambda pair: _view(pair[1][2].last)[0] != "complete")  # a changed result tells most
     if not differing:
         return verdict(*probe, True, summary)
     tally, (scalar, value, walked) = differing[0]
     told = (f"requestState integrity: round {tally.number}'s field `{scalar.path}` changed from "
             f"{_json(scalar.value)} to {_json(value)} and {_what_came(walked)}")
-    more = f" ({len(differing) - 1} more field(s) likewise)" if len(differing) > 1 else ""
+    others = [f"`{found[0].path}` (round {other.number})" for other, found in differing[1:]]
+    more = f"; also {', '.join(others[:3])}{', …' if len(others) > 3 else ''}" if others else ""
     if any(t.unstable for t, _ in differing):
         id, title, level, page = probe
         return Check(id, title, level, "warn", f"{told}{more}, but the unforged retry sent again did not end as "
@@ -261,15 +266,15 @@ def _what_came(walked: Walked) -> str:
 def _summary(tallies: list[Tally]) -> str:
     """How the forgeries of every round went, the first refusal's words said once."""
     refusals = [reply for tally in tallies for reply in tally.refused]
-    why = f": {seen(refusals[0])}" if refusals else ""
+    why = seen(refusals[0]) if refusals else ""
     left_out = sum(tally.left_out for tally in tallies)
     cut = f"; {left_out} field(s) left out (at most {FORGERIES_A_ROUND} a round)" if left_out else ""
     sent = sum(tally.forged for tally in tallies)
     if len(refusals) == sent:
         fields = ", ".join(f"{tally.forged} of round {tally.number}" for tally in tallies)
         return f"{'the' if sent == 1 else f'all {sent}'} forged field{'s' if sent != 1 else ''} refused " \
-               f"({fields}){why}{cut}"
-    return "; ".join(_tally_words(tally) for tally in tallies) + why + cut
+               f"({fields}): {why}{cut}"
+    return "; ".join(_tally_words(tally) for tally in tallies) + (f"; refused with {why}" if why else "") + cut
 
 
 def _tally_words(tally: Tally) -> str:
@@ -285,8 +290,9 @@ def _tally_words(tally: Tally) -> str:
 
 
 def _view(reply: Reply) -> tuple[str, Any]:
-    """What a forged run is compared on: an error's code; a complete result's content, structuredContent
-    and isError; an input_required round's questions."""
+    """What a forged run is compared on: an error's code; a complete result but its `_meta` (a tool's
+    content, structuredContent and isError, a resource's contents, a prompt's messages); an
+    input_required round's questions."""
     if reply.error is not None:
         return "error", reply.error.get("code")
     result = reply.result
@@ -294,7 +300,7 @@ def _view(reply: Reply) -> tuple[str, Any]:
         return "unreadable", None
     if result.get("resultType", "complete") == "input_required":
         return "input_required", result.get("inputRequests") or {}
-    return "complete", {key: result.get(key) for key in ("content", "structuredContent", "isError")}
+    return "complete", {key: value for key, value in result.items() if key not in ("_meta", "resultType")}
 
 
 def _with_state(params: dict[str, Any], state: Any) -> dict[str, Any]:
