@@ -93,11 +93,13 @@ def test_a_server_breaking_a_list_rule_fails_each_list_it_breaks(fault: str, fai
         "sep-2549-tools-list-caching-hints"
 
 
-def test_unchecked_state_warns_on_both_state_probes():
+def test_unchecked_state_warns_on_both_state_probes_and_fails_the_forgeries():
     run = mrtr("check", *BOOK, "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), "state-unchecked")
     verdicts = statuses(run)
     assert {c for c, s in verdicts.items() if s == "warn"} == {"tampered-state", "state-other-arguments"}
-    assert run.code == 0
+    assert {c for c, s in verdicts.items() if s == "fail"} == {"state-forged-field", "state-tag-tampered",
+                                                                "state-truncated"}  # check/state_probes.py
+    assert run.code == 2
 
 
 def test_headers_that_disagree_must_be_refused_over_http():
@@ -212,7 +214,7 @@ def test_an_older_era_check_over_http_also_asks_whether_the_server_speaks_2026_0
                    "--answers", "examples/match_rules.yaml")
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: yes" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 57 skipped" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 62 skipped" in run.stdout
 
 
 def test_an_older_era_tool_completes_with_its_questions_answered_in_flight():
@@ -233,10 +235,10 @@ def test_a_server_refusing_discover_is_checked_in_the_handshake_era(scripted):
     assert run.code == 0, run.stderr
     assert ("era: the initialize handshake (2025-06-18); also speaks 2026-07-28: no, it answered server/discover "
             "with error -32601 (Method not found)") in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 50 skipped" in run.stdout and "complete after 0 questions" in run.stdout
-    assert run.stdout.count(OLDER_GROUP.format(50, "2025-06-18")) == 1 and "this rule is" not in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 55 skipped" in run.stdout and "complete after 0 questions" in run.stdout
+    assert run.stdout.count(OLDER_GROUP.format(55, "2025-06-18")) == 1 and "this rule is" not in run.stdout
     document = mrtr(*server.args("check", "--tool", "X", "--json"))
-    assert sum(c["seen"] == OLDER_REASON.replace("2025-11-25", "2025-06-18") for c in document.json()["checks"]) == 50
+    assert sum(c["seen"] == OLDER_REASON.replace("2025-11-25", "2025-06-18") for c in document.json()["checks"]) == 55
 
 
 def test_an_initialize_result_without_server_info_fails(scripted):

@@ -172,9 +172,9 @@ def test_opaque_states_are_altered_where_a_tag_sits_in_their_own_alphabet():
     assert all(set(a.state) <= set(string.hexdigits + ":") for a in tampered)
     assert [(a.what, a.state) for a in truncations(hex_state, last_segment(hex_state))] == [
         ("without its last segment", "9f86d081884c7d659a2feaa0c55ad015"),
-        ("its last segment emptied", "9f86d081884c7d659a2feaa0c55ad015:"),
-        ("its last 4 characters cut", hex_state[:-4])]
-    assert [a.what for a in tag_tamperings("Zm9v-_==", None)] == ["its last two characters changed"]
+        ("with its last segment emptied", "9f86d081884c7d659a2feaa0c55ad015:"),
+        ("with its last 4 characters cut", hex_state[:-4])]
+    assert [a.what for a in tag_tamperings("Zm9v-_==", None)] == ["with its last two characters changed"]
     assert tag_tamperings("Zm9v-_==", None)[0].state == "Zm9v_-=="
 
 

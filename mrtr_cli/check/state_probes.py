@@ -164,9 +164,11 @@ class StateProber:
                     into = "a complete result" if _view(reply)[0] == "complete" else "the next round"
                     taken.append(f"round {self.rounds[index].number}'s requestState {alteration.what} was taken "
                                  f"into {into} ({seen(reply)})")
-        if sent == 0:
+        if sent == 0 and untagged:
             return verdict(*probe, None, f"{_rounds(untagged)} requestState reads as JSON with no tag: the forged-"
                                          "field probe judges it")
+        if sent == 0:
+            return verdict(*probe, None, "not probed: each requestState is too short to alter so")
         if taken:
             return verdict(*probe, False, f"requestState integrity: {taken[0]}"
                                           + (f"; {len(taken) - 1} more alteration(s) taken" if len(taken) > 1 else ""))

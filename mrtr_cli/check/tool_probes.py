@@ -75,9 +75,10 @@ class ToolProber:
         started = time.perf_counter()
         outcome = self.conversation()
         rounds = timed(round_checks(outcome), time.perf_counter() - started)
-        states = StateProber(self.prober, TOOL_STATE_PROBES, self._retry).checks(outcome)  # check/state_probes.py
-        return [*self.prober.run(TOOL_PROBES, lambda: self._probes(outcome)), *states, *rounds,
-                *self.prober.run([RETRY_ELSEWHERE], lambda: [self._hopping(outcome)])]
+        probed = self.prober.run(TOOL_PROBES, lambda: self._probes(outcome))
+        hopped = self.prober.run([RETRY_ELSEWHERE], lambda: [self._hopping(outcome)])
+        states = StateProber(self.prober, TOOL_STATE_PROBES, self._retry).checks(outcome)  # sent last: the most calls
+        return [*probed, *states, *rounds, *hopped]
 
     def _hopping(self, stayed: Outcome) -> Check:
         """The conversation again, each round sent where `instances` say (--replica, --restart-between-rounds)."""
