@@ -99,6 +99,10 @@ def test_the_demo_passes_every_new_probe_and_the_junit_report_has_a_case_for_eac
     assert checks["decline-is-no"]["seen"].count("another result") == 3  # date, party, confirm: each refused
     cases = {case.get("name") for case in ElementTree.parse(report).getroot().iter("testcase")}
     assert set(NEW_PROBES) <= cases
+    sampling = mrtr("check", "--demo", "--tool", "summarize", "--answers", "examples/summarize.yaml", "--json")
+    checks = {c["id"]: c for c in sampling.json()["checks"]}
+    assert checks["decline-is-no"]["status"] == "skipped"
+    assert checks["decline-is-no"]["seen"] == "the tool asks no form question with a required field"
 
 
 def test_the_sdk_mcpserver_seals_its_state_so_it_differs_on_every_run():

@@ -71,14 +71,14 @@ class RefusingAnswerer:
 
 
 def refusable(outcome: Outcome) -> list[Asked]:
-    """The form questions of the conversation with a required field, each key once, in order."""
+    """The form questions of the conversation with a required field that were accepted, each key once, in order."""
     found: dict[str, Asked] = {}
     for r in outcome.rounds:
         for key, request in r.requests.items():
             question = Question(r.number, key, request, "")
             required = question.schema.get("required")
-            if (question.mode == "form" and isinstance(required, list) and required and key in r.answers
-                    and key not in found):
+            accepted = key in r.answers and r.answers[key].response.get("action") == "accept"
+            if question.mode == "form" and isinstance(required, list) and required and accepted and key not in found:
                 found[key] = Asked(r.number, key)
     return list(found.values())
 
