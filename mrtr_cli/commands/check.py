@@ -39,11 +39,11 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
     `probes`: --skip-probe, --state-age and --at-most-once."""
     def body(context: Context) -> ExitCode:
         files.check_writable(junit, "--junit")
-        skipped = skipped_by_request(probes.skip_probes)
-        flags = _replay_flags(probes, tool)
         started = time.monotonic()
         try:
-            checks, server, era = _probe(context, tool, target, answering, named, Asked(skipped, flags))
+            skipped = skipped_by_request(probes.skip_probes)
+            checks, server, era = _probe(context, tool, target, answering, named,
+                                         Asked(skipped, _replay_flags(probes, tool)))
         except MrtrError as error:  # no probe ran: the report still says why
             _report_for_ci(context, [], time.monotonic() - started, junit, error.one_line())
             raise
