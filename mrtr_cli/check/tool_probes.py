@@ -85,7 +85,7 @@ class ToolProber:
         rounds = timed(round_checks(outcome), time.perf_counter() - started)
         return [*self.prober.run(TOOL_PROBES, lambda: self._probes(outcome)), *rounds,
                 *self.prober.run([RETRY_ELSEWHERE], lambda: [self._hopping(outcome)]),
-                *self.prober.run_each(REFUSAL_PROBES, {probe: self._refusing(outcome, probe) for probe in REFUSAL_PROBES})]
+                *self.prober.run_each(REFUSAL_PROBES, {p: self._refusing(outcome, p) for p in REFUSAL_PROBES})]
 
     def waiting_checks(self) -> list[Check]:
         """The probes that wait a while after the conversation (check/replay_probes.py): called as

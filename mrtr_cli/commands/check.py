@@ -188,8 +188,8 @@ def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | 
         checks += tool_prober.checks()
     after = [check for request in named for check in named_checks(client, chain, request.method,
                                                                   request_params(request, Preparation()))]
-    after += prober.run(LISTEN_PROBES, lambda: listen_checks(prober))  # last: it ends with a stream cancelled
-    if tool_prober is not None:  # the probes that wait go last, the rest of the check filling their wait
+    after += prober.run(LISTEN_PROBES, lambda: listen_checks(prober))  # it ends with a stream cancelled
+    if tool_prober is not None:  # the probes that wait go last, the rest of the check (and its waits) filling theirs
         watch.validate_so_far()
         checks += tool_prober.waiting_checks()
     return checks + after + watch.checks()
