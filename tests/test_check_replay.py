@@ -1,7 +1,8 @@
 """`mrtr check --tool X`: a requestState asked for again later, held --state-age seconds, or its
 completing retry sent twice (--at-most-once) (check/replay_probes.py); and a question declined or
 cancelled that ends as accepting it did (check/refusal_probes.py). Each against
-tests/servers/voucher_server.py with the rule broken and kept, the demo and the SDK's MCPServer,
+tests/servers/voucher_server.py with the rule broken and kept, the demo, the SDK's MCPServer and its
+low-level Server (over Streamable HTTP),
 through the real CLI; and --skip-probe."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import jsonschema
 import pytest
 
 from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, Run, mrtr
+from peers import plain_state_instances_over_http
 
 SCHEMA = __import__("json").loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
 VOUCHER = [PYTHON, str(SERVERS / "voucher_server.py")]
@@ -105,11 +107,17 @@ def test_the_demo_passes_every_new_probe_and_the_junit_report_has_a_case_for_eac
     assert checks["decline-is-no"]["seen"] == "the tool asks no form question with a required field"
 
 
-def test_the_sdk_mcpserver_seals_its_state_so_it_differs_on_every_run():
+def test_the_sdk_mcpserver_seals_its_state_so_it_differs_and_its_low_level_server_over_http_does_not():
     run = mrtr("check", "--tool", "greet", "-a", "greeting=hi", "--answer", "__main__:ask_name.name=Ada", "--json",
                "--", *SDK_SERVER)
     checks = {c["id"]: c for c in run.json()["checks"]}
     assert checks["state-never-expires"]["status"] == "pass", checks["state-never-expires"]
+    with plain_state_instances_over_http() as (url, _):
+        plain = mrtr("check", "--url", url, "--tool", "greet", "-a", "greeting=hi", "--answer", "name.name=Ada",
+                     "--json")
+    checks = {c["id"]: c for c in plain.json()["checks"]}
+    assert checks["state-never-expires"]["status"] == "warn", checks["state-never-expires"]
+    assert checks["state-never-expires"]["seen"].startswith("round 1's requestState was byte-identical")
 
 
 @pytest.mark.parametrize("flag", [("--state-age", "5"), ("--at-most-once",)])
