@@ -2,11 +2,11 @@
 completing retry sent twice (--at-most-once) (check/replay_probes.py); and a question declined or
 cancelled that ends as accepting it did (check/refusal_probes.py). Each against
 tests/servers/voucher_server.py with the rule broken and kept, the demo, the SDK's MCPServer and its
-low-level Server (over Streamable HTTP),
-through the real CLI; and --skip-probe."""
+low-level Server (over Streamable HTTP), through the real CLI; and --skip-probe."""
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -16,7 +16,7 @@ import pytest
 from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, Run, mrtr
 from peers import plain_state_instances_over_http
 
-SCHEMA = __import__("json").loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
+SCHEMA = json.loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
 VOUCHER = [PYTHON, str(SERVERS / "voucher_server.py")]
 REDEEM = ["--tool", "redeem", "-a", "voucher=V1", "--answer", "confirm.confirm=true"]
 NEW_PROBES = ["decline-is-no", "cancel-is-no", "state-never-expires", "state-age", "at-most-once"]
