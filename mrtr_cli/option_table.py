@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
-from mrtr_cli.options import (COLORS, MAX_JOBS, MAX_REPEAT, MAX_SECONDS, MIN_SECONDS, AnsweringOptions, AppOptions, ArgumentOptions,
+from mrtr_cli.options import (COLORS, MAX_JOBS, MAX_REPEAT, MAX_SECONDS, MAX_STATE_AGE, MIN_SECONDS, MIN_STATE_AGE,
+                              AnsweringOptions, AppOptions, ArgumentOptions,
                               LogoutOptions, OutputOptions, ProbeOptions, ProxyOptions, RecordingOptions, ReplayingOptions,
                               ReportOptions, ServingOptions, TargetOptions, TaskOptions, jobs, protocol_version, repeat,
-                              round_limit, seconds)
+                              round_limit, seconds, state_age)
 from mrtr_cli.protocol.choices import LOG_LEVELS
 
 GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions, "output": OutputOptions,
@@ -64,6 +65,7 @@ VERSION = Reader(protocol_version)
 SIZE = Reader(message_size, text=size_text)
 JOBS = Reader(jobs, int, 1, MAX_JOBS)
 REPEAT = Reader(repeat, int, 1, MAX_REPEAT)
+STATE_AGE = Reader(state_age, float, MIN_STATE_AGE, MAX_STATE_AGE)
 
 
 OptionKind = Literal["flag", "value", "many"]
@@ -227,6 +229,12 @@ OWN = (
     Option(("--prompt",), "probes", "prompt", "value", "Also probe prompts/get of this prompt (-a/--args are its "
            "arguments when no --tool is named).", "NAME"),
     Option(("--resource",), "probes", "resource", "value", "Also probe resources/read of this resource.", "URI"),
+    Option(("--skip-probe",), "probes", "skip_probes", "many", "Leave this probe out (its line says skipped, by "
+           "request). Repeatable.", "ID"),
+    Option(("--state-age",), "probes", "state_age", "value", "Hold the --tool's round 1 requestState this long, "
+           "then retry it: accepted is a warn.", "SECONDS", STATE_AGE),
+    Option(("--at-most-once",), "probes", "at_most_once", "flag", "The --tool's requestState must be consumed at "
+           "most once: its completing retry is sent again."),
     Option(("--interactive",), "replaying", "interactive", "flag", "Ask a person what the recording does not "
            "answer."),
     Option(("--update",), "replaying", "update", "flag", "Rewrite each transcript from the live run."),

@@ -72,6 +72,22 @@ def repeat(text: str) -> int:
     return whole_number(text, "runs", MAX_REPEAT)
 
 
+MIN_STATE_AGE = 1
+MAX_STATE_AGE = 3600
+"""The bounds of `check --state-age SECONDS`."""
+
+
+def state_age(text: str) -> float:
+    """`check --state-age SECONDS`: a number from MIN_STATE_AGE to MAX_STATE_AGE, else ValueError saying so."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number of seconds") from None
+    if not MIN_STATE_AGE <= value <= MAX_STATE_AGE:  # NaN fails both
+        raise ValueError(f"{text!r} is not a number of seconds from {MIN_STATE_AGE} to {MAX_STATE_AGE}")
+    return value
+
+
 def protocol_version(text: str) -> str:
     """`--protocol-version V`: a version mrtr speaks, else ValueError saying which it speaks (mrtr
     check sends an unsupported one on purpose, in its own probe). Both parsers read it here."""
@@ -189,6 +205,9 @@ class ProbeOptions(NamedTuple):
     tool: str | None = None
     prompt: str | None = None
     resource: str | None = None
+    skip_probes: tuple[str, ...] = ()
+    state_age: float | None = None
+    at_most_once: bool = False
 
 
 class ReplayingOptions(NamedTuple):

@@ -41,7 +41,8 @@ def test_the_demo_server_passes_over_stdio_and_http():
     assert over_http.code == 0 and set(verdicts.values()) == {"pass", "skipped"}
     assert {k for k, v in verdicts.items() if v == "skipped"} == NOT_ASKED_BY_BOOK_TABLE | {
         "subscription-ack", "subscription-id-tagged",  # the demo offers no listen stream
-        "retry-on-another-instance"}  # no --replica
+        "retry-on-another-instance",  # no --replica
+        "state-age", "at-most-once"}  # no --state-age, no --at-most-once
 
 
 def test_the_sdk_server_passes_with_a_declarative_tool():

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 from pathlib import Path
 
 from conformance import reference_server
 from conftest import PYTHON, ROOT, mrtr
+from mrtr_cli.check.catalog import probe_ids
 from peers import demo_http, everything_over_http
 from pty_session import CTRL_C, ENTER, ESC, UP, Pty, prompt
 
@@ -173,12 +175,22 @@ def test_at_replays_consent_prompt_escape_says_no_and_ctrl_c_aborts(tmp_path: Pa
     assert aborted.finish() == 130  # before: answered no, exit 1
 
 
+def named_warns(path: Path) -> set[str]:
+    """The probe ids a server's docstring names in its paragraphs about warns."""
+    paragraphs = path.read_text().split('"""')[1].split("\n\n")
+    named = {id for paragraph in paragraphs if "warn" in paragraph for id in re.findall(r"`([a-z0-9-]+)`", paragraph)}
+    return named & set(probe_ids())
+
+
 def test_the_example_server_passes_check_and_a_tool_call_that_errors_judges_nothing_silently():
-    """examples/my_server.py is a model to copy: mrtr check finds nothing wrong with it. Without the
-    tool's arguments its call is an error: check fails as call does (before: every rule skipped, exit 0)."""
+    """examples/my_server.py is a model to copy: mrtr check finds no broken MUST in it, and warns only
+    what its first lines name. Without the tool's arguments its call is an error: check fails as call
+    does (before: every rule skipped, exit 0)."""
     server = ("--", PYTHON, str(ROOT / "examples" / "my_server.py"))
-    passed = mrtr("check", "--tool", "greet", "-a", "greeting=Hi", "--answer", "name.name=Ada", *server)
-    assert passed.code == 0 and " 0 fail · 0 warn" in passed.stdout, passed.stdout
+    passed = mrtr("check", "--tool", "greet", "-a", "greeting=Hi", "--answer", "name.name=Ada", "--json", *server)
+    assert passed.code == 0 and passed.json()["summary"]["fail"] == 0, passed.stdout
+    warned = {check["id"] for check in passed.json()["checks"] if check["status"] == "warn"}
+    assert warned == named_warns(ROOT / "examples" / "my_server.py")
     errored = mrtr("check", "--tool", "greet", "--answer", "name.name=Ada", *server)
     assert errored.code == 2, errored.stdout
     assert "the tool's own call was answered with error -32602" in errored.stdout

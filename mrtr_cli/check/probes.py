@@ -17,7 +17,8 @@ from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.errors import ProtocolError, RequestTimeout
 from mrtr_cli.check.exact_headers import EXACT_HEADER_PROBES, ExactHeaderProber
 from mrtr_cli.check.generic import GENERIC_PROBES, GenericProber
-from mrtr_cli.check.verdicts import SPEC, Check, Probe, ProbeFailed, judged, seen, shape_problem, short, timed, verdict
+from mrtr_cli.check.verdicts import (SPEC, Check, Probe, ProbeFailed, by_request, judged, seen, shape_problem, short,
+                                     timed, verdict)
 from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol import lint_rules
 from mrtr_cli.transport.base import Mirrored
@@ -28,9 +29,11 @@ __all__ = ["EXACT_HEADER_PROBES", "GENERIC_PROBES", "SPEC", "Check", "Prober"]
 class Prober:
     """Runs the probes against one server."""
 
-    def __init__(self, client: Client, over_http: bool) -> None:
+    def __init__(self, client: Client, over_http: bool, skipped: frozenset[str] = frozenset()) -> None:
         self.client = client
         self.over_http = over_http
+        self.skipped = skipped
+        """The probe ids --skip-probe left out: a group of probes all left out sends nothing."""
         self.ignored: list[str] = []
         self.declared: dict[str, Any] | None = None
         """The capabilities the DiscoverResult declared, once discover answered."""
@@ -63,7 +66,10 @@ class Prober:
         return ProbeFailed(message + unread)
 
     def run(self, probes: list[Probe], probe: Callable[[], list[Check]]) -> list[Check]:
-        """The checks `probe` makes, timed; when it got no usable response, the first fails, the rest are skipped."""
+        """The checks `probe` makes, timed; when it got no usable response, the first fails, the rest are skipped.
+        Those left out by --skip-probe are skipped, by request; when all are, `probe` is not run."""
+        if all(id in self.skipped for id, *_ in probes):
+            return by_request([verdict(*rest, None, "") for rest in probes], self.skipped)
         started = time.perf_counter()
         try:
             checks = probe()
@@ -71,7 +77,7 @@ class Prober:
             id, title, level, page = probes[0]
             checks = [Check(id, title, level, "fail", str(failed), SPEC + page),
                       *(verdict(*rest, None, "not probed: nothing usable came before it") for rest in probes[1:])]
-        return timed(checks, time.perf_counter() - started)
+        return timed(by_request(checks, self.skipped), time.perf_counter() - started)
 
     def run_each(self, probes: list[Probe], judges: dict[Probe, Callable[[], Check]]) -> list[Check]:
         """Each probe in `probes` by its judge, timed on its own: one that got no usable response fails alone."""

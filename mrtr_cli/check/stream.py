@@ -39,6 +39,8 @@ class StreamWatch:
         self.results = 0
         self.unnamed: list[str] = []
         """The methods whose results carried no serverInfo in their _meta."""
+        self.validated: list[list[str]] = []
+        """The schema's problems with each of the first messages kept, validated ahead (`validate_so_far`)."""
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, events.RequestSent):
@@ -70,11 +72,16 @@ class StreamWatch:
         method = self.methods.get(message.id) if isinstance(message, jsonrpc.Response) else None
         self.kept.append((message.raw, method))
 
-    def schema_check(self) -> Check:
+    def validate_so_far(self) -> None:
+        """Validate the messages kept until now, ahead of `schema_check` (while a probe would only wait)."""
         from mrtr_cli.validation import wire_problems
 
-        broken = [(message, found) for raw, method in self.kept for message in [json.loads(raw)]
-                  for found in [wire_problems(message, method, SCHEMA)] if found]
+        self.validated += [wire_problems(json.loads(raw), method, SCHEMA) for raw, method in
+                           self.kept[len(self.validated):]]
+
+    def schema_check(self) -> Check:
+        self.validate_so_far()
+        broken = [(json.loads(raw), found) for (raw, _), found in zip(self.kept, self.validated) if found]
         unkept = f" ({self.unkept} more not validated: past {KEPT_MESSAGES} messages or 1 MiB each)" \
             if self.unkept else ""
         if broken:

@@ -17,6 +17,8 @@ from typing import Any
 from mrtr_cli.answering.questions import Chain, Question
 from mrtr_cli.check.hop_probe import RETRY_ELSEWHERE, hop_check
 from mrtr_cli.check.probes import Prober
+from mrtr_cli.check.refusal_probes import REFUSAL_PROBES, refusal_checks
+from mrtr_cli.check.replay_probes import REPLAY_PROBES, ReplayFlags, ReplayProber
 from mrtr_cli.check.state_probes import TOOL_STATE_PROBES, StateProber
 from mrtr_cli.check.tool_rounds import ROUND_PROBES, round_checks
 from mrtr_cli.check.verdicts import Check, Probe, ProbeFailed, judged, seen, shape_problem, timed, verdict
@@ -48,7 +50,8 @@ ANSWERS_NULL: Probe = ("answers-null", "inputResponses null is not taken into a 
 TOOL_PROBES: list[Probe] = [CAPABILITY_WITHHELD, ANSWERLESS_RETRY, TAMPERED_STATE, STATE_OTHER_ARGUMENTS,
                             EXTRA_ANSWERS, ANSWER_WRONG_SHAPE, ANSWERS_NULL]
 """The retries of the tool's first round, in the order they run and are shown."""
-ALL_TOOL_PROBES: list[Probe] = [*TOOL_PROBES, *TOOL_STATE_PROBES, *ROUND_PROBES, RETRY_ELSEWHERE]
+ALL_TOOL_PROBES: list[Probe] = [*TOOL_PROBES, *TOOL_STATE_PROBES, *ROUND_PROBES, RETRY_ELSEWHERE, *REFUSAL_PROBES,
+                                *REPLAY_PROBES]
 """Every probe that needs the named tool."""
 WRONG_SHAPE = 12345
 """The answer the wrong-shape probe sends: a number where an object is due, as the suite sends."""
@@ -58,7 +61,8 @@ class ToolProber:
     """The probes of one named tool: they need its first round of questions."""
 
     def __init__(self, prober: Prober, chain: Chain, name: str, arguments: dict[str, Any],
-                 mirrored: Mirrored | None = None, instances: Instances | None = None) -> None:
+                 mirrored: Mirrored | None = None, instances: Instances | None = None,
+                 flags: ReplayFlags = ReplayFlags()) -> None:
         self.prober = prober
         self.client = prober.client
         self.chain = chain
@@ -67,18 +71,43 @@ class ToolProber:
         """The arguments the tool's calls also send as headers (conversation/preparation.py)."""
         self.instances = instances
         """Where the conversation's rounds go when it is run again hopping (check/hop_probe.py)."""
+        self.flags = flags
+        """--state-age and --at-most-once (check/replay_probes.py)."""
+        self.conversed: tuple[Outcome, float] = (Outcome("tools/call", self.params), time.monotonic())
+        """The tool's own conversation and when it ended (time.monotonic), once `checks` ran it."""
 
     def checks(self) -> list[Check]:
         """The tool's own conversation first: a tool with side effects may ask only once (a
         `delete_folder` asks while the folder has files), and the probes after it complete the
-        call with odd answers or other arguments. Its first round is the one the probes reuse."""
+        call with odd answers or other arguments. Its first round is the one the probes reuse.
+        The probes that wait come later (`waiting_checks`)."""
         started = time.perf_counter()
         outcome = self.conversation()
+        self.conversed = outcome, time.monotonic()
         rounds = timed(round_checks(outcome), time.perf_counter() - started)
         probed = self.prober.run(TOOL_PROBES, lambda: self._probes(outcome))
         hopped = self.prober.run([RETRY_ELSEWHERE], lambda: [self._hopping(outcome)])
+        refusals = self.prober.run_each(REFUSAL_PROBES, {p: self._refusing(outcome, p) for p in REFUSAL_PROBES})
         states = StateProber(self.prober, TOOL_STATE_PROBES, self._retry).checks(outcome)  # sent last: the most calls
-        return [*probed, *states, *rounds, *hopped]
+        return [*probed, *states, *rounds, *hopped, *refusals]
+
+    def waiting_checks(self) -> list[Check]:
+        """The probes that wait a while after the conversation (check/replay_probes.py): called as
+        late as the check can, after `checks`, so that the rest of the check fills the wait."""
+        outcome, ended = self.conversed
+        replays = ReplayProber(self._retry, self.prober.run, self.params, outcome, ended, self.flags)
+        return replays.checks(lambda: self._first_answers(outcome))
+
+    def _refusing(self, outcome: Outcome, probe: Probe) -> Callable[[], Check]:
+        """The conversation again with each question refused (check/refusal_probes.py)."""
+        return lambda: refusal_checks(self.client, self.params, self.mirrored, outcome, probe)
+
+    def _first_answers(self, outcome: Outcome) -> dict[str, Any] | str:
+        """Round 1's answers (or why there are none), when it asked."""
+        first = outcome.rounds[0] if outcome.rounds else None
+        if first is None or not _input_required(first.reply):
+            return "the first round asked no question"
+        return self._answers(first.reply.result.get("inputRequests") or {}, first)
 
     def _hopping(self, stayed: Outcome) -> Check:
         """The conversation again, each round sent where `instances` say (--replica, --restart-between-rounds)."""

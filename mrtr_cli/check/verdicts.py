@@ -59,6 +59,16 @@ def timed(checks: list[Check], seconds: float) -> list[Check]:
             for index, check in enumerate(checks)]
 
 
+BY_REQUEST = "skipped, by request (--skip-probe)"
+"""What a probe left out with `--skip-probe ID` says."""
+
+
+def by_request(checks: list[Check], skipped: frozenset[str]) -> list[Check]:
+    """The checks, those of the probes in `skipped` (--skip-probe) skipped, by request."""
+    return [replace(check, status="skipped", seen=BY_REQUEST, group=None) if check.id in skipped else check
+            for check in checks]
+
+
 def status_counts(checks: list[Check]) -> dict[str, int]:
     """How many checks have each status, in the order of STATUSES."""
     return {status: sum(c.status == status for c in checks) for status in STATUSES}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from mrtr_cli import files
 from mrtr_cli.render import json_report
@@ -18,30 +18,36 @@ from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.commands.call import request_params
 from mrtr_cli.conversation.lists import unlisted_hint
 from mrtr_cli.conversation.preparation import Preparation, prepare_call
-from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
+from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, ProbeOptions, TargetOptions
 from mrtr_cli.check import authorization, older
+from mrtr_cli.check.catalog import skipped_by_request
 from mrtr_cli.check.probes import Check, Prober
+from mrtr_cli.check.replay_probes import ReplayFlags
 from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES, ToolProber
 from mrtr_cli.check.named import named_checks, probes_for
 from mrtr_cli.check.stream import StreamWatch
 from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
-from mrtr_cli.check.verdicts import Probe, status_counts, verdict
+from mrtr_cli.check.verdicts import Probe, by_request, status_counts, verdict
 from mrtr_cli.render.check_lines import check_lines
 from mrtr_cli.target import Target, logs_in_as_machine, resolve_target
 
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
-        junit: str | None = None, named: tuple[CallOptions, ...] = ()) -> int:
-    """`named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py)."""
+        junit: str | None = None, named: tuple[CallOptions, ...] = (), probes: ProbeOptions = ProbeOptions()) -> int:
+    """`named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py);
+    `probes`: --skip-probe, --state-age and --at-most-once."""
     def body(context: Context) -> ExitCode:
         files.check_writable(junit, "--junit")
         started = time.monotonic()
         try:
-            checks, server, era = _probe(context, tool, target, answering, named)
+            skipped = skipped_by_request(probes.skip_probes)
+            checks, server, era = _probe(context, tool, target, answering, named,
+                                         Asked(skipped, _replay_flags(probes, tool)))
         except MrtrError as error:  # no probe ran: the report still says why
             _report_for_ci(context, [], time.monotonic() - started, junit, error.one_line())
             raise
+        checks = by_request(checks, skipped)  # the checks judged from another's exchange, too
         if output.json:
             context.print_json({"version": json_report.VERSION, "server": server, "era": era,
                                 "checks": [c.as_dict() for c in checks], "summary": status_counts(checks)})
@@ -74,8 +80,26 @@ def _report_for_ci(context: Context, checks: list[Check], elapsed: float, junit:
         write_commands(context.consoles.err.file, lines)
 
 
+class Asked(NamedTuple):
+    """What the probe flags ask: the probes left out (--skip-probe), and the replay probes' flags."""
+
+    skipped: frozenset[str] = frozenset()
+    flags: ReplayFlags = ReplayFlags()
+
+
+def _replay_flags(probes: ProbeOptions, tool: CallOptions | None) -> ReplayFlags:
+    """--state-age and --at-most-once; exit 1 without --tool: they retry the named tool's state."""
+    given = [flag for flag, value in (("--state-age", probes.state_age is not None),
+                                      ("--at-most-once", probes.at_most_once)) if value]
+    if given and tool is None:
+        raise UsageError(f"{given[0]} in mrtr check retries the named tool's requestState, and no tool is named",
+                         f"give --tool NAME (a tool that asks), or leave {given[0]} out")
+    return ReplayFlags(probes.state_age, probes.at_most_once)
+
+
 def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, answering: AnsweringOptions,
-           named: tuple[CallOptions, ...]) -> tuple[list[Check], dict[str, Any] | None, dict[str, Any]]:
+           named: tuple[CallOptions, ...], asked: Asked = Asked()
+           ) -> tuple[list[Check], dict[str, Any] | None, dict[str, Any]]:
     chain, _ = build_chain(answering, options.timeout)
     target = resolve_target(options)
     hops = plan(options, target)
@@ -96,7 +120,7 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
                 checks = [*_older(client, chain, tool, target),
                           *older.skipped(_named_probes(named), client.settings.version)]
             else:
-                checks = _modern(context, client, chain, tool, target, named, instances)
+                checks = _modern(context, client, chain, tool, target, named, instances, asked)
     except AuthError as error:  # a machine's refused grant is exit 3, as in call: CI must not pass without a token
         if not protected or logs_in_as_machine(target, options):
             raise
@@ -149,20 +173,26 @@ def _era_unknown(error: AuthError) -> dict[str, Any]:
 
 
 def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | None, target: Target,
-            named: tuple[CallOptions, ...], instances: Instances | None = None) -> list[Check]:
+            named: tuple[CallOptions, ...], instances: Instances | None = None, asked: Asked = Asked()) -> list[Check]:
     """The checks of a 2026-07-28 server (check/probes.py; with a tool, check/tool_probes.py)."""
-    prober, watch = Prober(client, over_http=target.mirrors_headers), StreamWatch(client.settings.log_level)
+    prober = Prober(client, over_http=target.mirrors_headers, skipped=asked.skipped)
+    watch = StreamWatch(client.settings.log_level)
     context.emit.subscribe(prober)
     context.emit.subscribe(watch)
     checks = prober.safe_checks()
+    tool_prober = None
     if tool is not None:
         prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
         arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
-        checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored, instances).checks()
-    for request in named:
-        checks += named_checks(prober, chain, request.method, request_params(request, Preparation()))
-    checks += prober.run(LISTEN_PROBES, lambda: listen_checks(prober))  # last: it ends with a stream cancelled
-    return checks + watch.checks()
+        tool_prober = ToolProber(prober, chain, tool.name, arguments, prepared.mirrored, instances, asked.flags)
+        checks += tool_prober.checks()
+    after = [check for request in named for check in named_checks(prober, chain, request.method,
+                                                                  request_params(request, Preparation()))]
+    after += prober.run(LISTEN_PROBES, lambda: listen_checks(prober))  # it ends with a stream cancelled
+    if tool_prober is not None:  # the probes that wait go last, the rest of the check (and its waits) filling theirs
+        watch.validate_so_far()
+        checks += tool_prober.waiting_checks()
+    return checks + after + watch.checks()
 
 
 def named_requests(prompt: str | None, resource: str | None, arguments: tuple[str, ...] = (),

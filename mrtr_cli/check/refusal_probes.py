@@ -1,0 +1,124 @@
+"""`mrtr check --tool NAME`: does a "no" end otherwise than a "yes"?
+
+The elicitation page lists three response actions (accept, decline, cancel) and says, in lower
+case, "Servers should handle each state appropriately" (decline: "Handle explicit decline (e.g.,
+offer alternatives)"; cancel: "Handle dismissal (e.g., prompt again later)"). A tool that acts on
+a declined or cancelled question as it acts on an accepted one has not heard the no.
+
+For each form question of the tool's conversation with a required field, the conversation runs
+again, answered as it was (the same answers, so no person is asked twice), but with that
+question declined (`decline-is-no`) and then cancelled (`cancel-is-no`). Ending with the same
+content and structuredContent as the accepted run is a warn; asking again, another result or an
+error passes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from mrtr_cli.answering import sources
+from mrtr_cli.answering.questions import Chain, Decision, Question, Refusal, Response
+from mrtr_cli.check.verdicts import Check, Probe, short, verdict
+from mrtr_cli.conversation.client import Client
+from mrtr_cli.conversation.session import Outcome, Session
+from mrtr_cli.errors import Interrupted
+from mrtr_cli.text import safe_line
+from mrtr_cli.transport.base import Mirrored
+
+ELICITATION = "client/elicitation#response-actions"
+DECLINE_IS_NO: Probe = ("decline-is-no", "declining a question with a required field does not end as accepting it",
+                        "SHOULD", ELICITATION)
+CANCEL_IS_NO: Probe = ("cancel-is-no", "cancelling a question with a required field does not end as accepting it",
+                       "SHOULD", ELICITATION)
+REFUSAL_PROBES: list[Probe] = [DECLINE_IS_NO, CANCEL_IS_NO]
+ACTIONS = {DECLINE_IS_NO: "decline", CANCEL_IS_NO: "cancel"}
+MAX_QUESTIONS = 5
+"""The most questions refused, each in a conversation of its own (two, with cancel): the calls stay few."""
+ASKED_AGAIN = "asked again"
+
+
+class Asked(NamedTuple):
+    """A question of the accepted run that a person could refuse."""
+
+    round: int
+    key: str
+
+
+class RefusingAnswerer:
+    """Answers as the accepted run did, but refuses one question (its key, in its round) with
+    `action`; notes when the server asks it again."""
+
+    name = sources.RECORDED
+
+    def __init__(self, accepted: Outcome, refused: Asked, action: str) -> None:
+        self.answers = {(r.number, key): answer.response for r in accepted.rounds for key, answer in r.answers.items()}
+        self.refused = refused
+        self.action = action
+        self.asked_again: int | None = None
+        """The round that asked the refused question again, if one did."""
+
+    def answer(self, question: Question) -> Decision:
+        if (question.round, question.key) == self.refused:
+            return Response({"action": self.action})
+        if question.key == self.refused.key and question.round > self.refused.round:
+            self.asked_again = question.round
+            return Refusal(ASKED_AGAIN)  # the server heard the no: the probe has what it needs
+        recorded = self.answers.get((question.round, question.key))
+        return Response(recorded) if recorded is not None else None
+
+    def offers_roots(self) -> bool:
+        return True
+
+
+def refusable(outcome: Outcome) -> list[Asked]:
+    """The form questions of the conversation with a required field that were accepted, each key once, in order."""
+    found: dict[str, Asked] = {}
+    for r in outcome.rounds:
+        for key, request in r.requests.items():
+            question = Question(r.number, key, request, "")
+            required = question.schema.get("required")
+            accepted = key in r.answers and r.answers[key].response.get("action") == "accept"
+            if question.mode == "form" and isinstance(required, list) and required and accepted and key not in found:
+                found[key] = Asked(r.number, key)
+    return list(found.values())
+
+
+def refusal_checks(client: Client, params: dict[str, Any], mirrored: Mirrored | None, accepted: Outcome,
+                   probe: Probe) -> Check:
+    """`probe` (decline-is-no or cancel-is-no) on the accepted conversation."""
+    if accepted.status != "complete" or accepted.result is None:
+        return verdict(*probe, None, "not judged: the tool's own conversation did not complete")
+    questions = refusable(accepted)
+    if not questions:
+        return verdict(*probe, None, "the tool asks no form question with a required field")
+    endings = [_refused_run(client, params, mirrored, accepted, asked, ACTIONS[probe])
+               for asked in questions[:MAX_QUESTIONS]]
+    left_out = len(questions) - MAX_QUESTIONS
+    more = f" ({left_out} more question{'s' if left_out != 1 else ''} not refused)" if left_out > 0 else ""
+    same = [ending for ending, alike in endings if alike]
+    return verdict(*probe, not same, "; ".join(same or [ending for ending, _ in endings]) + more)
+
+
+def _refused_run(client: Client, params: dict[str, Any], mirrored: Mirrored | None, accepted: Outcome,
+                 asked: Asked, action: str) -> tuple[str, bool]:
+    """The conversation again with `asked` refused: how it ended, and whether as the accepted run did."""
+    answerer = RefusingAnswerer(accepted, asked, action)
+    outcome = Session(client, Chain([answerer])).run("tools/call", params, mirrored)
+    if isinstance(outcome.error, Interrupted):
+        raise outcome.error  # Ctrl-C ends the check, as anywhere else
+    verb = {"decline": "declining", "cancel": "cancelling"}[action]
+    named = f"{verb} {asked.key!r} (round {asked.round})"
+    if answerer.asked_again is not None:
+        return f"{named}: asked again in round {answerer.asked_again}", False
+    if outcome.status == "complete" and outcome.result is not None:
+        if _said(outcome.result) == _said(accepted.result or {}):
+            return f"{verb} {asked.key!r} gave the same result as accepting it (round {asked.round}: " \
+                   f"{short(_said(outcome.result))})", True
+        return f"{named}: another result", False
+    message = safe_line(outcome.error.message, 160) if outcome.error else outcome.status
+    return f"{named}: {outcome.status} ({message})", False
+
+
+def _said(result: dict[str, Any]) -> dict[str, Any]:
+    """What a result says: its content and structuredContent."""
+    return {"content": result.get("content"), "structuredContent": result.get("structuredContent")}
