@@ -7,7 +7,9 @@
 one form question (`name`) and a `requestState` that carries the greeting. The retry brings the
 answer and the state back, and the result greets the user. Standard library only, one request
 per line on stdin, one response per line on stdout: the whole protocol, small enough to read,
-and it passes `mrtr check`.
+and it passes `mrtr check`: no fail. Its state is base64 JSON anyone can read (check's
+`state-readable` says so), yet a forged one is refused: the retry's state must match its
+arguments. examples/weak_server.py shows what check says of a server that trusts its state.
 
 Its warns in `mrtr check`: `state-never-expires` (the state is the greeting alone, the same bytes on every run:
 nothing in it can expire; a real server seals a time or a nonce in with it).

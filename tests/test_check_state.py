@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import PYTHON, SDK_SERVER, SERVERS, mrtr
+from conftest import PYTHON, ROOT, SERVERS, mrtr
 from peers import PLAIN_STATE_SERVER, demo_http, free_port, listening, sdk_over_http
 from test_check import BOOK, statuses
 
@@ -173,3 +173,25 @@ def test_forgeries_are_bounded_and_the_evidence_says_how_many_were_left_out():
     assert checks["state-forged-field"]["seen"] == (
         "all 40 forged fields refused (20 of round 1, 20 of round 2): error -32602: Invalid requestState: its "
         "signature does not match; 16 field(s) left out (at most 20 a round)")
+
+
+def test_the_weak_example_server_fails_as_the_readme_shows():
+    """README's "When the state can be forged": every line it shows is what check prints."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("$ mrtr check --tool buy_tickets", 1)[1].split("```", 1)[0]
+    command, *shown = block.strip("\n").splitlines()
+    assert command.endswith("-- python examples/weak_server.py")
+    run = mrtr("check", "--tool", "buy_tickets", "-a", "event=opera", "--answer", "seats.seats=2", "--",
+               PYTHON, str(ROOT / "examples" / "weak_server.py"))
+    assert run.code == 2 and len(shown) == 4
+    printed = run.stdout.splitlines()
+    assert all(line in printed for line in shown), run.stdout
+
+
+def test_the_example_server_passes_every_state_probe_it_can_be_given():
+    checks = checks_of(mrtr("check", "--tool", "greet", "-a", "greeting=Hi", "--answer", "name.name=Ada", "--json",
+                            "--", PYTHON, str(ROOT / "examples" / "my_server.py")))
+    assert checks["state-readable"]["seen"] == "round 1's requestState is base64 JSON with key `greeting` and no signature"
+    assert checks["state-forged-field"]["seen"] == ("the forged field refused (1 of round 1): error -32602: Invalid or "
+                                                    "expired requestState")
+    assert {checks[id]["status"] for id in STATE_IDS[2:]} == {"skipped"}  # no tag, one round
