@@ -215,7 +215,7 @@ def test_an_older_era_check_over_http_also_asks_whether_the_server_speaks_2026_0
                    "--answers", "examples/match_rules.yaml")
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: yes" in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 62 skipped" in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 67 skipped" in run.stdout
 
 
 def test_an_older_era_tool_completes_with_its_questions_answered_in_flight():
@@ -236,8 +236,8 @@ def test_a_server_refusing_discover_is_checked_in_the_handshake_era(scripted):
     assert run.code == 0, run.stderr
     assert ("era: the initialize handshake (2025-06-18); also speaks 2026-07-28: no, it answered server/discover "
             "with error -32601 (Method not found)") in run.stdout
-    assert "2 pass · 0 fail · 0 warn · 55 skipped" in run.stdout and "complete after 0 questions" in run.stdout
-    assert run.stdout.count(OLDER_GROUP.format(55, "2025-06-18")) == 1 and "this rule is" not in run.stdout
+    assert "2 pass · 0 fail · 0 warn · 60 skipped" in run.stdout and "complete after 0 questions" in run.stdout
+    assert run.stdout.count(OLDER_GROUP.format(60, "2025-06-18")) == 1 and "this rule is" not in run.stdout
     document = mrtr(*server.args("check", "--tool", "X", "--json"))
     assert sum(c["seen"] == OLDER_REASON.replace("2025-11-25", "2025-06-18") for c in document.json()["checks"]) == 55
 

@@ -14,21 +14,19 @@ on requestState, as the tampering probe of check/tool_probes.py does, apart from
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from mrtr_cli.check.probes import Prober
-from mrtr_cli.check.state_forgery import (Alteration, ReadableState, Scalar, last_segment, other_value, read,
+from mrtr_cli.check.state_evidence import FORGERIES_A_ROUND, Tally, Walked, forged_verdict, view
+from mrtr_cli.check.state_forgery import (Alteration, ReadableState, last_segment, other_value, read,
                                           tag_tamperings, truncations)
-from mrtr_cli.check.verdicts import SPEC, Check, Probe, seen, verdict
+from mrtr_cli.check.verdicts import Check, Probe, seen, verdict
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome, Round
 from mrtr_cli.protocol.mrtr import REQUEST_STATE
 
 WORKFLOW = "basic/patterns/mrtr#server-requirements-basic-workflow"
-FORGERIES_A_ROUND = 20
-"""At most this many fields of one round's state are forged: each is a call of the tool."""
 
 
 class StateProbes(NamedTuple):
@@ -63,17 +61,6 @@ def state_probes_for(method: str) -> StateProbes:
     """The state probes of tools/call, prompts/get or resources/read."""
     return {"prompts/get": PROMPT_STATE_PROBES, "resources/read": RESOURCE_STATE_PROBES}.get(method,
                                                                                                TOOL_STATE_PROBES)
-
-
-class Walked(NamedTuple):
-    """The conversation sent again from one retry on, one round's state replaced."""
-
-    last: Reply
-    position: int
-    """The index of the round it stopped in."""
-    number: int
-    same: bool
-    """Whether every answer was the conversation's (the result: content, structuredContent, isError)."""
 
 
 class StateProber:
@@ -126,7 +113,7 @@ class StateProber:
             return verdict(*probe, None, "no round's requestState reads as JSON (opaque to mrtr: the tag and "
                                          "truncation probes alter it)")
         tallies = [self._forge_round(index, state) for index, state in forgeable]
-        return _forged_verdict(probe, tallies)
+        return forged_verdict(probe, tallies)
 
     def _forge_round(self, index: int, state: ReadableState) -> Tally:
         scalars = list(state.scalars())
@@ -161,7 +148,7 @@ class StateProber:
                 reply, sent = self.send(_with_state(self.rounds[index + 1].params, alteration.state)), sent + 1
                 first = first or seen(reply)
                 if self._taken(reply, index):
-                    into = "a complete result" if _view(reply)[0] == "complete" else "the next round"
+                    into = "a complete result" if view(reply)[0] == "complete" else "the next round"
                     taken.append(f"round {self.rounds[index].number}'s requestState {alteration.what} was taken "
                                  f"into {into} ({seen(reply)})")
         if sent == 0 and untagged:
@@ -195,8 +182,8 @@ class StateProber:
         the conversation sent it, with the state the answer before it carried, while the answers are the
         conversation's."""
         position, reply = index + 1, self.send(_with_state(self.rounds[index + 1].params, state))
-        while _view(reply) == _view(self.rounds[position].reply):
-            if _view(reply)[0] != "input_required" or position + 1 >= len(self.rounds):
+        while view(reply) == view(self.rounds[position].reply):
+            if view(reply)[0] != "input_required" or position + 1 >= len(self.rounds):
                 return Walked(reply, position, self.rounds[position].number, True)
             position += 1
             reply = self.send(_with_state(self.rounds[position].params, reply.result.get(REQUEST_STATE)))
@@ -204,105 +191,18 @@ class StateProber:
 
     def _refused(self, reply: Reply, index: int) -> bool:
         """Whether the server turned the retry down: an error, a tool error, or a round already asked."""
-        kind, view = _view(reply)
+        kind, shown = view(reply)
         if kind == "input_required":
-            return any(view == r.requests for r in self.rounds[:index + 1])
-        return kind in ("error", "unreadable") or (kind == "complete" and view.get("isError") is True)
+            return any(shown == r.requests for r in self.rounds[:index + 1])
+        return kind in ("error", "unreadable") or (kind == "complete" and shown.get("isError") is True)
 
     def _taken(self, reply: Reply, index: int) -> bool:
         """Whether a retry of round index+1 went on as the conversation did: a complete result, or its next round."""
-        kind, view = _view(reply)
+        kind, shown = view(reply)
         if self._refused(reply, index):
             return False
         following = self.rounds[index + 1]
-        return kind == "complete" or (following.result_type == "input_required" and view == following.requests)
-
-
-class Tally:
-    """What the forgeries of one round's state came to."""
-
-    def __init__(self, number: int, fields: int) -> None:
-        self.number = number
-        self.fields = fields
-        self.refused: list[Reply] = []
-        self.no_effect: list[str] = []
-        self.differing: list[tuple[Scalar, Any, Walked]] = []
-        self.unstable = False
-        """Whether the unforged retry, sent again, also ended otherwise than the conversation."""
-
-    @property
-    def forged(self) -> int:
-        return min(self.fields, FORGERIES_A_ROUND)
-
-    @property
-    def left_out(self) -> int:
-        return self.fields - self.forged
-
-
-def _forged_verdict(probe: Probe, tallies: list[Tally]) -> Check:
-    summary = _summary(tallies)
-    differing = [(tally, found) for tally in tallies for found in tally.differing]
-    differing.sort(key=lambda pair: _view(pair[1][2].last)[0] != "complete")  # a changed result tells most
-    if not differing:
-        return verdict(*probe, True, summary)
-    tally, (scalar, value, walked) = differing[0]
-    told = (f"requestState integrity: round {tally.number}'s field `{scalar.path}` changed from "
-            f"{_json(scalar.value)} to {_json(value)} and {_what_came(walked)}")
-    others = [f"`{found[0].path}` (round {other.number})" for other, found in differing[1:]]
-    more = f"; also {', '.join(others[:3])}{', …' if len(others) > 3 else ''}" if others else ""
-    if any(t.unstable for t, _ in differing):
-        id, title, level, page = probe
-        return Check(id, title, level, "warn", f"{told}{more}, but the unforged retry sent again did not end as "
-                                               f"the conversation did either: mrtr cannot tell; {summary}",
-                     SPEC + page)
-    return verdict(*probe, False, f"{told}{more}; {summary}")
-
-
-def _what_came(walked: Walked) -> str:
-    kind, _ = _view(walked.last)
-    if kind == "complete":
-        return "the call completed with it (its result differs from the unforged run's)"
-    return f"the server took it: round {walked.number} differs from the unforged run's ({seen(walked.last)})"
-
-
-def _summary(tallies: list[Tally]) -> str:
-    """How the forgeries of every round went, the first refusal's words said once."""
-    refusals = [reply for tally in tallies for reply in tally.refused]
-    why = seen(refusals[0]) if refusals else ""
-    left_out = sum(tally.left_out for tally in tallies)
-    cut = f"; {left_out} field(s) left out (at most {FORGERIES_A_ROUND} a round)" if left_out else ""
-    sent = sum(tally.forged for tally in tallies)
-    if len(refusals) == sent:
-        fields = ", ".join(f"{tally.forged} of round {tally.number}" for tally in tallies)
-        return f"{'the' if sent == 1 else f'all {sent}'} forged field{'s' if sent != 1 else ''} refused " \
-               f"({fields}): {why}{cut}"
-    return "; ".join(_tally_words(tally) for tally in tallies) + (f"; refused with {why}" if why else "") + cut
-
-
-def _tally_words(tally: Tally) -> str:
-    parts = [f"round {tally.number}: {tally.forged} field(s) forged"]
-    if tally.refused:
-        parts.append(f"{len(tally.refused)} refused")
-    if tally.no_effect:
-        shown = ", ".join(f"`{path}`" for path in tally.no_effect[:3]) + (", …" if len(tally.no_effect) > 3 else "")
-        parts.append(f"{len(tally.no_effect)} taken with no effect ({shown})")
-    if tally.differing:
-        parts.append(f"{len(tally.differing)} changed what came")
-    return ", ".join(parts)
-
-
-def _view(reply: Reply) -> tuple[str, Any]:
-    """What a forged run is compared on: an error's code; a complete result but its `_meta` (a tool's
-    content, structuredContent and isError, a resource's contents, a prompt's messages); an
-    input_required round's questions."""
-    if reply.error is not None:
-        return "error", reply.error.get("code")
-    result = reply.result
-    if not isinstance(result, dict):
-        return "unreadable", None
-    if result.get("resultType", "complete") == "input_required":
-        return "input_required", result.get("inputRequests") or {}
-    return "complete", {key: value for key, value in result.items() if key not in ("_meta", "resultType")}
+        return kind == "complete" or (following.result_type == "input_required" and shown == following.requests)
 
 
 def _with_state(params: dict[str, Any], state: Any) -> dict[str, Any]:
@@ -335,8 +235,3 @@ def _rounds(numbers: list[int]) -> str:
 
 def _untagged(numbers: list[int]) -> str:
     return f"; {_rounds(numbers)} reads as JSON with no tag (the forged-field probe judges it)" if numbers else ""
-
-
-def _json(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:40] + "…"
