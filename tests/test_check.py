@@ -239,7 +239,7 @@ def test_a_server_refusing_discover_is_checked_in_the_handshake_era(scripted):
     assert "2 pass · 0 fail · 0 warn · 60 skipped" in run.stdout and "complete after 0 questions" in run.stdout
     assert run.stdout.count(OLDER_GROUP.format(60, "2025-06-18")) == 1 and "this rule is" not in run.stdout
     document = mrtr(*server.args("check", "--tool", "X", "--json"))
-    assert sum(c["seen"] == OLDER_REASON.replace("2025-11-25", "2025-06-18") for c in document.json()["checks"]) == 55
+    assert sum(c["seen"] == OLDER_REASON.replace("2025-11-25", "2025-06-18") for c in document.json()["checks"]) == 60
 
 
 def test_an_initialize_result_without_server_info_fails(scripted):
