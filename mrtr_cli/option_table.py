@@ -227,6 +227,9 @@ OWN = (
     Option(("--prompt",), "probes", "prompt", "value", "Also probe prompts/get of this prompt (-a/--args are its "
            "arguments when no --tool is named).", "NAME"),
     Option(("--resource",), "probes", "resource", "value", "Also probe resources/read of this resource.", "URI"),
+    Option(("--other-principal",), "probes", "other_principal", "many", "A header of a second identity (another "
+           "bearer token, say): is the tool's requestState refused from it, do two users' conversations mix? HTTP "
+           "only; its value is never shown or kept. Repeatable.", "'NAME: VALUE'"),
     Option(("--interactive",), "replaying", "interactive", "flag", "Ask a person what the recording does not "
            "answer."),
     Option(("--update",), "replaying", "update", "flag", "Rewrite each transcript from the live run."),

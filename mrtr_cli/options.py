@@ -189,6 +189,8 @@ class ProbeOptions(NamedTuple):
     tool: str | None = None
     prompt: str | None = None
     resource: str | None = None
+    other_principal: tuple[str, ...] = ()
+    """`--other-principal "NAME: VALUE"`: the headers of a second identity (check/principal_probe.py)."""
 
 
 class ReplayingOptions(NamedTuple):

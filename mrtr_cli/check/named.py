@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.answering.questions import Chain
+from mrtr_cli.check.calls import Calls
 from mrtr_cli.check.tool_rounds import AskingProbes, ending, unreadable_checks, unreadable_round
 from mrtr_cli.check.verdicts import Check, Probe, verdict
 from mrtr_cli.conversation.client import Client
@@ -31,6 +32,8 @@ PROMPT_ASKING = _asking_probes("prompt", "prompts/get")
 RESOURCE_ASKING = _asking_probes("resource", "resources/read")
 RESOURCE_READ_CACHING: Probe = ("resource-read-caching", "resources/read's complete result carries ttlMs and "
                                                          "cacheScope", "MUST", CACHING)
+CALLS = {"the conversation": Calls(conversations=1)}
+"""A named prompt or resource is driven once (check/calls.py)."""
 PROMPT_PROBES: list[Probe] = [PROMPT_ASKING.asks, PROMPT_ASKING.completes]
 RESOURCE_PROBES: list[Probe] = [RESOURCE_ASKING.asks, RESOURCE_ASKING.completes, RESOURCE_READ_CACHING]
 

@@ -115,7 +115,7 @@ def check(*, probes: ProbeOptions, call: ArgumentOptions, report: ReportOptions,
     called = CallOptions("tools/call", probes.tool, *call) if probes.tool else None
     prompt_args = ((), None) if probes.tool else call  # -a and --args are the tool's when one is named
     named_requests = command.named_requests(probes.prompt, probes.resource, *prompt_args)
-    return command.run(called, target, answering, output, report.junit, named_requests)
+    return command.run(called, target, answering, output, report.junit, named_requests, probes.other_principal)
 
 
 @command(command_named("proxy"))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from mrtr_cli import files
@@ -21,24 +23,27 @@ from mrtr_cli.conversation.preparation import Preparation, prepare_call
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
 from mrtr_cli.check import authorization, older
 from mrtr_cli.check.probes import Check, Prober
-from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES, ToolProber
-from mrtr_cli.check.named import named_checks, probes_for
+from mrtr_cli.check.calls import calls_words, total
+from mrtr_cli.check.principal_probe import OtherPrincipal
+from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES, ToolProber, tool_calls
+from mrtr_cli.check.named import CALLS as named_calls, named_checks, probes_for
 from mrtr_cli.check.stream import StreamWatch
 from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.check.verdicts import Probe, status_counts, verdict
-from mrtr_cli.render.check_lines import check_lines
-from mrtr_cli.target import Target, logs_in_as_machine, resolve_target
+from mrtr_cli.render.check_lines import calls_line, check_lines
+from mrtr_cli.target import Target, logs_in_as_machine, parse_headers, resolve_target
 
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
-        junit: str | None = None, named: tuple[CallOptions, ...] = ()) -> int:
-    """`named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py)."""
+        junit: str | None = None, named: tuple[CallOptions, ...] = (), other_principal: tuple[str, ...] = ()) -> int:
+    """`named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py);
+    `other_principal`: the headers of a second identity (check/principal_probe.py)."""
     def body(context: Context) -> ExitCode:
         files.check_writable(junit, "--junit")
         started = time.monotonic()
         try:
-            checks, server, era = _probe(context, tool, target, answering, named)
+            checks, server, era = _probe(context, tool, target, answering, named, other_principal)
         except MrtrError as error:  # no probe ran: the report still says why
             _report_for_ci(context, [], time.monotonic() - started, junit, error.one_line())
             raise
@@ -75,13 +80,16 @@ def _report_for_ci(context: Context, checks: list[Check], elapsed: float, junit:
 
 
 def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, answering: AnsweringOptions,
-           named: tuple[CallOptions, ...]) -> tuple[list[Check], dict[str, Any] | None, dict[str, Any]]:
+           named: tuple[CallOptions, ...], other_principal: tuple[str, ...] = ()
+           ) -> tuple[list[Check], dict[str, Any] | None, dict[str, Any]]:
     chain, _ = build_chain(answering, options.timeout)
     target = resolve_target(options)
     hops = plan(options, target)
     if hops is not None and tool is None:
         raise UsageError(f"{hops.flag} in mrtr check sends the named tool's retries to other instances, and no tool "
                          "is named", f"give --tool NAME (a tool that asks), or leave {hops.flag} out")
+    other = _other_principal(context, target, options, other_principal, tool)
+    _say_calls(context, tool, named, other is not None, hops is not None)
     opening = opener(options, context.output.verbose, context.output.show_secrets)
     discover_seen = older.DiscoverSeen()
     context.emit.subscribe(discover_seen)
@@ -96,7 +104,7 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
                 checks = [*_older(client, chain, tool, target),
                           *older.skipped(_named_probes(named), client.settings.version)]
             else:
-                checks = _modern(context, client, chain, tool, target, named, instances)
+                checks = _modern(context, client, chain, tool, target, named, instances, other and other(client))
     except AuthError as error:  # a machine's refused grant is exit 3, as in call: CI must not pass without a token
         if not protected or logs_in_as_machine(target, options):
             raise
@@ -105,6 +113,41 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
     if client.era.name == "older" and speaks_modern is None:
         speaks_modern = _answers_discover(context, target, options)
     return [*auth_checks, *checks], client.server_info, _era(client, discover_seen, speaks_modern)
+
+
+def _other_principal(context: Context, target: Target, options: TargetOptions, given: tuple[str, ...],
+                     tool: CallOptions | None) -> Callable[[Client], OtherPrincipal] | None:
+    """The second identity of --other-principal, once the client it shares settings with is made;
+    refused without --tool, and for a server over stdio. Its values are never shown (no -v, no
+    --show-secrets) and no kept OAuth token is sent with them."""
+    if not given:
+        return None
+    if tool is None:
+        raise UsageError("--other-principal in mrtr check sends the named tool's requestState as a second identity, "
+                         "and no tool is named", "give --tool NAME (a tool that asks), or leave --other-principal out")
+    headers = parse_headers(given, "--other-principal")
+    second = target.as_principal(headers)
+
+    def made(client: Client) -> OtherPrincipal:
+        @contextmanager
+        def connect() -> Iterator[Client]:
+            transport = second.open(options._replace(no_auth=True), False, False)
+            try:
+                yield Client(transport, client.settings, context.emit)
+            finally:
+                transport.close()
+        return OtherPrincipal(tuple(headers), connect)
+
+    return made
+
+
+def _say_calls(context: Context, tool: CallOptions | None, named: tuple[CallOptions, ...], other: bool,
+               hopping: bool) -> None:
+    """The first line: at most how many calls each named target will receive (check/calls.py)."""
+    budgets = [calls_words(f"tools/call {tool.name}", tool_calls(other, hopping))] if tool is not None else []
+    budgets += [calls_words(f"{request.method} {request.name}", total([named_calls])) for request in named]
+    if budgets:
+        context.consoles.err.print(calls_line(budgets))
 
 
 def _require_listed(client: Client, tool: CallOptions | None, named: tuple[CallOptions, ...]) -> None:
@@ -149,7 +192,8 @@ def _era_unknown(error: AuthError) -> dict[str, Any]:
 
 
 def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | None, target: Target,
-            named: tuple[CallOptions, ...], instances: Instances | None = None) -> list[Check]:
+            named: tuple[CallOptions, ...], instances: Instances | None = None,
+            other: OtherPrincipal | None = None) -> list[Check]:
     """The checks of a 2026-07-28 server (check/probes.py; with a tool, check/tool_probes.py)."""
     prober, watch = Prober(client, over_http=target.mirrors_headers), StreamWatch(client.settings.log_level)
     context.emit.subscribe(prober)
@@ -158,7 +202,7 @@ def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | 
     if tool is not None:
         prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
         arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
-        checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored, instances).checks()
+        checks += ToolProber(prober, chain, tool.name, arguments, prepared.mirrored, instances, other).checks()
     for request in named:
         checks += named_checks(client, chain, request.method, request_params(request, Preparation()))
     checks += prober.run(LISTEN_PROBES, lambda: listen_checks(prober))  # last: it ends with a stream cancelled
