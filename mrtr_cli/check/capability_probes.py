@@ -42,7 +42,7 @@ def withholding(kind: str) -> meta.Capabilities:
     top, _, mode = kind.partition(".")
     if top == "elicitation":
         return meta.Capabilities(elicitation_modes=tuple(m for m in ("form", "url") if m != mode))
-    return meta.Capabilities(**{top: False})
+    return meta.Capabilities(sampling=top != "sampling", roots=top != "roots")
 
 
 class CapabilityProber:

@@ -15,12 +15,12 @@ UNCHANGED = object()
 
 def other_answer(request: dict[str, Any], answer: dict[str, Any]) -> tuple[dict[str, Any], dict[str, tuple[Any, Any]]]:
     """The answer with each field changed where its schema allows, and the changes (field -> (was, is))."""
-    params = request.get("params") if isinstance(request.get("params"), dict) else {}
+    params = _object(request.get("params"))
     schema = params.get("requestedSchema") if request.get("method") == "elicitation/create" else None
     content = answer.get("content")
     if answer.get("action") != "accept" or not isinstance(schema, dict) or not isinstance(content, dict):
         return answer, {}
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    properties = _object(schema.get("properties"))
     changed: dict[str, Any] = {}
     changes: dict[str, tuple[Any, Any]] = {}
     for name, value in content.items():
@@ -88,8 +88,7 @@ def _next_day(value: str, form: str) -> Any:
 
 
 def _other_selection(schema: dict[str, Any], value: list[Any]) -> Any:
-    items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
-    choices = _choices(items)
+    choices = _choices(_object(schema.get("items")))
     unchosen = [choice for choice in choices if choice not in value]
     if not unchosen:
         return UNCHANGED
@@ -97,3 +96,7 @@ def _other_selection(schema: dict[str, Any], value: list[Any]) -> Any:
     if most is None or len(value) < most:
         return [*value, unchosen[0]]
     return [*value[:-1], unchosen[0]] if value else UNCHANGED
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}

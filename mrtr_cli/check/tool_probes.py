@@ -173,12 +173,14 @@ class ToolProber:
         if not asked:
             return verdict(*probe, None, "the first round asked no question")
         needed = required_capability(next(iter(asked.values()))).partition(".")[0]
-        withheld = meta.Capabilities(**{name: name != needed for name in ("elicitation", "sampling", "roots")})
+        withheld = meta.Capabilities(elicitation=needed != "elicitation", sampling=needed != "sampling",
+                                     roots=needed != "roots")
         reply = self._retry(self.params, withheld)
         if reply.error is not None:
             ok = reply.error.get("code") == jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY and self.prober.status_is(reply, 400)
         elif isinstance(reply.result, dict) and reply.result.get("isError") is True:
-            ok = False  # a tool error tells the client nothing it can act on: -32021 was due
+            # a tool error tells the client nothing it can act on: -32021 was due
+            return judged(probe, reply, False, f"{needed} withheld: a tool error (isError), not -32021")
         else:
             ok = not any(required_capability(r).partition(".")[0] == needed for r in questions(reply.result))
         return judged(probe, reply, ok, f"{needed} withheld")
