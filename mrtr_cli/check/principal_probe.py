@@ -21,7 +21,7 @@ from typing import Any
 
 from mrtr_cli.check.calls import Calls
 from mrtr_cli.check.stepped import asks, completes, questions_of
-from mrtr_cli.check.verdicts import Check, Probe, seen, verdict
+from mrtr_cli.check.verdicts import Check, Probe, seen, short, verdict
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import AuthError, ProtocolError, UnreachableError
@@ -96,7 +96,8 @@ class PrincipalProbe:
         taken = completes(reply) and not reply.result.get("isError") or \
             asks(reply) and next_asked is not None and questions_of(reply) == next_asked
         if taken:
-            return verdict(*probe, False, f"{sent}: taken, {seen(reply)}"
-                                          f"{' (the round the first user was asked next)' if asks(reply) else ''}: "
-                                          "one user's state works for another; bind it to the principal")
+            shown = f" {short(reply.result.get('content'))}" if completes(reply) else \
+                " (the round the first user was asked next)"
+            return verdict(*probe, False, f"{sent}: taken, {seen(reply)}{shown}: one user's state works for "
+                                          "another; bind it to the principal")
         return verdict(*probe, True, f"{sent}: {seen(reply)}")
