@@ -145,7 +145,7 @@ def test_the_first_line_says_at_most_how_many_calls_the_tool_receives_and_holds(
     run = mrtr("check", "--demo", "--tool", "book_table", "--answers", "examples/book_table.yaml")
     assert run.code == 0, run.stdout
     first = run.stderr.splitlines()[0]
-    match = re.fullmatch(r"calls: tools/call book_table at most (\d+) times \(\d+ single calls, \d+ conversations "
+    match = re.fullmatch(r"calls: tool book_table at most (\d+) times \(\d+ single calls, \d+ conversations "
                          r"of at most 11 calls\)", first)
     assert match, first
     sent = len(re.findall(r"^[→↻] tools/call book_table", run.stderr, re.M))

@@ -38,7 +38,7 @@ def at_most(calls: Calls) -> int:
 
 
 def calls_words(subject: str, calls: Calls) -> str:
-    """`tools/call book_table at most 73 times (7 single calls, 6 conversations of at most 11 calls)`."""
+    """`tool book_table at most 73 times (7 single calls, 6 conversations of at most 11 calls)`."""
     parts = [f"{calls.requests} single call{'s' if calls.requests != 1 else ''}"] if calls.requests else []
     if calls.conversations:
         parts.append(f"{calls.conversations} conversation{'s' if calls.conversations != 1 else ''} of at most "

@@ -141,11 +141,15 @@ def _other_principal(context: Context, target: Target, options: TargetOptions, g
     return made
 
 
+NAMED_WORD = {"prompts/get": "prompt", "resources/read": "resource"}
+"""How the first line names a named target (its method would read as a call already sent)."""
+
+
 def _say_calls(context: Context, tool: CallOptions | None, named: tuple[CallOptions, ...], other: bool,
                hopping: bool) -> None:
     """The first line: at most how many calls each named target will receive (check/calls.py)."""
-    budgets = [calls_words(f"tools/call {tool.name}", tool_calls(other, hopping))] if tool is not None else []
-    budgets += [calls_words(f"{request.method} {request.name}", total([named_calls])) for request in named]
+    budgets = [calls_words(f"tool {tool.name}", tool_calls(other, hopping))] if tool is not None else []
+    budgets += [calls_words(f"{NAMED_WORD[request.method]} {request.name}", total([named_calls])) for request in named]
     if budgets:
         context.consoles.err.print(calls_line(budgets))
 
