@@ -17,6 +17,7 @@ import jsonschema
 import pytest
 
 from conftest import PYTHON, ROOT, mrtr
+from mrtr_cli.check.other_answers import other_answer
 from peers import http_server
 
 SERVER = str(ROOT / "tests" / "servers" / "one_bug_server.py")
@@ -64,7 +65,10 @@ def test_one_users_state_taken_from_another_user_is_warned_and_a_bound_one_passe
     assert found["status"] == "warn" and found["level"] == "SHOULD"
     assert "sent with the --other-principal headers (Authorization): taken, a complete result" in found["seen"]
     assert "Statement of alice" in found["seen"]  # the first user's data, shown to the second
-    for text in (bug.stdout, bug.stderr, junit.read_text()):
+    report = junit.read_text()
+    for id in NEW_IDS:
+        assert f'name="{id}"' in report  # a test case each
+    for text in (bug.stdout, bug.stderr, report):
         assert "bob-token" not in text  # the second identity's value is never shown nor kept
     with over_http() as url:
         bound = mrtr("check", "--url", url, *ALICE, *BOB, "--tool", "statement", "--answers", answers, "--json")
@@ -152,9 +156,24 @@ def test_the_first_line_says_at_most_how_many_calls_the_tool_receives_and_holds(
     assert 0 < sent <= int(match.group(1))
 
 
-def test_the_demo_passes_every_new_probe_that_applies():
-    run = mrtr("check", "--demo", "--tool", "book_table", "--answers", "examples/book_table.yaml", "--json")
+@pytest.mark.parametrize("tool", ["book_table", "all_fields"])
+def test_the_demo_passes_every_new_probe_that_applies(tool: str):
+    run = mrtr("check", "--demo", "--tool", tool, "--answers", f"examples/{tool}.yaml", "--json")
     found = checks_of(run)
     assert {id: found[id]["status"] for id in NEW_IDS} == {
         "capability-withheld-each": "pass", "state-other-principal": "skipped", "conversations-isolated": "pass",
         "interim-no-caching-hints": "pass"}
+
+
+def test_another_valid_answer_changes_each_field_its_schema_lets_change():
+    request = {"method": "elicitation/create", "params": {"requestedSchema": {"type": "object", "properties": {
+        "when": {"type": "string", "format": "date"}, "size": {"type": "integer", "minimum": 1, "maximum": 4},
+        "code": {"type": "string", "pattern": "^[A-Z]{3}$"}, "ok": {"type": "boolean"},
+        "pick": {"type": "array", "maxItems": 1, "items": {"enum": ["a", "b"]}}, "one": {"enum": ["x"]}}}}}
+    answer = {"action": "accept", "content": {"when": "2026-12-31", "size": 4, "code": "ABC", "ok": True,
+                                              "pick": ["a"], "one": "x"}}
+    changed, changes = other_answer(request, answer)
+    assert changed["content"] == {"when": "2027-01-01", "size": 3, "code": "ABC", "ok": False, "pick": ["b"],
+                                  "one": "x"}
+    assert set(changes) == {"when", "size", "ok", "pick"}  # a pattern, a one-choice enum: left as they were
+    assert other_answer(request, {"action": "decline"}) == ({"action": "decline"}, {})

@@ -109,19 +109,24 @@ def _judged(probe: Probe, a: tuple[Stepped, _Answers], b: tuple[Stepped, _Answer
            f"; A: {_ending(run_a)}; B: {_ending(run_b)}")
     if not completes(run_a.last) and not completes(run_b.last):
         return verdict(*probe, None, f"not judged: {ran}")
-    foreign = _carried(run_a.last, _atoms(changed.given) - _atoms(own.given), "A", "B") or \
-        _carried(run_b.last, _atoms(own.given) - _atoms(changed.given), "B", "A")
+    mine, theirs = _atoms(own.given), _atoms(changed.given)
+    foreign = _carried(run_a.last, theirs - mine, mine, "A", "B") or \
+        _carried(run_b.last, mine - theirs, theirs, "B", "A")
     if foreign:
         return verdict(*probe, False, f"{foreign}; {ran}: keep a conversation's answers in its requestState, "
                                       "not in state shared between requests")
     return verdict(*probe, True, f"{ran}: each carries only its own answers")
 
 
-def _carried(reply: Reply | None, tokens: set[str], mine: str, theirs: str) -> str | None:
-    """`A's result carries B's answer 5`, when a complete result holds one of the other run's values."""
+def _carried(reply: Reply | None, tokens: set[str], own: set[str], mine: str, theirs: str) -> str | None:
+    """`A's result carries B's answer 5`, when a complete result holds one of the other run's values
+    outside its own (B's `b.ada@example.com` holds A's `ada@example.com`: that is not a mix)."""
     if not completes(reply) or reply is None:
         return None
     text = json.dumps([reply.result.get("content"), reply.result.get("structuredContent")], ensure_ascii=False)
+    for atom in sorted(own, key=len, reverse=True):
+        if any(token in atom for token in tokens):  # only an own value that holds a foreign one hides it
+            text = text.replace(atom, "\0")
     for token in sorted(tokens):
         if re.search(rf"(?<![\w-]){re.escape(token)}(?![\w-])", text):
             return f"{mine}'s result carries {theirs}'s answer {token!r}"

@@ -61,7 +61,7 @@ def _other_number(schema: dict[str, Any], value: float) -> Any:
     low, high = schema.get("minimum"), schema.get("maximum")
     for other in (value + 1, value - 1):
         if (low is None or other >= low) and (high is None or other <= high):
-            return other
+            return round(other, 9) if isinstance(other, float) else other  # 1.65 - 1, not 0.6499999999999999
     return UNCHANGED
 
 
