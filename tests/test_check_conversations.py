@@ -77,6 +77,17 @@ def test_one_users_state_taken_from_another_user_is_warned_and_a_bound_one_passe
     assert found["seen"].endswith("error -32602: requestState was issued to another user (HTTP 400)")
 
 
+def test_a_second_identity_that_cannot_call_the_tool_skips_the_probe(answers: str):
+    with over_http("principal") as url:
+        run = mrtr("check", "--url", url, *ALICE, "--other-principal", "Authorization: Bearer mallory-token",
+                   "--tool", "statement", "--answers", answers, "--json")
+    found = checks_of(run)["state-other-principal"]
+    assert found["status"] == "skipped"
+    assert found["seen"] == ('not probed: the second identity cannot call the tool: a tool error: '
+                             '[{"text": "no account for mallory", "type": "text"}]')
+    assert "mallory-token" not in run.stdout + run.stderr
+
+
 def test_without_other_principal_the_probe_is_skipped_saying_what_to_give(answers: str):
     run = mrtr("check", *stdio(), "--tool", "statement", "--answers", answers, "--json")
     found = checks_of(run)["state-other-principal"]

@@ -78,7 +78,9 @@ class PrincipalProbe:
             reply = self._send_as(client, self._params)
         except REFUSALS as error:
             return error.message
-        return None if asks(reply) or completes(reply) and not reply.result.get("isError") else seen(reply)
+        if completes(reply) and reply.result.get("isError"):
+            return f"a tool error: {short(reply.result.get('content'))}"
+        return None if asks(reply) or completes(reply) else seen(reply)
 
     def _crossed(self, client: Client, answers: dict[str, Any], next_asked: dict[str, Any] | None,
                  other: OtherPrincipal) -> Check:

@@ -9,7 +9,8 @@ Over HTTP it serves Streamable HTTP with JSON responses on an ephemeral port of 
 
 - `statement` (the MRTR page: requestState "MUST" be treated as attacker-controlled input, and the
   server SHOULD bind it to the authenticated principal): asks for a month, then shows the caller's
-  account. Its state is signed and names the user it was issued to. `--bug principal`: the
+  account (a caller with no account gets a tool error). Its state is signed and names the user it
+  was issued to. `--bug principal`: the
   signature is checked, the user is not, and the statement shown is the state's user's.
 - `export` (a server that cannot fulfil a request because the client did not declare a capability
   MUST return -32021 with data.requiredCapabilities, over HTTP with status 400): asks a form
@@ -113,6 +114,8 @@ def answered(params: dict[str, Any], key: str) -> Any:
 
 
 def statement(params: dict[str, Any], caller: str, declared: dict[str, Any]) -> dict[str, Any]:
+    if caller not in ACCOUNTS:
+        return text(f"no account for {caller}", error=True)
     month = answered(params, "month")
     if params.get("requestState") is None or month is None:
         return need(declared, "elicitation.form") or asking("month", form("Which month?", MONTH), {"user": caller})
