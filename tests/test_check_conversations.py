@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, elicit, input_required, mrtr, text_result
 from mrtr_cli.check.other_answers import other_answer
 from peers import http_server
 
@@ -188,3 +188,24 @@ def test_another_valid_answer_changes_each_field_its_schema_lets_change():
                                   "one": "x"}
     assert set(changes) == {"when", "size", "ok", "pick"}  # a pattern, a one-choice enum: left as they were
     assert other_answer(request, {"action": "decline"}) == ({"action": "decline"}, {})
+
+
+def test_minus_32021_that_does_not_list_the_capability_fails(scripted: Any):
+    """The schema's MissingRequiredClientCapabilityError requires data.requiredCapabilities: a bare
+    -32021 tells the client nothing about what to declare."""
+    asks = input_required({"a": elicit("Name?", {"name": {"type": "string"}})}, "s1")
+    listed = {"error": {"code": -32021, "message": "Missing required client capability",
+                        "data": {"requiredCapabilities": {"elicitation": {}}}}}
+    bare = {"error": {"code": -32021, "message": "Missing required client capability"}}
+    refused = {"error": {"code": -32602, "message": "refused"}}
+    steps = [{"result": asks}, {"result": text_result("done")},  # the conversation
+             listed, {"result": asks}, refused, refused, {"result": asks}, refused, refused,  # the retries of round 1
+             bare]  # capability-withheld-each
+    server = scripted(tools=[{"name": "X", "inputSchema": {"type": "object"}}], steps=steps)
+    run = mrtr(*server.args("check", "--tool", "X", "--answer", "a.name=Ada", "--timeout", "5", "--json"))
+    found = checks_of(run)
+    assert found["capability-withheld"]["status"] == "pass"
+    assert found["capability-withheld-each"]["status"] == "fail"
+    assert found["capability-withheld-each"]["seen"] == ("elicitation.form withheld: round 1, -32021 whose "
+                                                         "data.requiredCapabilities (null) does not list "
+                                                         "elicitation.form")
