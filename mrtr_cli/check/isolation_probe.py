@@ -30,7 +30,7 @@ from mrtr_cli.conversation.session import Outcome
 ISOLATED: Probe = ("conversations-isolated", "two conversations at once each end with their own answers", "SHOULD",
                    "basic/index")
 ISOLATED_USERS: Probe = ("conversations-isolated", "two users' conversations at once each end with their own answers",
-                         "MUST", "client/elicitation#security-considerations")
+                         "MUST", "client/elicitation")
 """The same probe when run B goes as the --other-principal identity: one user's answers in another's result."""
 CALLS = {ISOLATED[0]: Calls(conversations=2)}
 

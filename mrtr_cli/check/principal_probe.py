@@ -30,7 +30,7 @@ from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE
 REFUSALS = (AuthError, ProtocolError, UnreachableError)
 """What a request the second identity sends may end in that says it was refused (not Ctrl-C)."""
 STATE_OTHER_PRINCIPAL: Probe = ("state-other-principal", "one user's requestState is refused from another user",
-                                "SHOULD", "basic/patterns/mrtr#security-considerations")
+                                "SHOULD", "basic/patterns/mrtr#server-requirements-basic-workflow")
 CALLS = {STATE_OTHER_PRINCIPAL[0]: Calls(requests=3)}
 """The second identity's round 1, the usual round 1, its state sent by the second identity."""
 NOT_ASKED = "not probed: give --other-principal 'Authorization: Bearer …' for a second user"
