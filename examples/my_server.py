@@ -58,14 +58,21 @@ def check_meta(params: dict[str, Any]) -> dict[str, Any]:
     return meta["io.modelcontextprotocol/clientCapabilities"]
 
 
+def asks_forms(capabilities: dict[str, Any]) -> bool:
+    """Whether the client can answer a form: `elicitation` declared, with `form` among its modes
+    (`elicitation: {}` alone means forms, as before modes were named)."""
+    elicitation = capabilities.get("elicitation")
+    return isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
+
+
 def greet(params: dict[str, Any], capabilities: dict[str, Any]) -> dict[str, Any]:
     """Round 1 asks for the name; the retry, with the answer and the state, greets."""
     greeting = str(params["arguments"]["greeting"])
     answer = (params.get("inputResponses") or {}).get("name")
     if answer is None:
-        if "elicitation" not in capabilities:
-            raise Refused(-32021, "Missing required client capability: elicitation",
-                          {"requiredCapabilities": {"elicitation": {}}})
+        if not asks_forms(capabilities):
+            raise Refused(-32021, "Missing required client capability: elicitation.form",
+                          {"requiredCapabilities": {"elicitation": {"form": {}}}})
         return {"resultType": "input_required", "inputRequests": {"name": ASK_NAME},
                 "requestState": seal(greeting), "_meta": INFO}
     if opened(params.get("requestState")) != greeting:

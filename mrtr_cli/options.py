@@ -208,6 +208,8 @@ class ProbeOptions(NamedTuple):
     skip_probes: tuple[str, ...] = ()
     state_age: float | None = None
     at_most_once: bool = False
+    other_principal: tuple[str, ...] = ()
+    """`--other-principal "NAME: VALUE"`: the headers of a second identity (check/principal_probe.py)."""
 
 
 class ReplayingOptions(NamedTuple):

@@ -50,6 +50,10 @@ class Target(Protocol):
         """The same server at `url`, another instance of it (`--replica`, checked as an http(s)
         URL); a usage error for a server that has no URL."""
 
+    def as_principal(self, headers: dict[str, str]) -> Target:
+        """The same server as another identity (`mrtr check --other-principal`): `headers` replace the
+        ones of their names; a usage error for a server that takes no headers."""
+
     def address(self) -> str:
         """Which server this is, in a few words: `host:port` of an HTTP server's URL (how the timeline
         names each instance of `--replica`), a process's command."""
@@ -217,19 +221,22 @@ def _unquote(value: str) -> str:
     return value
 
 
-def parse_headers(headers: tuple[str, ...]) -> dict[str, str]:
-    """`-H "Name: value"` as a dict; MCP's own headers and malformed ones are usage errors."""
+def parse_headers(headers: tuple[str, ...], flag: str = "-H") -> dict[str, str]:
+    """`-H "Name: value"` as a dict; MCP's own headers and malformed ones are usage errors. `flag`:
+    the flag the headers came from (--other-principal's too), for the messages; a malformed one is
+    not repeated there (it may hold a secret)."""
     parsed: dict[str, str] = {}
     for item in headers:
         name, sep, value = item.partition(":")
         name, value = name.strip(), value.strip()
         if not sep or not TOKEN.fullmatch(name):
-            raise UsageError(f"-H {item!r} is not 'Name: value'", "write -H 'Authorization: Bearer ...'")
+            given = repr(item) if flag == "-H" else "value"
+            raise UsageError(f"{flag} {given} is not 'Name: value'", f"write {flag} 'Authorization: Bearer ...'")
         if _RESERVED_HEADERS.fullmatch(name):
-            raise UsageError(f"-H {name!r}: mrtr sets MCP-Protocol-Version and Mcp-* headers itself",
+            raise UsageError(f"{flag} {name!r}: mrtr sets MCP-Protocol-Version and Mcp-* headers itself",
                              "leave them out")
         if any(ord(ch) < 0x20 and ch != "\t" or ord(ch) == 0x7F for ch in value):
-            raise UsageError(f"-H {name!r} has a control character in its value", "remove it")
+            raise UsageError(f"{flag} {name!r} has a control character in its value", "remove it")
         parsed[name] = value
     return parsed
 

@@ -63,6 +63,11 @@ class StdioTarget:
         raise UsageError("--replica needs a server over HTTP (--url, or a --config entry with a url), and this one is "
                          "a stdio process", "for a stdio server, give --restart-between-rounds instead")
 
+    def as_principal(self, headers: dict[str, str]) -> HttpTarget:
+        """A process has no HTTP headers: `--other-principal` is a usage error."""
+        raise UsageError("--other-principal sends the HTTP headers of a second identity, and this server is a stdio "
+                         "process", "leave --other-principal out, or check the server over HTTP (--url)")
+
     def address(self) -> str:
         """The command, as a shell would read it."""
         return shlex.join(self.command)
@@ -150,6 +155,14 @@ class HttpTarget:
         """The same server at `url`, another instance (`--replica`): the same headers and mcpServers
         `oauth`; its own kept token or login, as for any server (auth is per URL)."""
         return replace(self, url=check_url(url, "--replica"))
+
+    def as_principal(self, headers: dict[str, str]) -> HttpTarget:
+        """The same server as a second identity (`mrtr check --other-principal`): each header named in
+        `headers` replaces the one of that name (in any case), the others are kept; no mcpServers
+        `oauth` (the caller opens it with no kept token)."""
+        names = {name.lower() for name in headers}
+        kept = {name: value for name, value in self.headers.items() if name.lower() not in names}
+        return replace(self, headers={**kept, **headers}, oauth={})
 
     def address(self) -> str:
         """`host:port` of the URL (the scheme's port when it names none)."""

@@ -80,7 +80,8 @@ def probe_steps(wrong_shape: dict = {"result": ASKS}, null: dict = REFUSED) -> l
     shape, null answers."""
     withheld = {"error": {"code": -32021, "message": "Missing required client capability",
                           "data": {"requiredCapabilities": {"elicitation": {}}}}}
-    return [withheld, {"result": ASKS}, REFUSED, REFUSED, {"result": ASKS}, wrong_shape, null]
+    return [withheld, {"result": ASKS}, REFUSED, REFUSED, {"result": ASKS}, wrong_shape, null,
+            withheld]  # capability-withheld-each; conversations-isolated then meets no step: not judged
 
 
 def check_scripted(scripted, conversation: list[dict], **probes: dict) -> dict[str, dict]:

@@ -13,7 +13,7 @@ import pytest
 from conformance import SPEC_VERSION, cache_dir, run_server_scenario, suite_command
 from conftest import ROOT, SPEC
 from mrtr_cli.check import (authorization, exact_headers, generic, named, older, probes, stream,
-                             subscriptions, tool_rounds)
+                             subscriptions, tool_probes, tool_rounds)
 from mrtr_cli.check.rules import CONFORMANCE
 from peers import demo_http
 
@@ -65,7 +65,8 @@ def rows() -> dict[str, tuple[str, str]]:
 
 
 def mrtr_probe_ids() -> set[str]:
-    modules = (probes, generic, older, authorization, exact_headers, named, tool_rounds, stream, subscriptions)
+    modules = (probes, generic, older, authorization, exact_headers, named, tool_rounds, stream, subscriptions,
+               tool_probes)
     tables = [getattr(module, name) for module in modules for name in dir(module)
               if name.endswith(("_PROBE", "_PROBES"))]
     probes_in = [probe for table in tables for probe in (table if isinstance(table, list) else [table])]

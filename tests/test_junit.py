@@ -73,7 +73,7 @@ def test_check_writes_a_valid_report_with_failures_and_skips(tmp_path: Path):
     passing, failing = tmp_path / "pass.xml", tmp_path / "fail.xml"
     assert mrtr("check", *BOOK, "--demo", "--junit", str(passing)).code == 0
     suite = suite_of(passing)
-    assert counts(suite) == {"tests": 60, "failure": 0, "error": 0, "skipped": 18}
+    assert counts(suite) == {"tests": 64, "failure": 0, "error": 0, "skipped": 19}
     assert suite.find("testcase[@name='header-mismatch']/skipped").get("message") == "stdio has no headers"
     times = {case.get("name"): float(case.get("time", "-1")) for case in suite.iter("testcase")}
     assert times["discover"] > 0 and times["capability-withheld"] > 0  # each probe group's own exchanges

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.answering.questions import Chain
+from mrtr_cli.check.calls import Calls
 from mrtr_cli.check.verdicts import Check, Probe, verdict
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.instances import Instances
@@ -25,6 +26,8 @@ from mrtr_cli.transport.base import Mirrored
 RETRY_ELSEWHERE: Probe = ("retry-on-another-instance",
                           "the tool's conversation ends the same when each round goes to another instance", "SHOULD",
                           "basic/patterns/mrtr#multi-round-trip-requests")
+CALLS = {RETRY_ELSEWHERE[0]: Calls(conversations=1)}
+"""The conversation once more, hopping (check/calls.py)."""
 NOT_ASKED = "not probed: give --replica URL or --restart-between-rounds"
 
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from mrtr_cli.answering.questions import Chain
+from mrtr_cli.check.calls import Calls, total
 from mrtr_cli.check.probes import Prober
-from mrtr_cli.check.state_probes import PROMPT_STATE_PROBES, RESOURCE_STATE_PROBES, StateProber, state_probes_for
+from mrtr_cli.check.state_probes import (PROMPT_STATE_PROBES, RESOURCE_STATE_PROBES, StateProber, state_calls,
+                                         state_probes_for)
 from mrtr_cli.check.tool_rounds import AskingProbes, ending, unreadable_checks, unreadable_round
 from mrtr_cli.check.verdicts import Check, Probe, verdict
 from mrtr_cli.conversation.client import Reply
@@ -37,6 +39,12 @@ RESOURCE_READ_CACHING: Probe = ("resource-read-caching", "resources/read's compl
 PROMPT_PROBES: list[Probe] = [PROMPT_ASKING.asks, PROMPT_ASKING.completes, *PROMPT_STATE_PROBES]
 RESOURCE_PROBES: list[Probe] = [RESOURCE_ASKING.asks, RESOURCE_ASKING.completes, RESOURCE_READ_CACHING,
                                 *RESOURCE_STATE_PROBES]
+
+
+def calls_of(method: str) -> Calls:
+    """The most calls of a named prompt or resource (check/calls.py): its conversation, driven once,
+    and its state probes."""
+    return total([{"the conversation": Calls(conversations=1)}, state_calls(state_probes_for(method))])
 
 
 def probes_for(method: str) -> list[Probe]:

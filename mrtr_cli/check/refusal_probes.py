@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import Chain, Decision, Question, Refusal, Response
+from mrtr_cli.check.calls import Calls
 from mrtr_cli.check.verdicts import Check, Probe, short, verdict
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Outcome, Session
@@ -34,6 +35,8 @@ REFUSAL_PROBES: list[Probe] = [DECLINE_IS_NO, CANCEL_IS_NO]
 ACTIONS = {DECLINE_IS_NO: "decline", CANCEL_IS_NO: "cancel"}
 MAX_QUESTIONS = 5
 """The most questions refused, each in a conversation of its own (two, with cancel): the calls stay few."""
+CALLS = {probe[0]: Calls(conversations=MAX_QUESTIONS) for probe in REFUSAL_PROBES}
+"""A conversation for each question refused, at most MAX_QUESTIONS a probe (check/calls.py)."""
 ASKED_AGAIN = "asked again"
 
 

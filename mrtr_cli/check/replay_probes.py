@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from mrtr_cli.check.calls import Calls
 from mrtr_cli.check.verdicts import SPEC, Check, Probe, judged, seen, short, verdict
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome, Round
@@ -35,6 +36,8 @@ AT_MOST_ONCE: Probe = ("at-most-once", "the completing retry sent again is not a
                                        "(--at-most-once)", "MUST", WORKFLOW)
 REPLAY_PROBES: list[Probe] = [STATE_NEVER_EXPIRES, STATE_AGE, AT_MOST_ONCE]
 """In the order they are shown."""
+CALLS = {probe[0]: Calls(requests=1) for probe in REPLAY_PROBES}
+"""One call each: round 1 again, the held state, the completing retry again (check/calls.py)."""
 RERUN_AFTER = 1.1
 """Seconds between the conversation's end and round 1 asked again: past a second, so a time kept
 to the second has moved on."""

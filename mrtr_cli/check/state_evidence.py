@@ -11,6 +11,9 @@ from mrtr_cli.check.verdicts import SPEC, Check, Probe, seen, verdict
 from mrtr_cli.conversation.client import Reply
 
 FORGERIES_A_ROUND = 20
+FORGING_CALLS = 60
+"""The calls the forgeries of a whole conversation may make: each forgery follows the conversation to its
+end, so many rounds times many fields would call the tool hundreds of times (check/calls.py says this bound)."""
 """At most this many fields of one round's state are forged: each is a call of the tool."""
 
 
@@ -36,10 +39,8 @@ class Tally:
         self.differing: list[tuple[Scalar, Any, Walked]] = []
         self.unstable = False
         """Whether the unforged retry, sent again, also ended otherwise than the conversation."""
-
-    @property
-    def forged(self) -> int:
-        return min(self.fields, FORGERIES_A_ROUND)
+        self.forged = 0
+        """The fields forged: at most FORGERIES_A_ROUND, fewer once the check's forging calls ran out."""
 
     @property
     def left_out(self) -> int:
@@ -77,7 +78,8 @@ def _summary(tallies: list[Tally]) -> str:
     refusals = [reply for tally in tallies for reply in tally.refused]
     why = seen(refusals[0]) if refusals else ""
     left_out = sum(tally.left_out for tally in tallies)
-    cut = f"; {left_out} field(s) left out (at most {FORGERIES_A_ROUND} a round)" if left_out else ""
+    cut = f"; {left_out} field(s) left out (at most {FORGERIES_A_ROUND} a round, {FORGING_CALLS} calls in all)" \
+        if left_out else ""
     sent = sum(tally.forged for tally in tallies)
     if len(refusals) == sent:
         fields = ", ".join(f"{tally.forged} of round {tally.number}" for tally in tallies)

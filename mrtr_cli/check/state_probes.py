@@ -17,8 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from mrtr_cli.check.calls import ROUNDS, Calls
 from mrtr_cli.check.probes import Prober
-from mrtr_cli.check.state_evidence import FORGERIES_A_ROUND, Tally, Walked, forged_verdict, view
+from mrtr_cli.check.state_evidence import FORGERIES_A_ROUND, FORGING_CALLS, Tally, Walked, forged_verdict, view
 from mrtr_cli.check.state_forgery import (Alteration, ReadableState, last_segment, other_value, read,
                                           tag_tamperings, truncations)
 from mrtr_cli.check.verdicts import Check, Probe, seen, verdict
@@ -57,6 +58,13 @@ PROMPT_STATE_PROBES = _state_probes("prompt-", "prompts/get requestState")
 RESOURCE_STATE_PROBES = _state_probes("resource-", "resources/read requestState")
 
 
+def state_calls(probes: StateProbes) -> dict[str, Calls]:
+    """The most calls of the target the state probes make (check/calls.py): the forgeries' budget, two
+    tag alterations and three truncations of each round's state, and one skipped step."""
+    return {probes.forged[0]: Calls(requests=FORGING_CALLS), probes.tag[0]: Calls(requests=2 * ROUNDS),
+            probes.truncated[0]: Calls(requests=3 * ROUNDS), probes.skipped_step[0]: Calls(requests=1)}
+
+
 def state_probes_for(method: str) -> StateProbes:
     """The state probes of tools/call, prompts/get or resources/read."""
     return {"prompts/get": PROMPT_STATE_PROBES, "resources/read": RESOURCE_STATE_PROBES}.get(method,
@@ -71,6 +79,8 @@ class StateProber:
         self.probes = probes
         self.send = send
         self.rounds: list[Round] = []
+        self.forging_left = FORGING_CALLS
+        """The calls the forgeries may still make (FORGING_CALLS in all)."""
 
     def checks(self, outcome: Outcome) -> list[Check]:
         self.rounds = outcome.rounds
@@ -118,9 +128,14 @@ class StateProber:
     def _forge_round(self, index: int, state: ReadableState) -> Tally:
         scalars = list(state.scalars())
         tally = Tally(self.rounds[index].number, len(scalars))
+        longest = len(self.rounds) - index - 1  # the most calls one walk from this round makes
         for scalar in scalars[:FORGERIES_A_ROUND]:
+            if self.forging_left < 2 * longest:  # room for this walk, and the unforged one that may follow
+                break
             value = other_value(scalar.value)
             walked = self._walk(index, state.forged(scalar, value))
+            self.forging_left -= walked.position - index
+            tally.forged += 1
             if not walked.same and self._refused(walked.last, walked.position - 1):  # late is still refused
                 tally.refused.append(walked.last)
             elif walked.same:
@@ -128,7 +143,9 @@ class StateProber:
             else:
                 tally.differing.append((scalar, value, walked))
         if tally.differing:
-            tally.unstable = not self._walk(index, self.rounds[index].state or "").same
+            unforged = self._walk(index, self.rounds[index].state or "")
+            self.forging_left -= unforged.position - index
+            tally.unstable = not unforged.same
         return tally
 
     def altered(self, probe: Probe, alterations: Callable[[str, int | None], list[Alteration]]) -> Check:

@@ -41,10 +41,16 @@ class StreamWatch:
         """The methods whose results carried no serverInfo in their _meta."""
         self.validated: list[list[str]] = []
         """The schema's problems with each of the first messages kept, validated ahead (`validate_so_far`)."""
+        self.requests_sent: dict[Any, str] = {}
+        """Each request sent, in a few words (method, name or URI, round), by id."""
+        self.interim = 0
+        self.hinted: list[str] = []
+        """The input_required results that carried ttlMs or cacheScope, each in a few words."""
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, events.RequestSent):
             self.methods[event.id] = event.method
+            self.requests_sent[event.id] = _request_words(event)
         if not isinstance(event, events.FrameReceived):
             return
         message = event.message
@@ -52,6 +58,7 @@ class StreamWatch:
         if isinstance(message, jsonrpc.Response):
             self.responses += 1
             self._note_server_info(message)
+            self._note_interim(message)
         elif isinstance(message, jsonrpc.Notification) and message.method == LOG_MESSAGE:
             self.logs.append(message.raw)
         elif isinstance(message, jsonrpc.Request):
@@ -62,6 +69,27 @@ class StreamWatch:
             self.results += 1
             if meta.server_info(response.result) is None:
                 self.unnamed.append(str(self.methods.get(response.id, "a response of unknown id")))
+
+    def _note_interim(self, response: jsonrpc.Response) -> None:
+        result = response.result
+        if response.error is not None or not isinstance(result, dict) or result.get("resultType") != "input_required":
+            return
+        self.interim += 1
+        hints = [f"{name} {short(result[name])}" for name in ("ttlMs", "cacheScope") if name in result]
+        if hints:
+            self.hinted.append(f"{self.requests_sent.get(response.id, 'a response of unknown id')}: "
+                               f"{', '.join(hints)}")
+
+    def interim_check(self) -> Check:
+        """No input_required result of the run carried ttlMs or cacheScope."""
+        if not self.interim:
+            return verdict(*INTERIM_NO_CACHING_HINTS, None, "no input_required result came")
+        if not self.hinted:
+            return verdict(*INTERIM_NO_CACHING_HINTS, True, f"none of {self.interim} input_required results "
+                                                            "carries ttlMs or cacheScope")
+        return verdict(*INTERIM_NO_CACHING_HINTS, False, f"{len(self.hinted)} of {self.interim} input_required "
+                                                         f"results carry caching hints; first: "
+                                                         f"{safe_line(self.hinted[0], 200)}")
 
     def _keep(self, message: Any) -> None:
         if isinstance(message, jsonrpc.Malformed):
@@ -94,7 +122,7 @@ class StreamWatch:
         read = f"{self.responses} response{'s' if self.responses != 1 else ''} read"
         asked = f"{len(self.requests)} request(s) from the server: {', '.join(sorted(set(self.requests)))}"
         return [verdict(*NO_SERVER_REQUESTS, not self.requests, asked if self.requests else f"{read}, no request"),
-                self._logs_check(read), self.schema_check(), self.server_info_check()]
+                self._logs_check(read), self.schema_check(), self.server_info_check(), self.interim_check()]
 
     def server_info_check(self) -> Check:
         """serverInfo in the _meta of every result, as the spec's SHOULD has it (not only discover's)."""
@@ -125,5 +153,16 @@ SCHEMA_VALID: Probe = ("schema-valid", "every message the server sent is valid a
                        "basic/index#messages")
 SERVER_INFO: Probe = ("server-info", "every result names the server (serverInfo in _meta)", "SHOULD",
                       "basic/index#meta")
-STREAM_PROBES: list[Probe] = [NO_SERVER_REQUESTS, NO_LOG_WITHOUT_LEVEL, SCHEMA_VALID, SERVER_INFO]
+INTERIM_NO_CACHING_HINTS: Probe = ("interim-no-caching-hints",
+                                   "no input_required result carries caching hints (ttlMs, cacheScope)", "SHOULD",
+                                   "server/utilities/caching#cacheable-results")
+STREAM_PROBES: list[Probe] = [NO_SERVER_REQUESTS, NO_LOG_WITHOUT_LEVEL, SCHEMA_VALID, SERVER_INFO,
+                              INTERIM_NO_CACHING_HINTS]
 """The rules judged on every exchange of the run, in the order shown (`StreamWatch.checks`)."""
+
+
+def _request_words(sent: events.RequestSent) -> str:
+    """`tools/call book_table round 2`: which request, of which target, in which round."""
+    subject = sent.params.get("name") or sent.params.get("uri") if isinstance(sent.params, dict) else None
+    named = f" {safe_line(str(subject), 80)}" if isinstance(subject, str) else ""
+    return f"{sent.method}{named}{f' round {sent.round}' if sent.round is not None else ''}"

@@ -15,14 +15,20 @@ from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.answering.questions import Chain, Question
+from mrtr_cli.check import calls, capability_probes, hop_probe, isolation_probe, principal_probe, refusal_probes, \
+    replay_probes
+from mrtr_cli.check.calls import Calls
+from mrtr_cli.check.capability_probes import CAPABILITY_WITHHELD_EACH, CapabilityProber
 from mrtr_cli.check.hop_probe import RETRY_ELSEWHERE, hop_check
+from mrtr_cli.check.isolation_probe import ISOLATED, IsolationProbe
+from mrtr_cli.check.principal_probe import STATE_OTHER_PRINCIPAL, OtherPrincipal, PrincipalProbe
 from mrtr_cli.check.probes import Prober
 from mrtr_cli.check.refusal_probes import REFUSAL_PROBES, refusal_checks
 from mrtr_cli.check.replay_probes import REPLAY_PROBES, ReplayFlags, ReplayProber
-from mrtr_cli.check.state_probes import TOOL_STATE_PROBES, StateProber
+from mrtr_cli.check.state_probes import TOOL_STATE_PROBES, StateProber, state_calls
 from mrtr_cli.check.tool_rounds import ROUND_PROBES, round_checks
 from mrtr_cli.check.verdicts import Check, Probe, ProbeFailed, judged, seen, shape_problem, timed, verdict
-from mrtr_cli.conversation.client import Reply
+from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.session import Outcome, Round, Session
 from mrtr_cli.errors import IncompleteError, UsageError
@@ -50,11 +56,26 @@ ANSWERS_NULL: Probe = ("answers-null", "inputResponses null is not taken into a 
 TOOL_PROBES: list[Probe] = [CAPABILITY_WITHHELD, ANSWERLESS_RETRY, TAMPERED_STATE, STATE_OTHER_ARGUMENTS,
                             EXTRA_ANSWERS, ANSWER_WRONG_SHAPE, ANSWERS_NULL]
 """The retries of the tool's first round, in the order they run and are shown."""
-ALL_TOOL_PROBES: list[Probe] = [*TOOL_PROBES, *TOOL_STATE_PROBES, *ROUND_PROBES, RETRY_ELSEWHERE, *REFUSAL_PROBES,
-                                *REPLAY_PROBES]
+CONVERSATION_PROBES: list[Probe] = [CAPABILITY_WITHHELD_EACH, STATE_OTHER_PRINCIPAL, ISOLATED]
+"""The probes that run the tool's conversation again (or part of it) their own way, after the round probes."""
+ALL_TOOL_PROBES: list[Probe] = [*TOOL_PROBES, *TOOL_STATE_PROBES, *ROUND_PROBES, *CONVERSATION_PROBES, RETRY_ELSEWHERE,
+                                *REFUSAL_PROBES, *REPLAY_PROBES]
 """Every probe that needs the named tool."""
+CALLS: dict[str, Calls] = {"the conversation": Calls(conversations=1),
+                           **{probe[0]: Calls(requests=1) for probe in TOOL_PROBES}}
+"""The tool's own conversation, and one call for each retry of its first round (check/calls.py)."""
 WRONG_SHAPE = 12345
 """The answer the wrong-shape probe sends: a number where an object is due, as the suite sends."""
+
+
+def tool_calls(other_principal: bool, hopping: bool) -> Calls:
+    """The most calls of the named tool a check makes: the declaration of each family of probes that
+    runs (check/calls.py); a family added here declares its CALLS beside its probes."""
+    tables = [CALLS, capability_probes.CALLS, isolation_probe.CALLS, refusal_probes.CALLS, replay_probes.CALLS,
+              state_calls(TOOL_STATE_PROBES)]
+    tables += [principal_probe.CALLS] if other_principal else []
+    tables += [hop_probe.CALLS] if hopping else []
+    return calls.total(tables)
 
 
 class ToolProber:
@@ -62,7 +83,7 @@ class ToolProber:
 
     def __init__(self, prober: Prober, chain: Chain, name: str, arguments: dict[str, Any],
                  mirrored: Mirrored | None = None, instances: Instances | None = None,
-                 flags: ReplayFlags = ReplayFlags()) -> None:
+                 flags: ReplayFlags = ReplayFlags(), other: OtherPrincipal | None = None) -> None:
         self.prober = prober
         self.client = prober.client
         self.chain = chain
@@ -75,6 +96,8 @@ class ToolProber:
         """--state-age and --at-most-once (check/replay_probes.py)."""
         self.conversed: tuple[Outcome, float] = (Outcome("tools/call", self.params), time.monotonic())
         """The tool's own conversation and when it ended (time.monotonic), once `checks` ran it."""
+        self.other = other
+        """The second identity of --other-principal (check/principal_probe.py), if given."""
 
     def checks(self) -> list[Check]:
         """The tool's own conversation first: a tool with side effects may ask only once (a
@@ -86,10 +109,11 @@ class ToolProber:
         self.conversed = outcome, time.monotonic()
         rounds = timed(round_checks(outcome), time.perf_counter() - started)
         probed = self.prober.run(TOOL_PROBES, lambda: self._probes(outcome))
+        again = self.prober.run_each(CONVERSATION_PROBES, self._conversation_judges(outcome))
         hopped = self.prober.run([RETRY_ELSEWHERE], lambda: [self._hopping(outcome)])
         refusals = self.prober.run_each(REFUSAL_PROBES, {p: self._refusing(outcome, p) for p in REFUSAL_PROBES})
         states = StateProber(self.prober, TOOL_STATE_PROBES, self._retry).checks(outcome)  # sent last: the most calls
-        return [*probed, *states, *rounds, *hopped, *refusals]
+        return [*probed, *states, *rounds, *again, *hopped, *refusals]
 
     def waiting_checks(self) -> list[Check]:
         """The probes that wait a while after the conversation (check/replay_probes.py): called as
@@ -108,6 +132,19 @@ class ToolProber:
         if first is None or not _input_required(first.reply):
             return "the first round asked no question"
         return self._answers(first.reply.result.get("inputRequests") or {}, first)
+
+    def _conversation_judges(self, outcome: Outcome) -> dict[Probe, Callable[[], Check]]:
+        send = lambda params: self._retry(params)  # noqa: E731 - the usual identity, every capability declared
+        capabilities = CapabilityProber(self._retry, self.chain, self.params, self.prober.status_is)
+        return {CAPABILITY_WITHHELD_EACH: lambda: capabilities.check(outcome),
+                STATE_OTHER_PRINCIPAL: lambda: PrincipalProbe(send, self._send_as, self.params).check(outcome,
+                                                                                                   self.other),
+                ISOLATED: lambda: IsolationProbe(send, self._send_as, self.chain, self.params).check(outcome,
+                                                                                                 self.other)}
+
+    def _send_as(self, client: Client, params: dict[str, Any]) -> Reply:
+        """One tools/call as the --other-principal identity, on its own connection."""
+        return client.raw("tools/call", {**params, "_meta": self.prober.meta_for()}, mirrored=self.mirrored)
 
     def _hopping(self, stayed: Outcome) -> Check:
         """The conversation again, each round sent where `instances` say (--replica, --restart-between-rounds)."""
@@ -169,10 +206,14 @@ class ToolProber:
         if not asked:
             return verdict(*probe, None, "the first round asked no question")
         needed = required_capability(next(iter(asked.values()))).partition(".")[0]
-        withheld = meta.Capabilities(**{name: name != needed for name in ("elicitation", "sampling", "roots")})
+        withheld = meta.Capabilities(elicitation=needed != "elicitation", sampling=needed != "sampling",
+                                     roots=needed != "roots")
         reply = self._retry(self.params, withheld)
         if reply.error is not None:
             ok = reply.error.get("code") == jsonrpc.MISSING_REQUIRED_CLIENT_CAPABILITY and self.prober.status_is(reply, 400)
+        elif isinstance(reply.result, dict) and reply.result.get("isError") is True:
+            # a tool error tells the client nothing it can act on: -32021 was due
+            return judged(probe, reply, False, f"{needed} withheld: a tool error (isError), not -32021")
         else:
             ok = not any(required_capability(r).partition(".")[0] == needed for r in questions(reply.result))
         return judged(probe, reply, ok, f"{needed} withheld")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 from mrtr_cli import files
@@ -23,27 +25,29 @@ from mrtr_cli.check import authorization, older
 from mrtr_cli.check.catalog import skipped_by_request
 from mrtr_cli.check.probes import Check, Prober
 from mrtr_cli.check.replay_probes import ReplayFlags
-from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES, ToolProber
-from mrtr_cli.check.named import named_checks, probes_for
+from mrtr_cli.check.calls import calls_words
+from mrtr_cli.check.principal_probe import OtherPrincipal
+from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES, ToolProber, tool_calls
+from mrtr_cli.check.named import calls_of, named_checks, probes_for
 from mrtr_cli.check.stream import StreamWatch
 from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.check.verdicts import Probe, by_request, status_counts, verdict
-from mrtr_cli.render.check_lines import check_lines
-from mrtr_cli.target import Target, logs_in_as_machine, resolve_target
+from mrtr_cli.render.check_lines import calls_line, check_lines
+from mrtr_cli.target import Target, logs_in_as_machine, parse_headers, resolve_target
 
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
         junit: str | None = None, named: tuple[CallOptions, ...] = (), probes: ProbeOptions = ProbeOptions()) -> int:
     """`named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py);
-    `probes`: --skip-probe, --state-age and --at-most-once."""
+    `probes`: --skip-probe, --state-age, --at-most-once and --other-principal."""
     def body(context: Context) -> ExitCode:
         files.check_writable(junit, "--junit")
         started = time.monotonic()
         try:
             skipped = skipped_by_request(probes.skip_probes)
             checks, server, era = _probe(context, tool, target, answering, named,
-                                         Asked(skipped, _replay_flags(probes, tool)))
+                                         Asked(skipped, _replay_flags(probes, tool), probes.other_principal))
         except MrtrError as error:  # no probe ran: the report still says why
             _report_for_ci(context, [], time.monotonic() - started, junit, error.one_line())
             raise
@@ -85,6 +89,8 @@ class Asked(NamedTuple):
 
     skipped: frozenset[str] = frozenset()
     flags: ReplayFlags = ReplayFlags()
+    other_principal: tuple[str, ...] = ()
+    """--other-principal: the headers of a second identity (check/principal_probe.py)."""
 
 
 def _replay_flags(probes: ProbeOptions, tool: CallOptions | None) -> ReplayFlags:
@@ -106,6 +112,8 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
     if hops is not None and tool is None:
         raise UsageError(f"{hops.flag} in mrtr check sends the named tool's retries to other instances, and no tool "
                          "is named", f"give --tool NAME (a tool that asks), or leave {hops.flag} out")
+    other = _other_principal(context, target, options, asked.other_principal, tool)
+    _say_calls(context, tool, named, other is not None, hops is not None)
     opening = opener(options, context.output.verbose, context.output.show_secrets)
     discover_seen = older.DiscoverSeen()
     context.emit.subscribe(discover_seen)
@@ -120,7 +128,8 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
                 checks = [*_older(client, chain, tool, target),
                           *older.skipped(_named_probes(named), client.settings.version)]
             else:
-                checks = _modern(context, client, chain, tool, target, named, instances, asked)
+                checks = _modern(context, client, chain, tool, target, named, instances, asked,
+                                 other and other(client))
     except AuthError as error:  # a machine's refused grant is exit 3, as in call: CI must not pass without a token
         if not protected or logs_in_as_machine(target, options):
             raise
@@ -129,6 +138,45 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
     if client.era.name == "older" and speaks_modern is None:
         speaks_modern = _answers_discover(context, target, options)
     return [*auth_checks, *checks], client.server_info, _era(client, discover_seen, speaks_modern)
+
+
+def _other_principal(context: Context, target: Target, options: TargetOptions, given: tuple[str, ...],
+                     tool: CallOptions | None) -> Callable[[Client], OtherPrincipal] | None:
+    """The second identity of --other-principal, once the client it shares settings with is made;
+    refused without --tool, and for a server over stdio. Its values are never shown (no -v, no
+    --show-secrets) and no kept OAuth token is sent with them."""
+    if not given:
+        return None
+    if tool is None:
+        raise UsageError("--other-principal in mrtr check sends the named tool's requestState as a second identity, "
+                         "and no tool is named", "give --tool NAME (a tool that asks), or leave --other-principal out")
+    headers = parse_headers(given, "--other-principal")
+    second = target.as_principal(headers)
+
+    def made(client: Client) -> OtherPrincipal:
+        @contextmanager
+        def connect() -> Iterator[Client]:
+            transport = second.open(options._replace(no_auth=True), False, False)
+            try:
+                yield Client(transport, client.settings, context.emit)
+            finally:
+                transport.close()
+        return OtherPrincipal(tuple(headers), connect)
+
+    return made
+
+
+NAMED_WORD = {"prompts/get": "prompt", "resources/read": "resource"}
+"""How the first line names a named target (its method would read as a call already sent)."""
+
+
+def _say_calls(context: Context, tool: CallOptions | None, named: tuple[CallOptions, ...], other: bool,
+               hopping: bool) -> None:
+    """The first line: at most how many calls each named target will receive (check/calls.py)."""
+    budgets = [calls_words(f"tool {tool.name}", tool_calls(other, hopping))] if tool is not None else []
+    budgets += [calls_words(f"{NAMED_WORD[request.method]} {request.name}", calls_of(request.method)) for request in named]
+    if budgets:
+        context.consoles.err.print(calls_line(budgets))
 
 
 def _require_listed(client: Client, tool: CallOptions | None, named: tuple[CallOptions, ...]) -> None:
@@ -173,7 +221,8 @@ def _era_unknown(error: AuthError) -> dict[str, Any]:
 
 
 def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | None, target: Target,
-            named: tuple[CallOptions, ...], instances: Instances | None = None, asked: Asked = Asked()) -> list[Check]:
+            named: tuple[CallOptions, ...], instances: Instances | None = None, asked: Asked = Asked(),
+            other: OtherPrincipal | None = None) -> list[Check]:
     """The checks of a 2026-07-28 server (check/probes.py; with a tool, check/tool_probes.py)."""
     prober = Prober(client, over_http=target.mirrors_headers, skipped=asked.skipped)
     watch = StreamWatch(client.settings.log_level)
@@ -184,7 +233,8 @@ def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | 
     if tool is not None:
         prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
         arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
-        tool_prober = ToolProber(prober, chain, tool.name, arguments, prepared.mirrored, instances, asked.flags)
+        tool_prober = ToolProber(prober, chain, tool.name, arguments, prepared.mirrored, instances, asked.flags,
+                                 other)
         checks += tool_prober.checks()
     after = [check for request in named for check in named_checks(prober, chain, request.method,
                                                                   request_params(request, Preparation()))]

@@ -40,6 +40,7 @@ RULES = {
     "request-state-type": ("error", "basic/patterns/mrtr#inputrequiredresult"),
     "server-request": ("error", "basic/transports/stdio#receiving-messages"),
     "caching-hints": ("error", "server/utilities/caching#cacheable-results"),
+    "interim-caching-hints": ("warning", "server/utilities/caching#cacheable-results"),
     "not-jsonrpc": ("error", "basic/transports/stdio"),
     "unknown-response-id": ("error", "basic/index#responses"),
     "error-without-id": ("error", "basic/index#error-responses"),
@@ -169,7 +170,17 @@ def check_input_required(method: str, result: dict[str, Any], capabilities: meta
         found.append(finding("request-state-type", f"requestState is a JSON {type(state).__name__}, not a string"))
     for key, request in (requests.items() if isinstance(requests, dict) else []):
         found += _question_findings(request, str(key), capabilities)
-    return found
+    return found + interim_caching_hints(method, result)
+
+
+def interim_caching_hints(method: str, result: dict[str, Any]) -> list[Finding]:
+    """An input_required result is interim: the caching page has it "not cacheable" and carrying "no
+    caching hints" (no keyword, so a warning)."""
+    hints = [name for name in ("ttlMs", "cacheScope") if name in result]
+    if not hints:
+        return []
+    return [finding("interim-caching-hints", f"the input_required result of {method} carries "
+                                             f"{' and '.join(hints)}; interim results carry no caching hints")]
 
 
 def check_question(key: str, request: Any, capabilities: meta.Capabilities) -> list[Finding]:

@@ -48,12 +48,14 @@ class Capabilities:
     for roots right after the handshake, unprompted, and must not ask into nothing."""
     tasks: bool = True
     """Whether the tasks extension (`io.modelcontextprotocol/tasks`) is declared (`--no-tasks`: not)."""
+    elicitation_modes: tuple[str, ...] = ("form", "url")
+    """The elicitation modes declared with `elicitation` (`mrtr check` withholds one at a time)."""
 
     def declared(self) -> dict[str, Any]:
         """The `clientCapabilities` object: never `sampling.tools` or `sampling.context`."""
         declared: dict[str, Any] = {}
         if self.elicitation:
-            declared["elicitation"] = {"form": {}, "url": {}}
+            declared["elicitation"] = {mode: {} for mode in self.elicitation_modes}
         if self.sampling:
             declared["sampling"] = {}
         if self.roots:
@@ -66,7 +68,7 @@ class Capabilities:
         """Whether a dotted capability (`elicitation.url`, `sampling.tools`, `roots`) is declared."""
         top, _, sub = capability.partition(".")
         if top == "elicitation":
-            return self.elicitation and sub in ("", "form", "url")
+            return self.elicitation and (sub or "form") in self.elicitation_modes
         if top == "sampling":
             return self.sampling and sub == ""
         return top == "roots" and self.roots

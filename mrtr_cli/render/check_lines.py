@@ -44,3 +44,9 @@ def _group_line(group: str, count: int) -> Text:
     line = Text(f"{mark}  ", style)
     line.append(f"{count} {safe_line(group, 300)}  (--json and --junit list each)", "mrtr.dim")
     return line
+
+
+def calls_line(budgets: list[str]) -> Text:
+    """The first line of a check: at most how many calls each named target receives, so the side
+    effects to expect are known before any happens."""
+    return Text(safe_line(f"calls: {'; '.join(budgets)}", 400), "mrtr.key")
