@@ -99,6 +99,24 @@ def test_at_a_terminal_a_question_before_the_call_is_no_prompt_and_a_refusal_in_
     assert again.code == 0 and "same as recorded" in again.stderr, again.stderr
 
 
+def test_list_at_a_terminal_answers_the_servers_requests_from_the_flags_and_asks_nobody(tmp_path: Path, scripted):
+    """`mrtr list` declares roots with --root, as `call` would; what the server then asks is answered
+    from the flags (roots/list) or refused (elicitation: no --answers), never by a prompt."""
+    roots = json.dumps({"jsonrpc": "2.0", "id": "roots", "method": "roots/list", "params": {}})
+    form = json.dumps({"jsonrpc": "2.0", "id": "form", "method": "elicitation/create",
+                       "params": {"mode": "form", "message": "Name?", "requestedSchema": {
+                           "type": "object", "properties": {"name": {"type": "string"}}}}})
+    server = scripted(discover={"error": {"code": -32601, "message": "Method not found"}},
+                      on_initialized=[roots, form], steps=[INIT], tools=[{"name": "t", "inputSchema": {"type": "object"}}])
+    pty = Pty(tmp_path, "list", "tools", "--root", str(tmp_path), *server.args())
+    assert pty.finish() == 0, pty.screen  # a prompt would wait for keys that never come
+    assert pty.stdout().splitlines()[-1].strip() == "t"
+    assert "nothing answered question 'elicitation#1'" in pty.screen
+    replies = {m["id"]: m for m in server.received() if m.get("id") in ("roots", "form")}
+    assert replies["roots"]["result"]["roots"] == [{"uri": tmp_path.as_uri(), "name": tmp_path.name}]
+    assert replies["form"]["error"]["code"] == -32603
+
+
 def test_over_http_the_era_is_probed_named_and_the_wrong_path_is_said_plainly():
     """The demo over HTTP: the first lines name the era (the probe is server/discover, as on stdio).
     At the wrong path it answers 404 with a JSON body that is no JSON-RPC response: exit 4 with the
