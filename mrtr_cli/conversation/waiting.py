@@ -6,6 +6,7 @@ handler that answers it; anything else is reported and passed over.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli import events
@@ -78,8 +79,9 @@ class Waiting:
         if isinstance(message, Notification):
             self._notification(message)
         elif isinstance(message, Request) and self.server_requests is not None:
+            started = time.monotonic()
             self.server_requests.handle(message, self.request_id)
-            self.deadline.restart()  # answering is not the server's time
+            self.deadline.restart(time.monotonic() - started)  # answering is not the server's time
         elif isinstance(message, Request):
             self.emit(events.FrameIgnored(message.raw, f"a {message.method} request from the server; "
                                           "since 2026-07-28 servers ask through input_required"))
@@ -121,6 +123,11 @@ class Waiting:
 def timed_out(request: str, deadline: Deadline) -> RequestTimeout:
     """No response in time: the time waited and, when progress reset the timeout, the rule."""
     hint = "mrtr cancelled it; raise --timeout if the server is just slow"
+    if deadline.restarts and deadline.at_ceiling():
+        return RequestTimeout(f"no response to {request} after {deadline.server_seconds():.1f} s of the server's "
+                              f"time: it kept asking (mrtr answered {deadline.restarts} requests; one request waits "
+                              f"at most {Deadline.CEILING} x --timeout, {deadline.ceiling_seconds:g} s, "
+                              "answering excluded)", hint)
     if not deadline.resets:
         return RequestTimeout(f"no response to {request} within {deadline.seconds:g} s", hint)
     times = f"{deadline.resets} time{'s' if deadline.resets != 1 else ''}"

@@ -110,8 +110,11 @@ the argument's path. HTTP sends them as `Mcp-Param-*`; stdio has no headers."""
 
 class Deadline:
     """A per-request timeout that progress resets, at most `MAX_RESETS` (10) times: so one
-    request waits at most 11 x the timeout (`ceiling_seconds`). `not_after` (a time.monotonic() time;
-    None: none) is a hard end that neither restarts nor progress pass: a task's --task-timeout."""
+    request waits at most 11 x the timeout (`ceiling_seconds`) of the server's own time. mrtr's own
+    time (answering a question, logging in) is excluded: it starts the timeout again, and never counts
+    towards the ceiling, yet a server asking without end reaches the ceiling all the same. `not_after`
+    (a time.monotonic() time; None: none) is a hard end that neither restarts nor progress pass: a
+    task's --task-timeout."""
 
     MAX_RESETS = 10
     CEILING = MAX_RESETS + 1
@@ -121,7 +124,11 @@ class Deadline:
         self.seconds = seconds
         self.resets = 0
         """How many times progress has reset the timeout."""
+        self.restarts = 0
+        """How many times mrtr's own time (an answer, a login) started it again."""
         self.not_after = not_after
+        self._own = 0.0
+        """Seconds of mrtr's own time so far: excluded from the server's."""
         self._started = time.monotonic()
         self._expires = self._bounded(self._started + seconds)
 
@@ -138,9 +145,20 @@ class Deadline:
         """Seconds since the request was sent."""
         return time.monotonic() - self._started
 
-    def restart(self) -> None:
-        """mrtr answered a question of the server's: the timeout starts again (not a reset: mrtr's
-        own time never counts against the server)."""
+    def server_seconds(self) -> float:
+        """Seconds since the request was sent, mrtr's own time excluded."""
+        return self.elapsed() - self._own
+
+    def at_ceiling(self) -> bool:
+        """Whether the server's time has reached the ceiling (what ended the wait, when it ends)."""
+        return self.server_seconds() >= self.ceiling_seconds - 0.001
+
+    def restart(self, spent: float) -> None:
+        """mrtr spent `spent` seconds of its own (it answered a question of the server's, or logged
+        in): the timeout starts again (not a reset: mrtr's own time never counts against the
+        server), within the ceiling of the server's time."""
+        self._own += spent
+        self.restarts += 1
         self._expires = self._bounded(time.monotonic() + self.seconds)
 
     def extend(self) -> None:
@@ -150,7 +168,8 @@ class Deadline:
             self._expires = self._bounded(time.monotonic() + self.seconds)
 
     def _bounded(self, expires: float) -> float:
-        """`expires`, or the hard end when that comes first."""
+        """`expires`, or the ceiling or the hard end when one comes first."""
+        expires = min(expires, self._started + self.ceiling_seconds + self._own)
         return expires if self.not_after is None else min(expires, self.not_after)
 
 
