@@ -86,7 +86,7 @@ def test_at_a_terminal_a_question_before_the_call_is_no_prompt_and_a_refusal_in_
     recording = tmp_path / "refused.yaml"
     pty = Pty(tmp_path, "call", "t", "-a", "n=1", "--record", str(recording),
               *server.args())  # -a: tools/list, and the early one, go first
-    pty.answer(prompt("Share these roots"), UP, ENTER)  # Refuse, the last choice
+    pty.answer(prompt("Share these roots"), ENTER)  # Refuse: where the pointer starts
     assert pty.finish() == 0, pty.screen
     warned = pty.screen.index("! roots#1 got an error: nothing answered question 'roots#1' of round 0")
     assert warned < pty.screen.index("Share these roots")  # the early one was no prompt

@@ -141,6 +141,23 @@ def test_unsafe_url_is_refused_with_a_warning(tmp_path: Path, scripted):
     assert server.calls()[1]["params"]["inputResponses"] == {"link": {"action": "decline"}}
 
 
+def test_a_stray_enter_shares_no_roots_and_opens_no_flagged_url(tmp_path: Path, scripted):
+    """The safe choice is where the pointer starts: Refuse for roots, Decline for a URL flagged as
+    a look-alike (its host mixes scripts)."""
+    roots = scripted(steps=[{"result": input_required({"r": {"method": "roots/list", "params": {}}})}, {"echo": True}])
+    pty = Pty(tmp_path, *roots.args("call", "t"))
+    pty.answer(prompt("Share these roots"), ENTER)
+    assert pty.finish() == 7  # refused: nothing was shared
+    assert len(roots.calls()) == 1
+    look_alike = {"method": "elicitation/create", "params": {"mode": "url", "message": "Log in",
+                                                            "url": "https://аpple.com/login"}}
+    url = scripted(steps=[{"result": input_required({"link": look_alike})}, {"echo": True}])
+    pty = Pty(tmp_path, *url.args("call", "t"), env={"BROWSER": "false"})
+    pty.answer(prompt("What now"), ENTER)
+    assert pty.finish() == 0
+    assert url.calls()[1]["params"]["inputResponses"] == {"link": {"action": "decline"}}
+
+
 def test_sampling_reply_by_hand(tmp_path: Path):
     pty = Pty(tmp_path, "call", "summarize", "-a", "text=Tides are caused by the moon.", "--demo", "--json")
     pty.expect("You are a concise assistant")
@@ -175,11 +192,11 @@ def test_escape_on_sampling_refuses(tmp_path: Path):
 def test_roots_by_hand(tmp_path: Path):
     pty = Pty(tmp_path, "call", "workspace_roots", "--demo", "--json")
     pty.expect("these would be shared")
-    pty.answer(prompt("Share these roots"), DOWN, ENTER)
+    pty.answer(prompt("Share these roots"), UP, UP, ENTER)  # from Refuse, where the pointer starts, to Add
     pty.answer(prompt("Path or file:// URI"), ESC)  # back to the menu, nothing added
-    pty.answer(prompt("Share these roots"), DOWN, ENTER)
+    pty.answer(prompt("Share these roots"), UP, UP, ENTER)
     pty.answer(prompt("Path or file:// URI"), "/srv/data", ENTER)
-    pty.answer(prompt("Share these roots"), ENTER)
+    pty.answer(prompt("Share these roots"), UP, UP, UP, ENTER)  # Share
     assert pty.finish() == 0
     uris = [root["uri"] for root in received(pty)]
     assert uris[1] == "file:///srv/data" and uris[0].startswith("file:///")

@@ -197,7 +197,9 @@ class InteractiveAnswerer:
         self._urls_asked.add(question.key)
         self.presenter.url(verdict, again)
         try:
-            choice = self._select("What now?", _url_choices(verdict.openable, again))
+            # a flagged URL (a look-alike host, a password in it) starts on Decline: one stray Enter opens nothing
+            safe = "decline" if verdict.warnings and verdict.openable and not again else None
+            choice = self._select("What now?", _url_choices(verdict.openable, again), default=safe)
         except Escaped:
             return Response({"action": "cancel"})
         if choice == "open" and not self.open_url(verdict.url):
@@ -225,7 +227,8 @@ class InteractiveAnswerer:
         try:
             while True:
                 self.presenter.roots(roots)
-                choice = self._select("Share these roots?", _roots_choices(bool(roots)))
+                # the pointer starts on Refuse: one stray Enter shares nothing
+                choice = self._select("Share these roots?", _roots_choices(bool(roots)), default="refuse")
                 if choice == "share":
                     return Response({"roots": roots})
                 if choice == "refuse":
