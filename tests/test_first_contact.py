@@ -9,6 +9,8 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conformance import reference_server
 from conftest import PYTHON, ROOT, mrtr
 from peers import demo_http, everything_over_http
@@ -201,3 +203,28 @@ def test_the_example_server_passes_check_and_a_tool_call_that_errors_judges_noth
     assert errored.code == 2, errored.stdout
     assert "the tool's own call was answered with error -32602" in errored.stdout
 
+
+
+@pytest.mark.parametrize("words,said,hint", [
+    (["--stdio", "FOO=1 python server.py"], "'FOO=1' would be run as the server's command: mrtr runs no shell",
+     'give the environment with -e: -e FOO=1 --stdio "python server.py"'),
+    (["--", "FOO=1", "python", "server.py"], "'FOO=1' would be run as the server's command",
+     'give the environment with -e: -e FOO=1 --stdio "python server.py"'),
+    (["--stdio", "cd srv && python server.py"], "`cd srv &&` needs a shell, and mrtr runs none",
+     'give the directory with --cwd: --cwd srv --stdio "python server.py"'),
+    (["--url", "127.0.0.1:8000/mcp"], "--url '127.0.0.1:8000/mcp' is not an http(s) URL",
+     "give the scheme: --url http://127.0.0.1:8000/mcp"),
+], ids=["assignment in --stdio", "assignment after --", "cd and &&", "url without scheme"])
+def test_a_command_written_for_a_shell_or_a_url_without_scheme_is_exit_1_with_the_fix(words, said, hint):
+    run = mrtr("list", "tools", *words)
+    assert run.code == 1, run.stderr
+    assert run.stderr.startswith(f"✗ {said}") and run.stderr.count("\n") == 1, run.stderr  # one line
+    assert run.stderr.strip().endswith(f"; {hint}")
+
+
+@pytest.mark.parametrize("program", ["./server.py", "server.py"], ids=["not executable", "not on PATH"])
+def test_a_script_given_as_the_program_gets_its_interpreter_in_the_hint(tmp_path: Path, program: str):
+    (tmp_path / "server.py").write_text("print('never run')\n")
+    run = mrtr("list", "tools", "--cwd", str(tmp_path), "--stdio", program)
+    assert run.code == 4, run.stderr
+    assert run.stderr.strip().endswith(f'run it with its interpreter: --stdio "python {program}"'), run.stderr
