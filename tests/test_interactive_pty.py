@@ -59,8 +59,9 @@ def test_every_field_type_by_hand(tmp_path: Path):
     pty.answer(prompt("Days"), DOWN, SPACE, ENTER)
     pty.expect(prompt("Send this answer"))
     rows = [spaced(row) for row in pty.rows()]
-    assert {"? Toppings * cheese, basil", "? Days Tuesday"} <= set(rows)  # as answered: as the review shows them
-    assert {"Colour Blue", "Plan Pro plan", "Toppings cheese, basil", "Days Tuesday"} <= set(rows)  # the review
+    # a title and, when it differs, the value --answer takes: as answered, as the review shows them
+    assert {"? Toppings * cheese, basil", "? Days Tuesday (tue)"} <= set(rows)
+    assert {"Colour Blue (#0000ff)", "Plan Pro plan (pro)", "Toppings cheese, basil", "Days Tuesday (tue)"} <= set(rows)
     pty.press(ENTER)
     assert pty.finish() == 0
     assert received(pty) == {"name": "Ada Lovelace", "email": "ada@example.com", "website": "https://example.com/ada",
@@ -261,21 +262,21 @@ def test_titles_defaults_and_long_answers_at_a_narrow_terminal(tmp_path: Path, s
     assert [row for row in pty.rows() if row][-3:] == ["   yes", "   no", " » (leave it out)"]  # an optional boolean, no default: no pick
     pty.press(ENTER)
     pty.expect(prompt("Colour"))
-    assert "  Colour  choice, of Red, Green, optional, default Green" in pty.rows()
+    assert {"  Colour  choice, of Red (#f00), Green (#0f0), optional,", "  default Green (#0f0)"} <= set(pty.rows())
     pty.press(ENTER)
     pty.expect(prompt("Days"))
-    assert "  Days  choices, of Monday, Tuesday, Wednesday, optional," in pty.rows()  # wrapped at a word
-    assert "  default Monday, Wednesday" in pty.rows()
+    assert "  Days  choices, of Monday (mon), Tuesday (tue), Wednesday" in pty.rows()  # wrapped at a word
+    assert "  (wed), optional, default Monday (mon), Wednesday (wed)" in pty.rows()
     pty.press(ENTER)
     pty.answer(prompt("Note"), note, ENTER)
     pty.expect(prompt("Send this answer"))
     rows = pty.rows()
-    assert {"? Newsletter (leave it out)", "? Colour Green", "? Days Monday, Wednesday"} <= set(rows)
+    assert {"? Newsletter (leave it out)", "? Colour Green (#0f0)", "? Days Monday (mon), Wednesday (wed)"} <= set(rows)
     answered = rows.index("? Note")
     review = rows.index("  review:")
     assert words(rows[answered + 1:review]) == note.split()  # under the prompt, wrapped at word boundaries
     assert [spaced(row) for row in rows[review + 1:review + 4]] == [
-        "Newsletter (left out)", "Colour Green", "Days Monday, Wednesday"]
+        "Newsletter (left out)", "Colour Green (#0f0)", "Days Monday (mon), Wednesday (wed)"]
     ends = next(n for n, row in enumerate(rows) if row.startswith("? Send this answer"))
     assert words(rows[review + 4:ends]) == ["Note", *json.dumps(note).split()]
     pty.press(ENTER)

@@ -118,7 +118,7 @@ class InteractiveAnswerer:
         if field.kind == "boolean":
             return self._pick(label, [("yes", True), ("no", False)], field, current)
         if field.kind == "choice":
-            options = [(safe_line(text, 80), value) for value, text in field.options()]
+            options = [(safe_line(text, 80), value) for value, text in field.shown_options()]
             return self._pick(label, options, field, current)
         if field.kind == "choices":
             return self._choices(field, label, current or [])
@@ -137,7 +137,7 @@ class InteractiveAnswerer:
         """A multi-select, asked again until its values meet minItems and maxItems."""
         while True:
             options = [questionary.Choice(safe_line(text, 80), value, checked=value in current)
-                       for value, text in field.options()]
+                       for value, text in field.shown_options()]
             values = self._ask(_erased_when_done(questionary.checkbox(label, options, **self.io())))
             if not values and not field.required:
                 self.presenter.answered(label, "(left out)")
