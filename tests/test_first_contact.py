@@ -229,3 +229,17 @@ def test_a_script_given_as_the_program_gets_its_interpreter_in_the_hint(tmp_path
     run = mrtr("list", "tools", "--cwd", str(tmp_path), "--stdio", program)
     assert run.code == 4, run.stderr
     assert run.stderr.strip().endswith(f'run it with its interpreter: --stdio "python {program}"'), run.stderr
+
+
+def test_a_silent_server_is_said_to_be_waited_for_before_the_timeout(scripted):
+    """Issue 35: a server that says nothing got no word for a minute. After 5 s of silence (and each
+    15 s after) the timeline says what mrtr waits for; a notice is due before the timeout is looked
+    at, so with --timeout 6 it is always there, however late mrtr wakes, and the outcome is the
+    timeout's alone."""
+    server = scripted(steps=[{"silent": True}])
+    run = mrtr("call", "t", "--no-discover", "--timeout", "6", "--no-input", *server.args())
+    assert run.code == 4, run.stderr
+    lines = run.stderr.splitlines()
+    waited = lines.index("  … waiting for the server to answer tools/call (id 1, 5 s)")
+    assert lines[waited + 1] == "  ✗ cancelled request 1 (timed out)"
+    assert "no response to tools/call (id 1) within 6 s" in run.stderr

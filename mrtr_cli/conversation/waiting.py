@@ -14,7 +14,7 @@ from mrtr_cli.errors import NotAServer, ProtocolError, RequestTimeout
 from mrtr_cli.events import HeldEvents, Observer
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
-from mrtr_cli.transport.base import AuthNote, Deadline, StderrLine, WireInfo
+from mrtr_cli.transport.base import AuthNote, Deadline, StderrLine, StillWaiting, WireInfo
 
 if TYPE_CHECKING:
     from mrtr_cli.answering.questions import Answer
@@ -56,6 +56,9 @@ class Waiting:
         """Report one arrival; return it when it is the response awaited."""
         if isinstance(incoming, StderrLine):
             self.emit(events.ServerStderr(incoming.text))
+            return None
+        if isinstance(incoming, StillWaiting):
+            self.emit(events.StillWaiting(self.method, self.request_id, incoming.seconds))
             return None
         if isinstance(incoming, AuthNote):
             self.emit(events.AuthorizationStep(incoming.step, incoming.text, incoming.fields))

@@ -101,7 +101,13 @@ class AuthChallenge(Exception):
         self.error = error
 
 
-Incoming = Union[Frame, StderrLine, WireInfo, AuthNote]
+class StillWaiting(NamedTuple):
+    """Nothing arrived for a while: `seconds` since the request was sent (a Deadline's notice)."""
+
+    seconds: float
+
+
+Incoming = Union[Frame, StderrLine, WireInfo, AuthNote, StillWaiting]
 
 Mirrored = Mapping[str, tuple[str, ...]]
 """The arguments of a tools/call that travel as headers too (`x-mcp-header`): header name ->
@@ -120,7 +126,10 @@ class Deadline:
     CEILING = MAX_RESETS + 1
     """The longest wait, in timeouts."""
 
-    def __init__(self, seconds: float, not_after: float | None = None) -> None:
+    NOTICE_AFTER, NOTICE_EVERY = 5.0, 15.0
+    """With notices: the first after this many seconds of silence, then one each NOTICE_EVERY."""
+
+    def __init__(self, seconds: float, not_after: float | None = None, notices: bool = False) -> None:
         self.seconds = seconds
         self.resets = 0
         """How many times progress has reset the timeout."""
@@ -131,6 +140,8 @@ class Deadline:
         """Seconds of mrtr's own time so far: excluded from the server's."""
         self._started = time.monotonic()
         self._expires = self._bounded(self._started + seconds)
+        self._notice: float | None = self._started + self.NOTICE_AFTER if notices else None
+        """When the next StillWaiting is due (None: none are given)."""
 
     @property
     def ceiling_seconds(self) -> float:
@@ -152,6 +163,25 @@ class Deadline:
     def at_ceiling(self) -> bool:
         """Whether the server's time has reached the ceiling (what ended the wait, when it ends)."""
         return self.server_seconds() >= self.ceiling_seconds - 0.001
+
+    def wait_seconds(self) -> float:
+        """How long a transport may block now: until the request times out or the next notice is due."""
+        if self._notice is None:
+            return self.remaining()
+        return max(0.0, min(self._expires, self._notice) - time.monotonic())
+
+    def notice(self) -> StillWaiting | None:
+        """The notice that is due, if one is (checked before the timeout, so a late wake-up never
+        skips it), saying the seconds it was due at (5, 20, ...: however late mrtr woke); the next is
+        scheduled. Nothing else depends on it."""
+        now = time.monotonic()
+        due = self._notice
+        if due is None or now < due:
+            return None
+        self._notice = due + self.NOTICE_EVERY
+        while self._notice <= now:
+            self._notice += self.NOTICE_EVERY
+        return StillWaiting(due - self._started)
 
     def restart(self, spent: float) -> None:
         """mrtr spent `spent` seconds of its own (it answered a question of the server's, or logged

@@ -92,8 +92,12 @@ class StdioTransport:
         while not pipes.pending:
             if pipes.ended is not None:
                 raise self._ended()
-            if not pipes.wait(deadline.remaining()) and not deadline.remaining():
-                raise TransportTimeout()
+            if not pipes.wait(deadline.wait_seconds()):
+                notice = deadline.notice()
+                if notice is not None:
+                    return notice
+                if not deadline.remaining():
+                    raise TransportTimeout()
         return pipes.pending.popleft()
 
     def _ended(self) -> Exception:
