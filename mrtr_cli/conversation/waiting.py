@@ -132,7 +132,8 @@ def timed_out(request: str, deadline: Deadline) -> RequestTimeout:
                               f"at most {Deadline.CEILING} x --timeout, {deadline.ceiling_seconds:g} s, "
                               "answering excluded)", hint)
     if not deadline.resets:
-        return RequestTimeout(f"no response to {request} within {deadline.seconds:g} s", hint)
+        since = " of the server's own time since mrtr last answered it" if deadline.restarts else ""
+        return RequestTimeout(f"no response to {request} within {deadline.seconds:g} s{since}", hint)
     times = f"{deadline.resets} time{'s' if deadline.resets != 1 else ''}"
     return RequestTimeout(f"no response to {request} after {deadline.elapsed():.1f} s: progress reset the "
                           f"{deadline.seconds:g} s timeout {times} (at most {Deadline.MAX_RESETS}, so one request "
