@@ -50,6 +50,9 @@ class CommandGroup(NamedTuple):
 CONVERSING: Groups = (("target", ()), ("answering", ()), ("tasks", ()), ("output", ()), ("recording", ()))
 """The option groups of the commands that hold a conversation (call, read, prompt)."""
 SENT: Groups = (("call", ()),)
+DECLARING: Groups = (("answering", ("answers_file", "roots", "no_elicitation", "no_sampling", "no_roots")),
+                     ("tasks", ("no_tasks",)))
+"""What `discover` and `list` declare as `call` would, and answer the server's own requests from (never a prompt)."""
 """`-a` and `--args`."""
 
 TRANSCRIPTS = "TRANSCRIPT.yaml..."
@@ -62,10 +65,10 @@ COMMANDS = (
     Command("prompt", "prompts/get NAME (arguments are sent as strings), answering every round until the result.",
             (Argument("name", "The prompt to get."),), SENT + CONVERSING),
     Command("discover", "server/discover: the versions, capabilities and serverInfo of a server.",
-            groups=(("target", ()), ("output", ()))),
+            groups=(("target", ()),) + DECLARING + (("output", ()),)),
     Command("list", "The tools, prompts, resources or resource templates of a server, every page.",
             (Argument("kind", "What to list.", choices=tuple(LIST_METHODS)),),
-            (("target", ()), ("output", ()))),
+            (("target", ()),) + DECLARING + (("output", ()),)),
     Command("demo-server", "The built-in demo server: every tool asks for input through MRTR (stdio by default).",
             groups=(("serving", ()),)),
     Command("serve", "Play transcripts back as a 2026-07-28 server (stdio by default).",

@@ -80,6 +80,14 @@ class ServerStderr(NamedTuple):
     line: str
 
 
+class StillWaiting(NamedTuple):
+    """A server that has said nothing yet is still waited for: `seconds` since request `id` (`method`) was sent."""
+
+    method: str
+    id: int
+    seconds: float
+
+
 class NotificationReceived(NamedTuple):
     """A notification for the request in flight (progress, log message, ...)."""
 

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Protocol
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol.headers import TOKEN
-from mrtr_cli.target_kinds import KINDS, DemoTarget, HttpTarget, StdioTarget, check_url
+from mrtr_cli.target_kinds import KINDS, DemoTarget, HttpTarget, StdioTarget, check_url, shell_slip
 from mrtr_cli.transport.base import Transport
 
 _RESERVED_HEADERS = re.compile(r"(?i)mcp-.*")
@@ -176,6 +176,7 @@ def _build(source: str, options: TargetOptions) -> Target:
         command = options.command
     if not command:
         raise UsageError("the server command is empty", "give a command to run")
+    shell_slip(command, operators=source == "--stdio")
     return StdioTarget(command, _environment(options, {}), _cwd(options.cwd))
 
 

@@ -191,8 +191,16 @@ def check_url(url: str, flag: str = "--url") -> str:
         raise UsageError(f"{flag} {url!r} has no valid port (1 to 65535)",
                          f"e.g. {flag} http://127.0.0.1:8080/mcp") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise UsageError(f"{flag} {url!r} is not an http(s) URL", f"e.g. {flag} http://127.0.0.1:8080/mcp")
+        raise UsageError(f"{flag} {url!r} is not an http(s) URL", _url_example(url, flag))
     return url
+
+
+def _url_example(url: str, flag: str) -> str:
+    """The fix for a URL that is not http(s): the scheme it likely lacks (`127.0.0.1:8000/mcp`)."""
+    with_scheme = urlsplit(f"http://{url}")
+    if "://" not in url and with_scheme.hostname and not url.startswith("/"):
+        return f"give the scheme: {flag} http://{url}"
+    return f"e.g. {flag} http://127.0.0.1:8080/mcp"
 
 
 KINDS = {kind.kind: kind for kind in (StdioTarget, DemoTarget, HttpTarget)}
@@ -205,3 +213,41 @@ def scriptless(command: tuple[str, ...]) -> str | None:
     if not words or (len(words) == 1 and _INTERPRETERS.fullmatch(Path(words[0]).name)):
         return shlex.join(command)
     return None
+
+
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.DOTALL)
+_SHELL_OPERATORS = {"&&", "||", "|", ";", ">", ">>", "<", "&"}
+
+
+def shell_slip(command: tuple[str, ...], operators: bool) -> None:
+    """A usage error for a command written for a shell (mrtr runs none): `FOO=1 cmd` would run
+    `FOO=1` as the program; with `operators` (a --stdio string, which no shell read), `cd dir && cmd`
+    would hand `&&` to cd as an argument. After `--` a shell has read the words: an operator there was
+    quoted on purpose."""
+    if _ASSIGNMENT.fullmatch(command[0]):
+        settings = _leading(command)
+        rest = shlex.join(command[len(settings):]) or "CMD"
+        flags = " ".join(f"-e {shlex.quote(word)}" for word in settings)
+        raise UsageError(f"{command[0]!r} would be run as the server's command: mrtr runs no shell, so "
+                         "NAME=value before a command sets nothing", f'give the environment with -e: {flags} --stdio '
+                         f'"{rest}"')
+    operator = next((word for word in command if word in _SHELL_OPERATORS), None) if operators else None
+    if operator is None:
+        return
+    if command[0] == "cd" and len(command) > 3 and command[2] == "&&":
+        raise UsageError(f"`cd {command[1]} &&` needs a shell, and mrtr runs none",
+                         f'give the directory with --cwd: --cwd {shlex.quote(command[1])} --stdio '
+                         f'"{shlex.join(command[3:])}"')
+    raise UsageError(f"{operator!r} in the server's command needs a shell, and mrtr runs none",
+                     f"""run it through one: --stdio "sh -c '...'", or set the environment with -e and the """
+                     "directory with --cwd")
+
+
+def _leading(command: tuple[str, ...]) -> list[str]:
+    """The NAME=value words before the program."""
+    words = []
+    for word in command:
+        if not _ASSIGNMENT.fullmatch(word):
+            break
+        words.append(word)
+    return words

@@ -68,5 +68,10 @@ def test_a_server_not_behind_oauth_has_the_authorization_probes_skipped_with_the
     found = checks(run)
     for id in AUTH_IDS:
         assert found[id]["status"] == "skipped" and "not behind OAuth" in found[id]["seen"]
+    with demo_http() as url:
+        shown = mrtr("check", "--url", url).stdout.splitlines()
+    grouped = [line for line in shown if "OAuth" in line]  # one line for the seven, not seven
+    assert grouped == [f"- skip  {len(AUTH_IDS)} authorization rules not probed: the server is not behind OAuth: it "
+                       "answered HTTP 400 to a request without a token  (--json and --junit list each)"]
     stdio = checks(mrtr("check", "--demo", "--json"))
     assert not set(stdio) & set(AUTH_IDS)  # over stdio there is no authorization to probe

@@ -10,6 +10,8 @@ import stat
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conformance import reference_server
 from conftest import PYTHON, ROOT, mrtr
 from mrtr_cli.check.catalog import probe_ids
@@ -88,7 +90,7 @@ def test_at_a_terminal_a_question_before_the_call_is_no_prompt_and_a_refusal_in_
     recording = tmp_path / "refused.yaml"
     pty = Pty(tmp_path, "call", "t", "-a", "n=1", "--record", str(recording),
               *server.args())  # -a: tools/list, and the early one, go first
-    pty.answer(prompt("Share these roots"), UP, ENTER)  # Refuse, the last choice
+    pty.answer(prompt("Share these roots"), ENTER)  # Refuse: where the pointer starts
     assert pty.finish() == 0, pty.screen
     warned = pty.screen.index("! roots#1 got an error: nothing answered question 'roots#1' of round 0")
     assert warned < pty.screen.index("Share these roots")  # the early one was no prompt
@@ -99,6 +101,24 @@ def test_at_a_terminal_a_question_before_the_call_is_no_prompt_and_a_refusal_in_
     assert replies["early"]["error"]["code"] == -32603 and replies["during"]["error"]["code"] == -32603
     again = mrtr("replay", str(recording), "--trust-target")  # no person: roots declared, refused again
     assert again.code == 0 and "same as recorded" in again.stderr, again.stderr
+
+
+def test_list_at_a_terminal_answers_the_servers_requests_from_the_flags_and_asks_nobody(tmp_path: Path, scripted):
+    """`mrtr list` declares roots with --root, as `call` would; what the server then asks is answered
+    from the flags (roots/list) or refused (elicitation: no --answers), never by a prompt."""
+    roots = json.dumps({"jsonrpc": "2.0", "id": "roots", "method": "roots/list", "params": {}})
+    form = json.dumps({"jsonrpc": "2.0", "id": "form", "method": "elicitation/create",
+                       "params": {"mode": "form", "message": "Name?", "requestedSchema": {
+                           "type": "object", "properties": {"name": {"type": "string"}}}}})
+    server = scripted(discover={"error": {"code": -32601, "message": "Method not found"}},
+                      on_initialized=[roots, form], steps=[INIT], tools=[{"name": "t", "inputSchema": {"type": "object"}}])
+    pty = Pty(tmp_path, "list", "tools", "--root", str(tmp_path), *server.args())
+    assert pty.finish() == 0, pty.screen  # a prompt would wait for keys that never come
+    assert pty.stdout().splitlines()[-1].strip() == "t"
+    assert "nothing answered question 'elicitation#1'" in pty.screen
+    replies = {m["id"]: m for m in server.received() if m.get("id") in ("roots", "form")}
+    assert replies["roots"]["result"]["roots"] == [{"uri": tmp_path.as_uri(), "name": tmp_path.name}]
+    assert replies["form"]["error"]["code"] == -32603
 
 
 def test_over_http_the_era_is_probed_named_and_the_wrong_path_is_said_plainly():
@@ -122,11 +142,12 @@ def test_over_http_the_era_is_probed_named_and_the_wrong_path_is_said_plainly():
 
 def test_an_older_http_server_is_found_by_the_probe_and_strict_does_not_blame_it_for_the_probe():
     """server-everything refuses the sessionless server/discover with an error whose id is null:
-    a finding shown as the probe's, which --strict does not count (before, exit 2)."""
+    the refusal an older-era server is expected to send, so no finding at all (before, a red
+    error-without-id on every call), and nothing --strict counts (before that, exit 2)."""
     with everything_over_http() as url:
         run = mrtr("call", "echo", "-a", "message=hi", "--url", url, "--strict", "--no-input")
     assert run.code == 0, run.stderr
-    assert "[error-without-id] to mrtr's era probe (server/discover): " in run.stderr
+    assert "error-without-id" not in run.stderr and "era probe" not in run.stderr
     assert "era: older (the initialize handshake, 2025-11-25): the server answered server/discover with an error" \
         in run.stderr
     assert "Echo: hi" in run.stdout
@@ -195,3 +216,42 @@ def test_the_example_server_passes_check_and_a_tool_call_that_errors_judges_noth
     assert errored.code == 2, errored.stdout
     assert "the tool's own call was answered with error -32602" in errored.stdout
 
+
+
+@pytest.mark.parametrize("words,said,hint", [
+    (["--stdio", "FOO=1 python server.py"], "'FOO=1' would be run as the server's command: mrtr runs no shell",
+     'give the environment with -e: -e FOO=1 --stdio "python server.py"'),
+    (["--", "FOO=1", "python", "server.py"], "'FOO=1' would be run as the server's command",
+     'give the environment with -e: -e FOO=1 --stdio "python server.py"'),
+    (["--stdio", "cd srv && python server.py"], "`cd srv &&` needs a shell, and mrtr runs none",
+     'give the directory with --cwd: --cwd srv --stdio "python server.py"'),
+    (["--url", "127.0.0.1:8000/mcp"], "--url '127.0.0.1:8000/mcp' is not an http(s) URL",
+     "give the scheme: --url http://127.0.0.1:8000/mcp"),
+], ids=["assignment in --stdio", "assignment after --", "cd and &&", "url without scheme"])
+def test_a_command_written_for_a_shell_or_a_url_without_scheme_is_exit_1_with_the_fix(words, said, hint):
+    run = mrtr("list", "tools", *words)
+    assert run.code == 1, run.stderr
+    assert run.stderr.startswith(f"✗ {said}") and run.stderr.count("\n") == 1, run.stderr  # one line
+    assert run.stderr.strip().endswith(f"; {hint}")
+
+
+@pytest.mark.parametrize("program", ["./server.py", "server.py"], ids=["not executable", "not on PATH"])
+def test_a_script_given_as_the_program_gets_its_interpreter_in_the_hint(tmp_path: Path, program: str):
+    (tmp_path / "server.py").write_text("print('never run')\n")
+    run = mrtr("list", "tools", "--cwd", str(tmp_path), "--stdio", program)
+    assert run.code == 4, run.stderr
+    assert run.stderr.strip().endswith(f'run it with its interpreter: --stdio "python {program}"'), run.stderr
+
+
+def test_a_silent_server_is_said_to_be_waited_for_before_the_timeout(scripted):
+    """Issue 35: a server that says nothing got no word for a minute. After 5 s of silence (and each
+    15 s after) the timeline says what mrtr waits for; a notice is due before the timeout is looked
+    at, so with --timeout 6 it is always there, however late mrtr wakes, and the outcome is the
+    timeout's alone."""
+    server = scripted(steps=[{"silent": True}])
+    run = mrtr("call", "t", "--no-discover", "--timeout", "6", "--no-input", *server.args())
+    assert run.code == 4, run.stderr
+    lines = run.stderr.splitlines()
+    waited = lines.index("  … waiting for the server to answer tools/call (id 1, 5 s)")
+    assert lines[waited + 1] == "  ✗ cancelled request 1 (timed out)"
+    assert "no response to tools/call (id 1) within 6 s" in run.stderr

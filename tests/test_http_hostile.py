@@ -213,3 +213,24 @@ def test_check_of_a_hostile_server_is_a_checklist_of_failures(faults, fault, see
     checks = {check["id"]: check for check in run.json()["checks"]}
     assert checks["method-not-found"]["status"] == "fail" and seen in checks["method-not-found"]["seen"], checks
     assert checks["subscription-ack"]["status"] in ("fail", "skipped")
+
+
+@pytest.mark.timeout(60)  # the guard (and an endless stream that is not ended ends, after 45 s, with no response)
+def test_check_ends_a_tool_call_answered_by_an_endless_stream_of_events_naming_the_timeout(faults):
+    """Issue 35: the tool call's response is an SSE stream that never ends. Progress that always
+    grows (and log messages) reset --timeout at most 10 times; in the older era, ping requests the
+    server sends without end are answered, and answering restarts the timeout, yet the server's own
+    time still ends the call at 11 x --timeout. The probe fails, naming the timeout."""
+    modern = mrtr("check", "--tool", "t", "--timeout", "1", "--no-auth", "--url", f"{faults.url}/mcp/eventssse")
+    assert modern.code == 2, modern.stderr
+    lines = modern.stdout.splitlines()
+    first = lines[lines.index(next(line for line in lines if "withholding the capability" in line)) + 1]
+    assert "the first tools/call: no response to tools/call" in first and "1 s" in first, first
+    older = mrtr("check", "--tool", "t", "--timeout", "1", "--no-auth", "--url", f"{faults.url}/mcp/olderasking")
+    assert older.code == 2, older.stderr
+    lines = older.stdout.splitlines()
+    failed = lines[lines.index(next(line for line in lines if "the tool's call completes" in line)) + 1]
+    assert "no response to tools/call" in failed, failed
+    # as a rule the ceiling ends it; were the stream to stall a second on a loaded machine, the timeout itself
+    assert ("s of the server's time: it kept asking" in failed and "at most 11 x --timeout, 11 s" in failed) or \
+        "within 1 s of the server's own time since mrtr last answered it" in failed, failed

@@ -59,8 +59,9 @@ def test_every_field_type_by_hand(tmp_path: Path):
     pty.answer(prompt("Days"), DOWN, SPACE, ENTER)
     pty.expect(prompt("Send this answer"))
     rows = [spaced(row) for row in pty.rows()]
-    assert {"? Toppings * cheese, basil", "? Days Tuesday"} <= set(rows)  # as answered: as the review shows them
-    assert {"Colour Blue", "Plan Pro plan", "Toppings cheese, basil", "Days Tuesday"} <= set(rows)  # the review
+    # a title and, when it differs, the value --answer takes: as answered, as the review shows them
+    assert {"? Toppings * cheese, basil", "? Days Tuesday (tue)"} <= set(rows)
+    assert {"Colour Blue (#0000ff)", "Plan Pro plan (pro)", "Toppings cheese, basil", "Days Tuesday (tue)"} <= set(rows)
     pty.press(ENTER)
     assert pty.finish() == 0
     assert received(pty) == {"name": "Ada Lovelace", "email": "ada@example.com", "website": "https://example.com/ada",
@@ -141,6 +142,23 @@ def test_unsafe_url_is_refused_with_a_warning(tmp_path: Path, scripted):
     assert server.calls()[1]["params"]["inputResponses"] == {"link": {"action": "decline"}}
 
 
+def test_a_stray_enter_shares_no_roots_and_opens_no_flagged_url(tmp_path: Path, scripted):
+    """The safe choice is where the pointer starts: Refuse for roots, Decline for a URL flagged as
+    a look-alike (its host mixes scripts)."""
+    roots = scripted(steps=[{"result": input_required({"r": {"method": "roots/list", "params": {}}})}, {"echo": True}])
+    pty = Pty(tmp_path, *roots.args("call", "t"))
+    pty.answer(prompt("Share these roots"), ENTER)
+    assert pty.finish() == 7  # refused: nothing was shared
+    assert len(roots.calls()) == 1
+    look_alike = {"method": "elicitation/create", "params": {"mode": "url", "message": "Log in",
+                                                            "url": "https://аpple.com/login"}}
+    url = scripted(steps=[{"result": input_required({"link": look_alike})}, {"echo": True}])
+    pty = Pty(tmp_path, *url.args("call", "t"), env={"BROWSER": "false"})
+    pty.answer(prompt("What now"), ENTER)
+    assert pty.finish() == 0
+    assert url.calls()[1]["params"]["inputResponses"] == {"link": {"action": "decline"}}
+
+
 def test_sampling_reply_by_hand(tmp_path: Path):
     pty = Pty(tmp_path, "call", "summarize", "-a", "text=Tides are caused by the moon.", "--demo", "--json")
     pty.expect("You are a concise assistant")
@@ -175,11 +193,11 @@ def test_escape_on_sampling_refuses(tmp_path: Path):
 def test_roots_by_hand(tmp_path: Path):
     pty = Pty(tmp_path, "call", "workspace_roots", "--demo", "--json")
     pty.expect("these would be shared")
-    pty.answer(prompt("Share these roots"), DOWN, ENTER)
+    pty.answer(prompt("Share these roots"), UP, UP, ENTER)  # from Refuse, where the pointer starts, to Add
     pty.answer(prompt("Path or file:// URI"), ESC)  # back to the menu, nothing added
-    pty.answer(prompt("Share these roots"), DOWN, ENTER)
+    pty.answer(prompt("Share these roots"), UP, UP, ENTER)
     pty.answer(prompt("Path or file:// URI"), "/srv/data", ENTER)
-    pty.answer(prompt("Share these roots"), ENTER)
+    pty.answer(prompt("Share these roots"), UP, UP, UP, ENTER)  # Share
     assert pty.finish() == 0
     uris = [root["uri"] for root in received(pty)]
     assert uris[1] == "file:///srv/data" and uris[0].startswith("file:///")
@@ -244,21 +262,21 @@ def test_titles_defaults_and_long_answers_at_a_narrow_terminal(tmp_path: Path, s
     assert [row for row in pty.rows() if row][-3:] == ["   yes", "   no", " » (leave it out)"]  # an optional boolean, no default: no pick
     pty.press(ENTER)
     pty.expect(prompt("Colour"))
-    assert "  Colour  choice, of Red, Green, optional, default Green" in pty.rows()
+    assert {"  Colour  choice, of Red (#f00), Green (#0f0), optional,", "  default Green (#0f0)"} <= set(pty.rows())
     pty.press(ENTER)
     pty.expect(prompt("Days"))
-    assert "  Days  choices, of Monday, Tuesday, Wednesday, optional," in pty.rows()  # wrapped at a word
-    assert "  default Monday, Wednesday" in pty.rows()
+    assert "  Days  choices, of Monday (mon), Tuesday (tue), Wednesday" in pty.rows()  # wrapped at a word
+    assert "  (wed), optional, default Monday (mon), Wednesday (wed)" in pty.rows()
     pty.press(ENTER)
     pty.answer(prompt("Note"), note, ENTER)
     pty.expect(prompt("Send this answer"))
     rows = pty.rows()
-    assert {"? Newsletter (leave it out)", "? Colour Green", "? Days Monday, Wednesday"} <= set(rows)
+    assert {"? Newsletter (leave it out)", "? Colour Green (#0f0)", "? Days Monday (mon), Wednesday (wed)"} <= set(rows)
     answered = rows.index("? Note")
     review = rows.index("  review:")
     assert words(rows[answered + 1:review]) == note.split()  # under the prompt, wrapped at word boundaries
     assert [spaced(row) for row in rows[review + 1:review + 4]] == [
-        "Newsletter (left out)", "Colour Green", "Days Monday, Wednesday"]
+        "Newsletter (left out)", "Colour Green (#0f0)", "Days Monday (mon), Wednesday (wed)"]
     ends = next(n for n, row in enumerate(rows) if row.startswith("? Send this answer"))
     assert words(rows[review + 4:ends]) == ["Note", *json.dumps(note).split()]
     pty.press(ENTER)

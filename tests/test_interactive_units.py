@@ -20,7 +20,7 @@ from mrtr_cli.render.console import make_console
 from mrtr_cli.render.prompts import Presenter
 from mrtr_cli.conversation.session import Round
 
-ENTER, DOWN, SPACE, ESC = "\r", "\x1b[B", " ", "\x1b"
+ENTER, DOWN, UP, SPACE, ESC = "\r", "\x1b[B", "\x1b[A", " ", "\x1b"
 pytestmark = pytest.mark.timeout(20)
 
 
@@ -112,8 +112,9 @@ def url_question(url: str) -> dict[str, Any]:
 
 
 def test_url_consent_opens_only_after_the_choice():
+    """A flagged URL (punycode) starts on Decline: Open in browser is two up."""
     opened: list[str] = []
-    with keys(ENTER) as factory:
+    with keys(UP + UP + ENTER) as factory:
         person, screen = answerer(factory, opened)
         verdict = person.answer(Question(1, "c", url_question("https://xn--80ak6aa92e.com/login"), "s"))
     assert verdict == Response({"action": "accept"}) and opened == ["https://xn--80ak6aa92e.com/login"]
@@ -164,7 +165,8 @@ def test_sampling_reply_and_rejection():
 
 
 def test_roots_offer_the_current_directory_and_can_be_edited(tmp_path):
-    with keys(DOWN + ENTER, "/srv/data" + ENTER, DOWN + DOWN + ENTER, ENTER, ENTER) as factory:
+    # the menu starts on Refuse: Add is two up, Remove one up, Share three up
+    with keys(UP + UP + ENTER, "/srv/data" + ENTER, UP + ENTER, ENTER, UP + UP + UP + ENTER) as factory:
         person, _ = answerer(factory)
         person.cwd = tmp_path
         verdict = person.answer(Question(1, "r", {"method": "roots/list"}, "s"))

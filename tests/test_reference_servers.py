@@ -41,6 +41,21 @@ def test_everything_is_found_to_speak_the_older_era_and_lists_its_tools():
         "a server may list such a tool only to a client that does: give --root DIR")
 
 
+def test_list_and_discover_declare_roots_as_call_would_and_never_ask_a_person(tmp_path: Path):
+    """server-everything lists get-roots-list only to a client declaring roots: `list --root` does, as
+    `call --root` would, and --no-roots withholds them again; `discover` takes the same flags. The
+    roots/list it sends after notifications/initialized is answered by --root, never by a prompt."""
+    listed = mrtr("list", "tools", "--root", ".", "--json", *everything())
+    assert listed.code == 0, listed.stderr
+    assert "get-roots-list" in {tool["name"] for tool in listed.json()["tools"]}
+    withheld = mrtr("list", "tools", "--root", ".", "--no-roots", "--no-tasks", "--json", *everything())
+    assert withheld.code == 0, withheld.stderr
+    assert "get-roots-list" not in {tool["name"] for tool in withheld.json()["tools"]}
+    discovered = mrtr("discover", "--root", ".", "--no-elicitation", "--no-sampling", "-v", *everything())
+    assert discovered.code == 0, discovered.stderr
+    assert '"capabilities":{"roots":{}},"clientInfo"' in discovered.stderr.replace(" ", "")
+
+
 QUESTIONS = {
     "elicitation": (["trigger-elicitation-request", "--answer", "elicitation#1.name=Ada"], "Name: Ada"),
     "sampling": (["trigger-sampling-request", "-a", "prompt=hi", "--sampling-reply", "Hello from mrtr"],

@@ -528,3 +528,20 @@ def test_a_request_the_served_app_fails_on_gets_an_internal_error_not_a_tracebac
     reply = Dispatcher(Failing()).handle(request(1, "tools/list"))
     assert reply.status == 500 and reply.message["error"]["code"] == -32603
     assert reply.message["error"]["message"] == "Internal error: ValueError: a listing nobody foresaw"
+
+
+def test_a_long_result_that_changed_is_shown_by_the_fields_that_changed(tmp_path: Path):
+    """Issue 35: a long result printed whole on one line hid what changed; each changed field is
+    shown by its path under the result, recorded `-` and live `+`; a short value stays on one line."""
+    path = record(tmp_path, "booked.yaml", "call", "book_table", "--demo", "--answers", "examples/book_table.yaml")
+    document = yaml.safe_load(path.read_text())
+    result = document["rounds"][-1]["received"]["result"]
+    result["content"][0]["text"] = result["content"][0]["text"].replace("Lisbon", "Porto")
+    result["structuredContent"]["received"]["party"]["size"] = 5
+    path.write_text(yaml.safe_dump(document, sort_keys=False))
+    run = mrtr("replay", str(path), "--demo")
+    assert run.code == 6, run.stderr
+    lines = run.stderr.splitlines()
+    shown = lines[lines.index(next(line for line in lines if line.endswith(": result"))) + 1:]
+    assert shown[0] == "      $.content[0].text" and "in Porto on" in shown[1] and "in Lisbon on" in shown[2]
+    assert shown[3:6] == ["      $.structuredContent.received.party.size", "        - 5", "        + 4"]

@@ -118,7 +118,7 @@ class InteractiveAnswerer:
         if field.kind == "boolean":
             return self._pick(label, [("yes", True), ("no", False)], field, current)
         if field.kind == "choice":
-            options = [(safe_line(text, 80), value) for value, text in field.options()]
+            options = [(safe_line(text, 80), value) for value, text in field.shown_options()]
             return self._pick(label, options, field, current)
         if field.kind == "choices":
             return self._choices(field, label, current or [])
@@ -137,7 +137,7 @@ class InteractiveAnswerer:
         """A multi-select, asked again until its values meet minItems and maxItems."""
         while True:
             options = [questionary.Choice(safe_line(text, 80), value, checked=value in current)
-                       for value, text in field.options()]
+                       for value, text in field.shown_options()]
             values = self._ask(_erased_when_done(questionary.checkbox(label, options, **self.io())))
             if not values and not field.required:
                 self.presenter.answered(label, "(left out)")
@@ -197,7 +197,9 @@ class InteractiveAnswerer:
         self._urls_asked.add(question.key)
         self.presenter.url(verdict, again)
         try:
-            choice = self._select("What now?", _url_choices(verdict.openable, again))
+            # a flagged URL (a look-alike host, a password in it) starts on Decline: one stray Enter opens nothing
+            safe = "decline" if verdict.warnings and verdict.openable and not again else None
+            choice = self._select("What now?", _url_choices(verdict.openable, again), default=safe)
         except Escaped:
             return Response({"action": "cancel"})
         if choice == "open" and not self.open_url(verdict.url):
@@ -225,7 +227,8 @@ class InteractiveAnswerer:
         try:
             while True:
                 self.presenter.roots(roots)
-                choice = self._select("Share these roots?", _roots_choices(bool(roots)))
+                # the pointer starts on Refuse: one stray Enter shares nothing
+                choice = self._select("Share these roots?", _roots_choices(bool(roots)), default="refuse")
                 if choice == "share":
                     return Response({"roots": roots})
                 if choice == "refuse":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -50,8 +51,9 @@ Fetch = Callable[[str, str, dict[str, str], "bytes | None"], Any]
 
 
 def skipped(why: str) -> list[Check]:
-    """Every authorization probe, skipped with the reason."""
-    return [verdict(*probe, None, why) for probe in AUTH_PROBES]
+    """Every authorization probe, skipped with the reason; one group in the human checklist."""
+    group = f"authorization rules not probed: {why.removeprefix('not probed: ')}"
+    return [replace(verdict(*probe, None, why), group=group) for probe in AUTH_PROBES]
 
 
 def unauthorized_answer(fetch: Fetch, url: str, headers: dict[str, str]) -> tuple[int, str | None]:

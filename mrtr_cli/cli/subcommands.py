@@ -62,17 +62,18 @@ def prompt(*, name: str, call: ArgumentOptions, target: TargetOptions, answering
 
 
 @command(command_named("discover"))
-def discover(*, target: TargetOptions, output: OutputOptions) -> int:
+def discover(*, target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions, output: OutputOptions) -> int:
     from mrtr_cli.commands import inspect as command
 
-    return command.run_discover(target, output)
+    return command.run_discover(target, answering, tasks, output)
 
 
 @command(command_named("list"))
-def list_(*, kind: str, target: TargetOptions, output: OutputOptions) -> int:
+def list_(*, kind: str, target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions,
+          output: OutputOptions) -> int:
     from mrtr_cli.commands import inspect as command
 
-    return command.run_list(kind, target, output)
+    return command.run_list(kind, target, answering, tasks, output)
 
 
 @command(command_named("demo-server"))

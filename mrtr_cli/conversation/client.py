@@ -19,7 +19,7 @@ from mrtr_cli.conversation.explain import explain, supported_versions, versions_
 from mrtr_cli.conversation.waiting import ServerRequestHandler, Waiting, progress_token, timed_out
 from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Response
-from mrtr_cli.transport.base import Deadline, Exchange, Mirrored, Transport, TransportTimeout
+from mrtr_cli.transport.base import Deadline, Exchange, Frame, Mirrored, Transport, TransportTimeout
 
 LEGACY_HINT = ("with --protocol-era auto (the default) or older mrtr speaks its initialize handshake; "
                "or pass --no-discover to send the 2026-07-28 request anyway")
@@ -80,6 +80,8 @@ class Client:
         self.era = Era("modern", settings.version)
         """The era spoken: conversation/era.py decides it, and `speak` is how the client takes it."""
         self._ids = jsonrpc.IdSequence()
+        self.heard = False
+        """Whether the server has sent a frame yet: until it has, a long wait is said on the timeline."""
 
     def speak(self, era: Era) -> None:
         """Speak `era` from now on: its version, its `_meta`, its handling of server requests; in
@@ -243,11 +245,13 @@ class Client:
     def _await(self, exchange: Exchange, request_id: int, method: str,
                sending: _Sending) -> tuple[Response, Waiting]:
         """The response; in a conversation, events are held from its frame on (`events.HeldEvents`)."""
-        deadline = Deadline(self.settings.timeout if sending.timeout is None else sending.timeout, sending.not_after)
+        deadline = Deadline(self.settings.timeout if sending.timeout is None else sending.timeout, sending.not_after,
+                            notices=not self.heard)  # a server silent so far: say what mrtr waits for
         waiting = Waiting(request_id, method, deadline, self.emit, self.era.server_requests, self.emit.held)
         try:
             self.emit.held.before_waiting()  # what was held is shown while the server works on this request
             for incoming in exchange.frames(deadline):
+                self.heard = self.heard or isinstance(incoming, Frame)
                 response = waiting.take(incoming)
                 if response is not None:
                     return response, waiting

@@ -35,6 +35,9 @@ class Linter:
         """The request in flight is the era probe (server/discover): what it provokes is told apart."""
         self.of_the_probe: list[lint_rules.Finding] = []
         """Findings of the era probe: not the conversation's when the server proves to be of the older era."""
+        self.refusal_findings: list[lint_rules.Finding] = []
+        """Findings on an error answering the era probe, held back: that refusal is what an older-era server
+        is expected to send, so they are told only if the server proves to speak 2026-07-28."""
         self.cancelled: set[int] = set()
         """Requests mrtr cancelled: a response to one may still come, and is no fault (basic/utilities/cancellation)."""
         self._handlers: dict[type, events.Observer] = {
@@ -62,7 +65,16 @@ class Linter:
         self.older_version = event.version if event.era == "older" else None
         if event.era == "older":  # the probe spoke a language the server does not: what it provoked is no fault
             self.findings = [found for found in self.findings if found not in self.of_the_probe]
+            self.refusal_findings = []
         self.of_the_probe = []
+        self._tell_held()
+
+    def _tell_held(self) -> None:
+        """The held findings on the probe's refusal, told: the server was not of the older era after all."""
+        held, self.refusal_findings = self.refusal_findings, []
+        for found in held:
+            self.findings.append(found)
+            self.emit(found)
 
     def _asked_in_flight(self, event: events.InputRequested) -> None:
         """Older era: a server request for a capability mrtr did not declare in initialize."""
@@ -81,7 +93,11 @@ class Linter:
             return  # server requests and log messages are that era's way
         if isinstance(message, Response) and self.cancelled and any(same_id(message.id, c) for c in self.cancelled):
             return  # a response racing the cancellation
-        self._report(lint_rules.check_frame(message, self.in_flight))
+        found = lint_rules.check_frame(message, self.in_flight)
+        if self.probing and isinstance(message, Response) and message.error is not None:
+            self.refusal_findings.extend(self._as_the_probes(found))
+        else:
+            self._report(found)
         if isinstance(message, Notification) and message.method == "notifications/message":
             self._once("deprecated-logging", "the server sends log messages (notifications/message)")
 
@@ -99,6 +115,7 @@ class Linter:
                 self._once("deprecated-roots", "the server asks for roots")
 
     def _end(self, event: events.OutcomeReached) -> None:
+        self._tell_held()  # no era was chosen: the refusal stands as it came
         event.outcome.findings = list(self.findings)
 
     def _once(self, rule: str, message: str) -> None:
@@ -109,12 +126,18 @@ class Linter:
     def _report(self, findings: list[lint_rules.Finding]) -> None:
         if not findings:  # the usual frame: nothing to note
             return
-        for found in lint_rules.at_round(findings, self.round):
+        for found in self._as_the_probes(findings):
             if self.probing:
-                found = dataclasses.replace(found, message=f"{PROBE_PREFIX}{found.message}")
                 self.of_the_probe.append(found)
             self.findings.append(found)
             self.emit(found)
+
+    def _as_the_probes(self, findings: list[lint_rules.Finding]) -> list[lint_rules.Finding]:
+        """`findings` at the round in flight, saying so when the era probe provoked them."""
+        placed = lint_rules.at_round(findings, self.round)
+        if not self.probing:
+            return list(placed)
+        return [dataclasses.replace(found, message=f"{PROBE_PREFIX}{found.message}") for found in placed]
 
 
 PROBE_PREFIX = "to mrtr's era probe (server/discover): "

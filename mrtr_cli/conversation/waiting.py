@@ -6,6 +6,7 @@ handler that answers it; anything else is reported and passed over.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli import events
@@ -13,7 +14,7 @@ from mrtr_cli.errors import NotAServer, ProtocolError, RequestTimeout
 from mrtr_cli.events import HeldEvents, Observer
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
-from mrtr_cli.transport.base import AuthNote, Deadline, StderrLine, WireInfo
+from mrtr_cli.transport.base import AuthNote, Deadline, StderrLine, StillWaiting, WireInfo
 
 if TYPE_CHECKING:
     from mrtr_cli.answering.questions import Answer
@@ -56,6 +57,9 @@ class Waiting:
         if isinstance(incoming, StderrLine):
             self.emit(events.ServerStderr(incoming.text))
             return None
+        if isinstance(incoming, StillWaiting):
+            self.emit(events.StillWaiting(self.method, self.request_id, incoming.seconds))
+            return None
         if isinstance(incoming, AuthNote):
             self.emit(events.AuthorizationStep(incoming.step, incoming.text, incoming.fields))
             return None
@@ -78,8 +82,9 @@ class Waiting:
         if isinstance(message, Notification):
             self._notification(message)
         elif isinstance(message, Request) and self.server_requests is not None:
+            started = time.monotonic()
             self.server_requests.handle(message, self.request_id)
-            self.deadline.restart()  # answering is not the server's time
+            self.deadline.restart(time.monotonic() - started)  # answering is not the server's time
         elif isinstance(message, Request):
             self.emit(events.FrameIgnored(message.raw, f"a {message.method} request from the server; "
                                           "since 2026-07-28 servers ask through input_required"))
@@ -121,8 +126,14 @@ class Waiting:
 def timed_out(request: str, deadline: Deadline) -> RequestTimeout:
     """No response in time: the time waited and, when progress reset the timeout, the rule."""
     hint = "mrtr cancelled it; raise --timeout if the server is just slow"
+    if deadline.restarts and deadline.at_ceiling():
+        return RequestTimeout(f"no response to {request} after {deadline.server_seconds():.1f} s of the server's "
+                              f"time: it kept asking (mrtr answered {deadline.restarts} requests; one request waits "
+                              f"at most {Deadline.CEILING} x --timeout, {deadline.ceiling_seconds:g} s, "
+                              "answering excluded)", hint)
     if not deadline.resets:
-        return RequestTimeout(f"no response to {request} within {deadline.seconds:g} s", hint)
+        since = " of the server's own time since mrtr last answered it" if deadline.restarts else ""
+        return RequestTimeout(f"no response to {request} within {deadline.seconds:g} s{since}", hint)
     times = f"{deadline.resets} time{'s' if deadline.resets != 1 else ''}"
     return RequestTimeout(f"no response to {request} after {deadline.elapsed():.1f} s: progress reset the "
                           f"{deadline.seconds:g} s timeout {times} (at most {Deadline.MAX_RESETS}, so one request "

@@ -7,6 +7,7 @@ const/title, legacy `enumNames`) and multi-select (`items.enum`, `items.anyOf`).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,12 @@ class Field:
             return [(v, str(names[i]) if names else str(v)) for i, v in enumerate(schema["enum"])]
         titled = schema.get("oneOf") or schema.get("anyOf") or []
         return [(o.get("const"), str(o.get("title", o.get("const")))) for o in titled if isinstance(o, dict)]
+
+    def shown_options(self) -> list[tuple[Any, str]]:
+        """(value, label) pairs as a person reads them: the title, and after it the value that
+        `--answer` and answers files take, when the two differ (`Window seat (window)`)."""
+        return [(value, label if label == _as_typed(value) else f"{label} ({_as_typed(value)})")
+                for value, label in self.options()]
 
 
 def form_fields(schema: dict[str, Any]) -> list[Field]:
@@ -121,3 +128,8 @@ def check_value(field: Field, value: Any) -> None:
     problem = validation.first_breach({field.name: value}, single)
     if problem is not None:
         raise ValueError(problem)
+
+
+def _as_typed(value: Any) -> str:
+    """A choice's value as `--answer` takes it: a string bare, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value)

@@ -71,7 +71,7 @@ def field_detail(field: Field) -> str:
     if "minLength" in schema or "maxLength" in schema:
         parts.append(f"length {schema.get('minLength', 0)}..{schema.get('maxLength', '')}")
     if field.kind in ("choice", "choices"):
-        parts.append("of " + ", ".join(label for _, label in field.options()))
+        parts.append("of " + ", ".join(label for _, label in field.shown_options()))
     if field.kind == "choices" and count_wanted(schema):
         parts.append(str(count_wanted(schema)))  # `choose 1 to 2`, shown before the person picks
     parts.append("required" if field.required else "optional")
@@ -92,7 +92,7 @@ def answer_text(field: Field, value: Any, limit: int = 200) -> str:
 
 
 def _choice_label(field: Field, value: Any, limit: int) -> str:
-    label = next((text for option, text in field.options() if option == value), None)
+    label = next((text for option, text in field.shown_options() if option == value), None)
     return safe_line(json.dumps(value, ensure_ascii=False) if label is None else label, limit)
 
 

@@ -58,14 +58,54 @@ def _shown_run_lines(verdict: ReplayVerdict) -> list[Text | StyledLine]:
     return lines
 
 
+ONE_LINE = 120
+"""A recorded or live value longer than this, as JSON, is shown by the fields that changed."""
+FIELDS_SHOWN = 10
+"""At most this many changed fields are shown for one difference."""
+ABSENT = object()
+"""A field one side has and the other lacks."""
+
+
 def _difference_lines(difference: Difference) -> list[Text]:
-    return [Text(f"    {difference.where()}: {difference.what}", "mrtr.key"),
-            Text(f"      - {safe_line(_shown(difference.recorded), 400)}", "mrtr.error"),
-            Text(f"      + {safe_line(_shown(difference.live), 400)}", "mrtr.complete")]
+    head = Text(f"    {difference.where()}: {difference.what}", "mrtr.key")
+    recorded, live = difference.recorded, difference.live
+    changed = changed_fields(recorded, live)
+    if max(len(_shown(recorded)), len(_shown(live))) <= ONE_LINE or not changed:
+        return [head, *_pair_lines("      ", recorded, live)]
+    lines = [head]
+    for path, before, after in changed[:FIELDS_SHOWN]:
+        lines += [Text(f"      {safe_line(path, 200)}", "mrtr.key"), *_pair_lines("        ", before, after)]
+    if len(changed) > FIELDS_SHOWN:
+        lines.append(Text(f"      … {len(changed) - FIELDS_SHOWN} more changed fields (--json has both values)", "mrtr.dim"))
+    return lines
+
+
+def _pair_lines(indent: str, recorded: Any, live: Any) -> list[Text]:
+    return [Text(f"{indent}- {safe_line(_shown(recorded), 400)}", "mrtr.error"),
+            Text(f"{indent}+ {safe_line(_shown(live), 400)}", "mrtr.complete")]
+
+
+def changed_fields(recorded: Any, live: Any, path: str = "$") -> list[tuple[str, Any, Any]]:
+    """Each field where two JSON values differ, by its path (`$.content[0].text`), with both values
+    (a field only one side has: `(absent)` on the other); objects and arrays are gone into, others
+    compared whole."""
+    if isinstance(recorded, dict) and isinstance(live, dict):
+        return [change for key in sorted(set(recorded) | set(live), key=str)
+                for change in changed_fields(recorded.get(key, ABSENT), live.get(key, ABSENT), _member(path, key))]
+    if isinstance(recorded, list) and isinstance(live, list):
+        padded = max(len(recorded), len(live))
+        return [change for index in range(padded)
+                for change in changed_fields(recorded[index] if index < len(recorded) else ABSENT,
+                                             live[index] if index < len(live) else ABSENT, f"{path}[{index}]")]
+    return [] if recorded == live and type(recorded) is type(live) else [(path, recorded, live)]
+
+
+def _member(path: str, key: str) -> str:
+    return f"{path}.{key}" if key.isidentifier() else f"{path}[{json.dumps(key)}]"
 
 
 def _shown(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return "(absent)" if value is ABSENT else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def summary_table(verdicts: list[ReplayVerdict]) -> Table:

@@ -61,6 +61,9 @@ class Timeline:
             events.VersionChanged: self._version,
             events.Reissued: self._reissued,
             events.ServerStderr: self._stderr,
+            events.StillWaiting: lambda e: self.print(StyledLine(
+                f"  … waiting for the server to answer {safe_line(e.method, 60)} (id {e.id}, {e.seconds:.0f} s)",
+                "mrtr.dim")),
             events.WireNote: self._wire_note,
             events.AuthorizationStep: self._authorization,
             events.CancelSent: self._cancel,

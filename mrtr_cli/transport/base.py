@@ -101,7 +101,13 @@ class AuthChallenge(Exception):
         self.error = error
 
 
-Incoming = Union[Frame, StderrLine, WireInfo, AuthNote]
+class StillWaiting(NamedTuple):
+    """Nothing arrived for a while: `seconds` since the request was sent (a Deadline's notice)."""
+
+    seconds: float
+
+
+Incoming = Union[Frame, StderrLine, WireInfo, AuthNote, StillWaiting]
 
 Mirrored = Mapping[str, tuple[str, ...]]
 """The arguments of a tools/call that travel as headers too (`x-mcp-header`): header name ->
@@ -110,20 +116,32 @@ the argument's path. HTTP sends them as `Mcp-Param-*`; stdio has no headers."""
 
 class Deadline:
     """A per-request timeout that progress resets, at most `MAX_RESETS` (10) times: so one
-    request waits at most 11 x the timeout (`ceiling_seconds`). `not_after` (a time.monotonic() time;
-    None: none) is a hard end that neither restarts nor progress pass: a task's --task-timeout."""
+    request waits at most 11 x the timeout (`ceiling_seconds`) of the server's own time. mrtr's own
+    time (answering a question, logging in) is excluded: it starts the timeout again, and never counts
+    towards the ceiling, yet a server asking without end reaches the ceiling all the same. `not_after`
+    (a time.monotonic() time; None: none) is a hard end that neither restarts nor progress pass: a
+    task's --task-timeout."""
 
     MAX_RESETS = 10
     CEILING = MAX_RESETS + 1
     """The longest wait, in timeouts."""
 
-    def __init__(self, seconds: float, not_after: float | None = None) -> None:
+    NOTICE_AFTER, NOTICE_EVERY = 5.0, 15.0
+    """With notices: the first after this many seconds of silence, then one each NOTICE_EVERY."""
+
+    def __init__(self, seconds: float, not_after: float | None = None, notices: bool = False) -> None:
         self.seconds = seconds
         self.resets = 0
         """How many times progress has reset the timeout."""
+        self.restarts = 0
+        """How many times mrtr's own time (an answer, a login) started it again."""
         self.not_after = not_after
+        self._own = 0.0
+        """Seconds of mrtr's own time so far: excluded from the server's."""
         self._started = time.monotonic()
         self._expires = self._bounded(self._started + seconds)
+        self._notice: float | None = self._started + self.NOTICE_AFTER if notices else None
+        """When the next StillWaiting is due (None: none are given)."""
 
     @property
     def ceiling_seconds(self) -> float:
@@ -138,9 +156,39 @@ class Deadline:
         """Seconds since the request was sent."""
         return time.monotonic() - self._started
 
-    def restart(self) -> None:
-        """mrtr answered a question of the server's: the timeout starts again (not a reset: mrtr's
-        own time never counts against the server)."""
+    def server_seconds(self) -> float:
+        """Seconds since the request was sent, mrtr's own time excluded."""
+        return self.elapsed() - self._own
+
+    def at_ceiling(self) -> bool:
+        """Whether the server's time has reached the ceiling (what ended the wait, when it ends)."""
+        return self.server_seconds() >= self.ceiling_seconds - 0.001
+
+    def wait_seconds(self) -> float:
+        """How long a transport may block now: until the request times out or the next notice is due."""
+        if self._notice is None:
+            return self.remaining()
+        return max(0.0, min(self._expires, self._notice) - time.monotonic())
+
+    def notice(self) -> StillWaiting | None:
+        """The notice that is due, if one is (checked before the timeout, so a late wake-up never
+        skips it), saying the seconds it was due at (5, 20, ...: however late mrtr woke); the next is
+        scheduled. Nothing else depends on it."""
+        now = time.monotonic()
+        due = self._notice
+        if due is None or now < due:
+            return None
+        self._notice = due + self.NOTICE_EVERY
+        while self._notice <= now:
+            self._notice += self.NOTICE_EVERY
+        return StillWaiting(due - self._started)
+
+    def restart(self, spent: float) -> None:
+        """mrtr spent `spent` seconds of its own (it answered a question of the server's, or logged
+        in): the timeout starts again (not a reset: mrtr's own time never counts against the
+        server), within the ceiling of the server's time."""
+        self._own += spent
+        self.restarts += 1
         self._expires = self._bounded(time.monotonic() + self.seconds)
 
     def extend(self) -> None:
@@ -150,7 +198,8 @@ class Deadline:
             self._expires = self._bounded(time.monotonic() + self.seconds)
 
     def _bounded(self, expires: float) -> float:
-        """`expires`, or the hard end when that comes first."""
+        """`expires`, or the ceiling or the hard end when one comes first."""
+        expires = min(expires, self._started + self.ceiling_seconds + self._own)
         return expires if self.not_after is None else min(expires, self.not_after)
 
 

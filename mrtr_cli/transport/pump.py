@@ -37,12 +37,16 @@ class Pump:
     def items(self, deadline: Deadline) -> Iterator[Any]:
         """The producer's items, its exception re-raised here; `TransportTimeout` when the deadline passes."""
         while True:
+            notice = deadline.notice()
+            if notice is not None:
+                yield notice
+                continue
             if deadline.remaining() <= 0:
                 raise TransportTimeout()
             try:
-                kind, value = self._queue.get(timeout=deadline.remaining())
+                kind, value = self._queue.get(timeout=deadline.wait_seconds())
             except queue.Empty:
-                raise TransportTimeout() from None
+                continue  # a notice is due, or the deadline passed: both are seen above
             if kind == "end":
                 return
             if kind == "error":

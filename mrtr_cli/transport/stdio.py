@@ -14,6 +14,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from mrtr_cli.errors import UnreachableError
@@ -91,8 +92,12 @@ class StdioTransport:
         while not pipes.pending:
             if pipes.ended is not None:
                 raise self._ended()
-            if not pipes.wait(deadline.remaining()) and not deadline.remaining():
-                raise TransportTimeout()
+            if not pipes.wait(deadline.wait_seconds()):
+                notice = deadline.notice()
+                if notice is not None:
+                    return notice
+                if not deadline.remaining():
+                    raise TransportTimeout()
         return pipes.pending.popleft()
 
     def _ended(self) -> Exception:
@@ -199,13 +204,28 @@ def _spawn(command: list[str], env: dict[str, str] | None, cwd: str | None) -> s
     except FileNotFoundError as error:
         missing = cwd if cwd and not os.path.isdir(cwd) else command[0]
         raise UnreachableError(f"could not start the server: {missing!r} not found",
-                               "check the command and --cwd, or give the full path") from error
+                               _interpreter_hint(command, cwd)
+                               or "check the command and --cwd, or give the full path") from error
     except PermissionError as error:
         raise UnreachableError(f"could not start the server: {command[0]!r} is not executable",
-                               "check its permissions") from error
+                               _interpreter_hint(command, cwd) or "check its permissions") from error
     except OSError as error:
         raise UnreachableError(f"could not start the server: {error.strerror}",
                                "check the command") from error
+
+
+_INTERPRETER_OF = {".py": "python", ".js": "node", ".mjs": "node", ".cjs": "node", ".sh": "sh", ".rb": "ruby"}
+"""The interpreter that runs a script of each suffix, for the hint when the script was given as the program."""
+
+
+def _interpreter_hint(command: list[str], cwd: str | None) -> str | None:
+    """`server.py` given as the program, a file there but not one the system can run (not
+    executable, or not on PATH): the command with its interpreter."""
+    script = Path(cwd or ".") / command[0]
+    interpreter = _INTERPRETER_OF.get(script.suffix.lower())
+    if interpreter is None or not script.is_file():
+        return None
+    return f'run it with its interpreter: --stdio "{shlex.join([interpreter, *command])}"'
 
 
 def _signal_group(process: subprocess.Popen[bytes], sig: signal.Signals) -> None:

@@ -61,13 +61,21 @@ class FaultHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def _older(self) -> bool:
+        return urlsplit(self.path).path.rsplit("/", 1)[-1] == "olderasking"
+
     def do_GET(self) -> None:
-        """Nothing should ever GET from here (mrtr fetches no $ref); record it if it does."""
+        """Nothing should ever GET from here (mrtr fetches no $ref); record it if it does. The older
+        era's server offers no GET stream (405, as the older transport allows)."""
+        if self._older():
+            return self.send(405, b"")
         self.owner.received.append({"path": self.path, "headers": dict(self.headers), "body": {}, "verb": "GET"})
         self.send(404, b"{}")
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self._older():
+            return older_asking_on_call(self, body)
         if body.get("method") == "server/discover":  # mrtr's era probe: a modern server, faults come after
             return self.reply(body, {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
                                      "ttlMs": 0, "cacheScope": "private"})
@@ -327,3 +335,59 @@ def endless_progress_sse(handler: FaultHandler, body: dict[str, Any]) -> None:
 
 FAULTS.update({"garbagesse": garbage_sse, "notgzip": not_gzip, "quietsse": endless_quiet_sse,
                "progresssse": endless_progress_sse})
+
+
+def endless_events_on_call(handler: FaultHandler, body: dict[str, Any]) -> None:
+    """A tools/call answered by an SSE stream of events that never ends (until the server stops, or
+    TRICKLE_SECONDS pass): progress that always grows, and a log message, each TRICKLE_INTERVAL; never
+    the response. Every other request is answered as usual."""
+    if body.get("method") != "tools/call":
+        return normal(handler, body)
+    handler.head(kind="text/event-stream")
+    token = ((body.get("params") or {}).get("_meta") or {}).get("progressToken", "none")
+    stop = time.monotonic() + TRICKLE_SECONDS
+    step = 0
+    while time.monotonic() < stop and not handler.owner.release.wait(TRICKLE_INTERVAL):
+        step += 1
+        progress = {"jsonrpc": "2.0", "method": "notifications/progress",
+                    "params": {"progressToken": token, "progress": step}}
+        log = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": step}}
+        for event in (progress, log):
+            handler.wfile.write(b"event: message\r\ndata: " + json.dumps(event).encode() + b"\r\n\r\n")
+        handler.wfile.flush()
+
+
+FAULTS["eventssse"] = endless_events_on_call
+
+
+def older_asking_on_call(handler: FaultHandler, body: dict[str, Any]) -> None:
+    """A server of the initialize-handshake era (it refuses server/discover) whose tools/call is
+    answered by an SSE stream that never ends: a ping request from the server each
+    TRICKLE_INTERVAL (until the server stops, or TRICKLE_SECONDS pass), never the response. Every
+    other request is answered as usual; the client's answers and notifications get 202."""
+    method = body.get("method")
+    if method is None or "id" not in body:
+        return handler.send(202, b"")
+    handler.owner.received.append({"path": handler.path, "headers": dict(handler.headers), "body": body})
+    if method == "server/discover":
+        return handler.send(200, json.dumps({"jsonrpc": "2.0", "id": body["id"], "error": {
+            "code": -32601, "message": "Method not found"}}).encode())
+    if method == "initialize":
+        return older_reply(handler, body, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                                           "serverInfo": {"name": "older-asking", "version": "1"}})
+    if method == "tools/list":
+        return older_reply(handler, body, {"tools": [{"name": "t", "inputSchema": {"type": "object"}}]})
+    if method != "tools/call":
+        return older_reply(handler, body, {})
+    handler.head(kind="text/event-stream")
+    stop = time.monotonic() + TRICKLE_SECONDS
+    asked = 0
+    while time.monotonic() < stop and not handler.owner.release.wait(TRICKLE_INTERVAL):
+        asked += 1
+        ping = {"jsonrpc": "2.0", "id": f"ping-{asked}", "method": "ping"}
+        handler.wfile.write(b"event: message\r\ndata: " + json.dumps(ping).encode() + b"\r\n\r\n")
+        handler.wfile.flush()
+
+
+def older_reply(handler: FaultHandler, body: dict[str, Any], result: dict[str, Any]) -> None:
+    handler.send(200, json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode())

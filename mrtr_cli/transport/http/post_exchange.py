@@ -11,6 +11,7 @@ is cancelled.
 from __future__ import annotations
 
 import io
+import time
 from collections.abc import Generator, Iterator
 from typing import Protocol
 
@@ -80,9 +81,10 @@ class HttpExchange:
                 if self.authorizer is None:
                     raise challenge.error from None
                 self.close()
+                started = time.monotonic()
                 self.connection.authorized((yield from self.authorizer.answer(challenge.status, challenge.challenge)))
                 self.headers = {**self.connection.extra_headers, **self.own_headers}
-                deadline.restart()  # logging in is not the server's time
+                deadline.restart(time.monotonic() - started)  # logging in is not the server's time
 
     def _send_single(self, deadline: Deadline) -> Iterator[Incoming]:
         """What arrives on the POST's stream (resumed if it breaks), and on the GET stream meanwhile."""
