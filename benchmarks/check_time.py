@@ -7,6 +7,11 @@ strictest reading of it: the whole check (every probe group together: the safe p
 probes, its conversation judged round by round, the listen stream) against ONE call of the tool,
 on the demo over stdio and over HTTP, and on the PyPI SDK's server (a declarative tool). Runs are
 paired and alternate; only ratios taken in the same run mean anything.
+
+One probe waits by design: `state-never-expires` asks round 1 again no sooner than 1.1 s after the
+conversation (a state that cannot expire is only seen by asking later), so the whole check takes at
+least that long whatever the work. The 3x rows time the check's work, that probe left out
+(`--skip-probe`); the whole check is timed beside them, and held to issue 34's 3 s on the demo.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ BOOK = ["--answers", "examples/book_table.yaml"]
 SDK = ["-a", "greeting=hi", "--answer", "__main__:ask_name.name=Ada", "--",
        PY, str(ROOT / "tests" / "servers" / "sdk_server.py")]
 BUDGET = 3.0
+WHOLE_CHECK_SECONDS = 3.0
+"""Issue 34: `check --tool` on the demo, every probe in, under 3 s."""
+WAITING = ["--skip-probe", "state-never-expires"]
 
 
 def cases(url: str) -> dict[str, tuple[list[str], list[str]]]:
@@ -41,12 +49,16 @@ def rows(repeat: int) -> tuple[list[str], list[tuple[str, float, float]]]:
     port = free_port()
     with listening([*MRTR, "demo-server", "--http", f"127.0.0.1:{port}"], port) as url:
         for name, (check, call) in cases(url).items():
-            measured = measure_paired({"check": check, "call": call}, repeat)
-            checked, called = measured["check"].seconds, measured["call"].seconds
+            measured = measure_paired({"check": [*check, *WAITING], "whole check": check, "call": call}, repeat)
+            checked, whole, called = (measured[key].seconds for key in ("check", "whole check", "call"))
             ratio = checked / called
-            lines.append(f"| check --tool vs one call: {name} | check {checked * 1000:.0f} ms · call "
-                         f"{called * 1000:.0f} ms | {ratio:.2f}x |")
-            budgets.append((f"check --tool ≤ {BUDGET:g}x one call ({name})", ratio, BUDGET))
+            lines.append(f"| check --tool vs one call: {name} | check {checked * 1000:.0f} ms (with the 1.1 s "
+                         f"wait: {whole * 1000:.0f} ms) · call {called * 1000:.0f} ms | {ratio:.2f}x |")
+            budgets.append((f"check --tool ≤ {BUDGET:g}x one call, its waiting probe left out ({name})", ratio,
+                            BUDGET))
+            if "demo" in name:
+                budgets.append((f"check --tool, every probe, ≤ {WHOLE_CHECK_SECONDS:g} s ({name})", whole,
+                                WHOLE_CHECK_SECONDS, "s"))
     return lines, budgets
 
 

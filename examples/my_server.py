@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 VERSION = "2026-07-28"
@@ -94,33 +95,40 @@ def opened(state: Any) -> str | None:
         return None
 
 
-def result_of(method: str, params: dict[str, Any]) -> dict[str, Any]:
+Tool = tuple[dict[str, Any], Callable[[dict[str, Any], dict[str, Any]], dict[str, Any]]]
+"""A tool as tools/list shows it, and the function that answers its tools/call (params, capabilities)."""
+TOOLS: dict[str, Tool] = {"greet": (GREET, greet)}
+
+
+def result_of(method: str, params: dict[str, Any], tools: dict[str, Tool]) -> dict[str, Any]:
     capabilities = check_meta(params)
     if method == "server/discover":
         return complete({"supportedVersions": [VERSION], "capabilities": {"tools": {}}, **CACHE})
     if method == "tools/list":
-        return complete({"tools": [GREET], **CACHE})
-    if method == "tools/call" and params.get("name") == "greet":
-        return greet(params, capabilities)
+        return complete({"tools": [listed for listed, _ in tools.values()], **CACHE})
+    if method == "tools/call" and params.get("name") in tools:
+        return tools[params["name"]][1](params, capabilities)
     if method == "tools/call":
         raise Refused(-32602, f"Unknown tool: {params.get('name')}")
     raise Refused(-32601, f"Method not found: {method}")
 
 
-def respond(message: dict[str, Any]) -> dict[str, Any]:
+def respond(message: dict[str, Any], tools: dict[str, Tool]) -> dict[str, Any]:
     try:
-        return {"jsonrpc": "2.0", "id": message["id"], "result": result_of(message["method"], message["params"])}
+        return {"jsonrpc": "2.0", "id": message["id"],
+                "result": result_of(message["method"], message["params"], tools)}
     except Refused as refused:
         return {"jsonrpc": "2.0", "id": message["id"], "error": refused.error}
     except Exception as bad:  # noqa: BLE001 - a malformed request is the client's mistake: say so, stay up
         return {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32602, "message": f"Invalid params: {bad!r}"}}
 
 
-def main() -> None:
+def main(tools: dict[str, Tool] = TOOLS) -> None:
+    """One request a line on stdin, its response a line on stdout, until stdin ends."""
     for line in sys.stdin:
         message = json.loads(line)
         if "id" in message and "method" in message:  # notifications need no answer
-            sys.stdout.write(json.dumps(respond(message)) + "\n")
+            sys.stdout.write(json.dumps(respond(message, tools)) + "\n")
             sys.stdout.flush()
 
 

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import base64
 import json
-import sys
 from typing import Any
 
-from my_server import CACHE, INFO, VERSION, Refused, check_meta, complete
+from my_server import INFO, Refused, complete, main
 
 PRICES = {"opera": 4000, "jazz": 2500}
 """Cents a seat."""
@@ -64,35 +63,5 @@ def opened(state: Any) -> dict[str, Any]:
     return decoded
 
 
-def result_of(method: str, params: dict[str, Any]) -> dict[str, Any]:
-    capabilities = check_meta(params)
-    if method == "server/discover":
-        return complete({"supportedVersions": [VERSION], "capabilities": {"tools": {}}, **CACHE})
-    if method == "tools/list":
-        return complete({"tools": [BUY], **CACHE})
-    if method == "tools/call" and params.get("name") == "buy_tickets":
-        return buy_tickets(params, capabilities)
-    if method == "tools/call":
-        raise Refused(-32602, f"Unknown tool: {params.get('name')}")
-    raise Refused(-32601, f"Method not found: {method}")
-
-
-def respond(message: dict[str, Any]) -> dict[str, Any]:
-    try:
-        return {"jsonrpc": "2.0", "id": message["id"], "result": result_of(message["method"], message["params"])}
-    except Refused as refused:
-        return {"jsonrpc": "2.0", "id": message["id"], "error": refused.error}
-    except Exception as bad:  # noqa: BLE001 - a malformed request is the client's mistake: say so, stay up
-        return {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32602, "message": f"Invalid params: {bad!r}"}}
-
-
-def main() -> None:
-    for line in sys.stdin:
-        message = json.loads(line)
-        if "id" in message and "method" in message:  # notifications need no answer
-            sys.stdout.write(json.dumps(respond(message)) + "\n")
-            sys.stdout.flush()
-
-
 if __name__ == "__main__":
-    main()
+    main({"buy_tickets": (BUY, buy_tickets)})

@@ -16,8 +16,8 @@ from typing import Any
 
 from mrtr_cli.answering.questions import Chain, Question
 from mrtr_cli.check.calls import Calls
-from mrtr_cli.check.stepped import Stepped, asks, completes, questions_of
-from mrtr_cli.check.verdicts import Check, Probe, seen, short, verdict
+from mrtr_cli.check.stepped import Stepped, questions_of
+from mrtr_cli.check.verdicts import Check, Probe, asks, completes, seen, short, verdict
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.protocol import jsonrpc, meta

@@ -22,8 +22,8 @@ from mrtr_cli.answering.questions import Chain, Question
 from mrtr_cli.check.calls import Calls
 from mrtr_cli.check.other_answers import other_answer
 from mrtr_cli.check.principal_probe import OtherPrincipal
-from mrtr_cli.check.stepped import Stepped, completes
-from mrtr_cli.check.verdicts import Check, Probe, seen, short, verdict
+from mrtr_cli.check.stepped import Stepped
+from mrtr_cli.check.verdicts import Check, Probe, completes, seen, short, verdict
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.session import Outcome
 

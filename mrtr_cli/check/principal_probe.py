@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.check.calls import Calls
-from mrtr_cli.check.stepped import asks, completes, questions_of
-from mrtr_cli.check.verdicts import Check, Probe, seen, short, verdict
+from mrtr_cli.check.stepped import questions_of
+from mrtr_cli.check.verdicts import Check, Probe, asks, completes, seen, short, verdict
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import AuthError, ProtocolError, UnreachableError

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from mrtr_cli.check.calls import Calls
-from mrtr_cli.check.verdicts import SPEC, Check, Probe, judged, seen, short, verdict
+from mrtr_cli.check.verdicts import SPEC, Check, Probe, asks, judged, seen, short, verdict
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome, Round
 from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE
@@ -140,7 +140,7 @@ class ReplayProber:
             return verdict(*probe, None, f"the completing retry (round {last.number}) carried no requestState")
         reply = self.send(last.params)
         again = f"the completing retry (round {last.number}) sent again under a new id"
-        if reply.error is not None or _asks(reply):
+        if reply.error is not None or asks(reply):
             return judged(probe, reply, True, again)
         changed = differences(outcome.result, reply.result)
         if changed:
@@ -163,7 +163,7 @@ def refused(reply: Reply, first: Round) -> str | None:
     if result.get("isError") is True:
         return "refused with a tool error"
     asked = result.get("inputRequests")
-    if _asks(reply) and isinstance(asked, dict) and asked.keys() == first.requests.keys():
+    if asks(reply) and isinstance(asked, dict) and asked.keys() == first.requests.keys():
         return "round 1's questions asked again (started over)"
     return None
 
@@ -174,8 +174,3 @@ def differences(first: dict[str, Any], second: Any) -> str:
     changed = [f"{key} {short(other.get(key))} where the first had {short(first.get(key))}"
                for key in ("content", "structuredContent", "isError") if first.get(key) != other.get(key)]
     return "; ".join(changed)
-
-
-def _asks(reply: Reply) -> bool:
-    return reply.error is None and isinstance(reply.result, dict) and reply.result.get("resultType") == "input_required"
-

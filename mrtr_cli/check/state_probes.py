@@ -25,7 +25,7 @@ from mrtr_cli.check.state_forgery import (Alteration, ReadableState, last_segmen
 from mrtr_cli.check.verdicts import Check, Probe, seen, verdict
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome, Round
-from mrtr_cli.protocol.mrtr import REQUEST_STATE
+from mrtr_cli.protocol.mrtr import REQUEST_STATE, with_state
 
 WORKFLOW = "basic/patterns/mrtr#server-requirements-basic-workflow"
 
@@ -162,7 +162,7 @@ class StateProber:
                 continue
             start = readable.tag_start if readable is not None else last_segment(state)
             for alteration in alterations(state, start):
-                reply, sent = self.send(_with_state(self.rounds[index + 1].params, alteration.state)), sent + 1
+                reply, sent = self.send(with_state(self.rounds[index + 1].params, alteration.state)), sent + 1
                 first = first or seen(reply)
                 if self._taken(reply, index):
                     into = "a complete result" if view(reply)[0] == "complete" else "the next round"
@@ -189,7 +189,7 @@ class StateProber:
         if first is None or first == second:
             why = "round 1 carried no requestState" if first is None else "round 2 carried round 1's requestState"
             return verdict(*probe, None, f"not probed: {why}")
-        reply = self.send(_with_state(self.rounds[2].params, first))
+        reply = self.send(with_state(self.rounds[2].params, first))
         detail = f"round 1's requestState with round 2's answers: {seen(reply)}"
         return verdict(*probe, not self._taken(reply, 1), detail + ("" if not self._taken(reply, 1) else
                                                                     ", as if round 1 had been answered"))
@@ -198,12 +198,12 @@ class StateProber:
         """The conversation from round index+2 on, round index+1's state replaced by `state`: each retry as
         the conversation sent it, with the state the answer before it carried, while the answers are the
         conversation's."""
-        position, reply = index + 1, self.send(_with_state(self.rounds[index + 1].params, state))
+        position, reply = index + 1, self.send(with_state(self.rounds[index + 1].params, state))
         while view(reply) == view(self.rounds[position].reply):
             if view(reply)[0] != "input_required" or position + 1 >= len(self.rounds):
                 return Walked(reply, position, self.rounds[position].number, True)
             position += 1
-            reply = self.send(_with_state(self.rounds[position].params, reply.result.get(REQUEST_STATE)))
+            reply = self.send(with_state(self.rounds[position].params, reply.result.get(REQUEST_STATE)))
         return Walked(reply, position, self.rounds[position].number, False)
 
     def _refused(self, reply: Reply, index: int) -> bool:
@@ -220,11 +220,6 @@ class StateProber:
             return False
         following = self.rounds[index + 1]
         return kind == "complete" or (following.result_type == "input_required" and shown == following.requests)
-
-
-def _with_state(params: dict[str, Any], state: Any) -> dict[str, Any]:
-    sent = {key: value for key, value in params.items() if key != REQUEST_STATE}
-    return {**sent, REQUEST_STATE: state} if state is not None else sent
 
 
 def _reveals(state: str | None) -> str:

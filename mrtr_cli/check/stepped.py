@@ -16,6 +16,7 @@ from typing import Any
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.errors import IncompleteError, UsageError
 from mrtr_cli.check.calls import ROUNDS
+from mrtr_cli.check.verdicts import asks
 from mrtr_cli.protocol.mrtr import REQUEST_STATE, retry_params
 
 Send = Callable[[dict[str, Any]], Reply]
@@ -68,16 +69,6 @@ class Stepped:
             self.stuck = f"round {number}: {error.message}"
             return None
         return retry_params(self._first, answers if asked else None, reply.result.get(REQUEST_STATE))
-
-
-def asks(reply: Reply) -> bool:
-    """An input_required result (whatever it asks)."""
-    return reply.error is None and isinstance(reply.result, dict) and reply.result.get("resultType") == "input_required"
-
-
-def completes(reply: Reply | None) -> bool:
-    return reply is not None and reply.error is None and isinstance(reply.result, dict) and \
-        reply.result.get("resultType", "complete") == "complete"
 
 
 def questions_of(reply: Reply) -> dict[str, Any]:

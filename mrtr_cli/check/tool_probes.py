@@ -27,13 +27,14 @@ from mrtr_cli.check.refusal_probes import REFUSAL_PROBES, refusal_checks
 from mrtr_cli.check.replay_probes import REPLAY_PROBES, ReplayFlags, ReplayProber
 from mrtr_cli.check.state_probes import TOOL_STATE_PROBES, StateProber, state_calls
 from mrtr_cli.check.tool_rounds import ROUND_PROBES, round_checks
-from mrtr_cli.check.verdicts import Check, Probe, ProbeFailed, judged, seen, shape_problem, timed, verdict
+from mrtr_cli.check.verdicts import (Check, Probe, ProbeFailed, asks, completes, judged, seen, shape_problem, timed,
+                                     verdict)
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.session import Outcome, Round, Session
 from mrtr_cli.errors import IncompleteError, UsageError
 from mrtr_cli.protocol import jsonrpc, meta
-from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, questions, required_capability
+from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, questions, required_capability, with_state
 from mrtr_cli.transport.base import Mirrored
 
 PROBE_KEY = "__mrtr_probe"
@@ -129,7 +130,7 @@ class ToolProber:
     def _first_answers(self, outcome: Outcome) -> dict[str, Any] | str:
         """Round 1's answers (or why there are none), when it asked."""
         first = outcome.rounds[0] if outcome.rounds else None
-        if first is None or not _input_required(first.reply):
+        if first is None or not asks(first.reply):
             return "the first round asked no question"
         return self._answers(first.reply.result.get("inputRequests") or {}, first)
 
@@ -157,7 +158,7 @@ class ToolProber:
         if first.reply.error is not None:  # as `mrtr call` fails on it, check does: nothing of the tool is judged
             raise ProbeFailed(f"the tool's own call was answered with {seen(first.reply)}: no rule of its "
                               "conversation can be judged (does it need arguments? -a KEY=VALUE)")
-        if not _input_required(first.reply):
+        if not asks(first.reply):
             why = f"the tool did not ask for input: {seen(first.reply)}"
             return [verdict(*probe, None, why) for probe in TOOL_PROBES]
         asked = first.reply.result.get("inputRequests") or {}
@@ -219,14 +220,14 @@ class ToolProber:
         return judged(probe, reply, ok, f"{needed} withheld")
 
     def answerless_retry(self, state: str | None) -> Check:
-        reply = self._retry(_with_state(self.params, state))
-        return judged(ANSWERLESS_RETRY, reply, _input_required(reply), "no inputResponses")
+        reply = self._retry(with_state(self.params, state))
+        return judged(ANSWERLESS_RETRY, reply, asks(reply), "no inputResponses")
 
     def tampered_state(self, state: str | None, answers: dict[str, Any] | str) -> Check:
         probe = TAMPERED_STATE
         if state is None:
             return verdict(*probe, None, "the first round carried no requestState")
-        reply = self._retry(_with_answers(_with_state(self.params, tampered(state)), answers))
+        reply = self._retry(_with_answers(with_state(self.params, tampered(state)), answers))
         return judged(probe, reply, reply.error is not None, "state altered in its middle character")
 
     def state_with_other_arguments(self, state: str | None, answers: dict[str, Any] | str) -> Check:
@@ -234,7 +235,7 @@ class ToolProber:
         if state is None:
             return verdict(*probe, None, "the first round carried no requestState")
         other, change = _other_arguments(self.params["arguments"])
-        reply = self._retry(_with_answers(_with_state({**self.params, "arguments": other}, state), answers))
+        reply = self._retry(_with_answers(with_state({**self.params, "arguments": other}, state), answers))
         return judged(probe, reply, reply.error is not None, change)
 
     def extra_answers(self, state: str | None, answers: dict[str, Any] | str) -> Check:
@@ -242,7 +243,7 @@ class ToolProber:
         if isinstance(answers, str):
             return verdict(*probe, None, answers)
         extra = {**answers, PROBE_KEY: {"action": "accept", "content": {}}}
-        reply = self._retry({**_with_state(self.params, state), INPUT_RESPONSES: extra})
+        reply = self._retry({**with_state(self.params, state), INPUT_RESPONSES: extra})
         return judged(probe, reply, reply.error is None, f"an extra answer {PROBE_KEY!r}")
 
     def wrong_shape(self, asked: dict[str, Any], state: str | None, answers: dict[str, Any] | str) -> Check:
@@ -252,13 +253,13 @@ class ToolProber:
             return verdict(*probe, None, "the first round asked no question")
         key = next(iter(asked))
         wrong = {**(answers if isinstance(answers, dict) else {}), key: WRONG_SHAPE}
-        reply = self._retry({**_with_state(self.params, state), INPUT_RESPONSES: wrong})
-        return judged(probe, reply, not _complete(reply), f"{key!r} answered with {WRONG_SHAPE}")
+        reply = self._retry({**with_state(self.params, state), INPUT_RESPONSES: wrong})
+        return judged(probe, reply, not completes(reply), f"{key!r} answered with {WRONG_SHAPE}")
 
     def null_answers(self, state: str | None) -> Check:
         """`inputResponses: null`: a protocol error, to be refused, not taken as answers."""
-        reply = self._retry({**_with_state(self.params, state), INPUT_RESPONSES: None})
-        return judged(ANSWERS_NULL, reply, not _complete(reply), "inputResponses null")
+        reply = self._retry({**with_state(self.params, state), INPUT_RESPONSES: None})
+        return judged(ANSWERS_NULL, reply, not completes(reply), "inputResponses null")
 
 
 def tampered(state: str) -> str:
@@ -269,19 +270,6 @@ def tampered(state: str) -> str:
     """
     middle = len(state) // 2
     return state[:middle] + ("B" if state[middle:middle + 1] == "A" else "A") + state[middle + 1:]
-
-
-def _input_required(reply: Reply) -> bool:
-    return reply.error is None and isinstance(reply.result, dict) and reply.result.get("resultType") == "input_required"
-
-
-def _complete(reply: Reply) -> bool:
-    return reply.error is None and isinstance(reply.result, dict) and reply.result.get("resultType", "complete") == \
-        "complete"
-
-
-def _with_state(params: dict[str, Any], state: str | None) -> dict[str, Any]:
-    return {**params, REQUEST_STATE: state} if state is not None else dict(params)
 
 
 def _with_answers(params: dict[str, Any], answers: dict[str, Any] | str) -> dict[str, Any]:

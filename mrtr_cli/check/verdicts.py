@@ -92,6 +92,18 @@ def seen(reply: Reply) -> str:
     return f"{'an' if result_type[:1] in 'aeiou' else 'a'} {result_type} result{http}"
 
 
+def asks(reply: Reply | None) -> bool:
+    """An input_required result (whatever it asks)."""
+    return reply is not None and reply.error is None and isinstance(reply.result, dict) and \
+        reply.result.get("resultType") == "input_required"
+
+
+def completes(reply: Reply | None) -> bool:
+    """A complete result (resultType left out means complete)."""
+    return reply is not None and reply.error is None and isinstance(reply.result, dict) and \
+        reply.result.get("resultType", COMPLETE) == COMPLETE
+
+
 def shape_problem(reply: Reply) -> str | None:
     """Why a result is one mrtr cannot use (the wrong shape), or None when it can use it."""
     if reply.error is not None:

@@ -141,6 +141,13 @@ def required_capability(request: dict[str, Any]) -> str:
     return "roots"
 
 
+def with_state(params: dict[str, Any], state: Any) -> dict[str, Any]:
+    """`params` with `requestState` replaced by `state` (left out when None), the rest as it was: a
+    probe's retry with another state than the one received."""
+    sent = {key: value for key, value in params.items() if key != REQUEST_STATE}
+    return {**sent, REQUEST_STATE: state} if state is not None else sent
+
+
 def retry_params(
     original: dict[str, Any], responses: dict[str, Any] | None, state: str | None
 ) -> dict[str, Any]:
