@@ -82,6 +82,15 @@ def test_a_tool_that_acts_on_a_declined_or_cancelled_question_is_told():
     assert heard["decline-is-no"]["seen"] == "declining 'confirm' (round 1): another result"
 
 
+def test_a_result_that_changes_from_run_to_run_leaves_a_no_not_judged_rather_than_passed():
+    """A counter in the result makes every run another result: a deaf tool must not pass on that."""
+    for decline in ("as-accept", "heard"):
+        _, drifting = check("--decline", decline, "--redeem", "again")
+        for id in ("decline-is-no", "cancel-is-no"):
+            assert drifting[id]["status"] == "skipped", (decline, drifting[id])
+            assert drifting[id]["seen"].startswith("not judged: accepting again gave another result")
+
+
 def test_without_their_flags_the_state_age_and_at_most_once_probes_are_skipped_saying_how():
     run, checks = check("--state", "plain", "--redeem", "again")
     assert run.code == 0, run.stdout

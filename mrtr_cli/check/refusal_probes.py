@@ -35,9 +35,12 @@ REFUSAL_PROBES: list[Probe] = [DECLINE_IS_NO, CANCEL_IS_NO]
 ACTIONS = {DECLINE_IS_NO: "decline", CANCEL_IS_NO: "cancel"}
 MAX_QUESTIONS = 5
 """The most questions refused, each in a conversation of its own (two, with cancel): the calls stay few."""
-CALLS = {probe[0]: Calls(conversations=MAX_QUESTIONS) for probe in REFUSAL_PROBES}
-"""A conversation for each question refused, at most MAX_QUESTIONS a probe (check/calls.py)."""
+CALLS = {probe[0]: Calls(conversations=MAX_QUESTIONS + 1) for probe in REFUSAL_PROBES}
+"""A conversation for each question refused, at most MAX_QUESTIONS a probe, and the accepted one again
+(check/calls.py)."""
+
 ASKED_AGAIN = "asked again"
+ANOTHER_RESULT = "another result"
 
 
 class Asked(NamedTuple):
@@ -45,6 +48,10 @@ class Asked(NamedTuple):
 
     round: int
     key: str
+
+
+NOBODY = Asked(0, "")
+"""No question: an answerer refusing it answers every question as the accepted run did."""
 
 
 class RefusingAnswerer:
@@ -99,7 +106,21 @@ def refusal_checks(client: Client, params: dict[str, Any], mirrored: Mirrored | 
     left_out = len(questions) - MAX_QUESTIONS
     more = f" ({left_out} more question{'s' if left_out != 1 else ''} not refused)" if left_out > 0 else ""
     same = [ending for ending, alike in endings if alike]
+    if not same and any(ending.endswith(ANOTHER_RESULT) for ending, _ in endings) and \
+            not _stable(client, params, mirrored, accepted):
+        return verdict(*probe, None, "not judged: accepting again gave another result than the first time, so "
+                                     "another result when refusing says nothing (the tool's result changes from run "
+                                     "to run)")
     return verdict(*probe, not same, "; ".join(same or [ending for ending, _ in endings]) + more)
+
+
+def _stable(client: Client, params: dict[str, Any], mirrored: Mirrored | None, accepted: Outcome) -> bool:
+    """Whether the accepted conversation, run again with the same answers, ends with the same result:
+    else a refused run's other result may be the tool's drift (a counter, a time), not a no heard."""
+    again = Session(client, Chain([RefusingAnswerer(accepted, NOBODY, "decline")])).run("tools/call", params, mirrored)
+    if isinstance(again.error, Interrupted):
+        raise again.error
+    return again.result is not None and _said(again.result) == _said(accepted.result or {})
 
 
 def _refused_run(client: Client, params: dict[str, Any], mirrored: Mirrored | None, accepted: Outcome,
@@ -117,7 +138,7 @@ def _refused_run(client: Client, params: dict[str, Any], mirrored: Mirrored | No
         if _said(outcome.result) == _said(accepted.result or {}):
             return f"{verb} {asked.key!r} gave the same result as accepting it (round {asked.round}: " \
                    f"{short(_said(outcome.result))})", True
-        return f"{named}: another result", False
+        return f"{named}: {ANOTHER_RESULT}", False
     message = safe_line(outcome.error.message, 160) if outcome.error else outcome.status
     return f"{named}: {outcome.status} ({message})", False
 
