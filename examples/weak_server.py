@@ -18,7 +18,7 @@ import base64
 import json
 from typing import Any
 
-from my_server import INFO, Refused, complete, main
+from my_server import INFO, Refused, asks_forms, complete, main
 
 PRICES = {"opera": 4000, "jazz": 2500}
 """Cents a seat."""
@@ -36,9 +36,9 @@ def buy_tickets(params: dict[str, Any], capabilities: dict[str, Any]) -> dict[st
     event = str(params["arguments"]["event"])
     answer = (params.get("inputResponses") or {}).get("seats")
     if answer is None:
-        if "elicitation" not in capabilities:
-            raise Refused(-32021, "Missing required client capability: elicitation",
-                          {"requiredCapabilities": {"elicitation": {}}})
+        if not asks_forms(capabilities):
+            raise Refused(-32021, "Missing required client capability: elicitation.form",
+                          {"requiredCapabilities": {"elicitation": {"form": {}}}})
         state = {"event": event, "fee": BOOKING_FEE, "price": PRICES.get(event, 1000)}
         return {"resultType": "input_required", "inputRequests": {"seats": ASK_SEATS},
                 "requestState": base64.urlsafe_b64encode(json.dumps(state).encode()).decode(), "_meta": INFO}
