@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import re
@@ -56,6 +55,8 @@ def file_name(url: str) -> str:
     """The file of `url`'s tasks: a readable slug of the URL and a short hash of it."""
     key = server_key(url)
     readable = "-".join(re.findall(r"[a-z0-9]+", re.sub(r"^[a-z]+://", "", key.lower())))[:48].rstrip("-")
+    import hashlib  # 3 ms of start-up (OpenSSL's binding): only when a task is kept or looked up
+
     return f"{readable or 'server'}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:12]}.json"
 
 

@@ -5,9 +5,7 @@ not have, a key close to the question's).
 
 from __future__ import annotations
 
-import difflib
 import json
-import shlex
 from typing import Any, NamedTuple
 
 from mrtr_cli.answering.questions import Question
@@ -45,13 +43,27 @@ class AnswerFlag(NamedTuple):
     def likely_key(self, keys: list[str]) -> str | None:
         """The one of `keys` this flag's question key is close to (a typo of it), if any."""
         own = [k for k in (self.owner, self.before) if k]
-        close = [k for k in keys if k not in own and difflib.get_close_matches(k, own, n=1)]
+        close = [k for k in keys if k not in own and _close_matches(k, own, n=1)]
         return close[0] if close else None
 
     def for_question(self, key: str) -> str:
         """This flag written for question `key`, quoted for a shell: `--answer date.date=2026-12-24`."""
         written = f"{key}={self.value}" if self.owner is None else f"{key}.{self.field}={self.value}"
-        return f"--answer {shlex.quote(written)}"
+        return f"--answer {_quoted(written)}"
+
+
+def _close_matches(word: str, possibilities: list[str], n: int) -> list[str]:
+    """difflib's close matches; difflib is imported here, for a did-you-mean, not by every call."""
+    import difflib
+
+    return difflib.get_close_matches(word, possibilities, n=n)
+
+
+def _quoted(text: str) -> str:
+    """`text` quoted for a shell (shlex, imported here: only advice needs it)."""
+    import shlex
+
+    return shlex.quote(text)
 
 
 def parse_flag(raw: str) -> AnswerFlag:
@@ -73,19 +85,19 @@ def value_not_an_action(question: Question, flag: AnswerFlag) -> UsageError:
     of it), or else the `--answer` that sets a field to it."""
     problem = (f"--answer {flag.raw}: {flag.value!r} is not an action for question {question.key!r} "
                "(accept, decline or cancel)")
-    close = difflib.get_close_matches(flag.value.lower(), ACTIONS, n=1)
+    close = _close_matches(flag.value.lower(), ACTIONS, n=1)
     if not close:
         return UsageError(problem, _field_fix(question, flag))
-    return UsageError(problem, f"did you mean {close[0]!r}? write --answer {shlex.quote(f'{question.key}={close[0]}')}")
+    return UsageError(problem, f"did you mean {close[0]!r}? write --answer {_quoted(f'{question.key}={close[0]}')}")
 
 
 def _field_fix(question: Question, flag: AnswerFlag) -> str:
     """The `--answer` that sets a field to the value given where an action belongs."""
     names = [f.name for f in form_fields(question.schema)] if question.mode == "form" else []
     if not names:
-        return f"write --answer {shlex.quote(question.key + '=accept')} (or decline, cancel)"
+        return f"write --answer {_quoted(question.key + '=accept')} (or decline, cancel)"
     field = names[0] if len(names) == 1 else "FIELD"
-    meant = f"--answer {shlex.quote(f'{question.key}.{field}={flag.value}')}"
+    meant = f"--answer {_quoted(f'{question.key}.{field}={flag.value}')}"
     if len(names) == 1:
         return f"to set its field {field!r}, write {meant}"
     return f"to set a field, write {meant}; {fields_named(names)}"
@@ -134,9 +146,9 @@ def _not_an_array(flag: AnswerFlag, field: Field, why: str) -> UsageError:
     choices = [str(value) for value, _ in field.options()]
     key = f"{flag.owner}.{flag.field}"
     array = json.dumps(choices[:2] or [flag.value], separators=(",", ":"))
-    fix = f"write --answer {shlex.quote(key + '=' + array)}"
+    fix = f"write --answer {_quoted(key + '=' + array)}"
     if choices:
-        fix += f" or --answer {shlex.quote(key + '=' + ','.join(choices[:2]))}"
+        fix += f" or --answer {_quoted(key + '=' + ','.join(choices[:2]))}"
     of = f" of its choices ({', '.join(choices)})" if choices else ""
     return UsageError(f"--answer {flag.raw!r}: field {flag.field!r} takes a JSON array{of}{why}", fix)
 

@@ -3,7 +3,6 @@ answerer that answers from it (entries by key, then `match:` rules)."""
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -92,6 +91,8 @@ class AnswersFile:
             return (f"the answers file's keys ({_listed(keys)}) are MRTR keys, which the older era's questions "
                     f"do not have (this one is {question.key!r}): answer them by message with match: rules "
                     "(see examples/match_rules.yaml)")
+        import difflib  # only for a did-you-mean
+
         close = difflib.get_close_matches(question.key, keys, n=1)
         return f"the answers file has an entry {close[0]!r}; did you mean {question.key!r}?" if close else None
 

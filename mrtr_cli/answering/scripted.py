@@ -5,7 +5,6 @@ answers files. Every form answer is completed with defaults and validated before
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlparse
@@ -164,6 +163,8 @@ class SamplerAnswerer:
     name = sources.SAMPLER
 
     def __init__(self, command: str, model: str, timeout: float) -> None:
+        import shlex  # --sampler only
+
         self.argv = shlex.split(command)
         if not self.argv:
             raise UsageError("--sampler is empty", "give a command, e.g. --sampler './my-llm.sh'")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli import events, files
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
@@ -22,8 +22,10 @@ from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.render.outcome import failure_message, print_outcome
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.task_follower import TaskSettings
-from mrtr_cli.kept_tasks import KeptTask
 from mrtr_cli.target import Target, http_url, resolve_target
+
+if TYPE_CHECKING:
+    from mrtr_cli.kept_tasks import KeptTask  # loaded only where a task is kept or resumed
 
 
 def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,

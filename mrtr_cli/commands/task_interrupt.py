@@ -10,7 +10,7 @@ stdio the task lives in the server process that mrtr stops on exit: that is said
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.commands.common import Context
 from mrtr_cli.commands.task_keeper import TaskKeeper
@@ -18,11 +18,13 @@ from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.conversation.task_follower import TaskFailed, TaskTimedOut
 from mrtr_cli.errors import Interrupted, MrtrError, ProtocolError, ServerError
-from mrtr_cli.kept_tasks import KeptTask, TaskStore
 from mrtr_cli.options import CallOptions, TaskOptions
 from mrtr_cli.protocol import jsonrpc, tasks
 from mrtr_cli.target import Target, http_url
 from mrtr_cli.text import safe_line
+
+if TYPE_CHECKING:  # kept_tasks loads for an HTTP call's store, or once a server makes a task
+    from mrtr_cli.kept_tasks import KeptTask
 
 CANCEL_TIMEOUT = 5.0
 """The longest tasks/cancel is waited for after Ctrl-C (or --timeout, when shorter)."""
@@ -54,7 +56,12 @@ def watch_tasks(context: Context, target: Target, call: CallOptions, options: Ta
     if call.method != "tools/call":
         return None
     url = http_url(target)
-    keeper = TaskKeeper(url or target.address(), call.method, call.name, TaskStore() if url else None, task)
+    store = None
+    if url:  # a stdio server's tasks die with it: nothing is kept
+        from mrtr_cli.kept_tasks import TaskStore
+
+        store = TaskStore()
+    keeper = TaskKeeper(url or target.address(), call.method, call.name, store, task)
     context.emit.subscribe(keeper, first=True)
     return TaskWatch(keeper, url, options.cancel_on_interrupt)
 

@@ -12,12 +12,15 @@ watched, never kept.
 from __future__ import annotations
 
 import time
-from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli import events, signals
 from mrtr_cli.errors import UsageError
-from mrtr_cli.kept_tasks import KeptTask, TaskStore, said, said_or_none, ttl_or_none
+if TYPE_CHECKING:  # kept_tasks (file locks, hashes, a dataclass) loads once a server makes a task
+    from mrtr_cli.kept_tasks import KeptTask, TaskStore
+
+KEPT_BY = (events.TaskCreated, events.TaskStatusChanged, events.OutcomeReached)
+"""The events the keeper acts on."""
 
 
 class TaskKeeper:
@@ -37,6 +40,8 @@ class TaskKeeper:
         """The task is of the older era (2025-11-25): it belongs to the session mrtr ends, so it is not kept."""
 
     def __call__(self, event: Any) -> None:
+        if not isinstance(event, KEPT_BY):
+            return  # a round's other events, before any signal is held: this runs for every event of every call
         with signals.held():  # a Ctrl-C while a task is kept lands once it is kept whole, never between
             if isinstance(event, events.TaskCreated):
                 self._created(event)
@@ -57,6 +62,8 @@ class TaskKeeper:
             return False
 
     def _created(self, event: events.TaskCreated) -> None:
+        from mrtr_cli.kept_tasks import KeptTask, said, said_or_none, ttl_or_none
+
         now = time.time()
         self.task = KeptTask(event.task_id, self.url, self.method, self.name, said(event.status),
                              said_or_none(event.status_message), now, now, ttl_or_none(event.ttl_ms))
@@ -64,6 +71,10 @@ class TaskKeeper:
         self._keep(self.task)
 
     def _changed(self, event: events.TaskStatusChanged) -> None:
+        from dataclasses import replace
+
+        from mrtr_cli.kept_tasks import said, said_or_none
+
         assert self.task is not None
         self.task = replace(self.task, status=said(event.status), status_message=said_or_none(event.status_message),
                             seen_at=time.time())

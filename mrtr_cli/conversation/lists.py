@@ -3,7 +3,6 @@ names the tool, prompt or resource a user named."""
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
@@ -68,6 +67,8 @@ def unlisted_hint(client: Client, method: str, subject: str) -> str | None:
         return (f"the server lists no {kind} {subject!r} to mrtr, which declared no roots (nothing could answer "
                 "them, or --no-roots); a server may list such a tool only to a client that does: give --root DIR")
     likely = [name for name in names if len(name) <= MAX_NAME]  # the spec's names are 1 to 128 characters
+    import difflib  # only for a name the server does not list
+
     return unlisted_hint_text(subject, difflib.get_close_matches(subject, likely, n=3), kind)
 
 
