@@ -1,10 +1,13 @@
 """mrtr against its baselines, side by side in one run: medians, ratios, and the budgets.
 
-    python benchmarks/run.py [--repeat N] [--python PYTHON]
+    python benchmarks/run.py [--repeat N] [--python PYTHON | --installed]
 
 Machines here are shared and noisy: only ratios taken in the same run mean anything. Every command runs with
 one interpreter (this file's, or PYTHON: the benchmark starts again under it), mrtr as the `mrtr` script
 installed beside it; the report's first lines say which interpreter and which install (editable or not).
+`--installed` measures mrtr as a user installs it: it installs this checkout, not editable (`pip install
+'.[test]'`, mrtr itself again on every run), into a venv of its own (INSTALLED_VENV), and runs there.
+The report ends with the imports a one-round stdio call pays for, grouped, and why (benchmarks/imports.py).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import imports
 import speed_cpu
 
 HERE = Path(__file__).resolve().parent
@@ -30,6 +34,8 @@ PY = speed_cpu.PY
 SERVER = [PY, str(HERE / "server.py")]
 MRTR = speed_cpu.MRTR
 BIG = 20_000_000
+INSTALLED_VENV = Path(tempfile.gettempdir()) / "mrtr-bench-installed"
+"""Where `--installed` keeps its venv: made once, its dependencies kept, mrtr installed again on every run."""
 
 
 @dataclass
@@ -108,8 +114,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--python", help="the interpreter to run every command with (mrtr installed in it)")
+    parser.add_argument("--installed", action="store_true",
+                        help="install this checkout, not editable, into a venv of its own, and measure that")
     arguments = parser.parse_args()
-    speed_cpu.run_under(arguments.python)
+    if arguments.installed and arguments.python:
+        parser.error("--installed makes its own interpreter: give --python or --installed, not both")
+    installing = arguments.installed and Path(PY) != INSTALLED_VENV / "bin" / "python"  # not yet started again there
+    speed_cpu.run_under(installed_python() if installing else arguments.python)
     repeat = arguments.repeat
     lines, budgets = [], []
     stdio = ["--stdio", " ".join(SERVER)]
@@ -147,6 +158,22 @@ def main() -> None:
         lines.extend(more_lines)
         budgets.extend(more_budgets)
     report(lines, budgets)
+    print()
+    print("\n".join(imports.table(max(5, repeat))))
+
+
+def installed_python() -> str:
+    """The interpreter of INSTALLED_VENV, with this checkout installed in it as `pip install .` installs it
+    (a wheel built and copied into site-packages; no import hook of an editable install)."""
+    python = INSTALLED_VENV / "bin" / "python"
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(INSTALLED_VENV)], check=True)
+    checkout = str(HERE.parent)
+    for extra in (["--quiet", f"{checkout}[test]"], ["--quiet", "--no-deps", "--force-reinstall", checkout]):
+        done = subprocess.run([str(python), "-m", "pip", "install", *extra], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"pip install {' '.join(extra)} failed:\n{done.stderr[-2000:]}")
+    return str(python)
 
 
 def replay_rows(url: str, repeat: int) -> tuple[str, float]:
