@@ -50,10 +50,19 @@ def safe_line(text: object, limit: int | None = 200) -> str:
 
 
 def _folded(text: str, limit: int | None, unsafe: re.Pattern[str]) -> str:
-    """Cut first, then escape: a huge string costs no more than its shown part."""
-    if limit is None or len(text) <= limit:
+    """Cut first, then escape: a huge string costs no more than its shown part. A rest no longer
+    than the note that would stand for it is shown instead: cutting it would save nothing."""
+    if limit is None or len(text) <= limit + _CUT_NOTE_WIDTH:
         return unsafe.sub(_escape, text) if _needs_escapes(text, unsafe) else text
-    return f"{unsafe.sub(_escape, text[:limit])}… [{len(text) - limit} more characters]"
+    return f"{unsafe.sub(_escape, text[:limit])}{cut_note(len(text) - limit)}"
+
+
+def cut_note(rest: int) -> str:
+    """What stands for the `rest` characters cut from a text: `… [250 more characters]`."""
+    return f"… [{rest} more character{'' if rest == 1 else 's'}]"
+
+
+_CUT_NOTE_WIDTH = len(cut_note(999))  # a rest this short is shown whole
 
 
 def _needs_escapes(text: str, unsafe: re.Pattern[str]) -> bool:

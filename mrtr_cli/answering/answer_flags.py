@@ -112,9 +112,9 @@ def _typed_value(flag: AnswerFlag, field: Field | None) -> Any:
         return coerce(field, flag.value)
     except ValueError as error:
         if field is not None and field.kind == "choices":
-            raise _not_an_array(flag, field, f": {error}") from None
-        raise UsageError(f"--answer {flag.raw!r}: field {flag.field!r} cannot take {flag.value!r} ({error})",
-                         "give a value of the field's type") from None
+            raise _not_an_array(flag, field) from None
+        raise UsageError(f"--answer {flag.raw!r}: field {flag.field!r} wants {error}, and {flag.value!r} is not "
+                         f"{error}", "give a value of the field's type") from None
 
 
 def _bare_choices(flag: AnswerFlag, field: Field) -> list[str]:
@@ -126,10 +126,10 @@ def _bare_choices(flag: AnswerFlag, field: Field) -> list[str]:
     items = [item.strip() for item in flag.value.split(",")]
     if choices and all(item in choices for item in items):
         return items
-    raise _not_an_array(flag, field, "")
+    raise _not_an_array(flag, field)
 
 
-def _not_an_array(flag: AnswerFlag, field: Field, why: str) -> UsageError:
+def _not_an_array(flag: AnswerFlag, field: Field) -> UsageError:
     """The error for a multi-select given neither as a JSON array nor as declared choices."""
     choices = [str(value) for value, _ in field.options()]
     key = f"{flag.owner}.{flag.field}"
@@ -138,7 +138,7 @@ def _not_an_array(flag: AnswerFlag, field: Field, why: str) -> UsageError:
     if choices:
         fix += f" or --answer {shlex.quote(key + '=' + ','.join(choices[:2]))}"
     of = f" of its choices ({', '.join(choices)})" if choices else ""
-    return UsageError(f"--answer {flag.raw!r}: field {flag.field!r} takes a JSON array{of}{why}", fix)
+    return UsageError(f"--answer {flag.raw!r}: field {flag.field!r} takes a JSON array{of}", fix)
 
 
 def _closed_form(schema: dict[str, Any]) -> bool:

@@ -1,0 +1,31 @@
+"""Lines a user read, made true and plain (issue 35, item 13): each through the real CLI."""
+
+from __future__ import annotations
+
+from conftest import mrtr
+
+NUMBER_TOOL = {"name": "tip", "description": "Computes a tip.", "inputSchema": {
+    "type": "object", "properties": {"b": {"type": "number"}, "n": {"type": "integer"}}}}
+
+
+def test_a_value_of_the_wrong_type_names_the_argument_the_type_and_the_value(scripted):
+    """`-a b=x` once printed Python's `could not convert string to float: 'x'`."""
+    server = scripted(tools=[NUMBER_TOOL], steps=[{"echo": True}])
+    for given, wanted in [("b=x", "a number"), ("n=2.5", "an integer")]:
+        run = mrtr("call", "tip", "-a", given, "--no-input", *server.args())
+        assert run.code == 1, run.stderr
+        name, value = given.split("=")
+        assert (f"✗ -a {given}: the tool's schema wants argument {name!r} as {wanted}, and {value!r} is not "
+                f"{wanted}; fix the value, or send it as given with --args") in run.stderr, run.stderr
+        assert "convert" not in run.stderr and "literal" not in run.stderr
+    assert server.calls() == []
+
+
+def test_descriptions_are_cut_only_when_the_rest_is_worth_cutting(scripted):
+    """`… [1 more characters]` once stood for one character: a rest no longer than the note is shown whole."""
+    tools = [{"name": "nearly", "description": "n" * 101, "inputSchema": {"type": "object"}},
+             {"name": "long", "description": "l" * 300, "inputSchema": {"type": "object"}}]
+    run = mrtr("list", "tools", *scripted(tools=tools).args())
+    assert run.code == 0, run.stderr
+    assert "n" * 101 in run.stdout and "more character" not in run.stdout.split("long")[0]
+    assert "l" * 100 + "… [200 more characters]" in run.stdout
