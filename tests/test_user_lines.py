@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import mrtr
+from conftest import Run, mrtr
+from peers import demo_http
 
 NUMBER_TOOL = {"name": "tip", "description": "Computes a tip.", "inputSchema": {
     "type": "object", "properties": {"b": {"type": "number"}, "n": {"type": "integer"}}}}
@@ -29,3 +30,18 @@ def test_descriptions_are_cut_only_when_the_rest_is_worth_cutting(scripted):
     assert run.code == 0, run.stderr
     assert "n" * 101 in run.stdout and "more character" not in run.stdout.split("long")[0]
     assert "l" * 100 + "… [200 more characters]" in run.stdout
+
+
+def test_check_titles_name_an_http_status_only_over_http():
+    """`(HTTP 400)` is what the rule says of an HTTP answer: over stdio no answer carries one."""
+    def titles(run: Run) -> dict[str, str]:
+        assert run.code == 0, run.stderr
+        return {check["id"]: check["title"] for check in run.json()["checks"]}
+
+    over_stdio = titles(mrtr("check", "--demo", "--json"))
+    assert over_stdio["meta-required"] == "a request without _meta is rejected with -32602"
+    assert not [title for title in over_stdio.values() if "HTTP 4" in title]
+    with demo_http() as url:
+        over_http = titles(mrtr("check", "--url", url, "--json"))
+    assert over_http["meta-required"] == "a request without _meta is rejected with -32602 (HTTP 400)"
+    assert "(HTTP 400)" not in mrtr("check", "--demo").stdout
