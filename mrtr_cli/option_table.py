@@ -271,7 +271,7 @@ OWN = (
     Option(("--unwrap",), "proxying", "unwrap", "flag", "Restore the entry --server of --config as it was before "
            "--wrap."),
     Option(("--all",), "logout", "all_servers", "flag", "Log out of every server."),
-    Option(("--version",), "app", "version", "flag", "Print the version and exit."),
+    Option(("--version", "-V"), "app", "version", "flag", "Print the version and exit."),
 )
 """The options of one command or two: check's probes, replay's, --junit, serving's, `auth logout
 --all`, and `mrtr --version`."""

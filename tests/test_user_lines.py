@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import Run, mrtr
+from conftest import SDK_SERVER, Run, mrtr
 from peers import demo_http
 
 NUMBER_TOOL = {"name": "tip", "description": "Computes a tip.", "inputSchema": {
@@ -26,7 +26,7 @@ def test_descriptions_are_cut_only_when_the_rest_is_worth_cutting(scripted):
     """`… [1 more characters]` once stood for one character: a rest no longer than the note is shown whole."""
     tools = [{"name": "nearly", "description": "n" * 101, "inputSchema": {"type": "object"}},
              {"name": "long", "description": "l" * 300, "inputSchema": {"type": "object"}}]
-    run = mrtr("list", "tools", *scripted(tools=tools).args())
+    run = mrtr("list", "tools", *scripted(tools=tools).args(), env={"COLUMNS": "400"})
     assert run.code == 0, run.stderr
     assert "n" * 101 in run.stdout and "more character" not in run.stdout.split("long")[0]
     assert "l" * 100 + "… [200 more characters]" in run.stdout
@@ -45,3 +45,38 @@ def test_check_titles_name_an_http_status_only_over_http():
         over_http = titles(mrtr("check", "--url", url, "--json"))
     assert over_http["meta-required"] == "a request without _meta is rejected with -32602 (HTTP 400)"
     assert "(HTTP 400)" not in mrtr("check", "--demo").stdout
+
+
+def test_names_get_a_did_you_mean_case_aside_uris_against_templates_and_keys_by_their_last_part():
+    """`BOOK_TABLE`, `vaul://recipes` and `--answer name.name=…` for the SDK's `__main__:ask_name` once got none."""
+    tool = mrtr("call", "BOOK_TABLE", "--demo", "--no-input")
+    assert "! no tool 'BOOK_TABLE'; did you mean 'book_table'? (mrtr list tools)" in tool.stderr, tool.stderr
+    uri = mrtr("read", "vaul://recipes", "--demo", "--no-input")
+    assert "! no resource 'vaul://recipes'; did you mean 'vault://recipes'? (mrtr list resources)" in uri.stderr
+    listed = mrtr("read", "demo://readm", "--demo", "--no-input")
+    assert "did you mean 'demo://readme'?" in listed.stderr, listed.stderr
+    key = mrtr("call", "greet", "-a", "greeting=hi", "--answer", "name.name=Ada", "--no-input", "--", *SDK_SERVER)
+    assert key.code == 7, key.stderr
+    assert ("--answer name.name=Ada names question 'name'; did you mean question '__main__:ask_name'? write "
+            "--answer __main__:ask_name.name=Ada") in key.stderr, key.stderr
+
+
+def test_an_option_missing_its_value_says_so_and_points_at_its_commands_help():
+    """`mrtr call X -a` once said `Option '-a' requires an argument. (see mrtr --help)`."""
+    run = mrtr("call", "X", "-a")
+    assert (run.code, run.stderr) == (1, "mrtr: -a is missing its value: write -a KEY=VALUE (see mrtr call --help)\n")
+    nested = mrtr("auth", "login", "--client-id")
+    assert nested.stderr == "mrtr: --client-id is missing its value: write --client-id ID (see mrtr auth login --help)\n"
+
+
+def test_minus_v_is_the_version_and_mrtr_help_prints_a_commands_help():
+    assert mrtr("-V").stdout == mrtr("--version").stdout != ""
+    for path in [[], ["call"], ["auth", "login"]]:
+        helped, asked = mrtr("help", *path), mrtr(*path, "--help")
+        assert (helped.code, helped.stdout) == (0, asked.stdout) and "Usage: mrtr" in helped.stdout
+    unknown = mrtr("help", "cal")
+    assert (unknown.code, unknown.stdout) == (1, "")
+    assert unknown.stderr == "mrtr: no command 'cal'; did you mean 'call'? (see mrtr --help)\n"
+    nested = mrtr("help", "auth", "lgin")
+    assert nested.stderr == "mrtr: no command 'auth lgin'; did you mean 'auth login'? (see mrtr auth --help)\n"
+    assert mrtr("help", "call", "x").code == 1

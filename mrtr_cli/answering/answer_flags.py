@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import shlex
 from typing import Any, NamedTuple
 
@@ -43,15 +44,22 @@ class AnswerFlag(NamedTuple):
         return self.owner == key or self.before == key
 
     def likely_key(self, keys: list[str]) -> str | None:
-        """The one of `keys` this flag's question key is close to (a typo of it), if any."""
+        """The one of `keys` this flag's question key is close to (a typo of it, or its last part:
+        `plan` for the SDK's `__main__:ask_plan`), if any."""
         own = [k for k in (self.owner, self.before) if k]
-        close = [k for k in keys if k not in own and difflib.get_close_matches(k, own, n=1)]
+        close = [k for k in keys if k not in own and (difflib.get_close_matches(k, own, n=1)
+                                                      or difflib.get_close_matches(last_part(k), own, n=1))]
         return close[0] if close else None
 
     def for_question(self, key: str) -> str:
         """This flag written for question `key`, quoted for a shell: `--answer date.date=2026-12-24`."""
         written = f"{key}={self.value}" if self.owner is None else f"{key}.{self.field}={self.value}"
         return f"--answer {shlex.quote(written)}"
+
+
+def last_part(key: str) -> str:
+    """A question key without what names where it comes from: `ask_plan` of the SDK's `__main__:ask_plan`."""
+    return re.split(r"[:/]", key)[-1]
 
 
 def parse_flag(raw: str) -> AnswerFlag:

@@ -10,6 +10,10 @@ tests/test_help_fast.py holds the two equal. Standard library only, besides mrtr
 
 from __future__ import annotations
 
+import difflib
+import sys
+
+from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.command_table import Argument, Command, CommandGroup, find
 from mrtr_cli.option_table import PANELS, Option, of_group
 from mrtr_cli.render.help import ARGUMENTS, COMMANDS, OPTIONS, HelpPage, Panel, Row, show, split_help, usage
@@ -37,6 +41,29 @@ def run(args: list[str]) -> int | None:
     if found is None:
         return None
     return show(help_page(found, args[:-1]))
+
+
+def run_help(words: list[str]) -> int:
+    """`mrtr help [COMMAND...]`: the page `mrtr COMMAND... --help` shows; a name mrtr does not know
+    is a usage error with the names it is close to. (Only commands are looked up: a word naming no
+    command is where help topics will be looked up.)"""
+    found = find(words)
+    if found is not None:
+        return show(help_page(found, words))
+    print(f"mrtr: {_unknown(words)}", file=sys.stderr)
+    return int(ExitCode.USAGE)
+
+
+def _unknown(words: list[str]) -> str:
+    """What is wrong with `mrtr help WORDS`: the first word that names no command, the commands it is
+    close to, and the help that lists them."""
+    known = next(words[:count] for count in range(len(words), -1, -1) if find(words[:count]) is not None)
+    group, path, word = find(known), " ".join(["mrtr", *known]), words[len(known)]
+    if not isinstance(group, CommandGroup):
+        return f"{' '.join(known)} has no subcommands, and {word!r} is none (see {path} --help)"
+    close = difflib.get_close_matches(word.lower(), [command.name for command in group.commands], n=2)
+    meant = f"; did you mean {' or '.join(repr(' '.join([*known, name])) for name in close)}?" if close else ""
+    return f"no command {' '.join([*known, word])!r}{meant} (see {path} --help)"
 
 
 def help_page(found: Command | CommandGroup, path: list[str]) -> HelpPage:
