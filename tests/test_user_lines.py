@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import SDK_SERVER, Run, mrtr
+from conftest import PYTHON, SDK_SERVER, Run, mrtr
 from peers import demo_http
 
 NUMBER_TOOL = {"name": "tip", "description": "Computes a tip.", "inputSchema": {
@@ -80,3 +80,14 @@ def test_minus_v_is_the_version_and_mrtr_help_prints_a_commands_help():
     nested = mrtr("help", "auth", "lgin")
     assert nested.stderr == "mrtr: no command 'auth lgin'; did you mean 'auth login'? (see mrtr auth --help)\n"
     assert mrtr("help", "call", "x").code == 1
+
+
+def test_an_answer_a_served_recording_did_not_give_gets_advice_about_the_answer():
+    """A `serve` answer mismatch once ended `check the name and the arguments`."""
+    run = mrtr("call", "book_table", "--answers", "examples/book_table.yaml", "--answer", "date.date=2031-01-01",
+               "--no-input", "--", PYTHON, "-m", "mrtr_cli", "serve", "recordings/book_table.yaml")
+    assert run.code == 2, run.stderr
+    assert run.stderr.rstrip().endswith(
+        'content.date is "2031-01-01", recorded "2026-12-24"; the server plays back a recording, which answered '
+        "'date' otherwise: give the recorded answer (--answer, --answers), or serve a recording of this answer too")
+    assert "check the name and the arguments" not in run.stderr
