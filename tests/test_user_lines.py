@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import PYTHON, SDK_SERVER, Run, mrtr
+from conftest import PYTHON, SDK_SERVER, Run, elicit, input_required, mrtr
 from peers import demo_http
 
 NUMBER_TOOL = {"name": "tip", "description": "Computes a tip.", "inputSchema": {
@@ -91,3 +91,20 @@ def test_an_answer_a_served_recording_did_not_give_gets_advice_about_the_answer(
         'content.date is "2031-01-01", recorded "2026-12-24"; the server plays back a recording, which answered '
         "'date' otherwise: give the recorded answer (--answer, --answers), or serve a recording of this answer too")
     assert "check the name and the arguments" not in run.stderr
+
+
+def test_a_server_that_dies_on_the_retry_ends_live_and_in_show_with_the_same_true_lines(scripted, tmp_path):
+    """Live once said `1 round` and `show` `2 rounds`, and `show` promised stderr lines it did not have."""
+    asked = input_required({"ok": elicit("OK?", {"ok": {"type": "boolean"}})}, "s1")
+    server = scripted(steps=[{"result": asked}, {"exit": 3, "stderr": "Traceback: boom\nValueError: bad\n"}])
+    record = tmp_path / "died.yaml"
+    live = mrtr("call", "t", "--answer", "ok.ok=true", "--no-input", "--record", str(record), *server.args())
+    assert live.code == 4, live.stderr
+    shown = mrtr("show", str(record))
+    assert shown.code == 0, shown.stderr
+    ending = ["✗ aborted · 2 rounds, the last unanswered · ",
+              "✗ the server process exited with code 3 while mrtr waited for tools/call (id 3); its last stderr "
+              "lines follow", "    stderr │ Traceback: boom", "    stderr │ ValueError: bad"]
+    for lines in (live.stderr.splitlines()[-4:], shown.stdout.splitlines()[-4:]):
+        assert lines[0].startswith(ending[0]) and lines[1:] == ending[1:], lines
+    assert len(mrtr("show", str(record), "--json").json()["rounds"]) == 1  # the answered one, as live --json says

@@ -53,11 +53,12 @@ def _print_result(out: AnyConsole, piece: Text | str) -> None:
 
 def status_line(outcome: Outcome) -> StyledLine:
     """`✓ complete · 3 rounds · 12 ms`, or what went wrong instead."""
-    rounds = len(outcome.rounds)
+    rounds = len(outcome.rounds) + (outcome.unanswered_round is not None)
     took = sum(r.reply.elapsed_ms for r in outcome.rounds)
     if outcome.task is not None and outcome.task.elapsed_ms is not None:
         took = outcome.task.elapsed_ms  # the task's whole time, its polls and waits too
-    detail = f" · {rounds} round{'s' if rounds != 1 else ''} · {took:.0f} ms" if rounds else ""
+    unanswered = ", the last unanswered" if outcome.unanswered_round is not None else ""
+    detail = f" · {rounds} round{'s' if rounds != 1 else ''}{unanswered} · {took:.0f} ms" if rounds else ""
     if outcome.status == "complete" and outcome.exit_code() == ExitCode.TOOL_ERROR:
         return StyledLine(f"✗ complete, but the tool reported an error (isError){detail}", "mrtr.error")
     style = "mrtr.complete" if outcome.status == "complete" else "mrtr.error"
