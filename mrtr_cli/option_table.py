@@ -107,7 +107,7 @@ def _answering(names: str, field: str, kind: OptionKind, help: str, metavar: str
 
 
 TARGET = (
-    _target("--url", "url", "value", "A Streamable HTTP endpoint."),
+    _target("--url", "url", "value", "A Streamable HTTP endpoint.", "URL"),
     _target("--stdio", "stdio", "value", 'Spawn a stdio server: "CMD ARGS" (split like a shell, run without one). Or '
             "put -- CMD ARGS at the end.", "CMD"),
     _target("--config", "config", "value", "An mcpServers file (mcp.json, claude_desktop_config.json); ${VAR} "

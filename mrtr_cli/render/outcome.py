@@ -58,11 +58,20 @@ def status_line(outcome: Outcome) -> StyledLine:
     if outcome.task is not None and outcome.task.elapsed_ms is not None:
         took = outcome.task.elapsed_ms  # the task's whole time, its polls and waits too
     unanswered = ", the last unanswered" if outcome.unanswered_round is not None else ""
-    detail = f" · {rounds} round{'s' if rounds != 1 else ''}{unanswered} · {took:.0f} ms" if rounds else ""
+    detail = f" · {rounds} round{'s' if rounds != 1 else ''}{unanswered} · {took:.0f} ms{_excluded(outcome)}" \
+        if rounds else ""
     if outcome.status == "complete" and outcome.exit_code() == ExitCode.TOOL_ERROR:
         return StyledLine(f"✗ complete, but the tool reported an error (isError){detail}", "mrtr.error")
     style = "mrtr.complete" if outcome.status == "complete" else "mrtr.error"
     return StyledLine(f"{'✓' if outcome.status == 'complete' else '✗'} {outcome.status}{detail}", style)
+
+
+def _excluded(outcome: Outcome) -> str:
+    """What the time leaves out: answering the server's questions, in either era (a round's time runs
+    from its request to its response, less the waits for an answer in flight). A task's time is its
+    whole life, answers and all."""
+    answered = any(r.answers for r in outcome.rounds)
+    return ", answering excluded" if answered and outcome.task is None else ""
 
 
 def failure_message(outcome: Outcome, code: ExitCode) -> str:
