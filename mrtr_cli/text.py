@@ -76,6 +76,32 @@ def _needs_escapes(text: str, unsafe: re.Pattern[str]) -> bool:
                for start in range(0, len(text), _CHUNK))
 
 
+_CUT_NOTE = re.compile(r"… \[\d+ more characters?\]")
+
+
+def break_points(line: str) -> list[int]:
+    """Where a line may be wrapped (each a position a new line may start at): after a space, and
+    after a comma between JSON values; never inside a JSON string (a quoted string within braces or
+    brackets), so a value reads whole. A cut note (`… [40 more characters]`) ends the JSON it cut."""
+    points: list[int] = []
+    depth, in_string, escaped = 0, False, False
+    for index, char in enumerate(line):
+        if char == "…" and _CUT_NOTE.match(line, index):
+            depth, in_string, escaped = 0, False, False
+        elif in_string:
+            in_string = escaped or char != '"'
+            escaped = in_string and not escaped and char == "\\"
+        elif char == '"' and depth:
+            in_string = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth = max(depth - 1, 0)
+        elif char == " " or (char == "," and depth):
+            points.append(index + 1)
+    return points
+
+
 def json_escaped(json_text: str) -> str:
     """JSON text with every unsafe character inside its strings written as a `\\uXXXX` escape.
 

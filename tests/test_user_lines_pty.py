@@ -78,3 +78,20 @@ def test_a_question_answered_in_flight_is_left_out_of_the_requests_time():
     response = waiting.take(Frame(jsonrpc.encode({"jsonrpc": "2.0", "id": 3, "result": {}})))
     assert response is not None and person.handled == ["elicitation/create"]
     assert stopwatch.elapsed_ms() == pytest.approx(300.0)
+
+
+NOTE = "the quick brown fox jumps over the dog"
+
+
+def test_timeline_lines_wrap_at_words_and_never_inside_a_json_string(tmp_path: Path):
+    """At a narrow terminal the request line once broke at the terminal's edge: mid-word, inside the
+    argument's JSON string."""
+    pty = Pty(tmp_path, "call", "summarize", "-a", f"text={NOTE}", "-a", "n=1", "--demo", "--sampling-reply", "ok",
+              "--no-input", columns=60)
+    assert pty.finish() == 0, pty.screen
+    rows = pty.rows()
+    start = next(number for number, row in enumerate(rows) if row.startswith("→ tools/call summarize"))
+    assert rows[start] == "→ tools/call summarize", rows  # the JSON would not fit after the name
+    assert rows[start + 1] == f'    {{"text":"{NOTE}","n":1}}', rows  # the JSON whole, its string never cut
+    assert rows[start + 2] == "    id 3", rows
+    assert all(len(row) <= 60 for row in rows)

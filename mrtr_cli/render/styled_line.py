@@ -41,8 +41,8 @@ class StyledLine:
         text = "".join(self.texts)
         return text if text.isprintable() else CONTROL_CODES.sub("", text)  # printable: no control code
 
-    def __rich__(self) -> Text | _Hanging:
-        return self.as_text()
+    def __rich__(self) -> _Hanging:
+        return _Hanging(self.as_text())
 
     def as_text(self) -> Text:
         """The line as a rich Text, its parts styled."""
@@ -55,34 +55,80 @@ class StyledLine:
 
 
 class WrappedLine(StyledLine):
-    """A line that a terminal shows wrapped at word boundaries, its continuation lines indented by
-    HANGING_INDENT; off a terminal it is one line, as any StyledLine."""
+    """A line shown wrapped on a terminal, as every StyledLine is (`_Hanging`); kept for the lines
+    written to be wrapped (an answer and its JSON)."""
 
     __slots__ = ()
 
-    def __rich__(self) -> _Hanging:
-        return _Hanging(self.as_text())
-
 
 HANGING_INDENT = 4
-"""Spaces before each continuation line of a WrappedLine."""
+"""Spaces before each continuation line of a line a terminal shows wrapped."""
+NARROWEST_WRAP = 20
+"""A terminal narrower than this gets lines as they are: wrapping would leave no room for text."""
 
 
 class _Hanging:
-    """A rich renderable: `text` wrapped at words to the console's width, then indented."""
+    """A rich renderable: `text` as it is when it fits the terminal; else wrapped at word
+    boundaries and between JSON values, never inside a JSON string (`text.break_points`), each
+    continuation line indented by HANGING_INDENT. (The console soft-wraps: left to the terminal, a
+    long line broke at its edge, mid-word.) Off a terminal, one line."""
 
     def __init__(self, text: Text) -> None:
         self.text = text
 
     def __rich_console__(self, console: Any, options: Any) -> Iterator[Text]:
+        from rich.cells import cell_len
         from rich.text import Text
 
-        if not console.is_terminal:
+        width = options.max_width
+        lines = self.text.split("\n", allow_blank=True)
+        fits = all(cell_len(line.plain) <= width for line in lines)
+        if not console.is_terminal or fits or width < NARROWEST_WRAP:
             yield self.text  # the bytes a plain console writes
             return
-        width = max(options.max_width - HANGING_INDENT, 20)
-        for number, line in enumerate(self.text.wrap(console, width)):
-            yield line if number == 0 else Text(" " * HANGING_INDENT).append_text(line)
+        for number, line in enumerate(lines):
+            if number:
+                yield Text("\n", end="")
+            yield from _wrapped(line, width, Text(" " * HANGING_INDENT))
+
+
+def _wrapped(line: Text, width: int, indent: Text) -> Iterator[Text]:
+    """`line` in pieces that fit `width` (continuations after `indent`), the breaks' spaces dropped."""
+    from mrtr_cli.text import break_points
+
+    points = break_points(line.plain)
+    cuts = _cuts(line.plain, points, width, width - len(indent))
+    for number, (piece, end) in enumerate(zip(line.divide(cuts), [*cuts, len(line.plain)])):
+        if end in points or end == len(line.plain):
+            piece.rstrip()  # the spaces of a break; a row cut where it was full keeps them (a JSON string's)
+        yield piece if number == 0 else indent.copy().append_text(piece)
+
+
+def _cuts(plain: str, points: list[int], first: int, rest: int) -> list[int]:
+    """Where to end each line: at the last break point that fits, or, for a run with none (a JSON
+    string longer than the line), where the line is full."""
+    from rich.cells import get_character_cell_size
+
+    cuts: list[int] = []
+    breaks = set(points)
+    start, room, used = 0, first, 0
+    candidates = iter(points)
+    best, point = None, next(candidates, None)
+    for index, char in enumerate(plain):
+        while point is not None and point <= index:
+            if point > start:
+                best = point
+            point = next(candidates, None)
+        used += get_character_cell_size(char)
+        dropped = char == " " and index + 1 in breaks  # a space a row may end at is dropped there: it never overflows
+        if used > room and index > start and not dropped:
+            cut = best if best is not None and best > start else index
+            while cut < len(plain) - 1 and plain[cut] == " " and cut + 1 in breaks:  # the gap goes with the break
+                cut += 1
+            cuts.append(cut)
+            start, room, best = cut, rest, None
+            used = sum(get_character_cell_size(c) for c in plain[cut:index + 1]) - max(cut - index - 1, 0)
+    return cuts
 
 
 class JoinedLines:
