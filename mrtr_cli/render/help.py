@@ -250,7 +250,7 @@ def _span(widths: list[int]) -> int:
 def _spilled_widths(rows: list[Row], room: int) -> tuple[list[int], list[Row]]:
     """Column widths that fit in `room`, and the rows left out of them: the widest row goes first,
     until the rest fit."""
-    kept, spilled = list(rows), []
+    kept, spilled = list(rows), []  # type: list[Row], list[Row]
     while kept:
         widths = [max(len(row.cells[column][0]) for row in kept) for column in range(len(rows[0].cells))]
         if _span(widths) <= room:
