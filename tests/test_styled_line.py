@@ -28,8 +28,15 @@ def both(first: str, base: str, parts: list[tuple[str, str | None]]) -> tuple[St
     return line, text
 
 
+class Terminal(io.StringIO):
+    """What a terminal is to the console: lines too wide wrap only there."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 def printed(renderable: object, width: int = 60, color_system: str | None = "truecolor") -> str:
-    stream = io.StringIO()
+    stream = Terminal()
     Console(file=stream, theme=theme(), force_terminal=True, color_system=color_system, width=width,
             highlight=False, emoji=False, soft_wrap=True).print(renderable)
     return stream.getvalue()

@@ -56,7 +56,7 @@ def status_line(outcome: Outcome) -> StyledLine:
     rounds = len(outcome.rounds) + (outcome.unanswered_round is not None)
     took = sum(r.reply.elapsed_ms for r in outcome.rounds)
     if outcome.task is not None and outcome.task.elapsed_ms is not None:
-        took = outcome.task.elapsed_ms  # the task's whole time, its polls and waits too
+        took = outcome.task.elapsed_ms  # the task's whole time, its polls and waits too, answering aside
     unanswered = ", the last unanswered" if outcome.unanswered_round is not None else ""
     detail = f" · {rounds} round{'s' if rounds != 1 else ''}{unanswered} · {took:.0f} ms{_excluded(outcome)}" \
         if rounds else ""
@@ -68,10 +68,11 @@ def status_line(outcome: Outcome) -> StyledLine:
 
 def _excluded(outcome: Outcome) -> str:
     """What the time leaves out: answering the server's questions, in either era (a round's time runs
-    from its request to its response, less the waits for an answer in flight). A task's time is its
-    whole life, answers and all."""
-    answered = any(r.answers for r in outcome.rounds)
-    return ", answering excluded" if answered and outcome.task is None else ""
+    from its request to its response, less the waits for an answer in flight; a task's, from the call
+    to its end, less its input rounds' answering). An older-era task's time (2025-11-25, its questions
+    asked on tasks/result) still holds the answering: no claim is made for it."""
+    older_task = outcome.task is not None and outcome.era == "older"
+    return ", answering excluded" if any(r.answers for r in outcome.rounds) and not older_task else ""
 
 
 def failure_message(outcome: Outcome, code: ExitCode) -> str:

@@ -71,7 +71,7 @@ class _Hanging:
     """A rich renderable: `text` as it is when it fits the terminal; else wrapped at word
     boundaries and between JSON values, never inside a JSON string (`text.break_points`), each
     continuation line indented by HANGING_INDENT. (The console soft-wraps: left to the terminal, a
-    long line broke at its edge, mid-word.) Off a terminal, one line."""
+    long line broke at its edge, mid-word.) Off a terminal (`--color always` too), one line."""
 
     def __init__(self, text: Text) -> None:
         self.text = text
@@ -83,13 +83,20 @@ class _Hanging:
         width = options.max_width
         lines = self.text.split("\n", allow_blank=True)
         fits = all(cell_len(line.plain) <= width for line in lines)
-        if not console.is_terminal or fits or width < NARROWEST_WRAP:
+        if not _on_a_terminal(console) or fits or width < NARROWEST_WRAP:
             yield self.text  # the bytes a plain console writes
             return
         for number, line in enumerate(lines):
             if number:
                 yield Text("\n", end="")
             yield from _wrapped(line, width, Text(" " * HANGING_INDENT))
+
+
+def _on_a_terminal(console: Any) -> bool:
+    """Whether the console writes to a real terminal: `--color always` into a pipe (a CI log) gets
+    its lines whole, as the plain console writes them."""
+    isatty = getattr(console.file, "isatty", None)
+    return console.is_terminal and bool(isatty and isatty())
 
 
 def _wrapped(line: Text, width: int, indent: Text) -> Iterator[Text]:
