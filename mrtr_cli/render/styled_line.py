@@ -114,28 +114,34 @@ def _wrapped(line: Text, width: int, indent: Text) -> Iterator[Text]:
 def _cuts(plain: str, points: list[int], first: int, rest: int) -> list[int]:
     """Where to end each line: at the last break point that fits, or, for a run with none (a JSON
     string longer than the line), where the line is full."""
+    breaks = set(points)
+    cuts: list[int] = []
+    start, room = 0, first
+    while (end := _row_end(plain, start, room, breaks)) < len(plain):
+        cuts.append(end)
+        start, room = end, rest
+    return cuts
+
+
+def _row_end(plain: str, start: int, room: int, breaks: set[int]) -> int:
+    """Where the row that starts at `start` ends (len(plain): it holds the rest). A row ending at a
+    break loses its trailing spaces there, so they never make it overflow; one cut where it is full
+    keeps them (a JSON string's)."""
     from rich.cells import get_character_cell_size
 
-    cuts: list[int] = []
-    breaks = set(points)
-    start, room, used = 0, first, 0
-    candidates = iter(points)
-    best, point = None, next(candidates, None)
-    for index, char in enumerate(plain):
-        while point is not None and point <= index:
-            if point > start:
-                best = point
-            point = next(candidates, None)
-        used += get_character_cell_size(char)
-        dropped = char == " " and index + 1 in breaks  # a space a row may end at is dropped there: it never overflows
-        if used > room and index > start and not dropped:
-            cut = best if best is not None and best > start else index
-            while cut < len(plain) - 1 and plain[cut] == " " and cut + 1 in breaks:  # the gap goes with the break
-                cut += 1
-            cuts.append(cut)
-            start, room, best = cut, rest, None
-            used = sum(get_character_cell_size(c) for c in plain[cut:index + 1]) - max(cut - index - 1, 0)
-    return cuts
+    used = solid = 0  # the cells of plain[start:index], and of the same without its trailing spaces
+    best: int | None = None  # the last break point the row may end at
+    full = start + 1  # the last place the row may be cut without a break point (at least one character)
+    for index in range(start, len(plain)):
+        if index > start and index in breaks:
+            best = index
+        if used <= room and index > start:
+            full = index
+        used += get_character_cell_size(plain[index])
+        solid = used if plain[index] != " " else solid
+        if solid > room:
+            return best if best is not None else full
+    return len(plain)
 
 
 class JoinedLines:
