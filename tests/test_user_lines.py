@@ -41,6 +41,9 @@ def test_check_titles_name_an_http_status_only_over_http():
     over_stdio = titles(mrtr("check", "--demo", "--json"))
     assert over_stdio["meta-required"] == "a request without _meta is rejected with -32602"
     assert not [title for title in over_stdio.values() if "HTTP 4" in title]
+    older = titles(mrtr("check", "--demo", "--protocol-era", "older", "--json"))  # its 2026-07-28 rules, skipped
+    assert older["meta-required"] == "a request without _meta is rejected with -32602"
+    assert not [title for title in older.values() if "HTTP 4" in title]
     with demo_http() as url:
         over_http = titles(mrtr("check", "--url", url, "--json"))
     assert over_http["meta-required"] == "a request without _meta is rejected with -32602 (HTTP 400)"
