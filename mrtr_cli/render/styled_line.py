@@ -106,14 +106,15 @@ def _wrapped(line: Text, width: int, indent: Text) -> Iterator[Text]:
     points = break_points(line.plain)
     cuts = _cuts(line.plain, points, width, width - len(indent))
     for number, (piece, end) in enumerate(zip(line.divide(cuts), [*cuts, len(line.plain)])):
-        if end in points or end == len(line.plain):
+        if end in points or end == len(line.plain) or line.plain[end - 1] == " ":
             piece.rstrip()  # the spaces of a break; a row cut where it was full keeps them (a JSON string's)
         yield piece if number == 0 else indent.copy().append_text(piece)
 
 
 def _cuts(plain: str, points: list[int], first: int, rest: int) -> list[int]:
     """Where to end each line: at the last break point that fits, or, for a run with none (a JSON
-    string longer than the line), where the line is full."""
+    string longer than the line), at its last space that fits (a word is never cut while a space can
+    take the break), else where the line is full."""
     breaks = set(points)
     cuts: list[int] = []
     start, room = 0, first
@@ -131,16 +132,19 @@ def _row_end(plain: str, start: int, room: int, breaks: set[int]) -> int:
 
     used = solid = 0  # the cells of plain[start:index], and of the same without its trailing spaces
     best: int | None = None  # the last break point the row may end at
+    spaced: int | None = None  # the last place after a space inside a JSON string
     full = start + 1  # the last place the row may be cut without a break point (at least one character)
     for index in range(start, len(plain)):
         if index > start and index in breaks:
             best = index
+        elif index > start and plain[index - 1] == " ":
+            spaced = index
         if used <= room and index > start:
             full = index
         used += get_character_cell_size(plain[index])
         solid = used if plain[index] != " " else solid
         if solid > room:
-            return best if best is not None else full
+            return next(end for end in (best, spaced, full) if end is not None)
     return len(plain)
 
 
