@@ -43,9 +43,9 @@ def tool_arguments(pairs: tuple[str, ...], args_json: str | None, input_schema: 
 def _typed(key: str, text: str, types: set[str]) -> Any:
     try:
         return coerce_text(text, types)
-    except ValueError as error:
-        raise UsageError(f"-a {key}={text!r}: the tool declares {key!r} as {' or '.join(sorted(types))} ({error})",
-                         "fix the value, or send it as given with --args") from None
+    except ValueError as wanted:
+        raise UsageError(f"-a {key}={text}: the tool's schema wants argument {key!r} as {wanted}, and {text!r} is not "
+                         f"{wanted}", "fix the value, or send it as given with --args") from None
 
 
 def prompt_arguments(pairs: tuple[str, ...], args_json: str | None) -> dict[str, str]:

@@ -90,6 +90,9 @@ COMMANDS = (
             groups=(("proxying", ()), ("serving", ("http",)), ("target", ("max_message_size", "config", "server")),
                     ("report", ("junit",)),
                     ("output", ("verbose", "show_secrets", "color", "debug")))),
+    Command("help", "The help of mrtr, or of COMMAND: what `mrtr COMMAND --help` prints.",
+            (Argument("command", "The command, and its subcommand (`mrtr help auth login`).", "[COMMAND]...",
+                      many=True, required=False),)),
 )
 """mrtr's commands, in the order its help lists them (`auth` and `tasks` after them)."""
 

@@ -13,7 +13,7 @@ from mrtr_cli import __version__
 def main(argv: list[str] | None = None) -> int:
     """`mrtr ARGS`; returns the exit code."""
     args = list(sys.argv[1:] if argv is None else argv)
-    if args == ["--version"]:
+    if args in (["--version"], ["-V"]):
         print(f"mrtr {__version__}")  # the fast path: no typer, no rich
         return 0
     from mrtr_cli import signals, workflow_commands
@@ -34,6 +34,10 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: list[str]) -> int:
     """`--help`, and a usual call, read or prompt, without typer (commands/fast_help.py and
     fast_call.py); anything else through it."""
+    if args[:1] == ["help"] and not any(arg.startswith("-") for arg in args):
+        from mrtr_cli.commands import fast_help
+
+        return fast_help.run_help(args[1:])
     if args[-1:] in (["--help"], ["-h"]):
         from mrtr_cli.commands import fast_help
 

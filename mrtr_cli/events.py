@@ -40,6 +40,9 @@ class RequestSent(NamedTuple):
     text: str
     round: int | None = None
     purpose: Purpose = "request"
+    state_as_received: bool = True
+    """Whether a retry's requestState is the one the server sent: mrtr's always is; a client's,
+    seen through the proxy, may not be."""
 
 
 class CancelSent(NamedTuple):

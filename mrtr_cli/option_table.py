@@ -107,7 +107,7 @@ def _answering(names: str, field: str, kind: OptionKind, help: str, metavar: str
 
 
 TARGET = (
-    _target("--url", "url", "value", "A Streamable HTTP endpoint."),
+    _target("--url", "url", "value", "A Streamable HTTP endpoint.", "URL"),
     _target("--stdio", "stdio", "value", 'Spawn a stdio server: "CMD ARGS" (split like a shell, run without one). Or '
             "put -- CMD ARGS at the end.", "CMD"),
     _target("--config", "config", "value", "An mcpServers file (mcp.json, claude_desktop_config.json); ${VAR} "
@@ -271,7 +271,7 @@ OWN = (
     Option(("--unwrap",), "proxying", "unwrap", "flag", "Restore the entry --server of --config as it was before "
            "--wrap."),
     Option(("--all",), "logout", "all_servers", "flag", "Log out of every server."),
-    Option(("--version",), "app", "version", "flag", "Print the version and exit."),
+    Option(("--version", "-V"), "app", "version", "flag", "Print the version and exit."),
 )
 """The options of one command or two: check's probes, replay's, --junit, serving's, `auth logout
 --all`, and `mrtr --version`."""

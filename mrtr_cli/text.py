@@ -50,10 +50,19 @@ def safe_line(text: object, limit: int | None = 200) -> str:
 
 
 def _folded(text: str, limit: int | None, unsafe: re.Pattern[str]) -> str:
-    """Cut first, then escape: a huge string costs no more than its shown part."""
-    if limit is None or len(text) <= limit:
+    """Cut first, then escape: a huge string costs no more than its shown part. A rest no longer
+    than the note that would stand for it is shown instead: cutting it would save nothing."""
+    if limit is None or len(text) <= limit + _CUT_NOTE_WIDTH:
         return unsafe.sub(_escape, text) if _needs_escapes(text, unsafe) else text
-    return f"{unsafe.sub(_escape, text[:limit])}… [{len(text) - limit} more characters]"
+    return f"{unsafe.sub(_escape, text[:limit])}{cut_note(len(text) - limit)}"
+
+
+def cut_note(rest: int) -> str:
+    """What stands for the `rest` characters cut from a text: `… [250 more characters]`."""
+    return f"… [{rest} more character{'' if rest == 1 else 's'}]"
+
+
+_CUT_NOTE_WIDTH = len(cut_note(999))  # a rest this short is shown whole
 
 
 def _needs_escapes(text: str, unsafe: re.Pattern[str]) -> bool:
@@ -65,6 +74,32 @@ def _needs_escapes(text: str, unsafe: re.Pattern[str]) -> bool:
     keep = _SAFE_ASCII[unsafe]
     return any(text[start:start + _CHUNK].encode("ascii").translate(None, keep)
                for start in range(0, len(text), _CHUNK))
+
+
+_CUT_NOTE = re.compile(r"… \[\d+ more characters?\]")
+
+
+def break_points(line: str) -> list[int]:
+    """Where a line may be wrapped (each a position a new line may start at): after a space, and
+    after a comma between JSON values; never inside a JSON string (a quoted string within braces or
+    brackets), so a value reads whole. A cut note (`… [40 more characters]`) ends the JSON it cut."""
+    points: list[int] = []
+    depth, in_string, escaped = 0, False, False
+    for index, char in enumerate(line):
+        if char == "…" and _CUT_NOTE.match(line, index):
+            depth, in_string, escaped = 0, False, False
+        elif in_string:
+            in_string = escaped or char != '"'
+            escaped = in_string and not escaped and char == "\\"
+        elif char == '"' and depth:
+            in_string = True
+        elif char in "{[":
+            depth += 1
+        elif char in "}]":
+            depth = max(depth - 1, 0)
+        elif char == " " or (char == "," and depth):
+            points.append(index + 1)
+    return points
 
 
 def json_escaped(json_text: str) -> str:

@@ -340,7 +340,7 @@ def test_tool_and_prompt_arguments(tmp_path: Path):
     args_file = tmp_path / "args.json"
     args_file.write_text('{"zip": "9"}')
     assert tool_arguments((), f"@{args_file}", schema) == {"zip": "9"}
-    with pytest.raises(UsageError, match="declares 'n' as integer"):
+    with pytest.raises(UsageError, match="wants argument 'n' as an integer, and 'three' is not an integer"):
         tool_arguments(("n=three",), None, schema)
     with pytest.raises(UsageError, match="not a JSON object"):
         tool_arguments((), "[1]", None)

@@ -152,5 +152,7 @@ def test_skip_probe_leaves_a_probe_out_by_request_and_an_unknown_id_is_exit_1_wi
     assert typo.code == 1
     assert typo.stderr.strip() == ("✗ --skip-probe 'state-never-expire': no such probe; did you mean "
                                    "'state-never-expires'?")
+    shouted = mrtr("check", "--demo", "--skip-probe", "STATE-NEVER-EXPIRES")  # case aside, as tool names are
+    assert shouted.code == 1 and "did you mean 'state-never-expires'?" in shouted.stderr
     alone = mrtr("check", "--demo", "--skip-probe", "schema-valid")  # no --tool needed
     assert alone.code == 0 and "skipped, by request (--skip-probe)" in alone.stdout

@@ -12,7 +12,7 @@ from conftest import mrtr
 from mrtr_cli.cli.subcommands import command_for
 
 COMMANDS = ["call", "read", "prompt", "discover", "list", "demo-server", "serve", "show", "replay", "check", "proxy",
-            "auth", "tasks"]
+            "help", "auth", "tasks"]
 
 
 def test_the_help_lists_every_command_in_order():

@@ -286,6 +286,12 @@ def test_titles_defaults_and_long_answers_at_a_narrow_terminal(tmp_path: Path, s
     line = line[:next(n for n, row in enumerate(line) if row.startswith("↻"))]
     content = {"color": "#0f0", "days": ["mon", "wed"], "note": note}
     sent = json.dumps(content, separators=(",", ":"))  # as sent, compact, as every timeline line shows JSON
-    assert words(line) == f"✓ k ← accept {sent} from interactive".split()
+    whole = f"✓ k ← accept {sent} from interactive"  # the gaps between its parts as one space each
+    assert "".join(words(line)) == "".join(whole.split())
+    position = 0
+    for row in (" ".join(row.split()) for row in line):  # each row starts at a word or after a comma between values
+        start = whole.index(row, position)
+        assert start == 0 or whole[start - 1] in " ,", (row, line)
+        position = start + len(row)
     assert all(row.startswith("    ") for row in line[1:])  # the answer line's rows indented under it
     assert server.calls()[1]["params"]["inputResponses"] == {"k": {"action": "accept", "content": content}}

@@ -109,6 +109,11 @@ def test_a_wrong_client_over_stdio_gets_each_finding_in_every_report_and_strict_
     assert failed == BROKEN_MUSTS
     timeline = (tmp_path / "timeline.txt").read_text()
     assert "[retry-id-reused]" in timeline and "the client: 8 errors, 2 warnings" in timeline
+    lines = timeline.splitlines()
+    altered = [lines[number - 1] for number, line in enumerate(lines)
+               if "[request-state-altered]" in line and lines[number - 1].startswith("↻")]
+    assert len(altered) == 2 and all("requestState not the one received (" in line for line in altered), altered
+    assert "echoed" not in "".join(line for line in lines if "requestState" in line and "made-up" in line)
 
 
 def test_mrtr_as_a_correct_client_gets_no_finding_in_either_era(tmp_path: Path) -> None:
@@ -120,7 +125,11 @@ def test_mrtr_as_a_correct_client_gets_no_finding_in_either_era(tmp_path: Path) 
         assert done.code == 0, done.stderr
         assert "Hello Ada, you like red." in done.stdout
         assert found_rules(folder) == [], era
-        assert "the client: no findings" in (folder / "timeline.txt").read_text()
+        timeline = (folder / "timeline.txt").read_text()
+        assert "the client: no findings" in timeline
+        assert ("requestState echoed (" in timeline) == (era == "modern") and "not the one received" not in timeline
+        assert ("asked in flight: elicitation#1 (while request" in timeline) == (era == "older")
+        assert "--answer" not in timeline  # the host answers through the proxy, not mrtr's flags
 
 
 def test_a_wrong_client_of_the_older_era_answers_badly_and_leaves_a_question_unanswered(tmp_path: Path) -> None:

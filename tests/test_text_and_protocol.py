@@ -29,7 +29,10 @@ def test_safe_shows_control_characters_as_escapes(raw: str, shown: str):
 
 def test_safe_line_escapes_newlines_and_folds():
     assert safe_line("a\nb\tc") == "a\\nb\\tc"
-    assert safe("ab\x1bcdef", 3) == "ab\\x1b… [4 more characters]"
+    assert safe("ab\x1bcdef", 3) == "ab\\x1bcdef"  # a rest shorter than the note is shown whole
+    assert safe("ab\x1b" + "c" * 40, 3) == "ab\\x1b… [40 more characters]"
+    assert safe_line("x" * 41, 10) == "x" * 10 + "… [31 more characters]"
+    assert safe_line("x" * 32, 10) == "x" * 32
     assert safe_line("x" * 300, 10).startswith("xxxxxxxxxx… [290 more")
 
 

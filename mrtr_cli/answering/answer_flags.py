@@ -6,6 +6,8 @@ not have, a key close to the question's).
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from mrtr_cli.answering.questions import Question
@@ -41,9 +43,11 @@ class AnswerFlag(NamedTuple):
         return self.owner == key or self.before == key
 
     def likely_key(self, keys: list[str]) -> str | None:
-        """The one of `keys` this flag's question key is close to (a typo of it), if any."""
+        """The one of `keys` this flag's question key is close to (a typo of it, or its last part:
+        `plan` for the SDK's `__main__:ask_plan`), if any."""
         own = [k for k in (self.owner, self.before) if k]
-        close = [k for k in keys if k not in own and _close_matches(k, own, n=1)]
+        close = [k for k in keys if k not in own and (_close_matches(k, own, n=1)
+                                                      or _close_matches(last_part(k), own, n=1))]
         return close[0] if close else None
 
     def for_question(self, key: str) -> str:
@@ -52,7 +56,7 @@ class AnswerFlag(NamedTuple):
         return f"--answer {_quoted(written)}"
 
 
-def _close_matches(word: str, possibilities: list[str], n: int) -> list[str]:
+def _close_matches(word: str, possibilities: Sequence[str], n: int) -> list[str]:
     """difflib's close matches; difflib is imported here, for a did-you-mean, not by every call."""
     import difflib
 
@@ -64,6 +68,11 @@ def _quoted(text: str) -> str:
     import shlex
 
     return shlex.quote(text)
+
+
+def last_part(key: str) -> str:
+    """A question key without what names where it comes from: `ask_plan` of the SDK's `__main__:ask_plan`."""
+    return re.split(r"[:/]", key)[-1]
 
 
 def parse_flag(raw: str) -> AnswerFlag:
@@ -124,9 +133,9 @@ def _typed_value(flag: AnswerFlag, field: Field | None) -> Any:
         return coerce(field, flag.value)
     except ValueError as error:
         if field is not None and field.kind == "choices":
-            raise _not_an_array(flag, field, f": {error}") from None
-        raise UsageError(f"--answer {flag.raw!r}: field {flag.field!r} cannot take {flag.value!r} ({error})",
-                         "give a value of the field's type") from None
+            raise _not_an_array(flag, field) from None
+        raise UsageError(f"--answer {flag.raw!r}: field {flag.field!r} wants {error}, and {flag.value!r} is not "
+                         f"{error}", "give a value of the field's type") from None
 
 
 def _bare_choices(flag: AnswerFlag, field: Field) -> list[str]:
@@ -138,10 +147,10 @@ def _bare_choices(flag: AnswerFlag, field: Field) -> list[str]:
     items = [item.strip() for item in flag.value.split(",")]
     if choices and all(item in choices for item in items):
         return items
-    raise _not_an_array(flag, field, "")
+    raise _not_an_array(flag, field)
 
 
-def _not_an_array(flag: AnswerFlag, field: Field, why: str) -> UsageError:
+def _not_an_array(flag: AnswerFlag, field: Field) -> UsageError:
     """The error for a multi-select given neither as a JSON array nor as declared choices."""
     choices = [str(value) for value, _ in field.options()]
     key = f"{flag.owner}.{flag.field}"
@@ -150,7 +159,7 @@ def _not_an_array(flag: AnswerFlag, field: Field, why: str) -> UsageError:
     if choices:
         fix += f" or --answer {_quoted(key + '=' + ','.join(choices[:2]))}"
     of = f" of its choices ({', '.join(choices)})" if choices else ""
-    return UsageError(f"--answer {flag.raw!r}: field {flag.field!r} takes a JSON array{of}{why}", fix)
+    return UsageError(f"--answer {flag.raw!r}: field {flag.field!r} takes a JSON array{of}", fix)
 
 
 def _closed_form(schema: dict[str, Any]) -> bool:

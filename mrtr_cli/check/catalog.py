@@ -28,7 +28,8 @@ def skipped_by_request(names: tuple[str, ...]) -> frozenset[str]:
     known = probe_ids()
     for name in names:
         if name not in known:
-            close = difflib.get_close_matches(name, known, n=2)
+            lower = name.lower()  # ids are lower case: META-REQUIRED means meta-required and no other
+            close = [lower] if lower in known else difflib.get_close_matches(lower, known, n=2)
             if close:
                 raise UsageError(f"--skip-probe {name!r}: no such probe; did you mean "
                                  f"{' or '.join(repr(c) for c in close)}?")

@@ -184,7 +184,7 @@ META_PROBES: list[Probe] = [META_MISSING_VERSION, META_MISSING_CAPABILITIES, CLI
 ERROR_ID_PROBE: Probe = ("error-id", "an error response carries the request's id", "MUST", "basic/index#responses")
 UNKNOWN_METHOD_PROBE: Probe = ("method-not-found", "an unknown method gets -32601 (HTTP 404)", "MUST",
                                f"{STATELESS}#server-validation")
-REMOVED_PROBE: Probe = ("removed-methods", "a removed method the server does not serve gets -32601 with HTTP 404",
+REMOVED_PROBE: Probe = ("removed-methods", "a removed method the server does not serve gets -32601 (HTTP 404)",
                         "MUST", f"{STATELESS}#server-validation")
 HEADER_NAME_MISMATCH: Probe = ("header-name-mismatch",
                                "an Mcp-Name that disagrees with params.name gets -32020 (HTTP 400)", "MUST",

@@ -8,6 +8,7 @@ whatever the probe's level, and the line shows what came.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -67,6 +68,15 @@ def by_request(checks: list[Check], skipped: frozenset[str]) -> list[Check]:
     """The checks, those of the probes in `skipped` (--skip-probe) skipped, by request."""
     return [replace(check, status="skipped", seen=BY_REQUEST, group=None) if check.id in skipped else check
             for check in checks]
+
+
+_HTTP_STATUS = re.compile(r" \(HTTP \d{3}\)")
+
+
+def without_http_status(checks: list[Check]) -> list[Check]:
+    """Checks made over stdio: their titles lose the HTTP status (`(HTTP 400)`) the same rule has over
+    HTTP, which no stdio answer carries."""
+    return [replace(check, title=_HTTP_STATUS.sub("", check.title)) for check in checks]
 
 
 def status_counts(checks: list[Check]) -> dict[str, int]:

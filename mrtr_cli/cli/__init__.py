@@ -29,7 +29,7 @@ def run(args: List[str]) -> int:
     try:
         return int(command.main(args=args, prog_name="mrtr", standalone_mode=False, obj=server_command) or 0)
     except click.exceptions.ClickException as error:
-        return _usage_error(*_message(error), _json_output(args))
+        return _usage_error(*_message(error, args), _json_output(args))
     except typer.Abort as abort:  # click turns a KeyboardInterrupt it sees into Abort
         from mrtr_cli.errors import interruption
 
@@ -42,14 +42,33 @@ def _json_output(args: List[str]) -> bool:
     return "--json" in args and name != "proxy"
 
 
-def _message(error: Any) -> Tuple[str, str]:
+def _message(error: Any, args: List[str]) -> Tuple[str, str]:
     """What click says went wrong, and the help to see: the command's, when click knows which
     command it was parsing. `mrtr` or `mrtr auth` alone has shown its help already (click's message
     is that help, which mrtr's wrote to stdout itself): the line says what is missing."""
     if type(error).__name__ == "NoArgsIsHelpError":
         return "missing command: name one of the commands listed above", error.ctx.command_path
     context = getattr(error, "ctx", None)
+    if context is None and type(error).__name__ == "BadOptionUsage" and error.option_name:
+        return _no_value(error.option_name, args), " ".join(["mrtr", *_command_path(args)])
     return _said(error), context.command_path if context is not None else "mrtr"
+
+
+def _no_value(name: str, args: List[str]) -> str:
+    """click's parser found option `name` last, its value missing (click knows no command then)."""
+    from mrtr_cli.option_table import BY_NAME
+
+    option = BY_NAME.get(name)
+    shape = option.metavar if option is not None and option.metavar else "VALUE"
+    return f"{name} is missing its value: write {name} {shape}"
+
+
+def _command_path(args: List[str]) -> List[str]:
+    """The command `args` name (`auth login`), as far as the command table knows it."""
+    from mrtr_cli.command_table import find
+
+    words = [arg for arg in args if not arg.startswith("-")]
+    return next(words[:count] for count in range(len(words), -1, -1) if find(words[:count]) is not None)
 
 
 def _said(error: Any) -> str:

@@ -16,7 +16,8 @@ from typing import Any, Dict, List, Tuple
 
 import typer.core
 
-from mrtr_cli.render.help import ARGUMENTS, COMMANDS, OPTIONS, HelpPage, Panel, Row, show, split_help, write
+from mrtr_cli.render.help import (ARGUMENTS, COMMANDS, OPTIONS, HelpPage, Panel, Row, argument_name, argument_usage,
+                                  bounds, show, split_help, usage, write)
 
 
 def write_help(command: Any, ctx: Any) -> None:
@@ -34,7 +35,16 @@ def help_page(command: Any, ctx: Any) -> HelpPage:
     panels = _parameter_panels(command, ctx)
     if isinstance(command, typer.core.TyperGroup):
         panels.extend(_command_panels(command, ctx))
-    return HelpPage(command.get_usage(ctx), description, details, panels)
+    return HelpPage(usage(ctx.command_path, _usage_pieces(command, ctx)), description, details, panels)
+
+
+def _usage_pieces(command: Any, ctx: Any) -> List[str]:
+    """`[OPTIONS]` and each argument (`TOOL`, `[URL]`), or a group's `COMMAND [ARGS]...`."""
+    if isinstance(command, typer.core.TyperGroup):
+        return ["[OPTIONS]", "COMMAND", "[ARGS]..."]
+    arguments = [param for param in command.get_params(ctx) if isinstance(param, typer.core.TyperArgument)]
+    return ["[OPTIONS]", *(argument_usage(param.name or "", param.metavar, param.required, param.nargs != 1)
+                           for param in arguments)]
 
 
 def _parameter_panels(command: Any, ctx: Any) -> List[Panel]:
@@ -54,7 +64,7 @@ def _parameter_panels(command: Any, ctx: Any) -> List[Panel]:
 def _parameter_row(param: Any, ctx: Any) -> Row:
     """Required mark, long names, short names (an argument's name), type or metavar, then help."""
     argument = isinstance(param, typer.core.TyperArgument)
-    name = (param.metavar or param.name or "") if argument else ""
+    name = argument_name(param.name or "", param.metavar) if argument else ""
     long = ",".join(opt for opt in param.opts if "--" in opt)
     short = ",".join(name or opt for opt in param.opts if "--" not in opt)
     cells = (("*" if param.required else "", "red"), (long, "bold cyan"), (short, "" if argument else "bold green"),
@@ -63,23 +73,19 @@ def _parameter_row(param: Any, ctx: Any) -> Row:
 
 
 def _type_text(param: Any, ctx: Any) -> str:
+    """An option's metavar, or an argument's choices (`<tools|prompts|...>`)."""
     if isinstance(param, typer.core.TyperArgument):
-        shown = param.type.get_metavar(param=param, ctx=ctx) or f"<{param.type.name}>"
-    else:
-        shown = param.make_metavar(ctx=ctx)
-    text = shown if "bool" not in shown.lower() else ""
-    counted = getattr(param, "count", False) and param.type.min == 0 and param.type.max is None
-    ranged = hasattr(param.type, "_describe_range")  # click's IntRange, FloatRange
-    if ranged and not counted and not isinstance(param, typer.core.TyperArgument):
-        described = param.type._describe_range()
-        text += f" [{described}]" if described else ""
-    return text
+        return param.type.get_metavar(param=param, ctx=ctx) or ""
+    shown = param.make_metavar(ctx=ctx)
+    return shown if "bool" not in shown.lower() else ""
 
 
 def _parameter_help(param: Any, ctx: Any) -> Tuple[Tuple[str, str], ...]:
-    """The help text (its line breaks as spaces), then `[default: ...]` and `[required]`, as typer
-    showed them."""
+    """The help text (its line breaks as spaces), then a number's bounds, `[default: ...]` and
+    `[required]`."""
     items = [(" ".join(param.help.split()), "")] if param.help else []
+    if hasattr(param.type, "_describe_range") and not isinstance(param, typer.core.TyperArgument):
+        items.append((bounds(param.type.min, param.type.max), "dim"))  # click's IntRange, FloatRange
     default = param._extract_default_help_str(ctx=ctx)
     shows_text = isinstance(param.show_default, str)
     if shows_text or (default is not None and (param.show_default or ctx.show_default)):

@@ -9,7 +9,7 @@ command (`command_for`): building all of them, and the `auth` sub-app, cost ever
 (No `from __future__ import annotations` here: typer reads these annotations at runtime.)
 """
 
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 import typer
 
@@ -130,6 +130,13 @@ def proxy(*, proxying: ProxyOptions, serving: ServingOptions, target: TargetOpti
 
     return proxy_judging.run(proxying, serving.http, target.max_message_size, report.junit, output,
                              (target.config, target.server))
+
+
+@command(command_named("help"))
+def help_(*, command: Optional[List[str]]) -> int:
+    from mrtr_cli.commands import fast_help
+
+    return fast_help.run_help(command or [])
 
 
 AUTH = "auth"

@@ -32,7 +32,7 @@ from mrtr_cli.check.named import calls_of, named_checks, probes_for
 from mrtr_cli.check.stream import StreamWatch
 from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
-from mrtr_cli.check.verdicts import Probe, by_request, status_counts, verdict
+from mrtr_cli.check.verdicts import Probe, by_request, status_counts, verdict, without_http_status
 from mrtr_cli.render.check_lines import calls_line, check_lines
 from mrtr_cli.target import Target, logs_in_as_machine, parse_headers, resolve_target
 
@@ -130,6 +130,8 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
             else:
                 checks = _modern(context, client, chain, tool, target, named, instances, asked,
                                  other and other(client))
+            if not target.mirrors_headers:  # over stdio no answer carries an HTTP status to name
+                checks = without_http_status(checks)
     except AuthError as error:  # a machine's refused grant is exit 3, as in call: CI must not pass without a token
         if not protected or logs_in_as_machine(target, options):
             raise

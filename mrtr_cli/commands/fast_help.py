@@ -10,9 +10,13 @@ tests/test_help_fast.py holds the two equal. Standard library only, besides mrtr
 
 from __future__ import annotations
 
+import sys
+
+from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.command_table import Argument, Command, CommandGroup, find
 from mrtr_cli.option_table import PANELS, Option, of_group
-from mrtr_cli.render.help import ARGUMENTS, COMMANDS, OPTIONS, HelpPage, Panel, Row, show, split_help, usage
+from mrtr_cli.render.help import (ARGUMENTS, COMMANDS, OPTIONS, HelpPage, Panel, Row, argument_name, argument_usage,
+                                  bounds, show, split_help, usage)
 
 HELP_NAMES = ("--help", "-h")
 
@@ -37,6 +41,31 @@ def run(args: list[str]) -> int | None:
     if found is None:
         return None
     return show(help_page(found, args[:-1]))
+
+
+def run_help(words: list[str]) -> int:
+    """`mrtr help [COMMAND...]`: the page `mrtr COMMAND... --help` shows; a name mrtr does not know
+    is a usage error with the names it is close to. (Only commands are looked up: a word naming no
+    command is where help topics will be looked up.)"""
+    found = find(words)
+    if found is not None:
+        return show(help_page(found, words))
+    print(f"mrtr: {_unknown(words)}", file=sys.stderr)
+    return int(ExitCode.USAGE)
+
+
+def _unknown(words: list[str]) -> str:
+    """What is wrong with `mrtr help WORDS`: the first word that names no command, the commands it is
+    close to, and the help that lists them."""
+    import difflib  # only for a mistake: the help itself stays quick
+
+    known = next(words[:count] for count in range(len(words), -1, -1) if find(words[:count]) is not None)
+    group, path, word = find(known), " ".join(["mrtr", *known]), words[len(known)]
+    if not isinstance(group, CommandGroup):
+        return f"{' '.join(known)} has no subcommands, and {word!r} is none (see {path} --help)"
+    close = difflib.get_close_matches(word.lower(), [command.name for command in group.commands], n=2)
+    meant = f"; did you mean {' or '.join(repr(' '.join([*known, name])) for name in close)}?" if close else ""
+    return f"no command {' '.join([*known, word])!r}{meant} (see {path} --help)"
 
 
 def help_page(found: Command | CommandGroup, path: list[str]) -> HelpPage:
@@ -69,20 +98,14 @@ def _option_row(option: Option) -> Row:
     short = ",".join(name for name in option.names if "--" not in name)
     cells = (("", "red"), (long, "bold cyan"), (short, "bold green"), (_option_type(option), "bold yellow"))
     default = _default_text(option)
+    reader = option.reader
+    shown_bounds = ((bounds(reader.low, reader.high), "dim"),) if reader.number is not None else ()
     shown_default = ((f"[default: {default}]", "dim"),) if default else ()
-    return Row(cells, ((" ".join(option.help.split()), ""), *shown_default))
+    return Row(cells, ((" ".join(option.help.split()), ""), *shown_bounds, *shown_default))
 
 
 def _option_type(option: Option) -> str:
-    if option.kind == "flag":
-        return ""
-    text = option.metavar or _choices(option.choices)
-    reader = option.reader
-    if reader.number is None:
-        return text
-    if reader.high is None:
-        return f"{text} [x>={reader.low}]"
-    return f"{text} [{reader.low}<=x<={reader.high}]"
+    return "" if option.kind == "flag" else option.metavar or _choices(option.choices)
 
 
 def _default_text(option: Option) -> str:
@@ -100,21 +123,15 @@ def _choices(choices: tuple[str, ...]) -> str:
 def _argument_row(argument: Argument) -> Row:
     """The required mark, the argument's name, its type, then its help."""
     required = (("*" if argument.required else "", "red"),)
-    cells = (*required, ("", "bold cyan"), (argument.metavar or argument.name, ""),
-             (_choices(argument.choices), "bold yellow"))
+    choices = _choices(argument.choices) if argument.choices else ""
+    cells = (*required, ("", "bold cyan"), (argument_name(argument.name, argument.metavar), ""),
+             (choices, "bold yellow"))
     required_mark = (("[required]", "dim red"),) if argument.required else ()
     return Row(cells, ((" ".join(argument.help.split()), ""), *required_mark))
 
 
 def _argument_usage(argument: Argument) -> str:
-    """How the usage line names an argument, as typer does: `{tool}`, `[URL]`, `{TRANSCRIPT.yaml...}`."""
-    if argument.metavar is not None:
-        if argument.metavar.startswith("["):
-            return argument.metavar
-        return f"{{{argument.metavar}}}" if argument.required else f"[{argument.metavar}]"
-    name = f"{{{argument.name}}}" if argument.required else f"[{argument.name}]"
-    choices = f":{_choices(argument.choices)}" if argument.choices else ""
-    return name + choices + ("..." if argument.many else "")
+    return argument_usage(argument.name, argument.metavar, argument.required, argument.many)
 
 
 def _command_row(command: Command | CommandGroup) -> Row:

@@ -107,7 +107,7 @@ def _run_http(proxying: ProxyOptions, http: str, max_message_size: int, output: 
                          "drop --timeline (redirect stderr to keep it)")
     check_upstream(proxying.to)
     host, port = parse_listen(http)
-    shown = ShownTimeline(Timeline(context.consoles.err, verbose=output.verbose, live=False))
+    shown = ShownTimeline(Timeline(context.consoles.err, verbose=output.verbose, live=False, answered_by_mrtr=False))
     watchers = _watchers(proxying.record_dir, {"transport": "http", "url": proxying.to}, shown, more_watchers)
     return serve_proxy(host, port, proxying.to, watchers, max_message_size, output.show_secrets, shown)
 
@@ -162,4 +162,4 @@ def _timeline_file(path: str | None, output: OutputOptions) -> Iterator[Timeline
     except OSError as error:
         raise UsageError(f"--timeline {path}: {error.strerror}", "name a file mrtr can write") from None
     with stream:
-        yield Timeline(make_console(stream, output.color), verbose=output.verbose, live=False)
+        yield Timeline(make_console(stream, output.color), verbose=output.verbose, live=False, answered_by_mrtr=False)

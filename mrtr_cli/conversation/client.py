@@ -16,6 +16,7 @@ from mrtr_cli.errors import (LegacyServerError, NotAServer, ProtocolError, Reque
                              UnreachableError, interruption)
 from mrtr_cli.events import Observer
 from mrtr_cli.conversation.explain import explain, supported_versions, versions_text
+from mrtr_cli.conversation.stopwatch import Stopwatch
 from mrtr_cli.conversation.waiting import ServerRequestHandler, Waiting, progress_token, timed_out
 from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Response
@@ -214,7 +215,7 @@ class Client:
         request_id, method, round = message["id"], message["method"], sending.round
         text = jsonrpc.encode(message)
         self.emit(events.RequestSent(request_id, method, sending.params, text, round, sending.purpose))
-        started = time.monotonic()
+        stopwatch = Stopwatch()
         try:
             exchange = self.transport.start(text, headers_from, sending.mirrored,
                                             before_waiting=self.emit.held.before_waiting,
@@ -222,10 +223,10 @@ class Client:
         except UnreachableError as error:  # the process ended, or read no more, while the frame was written
             raise _during(error, f"while mrtr sent {method} (id {request_id})") from None
         try:
-            response, waiting = self._await(exchange, request_id, method, sending)
+            response, waiting = self._await(exchange, request_id, method, sending, stopwatch)
         finally:
             exchange.close()
-        elapsed = (time.monotonic() - started) * 1000
+        elapsed = stopwatch.elapsed_ms()
         reply = Reply(request_id, method, response.result, response.error, elapsed, waiting.status)
         self._note_server(reply.result)
         self.emit(events.ResponseReceived(request_id, method, reply.result, reply.error, elapsed, round))
@@ -243,11 +244,12 @@ class Client:
         return {**params, "_meta": meta.request_meta(s.version, s.capabilities, s.identity, token, s.log_level)}
 
     def _await(self, exchange: Exchange, request_id: int, method: str,
-               sending: _Sending) -> tuple[Response, Waiting]:
+               sending: _Sending, stopwatch: Stopwatch) -> tuple[Response, Waiting]:
         """The response; in a conversation, events are held from its frame on (`events.HeldEvents`)."""
         deadline = Deadline(self.settings.timeout if sending.timeout is None else sending.timeout, sending.not_after,
                             notices=not self.heard)  # a server silent so far: say what mrtr waits for
-        waiting = Waiting(request_id, method, deadline, self.emit, self.era.server_requests, self.emit.held)
+        waiting = Waiting(request_id, method, deadline, self.emit, self.era.server_requests, self.emit.held,
+                          stopwatch)
         try:
             self.emit.held.before_waiting()  # what was held is shown while the server works on this request
             for incoming in exchange.frames(deadline):

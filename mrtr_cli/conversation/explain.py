@@ -36,7 +36,7 @@ def _hint(error: dict[str, Any]) -> str:
     if code == jsonrpc.METHOD_NOT_FOUND:
         return "the server does not offer this method"
     if code == jsonrpc.INVALID_PARAMS:
-        return "the server rejected the parameters; check the name and the arguments"
+        return _answer_refused_hint(error) or "the server rejected the parameters; check the name and the arguments"
     if code == jsonrpc.URL_ELICITATION_REQUIRED:
         return _urls_to_open(error)
     return ""
@@ -54,6 +54,18 @@ def _urls_to_open(error: dict[str, Any]) -> str:
     shown = "; ".join(f"{safe_line(page['url'], 300)} ({safe_line(page.get('message', ''), 120)})"
                       for page in pages[:3])
     return f"open this yourself, then call again: {shown}"
+
+
+def _answer_refused_hint(error: dict[str, Any]) -> str | None:
+    """-32602 about an answer, not the request: `mrtr serve`'s recording answered the question otherwise
+    (its data names the key and the recorded answer), or the server names inputResponses."""
+    data = error.get("data")
+    if isinstance(data, dict) and isinstance(data.get("key"), str) and "recorded" in data:
+        return (f"the server plays back a recording, which answered {safe_line(data['key'], 60)!r} otherwise: "
+                "give the recorded answer (--answer, --answers), or serve a recording of this answer too")
+    if "inputResponses" in str(error.get("message")):
+        return "the server refused an answer; check the answers given (--answer, --answers) against its question"
+    return None
 
 
 def _missing_capability_hint(error: dict[str, Any]) -> str:

@@ -58,18 +58,41 @@ def unlisted_hint(client: Client, method: str, subject: str) -> str | None:
         return None
     if subject in names:
         return None
+    likely_uris: list[str] = []
     if method == "resources/read":
         templates = _templates(client)
         if any(_matches_template(subject, template) for template in templates):
             return None
-        names += templates
+        likely_uris = [uri for template in templates if (uri := _template_fix(subject, template))]
     if _undeclared_roots(client, subject):
         return (f"the server lists no {kind} {subject!r} to mrtr, which declared no roots (nothing could answer "
                 "them, or --no-roots); a server may list such a tool only to a client that does: give --root DIR")
     likely = [name for name in names if len(name) <= MAX_NAME]  # the spec's names are 1 to 128 characters
+    return unlisted_hint_text(subject, (likely_uris + _close_names(subject, likely))[:3], kind)
+
+
+def _close_names(subject: str, names: list[str]) -> list[str]:
+    """The names `subject` is a typo of, case aside (`BOOK_TABLE` for `book_table`)."""
     import difflib  # only for a name the server does not list
 
-    return unlisted_hint_text(subject, difflib.get_close_matches(subject, likely, n=3), kind)
+    by_lower = {name.lower(): name for name in reversed(names)}  # the first of names equal but for case
+    return [by_lower[close] for close in difflib.get_close_matches(subject.lower(), list(by_lower), n=3)]
+
+
+def _template_fix(uri: str, template: str) -> str | None:
+    """`uri` with its start made the template's (`vault://recipes` for `vaul://recipes` and
+    `vault://{name}`), when that start is a typo of the template's text before its first expression
+    and the rest then fits the template; else None."""
+    import difflib  # only for a URI the server does not list
+
+    start = re.split(r"\{[^{}]*\}", template)[0]
+    if len(start) < 3 or len(uri) > MAX_NAME or start == template:
+        return None
+    likeness = {length: difflib.SequenceMatcher(None, uri[:length].lower(), start.lower()).ratio()
+                for length in (len(start), len(start) - 1, len(start) + 1)}  # one character kept, lost or added
+    length = max(likeness, key=likeness.__getitem__)
+    fixed = start + uri[length:]
+    return fixed if likeness[length] >= 0.8 and _matches_template(fixed, template) else None
 
 
 def _undeclared_roots(client: Client, subject: str) -> bool:

@@ -68,6 +68,9 @@ class Outcome:
     """What mrtr found out after a failure, shown after it (e.g. a tool name the server does not list)."""
     task: TaskRecord | None = None
     """The task the server made of the request, as it was followed (None: no task)."""
+    unanswered_round: int | None = None
+    """The round whose request got no answer, when the conversation ended so (the server went away,
+    a timeout, Ctrl-C): it was sent, so it counts, and `rounds` holds only the answered ones."""
 
     def exit_code(self, strict: bool = False) -> ExitCode:
         codes = [self.error.exit_code] if self.error else []
@@ -110,27 +113,27 @@ class Session:
 
     def run(self, method: str, params: dict[str, Any], mirrored: Mirrored | None = None) -> Outcome:
         """The whole conversation; `mirrored`: the arguments every round also sends as headers."""
-        return self._outcome(Outcome(method, params), lambda rounds: self._converse(method, params, rounds, mirrored))
+        return self._outcome(Outcome(method, params), lambda outcome: self._converse(method, params, outcome, mirrored))
 
     def follow_task(self, task_id: str, method: str = "tools/call", params: dict[str, Any] | None = None) -> Outcome:
         """Follow a task that already exists (known by its id, e.g. resumed) to its end, as `run` follows
         the task a call makes: the same events, answers and outcome (`method` and `params`: the request
         that made it, when known)."""
-        def follow(rounds: list[Round]) -> dict[str, Any]:
+        def follow(outcome: Outcome) -> dict[str, Any]:
             self.held.conversation_starts()
             try:
-                return self._follower(rounds).follow_id(task_id)
+                return self._follower(outcome.rounds).follow_id(task_id)
             finally:
                 self.held.conversation_ends()
 
         return self._outcome(Outcome(method, params or {}), follow)
 
-    def _outcome(self, outcome: Outcome, converse: Callable[[list[Round]], dict[str, Any]]) -> Outcome:
+    def _outcome(self, outcome: Outcome, converse: Callable[[Outcome], dict[str, Any]]) -> Outcome:
         asking = self.client.era.server_requests
         if asking is not None:
             asking.begin_call()
         try:
-            outcome.result = converse(outcome.rounds)
+            outcome.result = converse(outcome)
             outcome.status = "complete"
         except MrtrError as error:
             outcome.status, outcome.error = status_of(error), error
@@ -144,19 +147,19 @@ class Session:
         self.emit(events.OutcomeReached(outcome))
         return outcome
 
-    def _converse(self, method: str, params: dict[str, Any], rounds: list[Round],
+    def _converse(self, method: str, params: dict[str, Any], outcome: Outcome,
                   mirrored: Mirrored | None) -> dict[str, Any]:
         """The rounds, a conversation for held events (`events.HeldEvents`): each round is shown and
         checked while the server works on the retry."""
         self.held.conversation_starts()
         home = self.client.transport
         try:
-            return self._rounds(method, params, rounds, mirrored)
+            return self._rounds(method, params, outcome, mirrored)
         finally:
             self.client.hop(home)  # the instances' owner stops the others
             self.held.conversation_ends()
 
-    def _rounds(self, method: str, params: dict[str, Any], rounds: list[Round],
+    def _rounds(self, method: str, params: dict[str, Any], outcome: Outcome,
                 mirrored: Mirrored | None) -> dict[str, Any]:
         responses: dict[str, Any] | None = None
         state: str | None = None
@@ -165,15 +168,17 @@ class Session:
         for number in itertools.count(1):
             sent = retry_params(params, responses, state)
             instance, chosen = self._route(number)
+            outcome.unanswered_round = number  # until its answer comes
             reply = self.client.request(method, sent, round=number, purpose="request" if number == 1 else "retry",
                                         mirrored=mirrored)
+            outcome.unanswered_round = None
             current = Round(number, reply, sent, instance=chosen)
-            rounds.append(current)
+            outcome.rounds.append(current)
             if reply.error is not None:
                 raise self._refusal(method, reply.error, instance, made_state)
             if tasks.is_task(reply.result) and self.client.settings.capabilities.tasks:
                 current.result_type = tasks.TASK
-                return self._follower(rounds).follow_created(reply, number + 1)
+                return self._follower(outcome.rounds).follow_created(reply, number + 1)
             reading = read_result(method, reply.result)
             if isinstance(reading, Complete) and is_task_call(self.client, sent) and "task" in reading.result:
                 current.result_type = tasks.TASK

@@ -31,6 +31,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
+from mrtr_cli.conversation.stopwatch import Stopwatch
 from mrtr_cli.conversation.task_stream import StreamedPolls, TaskStream
 from mrtr_cli.errors import (IncompleteError, MrtrError, ProtocolError, RequestTimeout, ServerError,
                              UnreachableError)
@@ -157,6 +158,8 @@ class TaskFollower:
         """What was seen of the task so far (None: no task yet)."""
         self._deadline = TaskDeadline(settings.task_timeout, clock)
         """The task's time; started again when following starts."""
+        self._stopwatch = Stopwatch(clock)
+        """The task's time as the closing line gives it: the answering of its questions left out."""
         self._last: Reply | None = None
         """The last tasks/get's reply (an input round is that reply's)."""
         self._answered: set[str] = set()
@@ -170,7 +173,7 @@ class TaskFollower:
             created = tasks.read_created(reply.method, reply.result)
         except ProtocolError as error:
             raise self._unfollowable(error, reply.result) from None
-        self._deadline = TaskDeadline(self.settings.task_timeout, self.clock)
+        self._deadline, self._stopwatch = TaskDeadline(self.settings.task_timeout, self.clock), Stopwatch(self.clock)
         self.record = TaskRecord(created.task_id, [(created.status, created.status_message)])
         self.client.emit(events.TaskCreated(reply.id, created.task_id, created.status, created.status_message,
                                             created.poll_interval_ms, created.ttl_ms, self._poll_seconds(created)))
@@ -179,7 +182,7 @@ class TaskFollower:
 
     def follow_id(self, task_id: str, next_round: int = 1) -> dict[str, Any]:
         """Follow a task known only by its id (a task mrtr made before, resumed): asked first, then followed."""
-        self._deadline = TaskDeadline(self.settings.task_timeout, self.clock)
+        self._deadline, self._stopwatch = TaskDeadline(self.settings.task_timeout, self.clock), Stopwatch(self.clock)
         self.record = TaskRecord(task_id, [])
         first = self._get(task_id, "not yet known")
         self._seen(first)
@@ -194,7 +197,7 @@ class TaskFollower:
             if self._streamed is not None:
                 self._streamed.stream.close()
             if self.record is not None:
-                self.record.elapsed_ms = started_ms + (self.clock() - self._deadline.started) * 1000
+                self.record.elapsed_ms = started_ms + self._stopwatch.elapsed_ms()
 
     def _polled(self, state: TaskState, next_round: int) -> dict[str, Any]:
         """Each pass: the end, the task's time, the questions not answered yet, one poll interval, a poll."""
@@ -270,7 +273,8 @@ class TaskFollower:
         if number > self.max_rounds:
             raise IncompleteError(f"task {state.task_id} still asks for input at round {number}, past --max-rounds "
                                   f"{self.max_rounds}", "raise --max-rounds if it needs more")
-        responses = self.ask(number, reply, tasks.get_params(state.task_id), asked)
+        with self._stopwatch.excluding():
+            responses = self.ask(number, reply, tasks.get_params(state.task_id), asked)
         self._answered.update(asked)
         update = self._deadline.request(self.client, tasks.UPDATE, tasks.update_params(state.task_id, responses),
                                         state.task_id, state.status)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli import events
 from mrtr_cli.errors import NotAServer, ProtocolError, RequestTimeout
+from mrtr_cli.conversation.stopwatch import Stopwatch
 from mrtr_cli.events import HeldEvents, Observer
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
@@ -41,8 +42,10 @@ class Waiting:
 
     def __init__(self, request_id: int, method: str, deadline: Deadline, emit: Observer,
                  server_requests: ServerRequestHandler | None = None,
-                 held: HeldEvents | None = None) -> None:
+                 held: HeldEvents | None = None, stopwatch: Stopwatch | None = None) -> None:
         self.server_requests = server_requests
+        self.stopwatch = stopwatch or Stopwatch()
+        """The request's time, which leaves out the answering of the server's requests."""
         self.held = held
         """Told when the frame of the response awaited arrives, before it is reported."""
         self.request_id = request_id
@@ -83,7 +86,8 @@ class Waiting:
             self._notification(message)
         elif isinstance(message, Request) and self.server_requests is not None:
             started = time.monotonic()
-            self.server_requests.handle(message, self.request_id)
+            with self.stopwatch.excluding():  # a person typing is not the round's time either
+                self.server_requests.handle(message, self.request_id)
             self.deadline.restart(time.monotonic() - started)  # answering is not the server's time
         elif isinstance(message, Request):
             self.emit(events.FrameIgnored(message.raw, f"a {message.method} request from the server; "

@@ -25,13 +25,14 @@ def declared_types(schema: Any) -> set[str]:
 def coerce_text(text: str, types: set[str]) -> Any:
     """`text` as a value of one of `types`; unknown or mixed types parse as JSON, else stay text.
 
-    Raises `ValueError` when `text` cannot be a value of the only type declared.
+    Raises `ValueError` when `text` cannot be a value of the only type declared; its message names
+    the type in words (`a number`), for the caller's sentence.
     """
     concrete = types - {"null"}
     if concrete == {"string"}:
         return text
     if concrete == {"integer"}:
-        return int(text)
+        return _parsed(int, text, "an integer")
     if concrete <= {"number", "integer"} and concrete:
         return _number(text)
     if concrete == {"boolean"}:
@@ -39,6 +40,14 @@ def coerce_text(text: str, types: set[str]) -> Any:
     if concrete and concrete <= {"array", "object"}:
         return _json_of(text, concrete)
     return json_or_text(text)
+
+
+def _parsed(parse: Any, text: str, wanted: str) -> Any:
+    """`parse(text)`, Python's own complaint replaced by the type wanted in words."""
+    try:
+        return parse(text)
+    except ValueError:
+        raise ValueError(wanted) from None
 
 
 def json_or_text(text: str) -> Any:
@@ -52,7 +61,7 @@ def _number(text: str) -> int | float:
     try:
         return int(text)
     except ValueError:
-        return float(text)
+        return float(_parsed(float, text, "a number"))
 
 
 def _boolean(text: str) -> bool:
@@ -61,12 +70,13 @@ def _boolean(text: str) -> bool:
         return True
     if lowered in _FALSE:
         return False
-    raise ValueError("expected true or false")
+    raise ValueError("true or false")
 
 
 def _json_of(text: str, types: set[str]) -> Any:
-    value = json.loads(text)
+    wanted = f"a JSON {' or '.join(sorted(types))}"
+    value = _parsed(json.loads, text, wanted)
     names: dict[type, str] = {list: "array", dict: "object"}
     if names.get(type(value)) not in types:
-        raise ValueError(f"expected a JSON {' or '.join(sorted(types))}")
+        raise ValueError(wanted)
     return value

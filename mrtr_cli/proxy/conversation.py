@@ -61,12 +61,13 @@ class Conversation:
     def sent(self, message: Request, headers: Mapping[str, str], retry: bool, at: float) -> None:
         """Its first request, or a retry (the next round), which crossed at `at` (time.monotonic());
         the answers it carries go to the round that asked."""
+        echoed = message.params.get(mrtr.REQUEST_STATE) == self.state and self.state is not None
         if retry:
             self._answers_in(message.params)
             self.round += 1
         self.request_id, self.sent_at, self.awaiting_retry = message.id, at, False
         self.emit(events.RequestSent(message.id, message.method, without_meta(message.params), message.raw,
-                                     self.round, "retry" if retry else "request"))
+                                     self.round, "retry" if retry else "request", echoed or not retry))
         if headers:
             self.emit(events.WireNote("out", _header_lines(headers), {"headers": dict(headers)}, message.id))
 

@@ -75,6 +75,30 @@ def split_help(text: str) -> tuple[str, str]:
     return description.replace("\n", " ").strip(), details
 
 
+def argument_name(name: str, metavar: str | None) -> str:
+    """How the help names a positional argument: its metavar, else its name in capitals (`TOOL`)."""
+    return metavar or name.upper()
+
+
+def argument_usage(name: str, metavar: str | None, required: bool, many: bool) -> str:
+    """How the usage line shows a positional argument: `TOOL`, `[URL]`, `TRANSCRIPT.yaml...`."""
+    shown = argument_name(name, metavar)
+    if not required and not shown.startswith("["):
+        shown = f"[{shown}]"
+    return shown + "..." if many and not shown.endswith("...") else shown
+
+
+def bounds(low: float | None, high: float | None) -> str:
+    """A number's bounds as its help item: `[at least 0]`, `[0.001 to 1000000]`."""
+    if high is None:
+        return f"[at least {_number(low)}]"
+    return f"[{_number(low)} to {_number(high)}]"
+
+
+def _number(value: float | None) -> str:
+    return str(int(value)) if isinstance(value, (int, float)) and float(value).is_integer() else f"{value:g}"
+
+
 def usage(command_path: str, pieces: list[str]) -> str:
     """The usage line as click writes it: `Usage: mrtr call [OPTIONS] {tool}`, wrapped at the width
     click takes (the terminal's, at most 80, less 2, at least 50), continued under the arguments."""
@@ -188,11 +212,20 @@ def _panel(panel: Panel, width: int) -> list[Line]:
 
 def _table(rows: list[Row], inner: int) -> list[Line]:
     """The rows as columns: each narrow column as wide as its widest cell (empty ones left out),
-    the help wrapped in what is left; when that is too little, the metavar column folds at "|"."""
+    the help wrapped in what is left; when that is too little, the metavar column folds at "|",
+    and when that is still too little, the rows too wide for a readable help column (a long option
+    name, a long metavar) each take a line of their own, their help starting on the next."""
     widths, help_width = _column_widths(rows, inner)
+    spilled: list[Row] = []
+    if help_width < _wanted_help(rows, inner):
+        widths, spilled = _spilled_widths(rows, inner - _wanted_help(rows, inner))
+        help_width = inner - _span(widths)
     shown = [column for column, width in enumerate(widths) if width]
     lines: list[Line] = []
     for row in rows:
+        if any(row is spilt for spilt in spilled):
+            lines.extend(_spilled_row(row, inner, help_width))
+            continue
         cells = [(_fold(row.cells[column][0], widths[column]), row.cells[column][1]) for column in shown]
         helps = _help_lines(row.help, help_width)
         for number in range(max([len(helps)] + [len(folded) for folded, _ in cells])):
@@ -202,12 +235,57 @@ def _table(rows: list[Row], inner: int) -> list[Line]:
     return lines
 
 
+def _wanted_help(rows: list[Row], inner: int) -> int:
+    """The help column's least readable width: NARROWEST_HELP, or less when the panel is narrow or
+    its help short."""
+    longest = max(len(" ".join(text for text, _ in row.help)) for row in rows)
+    return min(NARROWEST_HELP, inner // 2, longest)
+
+
+def _span(widths: list[int]) -> int:
+    """The width the narrow columns take, with their gaps."""
+    return sum(width + len(GAP) for width in widths if width)
+
+
+def _spilled_widths(rows: list[Row], room: int) -> tuple[list[int], list[Row]]:
+    """Column widths that fit in `room`, and the rows left out of them: the widest row goes first,
+    until the rest fit."""
+    kept, spilled = list(rows), []  # type: list[Row], list[Row]
+    while kept:
+        widths = [max(len(row.cells[column][0]) for row in kept) for column in range(len(rows[0].cells))]
+        if _span(widths) <= room:
+            return widths, spilled
+        widest = max(kept, key=lambda row: _span([len(text) for text, _ in row.cells]))
+        kept.remove(widest)
+        spilled.append(widest)
+    return [0] * len(rows[0].cells), spilled
+
+
+def _spilled_row(row: Row, inner: int, help_width: int) -> list[Line]:
+    """A row left out of the columns: its cells one after the other, its help in the help column, from
+    the same line when the cells end before it, else from the next."""
+    line: Line = []
+    for text, style in (cell for cell in row.cells if cell[0]):
+        line.extend([(text, style), (GAP, "")])
+    used, start = sum(len(text) for text, _ in line), inner - help_width
+    helps = _help_lines(row.help, help_width)
+    if used <= start:
+        return [line + [(" " * (start - used), "")] + helps[0]] + _indented(helps[1:], start)
+    if used > inner:  # a metavar wider than the panel: its choices fold
+        folded = [[(piece, row.cells[-1][1])] for piece in _fold(row.cells[-1][0], inner)]
+        return [line[:-4] + folded[0]] + folded[1:] + _indented(helps, start)
+    return [line] + _indented(helps, start)
+
+
+def _indented(lines: list[Line], width: int) -> list[Line]:
+    return [[(" " * width, "")] + line for line in lines]
+
+
 def _column_widths(rows: list[Row], inner: int) -> tuple[list[int], int]:
     """The width of each narrow column (0: left out) and of the help column."""
     widths = [max(len(row.cells[column][0]) for row in rows) for column in range(len(rows[0].cells))]
-    help_width = inner - sum(width + len(GAP) for width in widths if width)
-    longest = max(len(" ".join(text for text, _ in row.help)) for row in rows)
-    wanted = min(NARROWEST_HELP, inner // 2, longest)
+    help_width = inner - _span(widths)
+    wanted = _wanted_help(rows, inner)
     if help_width < wanted and widths[-1]:
         narrowed = max(widths[-1] - (wanted - help_width), _least_fold(rows), NARROWEST_CELL)
         help_width += widths[-1] - narrowed
@@ -237,10 +315,14 @@ def _fold(text: str, width: int) -> list[str]:
 
 
 def _help_lines(items: tuple[Part, ...], width: int) -> list[Line]:
-    """The help items on one line when they fit, else each wrapped on lines of its own."""
+    """The help items on one line when they fit, else each wrapped on lines of its own; the notes
+    after the help (`[at least 0]`, `[default: 10]`) share a line when they fit on one."""
     joined = " ".join(text for text, _ in items)
     if len(joined) <= width:
         return [_items_line(items)]
+    notes = items[1:]
+    if len(items) > 2 and len(" ".join(text for text, _ in notes)) <= width:
+        return [_highlighted(line, items[0][1]) for line in _wrap(items[0][0], width)] + [_items_line(notes)]
     lines: list[Line] = []
     for text, style in items:
         lines.extend(_highlighted(line, style) for line in _wrap(text, width))

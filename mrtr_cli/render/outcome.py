@@ -53,15 +53,26 @@ def _print_result(out: AnyConsole, piece: Text | str) -> None:
 
 def status_line(outcome: Outcome) -> StyledLine:
     """`✓ complete · 3 rounds · 12 ms`, or what went wrong instead."""
-    rounds = len(outcome.rounds)
+    rounds = len(outcome.rounds) + (outcome.unanswered_round is not None)
     took = sum(r.reply.elapsed_ms for r in outcome.rounds)
     if outcome.task is not None and outcome.task.elapsed_ms is not None:
-        took = outcome.task.elapsed_ms  # the task's whole time, its polls and waits too
-    detail = f" · {rounds} round{'s' if rounds != 1 else ''} · {took:.0f} ms" if rounds else ""
+        took = outcome.task.elapsed_ms  # the task's whole time, its polls and waits too, answering aside
+    unanswered = ", the last unanswered" if outcome.unanswered_round is not None else ""
+    detail = f" · {rounds} round{'s' if rounds != 1 else ''}{unanswered} · {took:.0f} ms{_excluded(outcome)}" \
+        if rounds else ""
     if outcome.status == "complete" and outcome.exit_code() == ExitCode.TOOL_ERROR:
         return StyledLine(f"✗ complete, but the tool reported an error (isError){detail}", "mrtr.error")
     style = "mrtr.complete" if outcome.status == "complete" else "mrtr.error"
     return StyledLine(f"{'✓' if outcome.status == 'complete' else '✗'} {outcome.status}{detail}", style)
+
+
+def _excluded(outcome: Outcome) -> str:
+    """What the time leaves out: answering the server's questions, in either era (a round's time runs
+    from its request to its response, less the waits for an answer in flight; a task's, from the call
+    to its end, less its input rounds' answering). An older-era task's time (2025-11-25, its questions
+    asked on tasks/result) still holds the answering: no claim is made for it."""
+    older_task = outcome.task is not None and outcome.era == "older"
+    return ", answering excluded" if any(r.answers for r in outcome.rounds) and not older_task else ""
 
 
 def failure_message(outcome: Outcome, code: ExitCode) -> str:

@@ -41,8 +41,8 @@ class StyledLine:
         text = "".join(self.texts)
         return text if text.isprintable() else CONTROL_CODES.sub("", text)  # printable: no control code
 
-    def __rich__(self) -> Text | _Hanging:
-        return self.as_text()
+    def __rich__(self) -> _Hanging:
+        return _Hanging(self.as_text())
 
     def as_text(self) -> Text:
         """The line as a rich Text, its parts styled."""
@@ -55,34 +55,97 @@ class StyledLine:
 
 
 class WrappedLine(StyledLine):
-    """A line that a terminal shows wrapped at word boundaries, its continuation lines indented by
-    HANGING_INDENT; off a terminal it is one line, as any StyledLine."""
+    """A line shown wrapped on a terminal, as every StyledLine is (`_Hanging`); kept for the lines
+    written to be wrapped (an answer and its JSON)."""
 
     __slots__ = ()
 
-    def __rich__(self) -> _Hanging:
-        return _Hanging(self.as_text())
-
 
 HANGING_INDENT = 4
-"""Spaces before each continuation line of a WrappedLine."""
+"""Spaces before each continuation line of a line a terminal shows wrapped."""
+NARROWEST_WRAP = 20
+"""A terminal narrower than this gets lines as they are: wrapping would leave no room for text."""
 
 
 class _Hanging:
-    """A rich renderable: `text` wrapped at words to the console's width, then indented."""
+    """A rich renderable: `text` as it is when it fits the terminal; else wrapped at word
+    boundaries and between JSON values, never inside a JSON string (`text.break_points`), each
+    continuation line indented by HANGING_INDENT. (The console soft-wraps: left to the terminal, a
+    long line broke at its edge, mid-word.) Off a terminal (`--color always` too), one line."""
 
     def __init__(self, text: Text) -> None:
         self.text = text
 
     def __rich_console__(self, console: Any, options: Any) -> Iterator[Text]:
+        from rich.cells import cell_len
         from rich.text import Text
 
-        if not console.is_terminal:
+        width = options.max_width
+        lines = self.text.split("\n", allow_blank=True)
+        fits = all(cell_len(line.plain) <= width for line in lines)
+        if not _on_a_terminal(console) or fits or width < NARROWEST_WRAP:
             yield self.text  # the bytes a plain console writes
             return
-        width = max(options.max_width - HANGING_INDENT, 20)
-        for number, line in enumerate(self.text.wrap(console, width)):
-            yield line if number == 0 else Text(" " * HANGING_INDENT).append_text(line)
+        for number, line in enumerate(lines):
+            if number:
+                yield Text("\n", end="")
+            yield from _wrapped(line, width, Text(" " * HANGING_INDENT))
+
+
+def _on_a_terminal(console: Any) -> bool:
+    """Whether the console writes to a real terminal: `--color always` into a pipe (a CI log) gets
+    its lines whole, as the plain console writes them."""
+    isatty = getattr(console.file, "isatty", None)
+    return console.is_terminal and bool(isatty and isatty())
+
+
+def _wrapped(line: Text, width: int, indent: Text) -> Iterator[Text]:
+    """`line` in pieces that fit `width` (continuations after `indent`), the breaks' spaces dropped."""
+    from mrtr_cli.text import break_points
+
+    points = break_points(line.plain)
+    cuts = _cuts(line.plain, points, width, width - len(indent))
+    for number, (piece, end) in enumerate(zip(line.divide(cuts), [*cuts, len(line.plain)])):
+        if end in points or end == len(line.plain) or line.plain[end - 1] == " ":
+            piece.rstrip()  # the spaces of a break; a row cut where it was full keeps them (a JSON string's)
+        yield piece if number == 0 else indent.copy().append_text(piece)
+
+
+def _cuts(plain: str, points: list[int], first: int, rest: int) -> list[int]:
+    """Where to end each line: at the last break point that fits, or, for a run with none (a JSON
+    string longer than the line), at its last space that fits (a word is never cut while a space can
+    take the break), else where the line is full."""
+    breaks = set(points)
+    cuts: list[int] = []
+    start, room = 0, first
+    while (end := _row_end(plain, start, room, breaks)) < len(plain):
+        cuts.append(end)
+        start, room = end, rest
+    return cuts
+
+
+def _row_end(plain: str, start: int, room: int, breaks: set[int]) -> int:
+    """Where the row that starts at `start` ends (len(plain): it holds the rest). A row ending at a
+    break loses its trailing spaces there, so they never make it overflow; one cut where it is full
+    keeps them (a JSON string's)."""
+    from rich.cells import get_character_cell_size
+
+    used = solid = 0  # the cells of plain[start:index], and of the same without its trailing spaces
+    best: int | None = None  # the last break point the row may end at
+    spaced: int | None = None  # the last place after a space inside a JSON string
+    full = start + 1  # the last place the row may be cut without a break point (at least one character)
+    for index in range(start, len(plain)):
+        if index > start and index in breaks:
+            best = index
+        elif index > start and plain[index - 1] == " ":
+            spaced = index
+        if used <= room and index > start:
+            full = index
+        used += get_character_cell_size(plain[index])
+        solid = used if plain[index] != " " else solid
+        if solid > room:
+            return next(end for end in (best, spaced, full) if end is not None)
+    return len(plain)
 
 
 class JoinedLines:

@@ -34,11 +34,14 @@ OLDER_TASK_STATUS = "notifications/tasks/status"
 class Timeline:
     """Prints each event as it happens; `-v` adds the raw wire and the server's stderr."""
 
-    def __init__(self, console: Console, verbose: bool = False, live: bool = True) -> None:
+    def __init__(self, console: Console, verbose: bool = False, live: bool = True, answered_by_mrtr: bool = True) -> None:
         self.console = console
         self.verbose = verbose
         self.live = live
         """A recorded timeline shows progress as lines: a bar would only flash past."""
+        self.answered_by_mrtr = answered_by_mrtr
+        """Whether mrtr answers the questions shown (through the proxy the host does): only then are
+        --answer and answers files worth naming."""
         self.progress = ProgressDisplay(console)
         self.prompts_show_questions = False
         """When a person is asked at the terminal, each prompt shows its question: the timeline
@@ -118,7 +121,7 @@ class Timeline:
             self.print(wire_line("in", event.message.raw))
 
     def _input(self, event: events.InputRequested) -> None:
-        self.print(input_summary(event))
+        self.print(input_summary(event, self.answered_by_mrtr))
         count = len(event.requests)
         self._asked = {}
         for index, (key, request) in enumerate(event.requests.items(), 1):

@@ -28,11 +28,11 @@ def request_line(event: events.RequestSent) -> StyledLine:
         line.append(f" {compact_json(arguments, 160)}")
     line.append(f"  id {event.id}", "mrtr.dim")
     if retry:
-        line.append(_retry_detail(event.params), "mrtr.dim")
+        line.append(_retry_detail(event.params, event.state_as_received), "mrtr.dim")
     return line
 
 
-def _retry_detail(params: dict[str, Any]) -> str:
+def _retry_detail(params: dict[str, Any], state_as_received: bool) -> str:
     answers = params.get("inputResponses")
     count = len(answers) if isinstance(answers, (dict, list)) else None
     parts = [f"{count} answer{'s' if count != 1 else ''}"] if count else []
@@ -40,8 +40,11 @@ def _retry_detail(params: dict[str, Any]) -> str:
         parts.append(f"inputResponses {compact_json(answers, 60)}")
     if "requestState" in params:
         state = params["requestState"]
-        parts.append(f"requestState echoed ({len(state)} chars)" if isinstance(state, str)
-                     else f"requestState {compact_json(state, 60)}")
+        if not isinstance(state, str):
+            parts.append(f"requestState {compact_json(state, 60)}")
+        else:
+            parts.append(f"requestState {'echoed' if state_as_received else 'not the one received'} "
+                         f"({len(state)} chars)")
     return f" · {' · '.join(parts)}" if parts else ""
 
 
@@ -82,11 +85,14 @@ def discover_line(result: dict[str, Any]) -> StyledLine:
     return line
 
 
-def input_summary(event: events.InputRequested) -> StyledLine:
+def input_summary(event: events.InputRequested, answered_by_mrtr: bool = True) -> StyledLine:
+    """`round 1 asks 2 questions`; a question asked in flight (older era) with its key, and, when mrtr
+    answers it, where that key goes (through the proxy the host answers)."""
     if event.in_flight:
         where = f"while request {event.id} is in flight" if event.id is not None else "outside a call"
         keys = ", ".join(safe_line(key, 60) for key in event.requests)
-        return StyledLine(f"  asked in flight: {keys} ({where}; the key takes --answer and answers files)", "mrtr.input")
+        takes = "; the key takes --answer and answers files" if answered_by_mrtr else ""
+        return StyledLine(f"  asked in flight: {keys} ({where}{takes})", "mrtr.input")
     count = len(event.requests)
     line = StyledLine(f"  round {event.round} asks {count} question{'s' if count != 1 else ''}", "mrtr.input")
     if event.state is not None:

@@ -128,7 +128,10 @@ def outcome_of(transcript: Transcript) -> Outcome:
     """The recorded conversation as an Outcome, for `show` and for comparing with a live run."""
     outcome = Outcome(transcript.request["method"], transcript.request["params"],
                       events.outcome_status(transcript.outcome))
-    outcome.rounds = [round_from_data(transcript.request["method"], entry) for entry in transcript.rounds]
+    answered = transcript.rounds
+    if answered and not answered[-1]["received"] and outcome.status != "complete":
+        outcome.unanswered_round, answered = answered[-1]["round"], answered[:-1]  # sent, and no answer came
+    outcome.rounds = [round_from_data(transcript.request["method"], entry) for entry in answered]
     outcome.server, outcome.era = transcript.data.get("server"), transcript.era
     outcome.findings = [finding_from_data(f, e["round"]) for e in transcript.rounds for f in e.get("findings", [])]
     last = transcript.rounds[-1]["received"] if transcript.rounds else {}
@@ -154,7 +157,9 @@ def _with_task(outcome: Outcome, task: dict[str, Any]) -> Outcome:
 def _error(transcript: Transcript, last: dict[str, Any]) -> MrtrError:
     recorded = transcript.data.get("error")
     if recorded:
-        return error_for(recorded["kind"], recorded["message"])
+        error = error_for(recorded["kind"], recorded["message"])
+        error.details = [str(line) for line in recorded.get("details") or []]  # a dead server's last stderr lines
+        return error
     if last.get("error"):
         return ServerError(transcript.request["method"], last["error"])
     return error_for("interrupted", "the recording stopped before the conversation ended")

@@ -201,7 +201,8 @@ class TranscriptBuilder:
         if self.authorization is not None:
             ending["authorization"] = self.authorization
         if outcome.error is not None and not isinstance(outcome.error, ServerError):
-            ending["error"] = {"kind": outcome.error.exit_code.label, "message": outcome.error.one_line()}
+            ending["error"] = {"kind": outcome.error.exit_code.label, "message": outcome.error.one_line(),
+                               **({"details": outcome.error.details} if outcome.error.details else {})}
         if self.redaction.hidden:
             ending["redacted"] = list(self.redaction.hidden)
         self.ending, found = writable(ending, [], None)
