@@ -54,4 +54,4 @@ def test_ping_is_answered_at_once_and_an_undeclared_capability_refused():
     assert sent[0] == ({"jsonrpc": "2.0", "id": 1, "result": {}}, "response to ping")
     refusal, what = sent[1]
     assert what == "response to sampling#1" and refusal["id"] == 2 and "error" in refusal
-    assert [type(event).__name__ for event in seen] == ["InputRequested"]
+    assert [type(event).__name__ for event in seen] == ["InputRequested", "Unanswered"]

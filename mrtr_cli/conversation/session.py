@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -92,8 +92,11 @@ class Session:
 
     def __init__(self, client: Client, chain: Chain, *, max_rounds: int = 10,
                  sleep: Callable[[float], None] = time.sleep, instances: Instances | None = None,
-                 tasks: TaskSettings | None = None) -> None:
+                 tasks: TaskSettings | None = None, awaited_unprompted: Collection[str] = ()) -> None:
         self.client = client
+        self.awaited_unprompted = set(awaited_unprompted)
+        """Older era: the methods a recording saw the server ask unprompted; a replay waits for them
+        after the call (they come when the server chooses, and timing must not decide a replay)."""
         self.tasks = tasks or TaskSettings()
         """How a task the server makes of the call is followed (conversation/task_follower.py)."""
         self.follower: TaskFollower | OlderTaskFollower | None = None
@@ -136,6 +139,8 @@ class Session:
             outcome.status, outcome.error = status_of(error), error
         except KeyboardInterrupt as raised:
             outcome.status, outcome.error = "aborted", interruption(raised)
+        if asking is not None and self.awaited_unprompted and outcome.status != "aborted":
+            self.client.await_server_requests(lambda: self.awaited_unprompted <= asking.unprompted_seen)
         if asking is not None:
             _keep_asked_in_flight(outcome.rounds, *asking.end_call())
         outcome.task = self.follower.record if self.follower is not None else None

@@ -22,7 +22,10 @@ if TYPE_CHECKING:
 
 class ServerRequestHandler(Protocol):
     """Answers a request the server sends (older era): the answer goes back through the client
-    (conversation/server_requests.py). A call's requests are kept from `begin_call` to `end_call`."""
+    (conversation/server_requests.py). A call's requests are kept from `begin_call` to `end_call`;
+    `unprompted_seen`: the methods of the requests it answered that were not a call's."""
+
+    unprompted_seen: set[str]
 
     def handle(self, message: Request, in_flight: int | None) -> None: ...
 

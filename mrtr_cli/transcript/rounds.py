@@ -42,6 +42,11 @@ class RoundParts:
     answers: dict[str, events.AnswerChosen] = field(default_factory=dict)
     asked_in_flight: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Older era: the requests the server sent while this round's request was in flight, in order."""
+    refused: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Older era: the questions asked in flight that were refused, each `{method, source, refused}`."""
+    unprompted: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Older era: the requests that were not the call's (conversation/server_requests.py), each
+    `{method, params}` and then how it was answered: `source` and `response`, or `refused`."""
     findings: list[events.Finding] = field(default_factory=list)
     instance: events.InstanceChosen | None = None
     """The instance of the server the round went to (`--replica`, `--restart-between-rounds`)."""
@@ -56,8 +61,12 @@ def round_to_data(parts: RoundParts) -> dict[str, Any]:
     data.update(sent=sent, received=_received(parts))
     if parts.elapsed_ms is not None:
         data["elapsed_ms"] = round(parts.elapsed_ms, 3)
+    if parts.unprompted:
+        data["unprompted"] = parts.unprompted
     if parts.answers:
         data["answers"] = {key: _answer_data(answer) for key, answer in parts.answers.items()}
+    if parts.refused:
+        data["refused"] = parts.refused
     if parts.findings:
         data["findings"] = [finding_to_data(finding) for finding in parts.findings]
     data.setdefault("answers", {})  # so a round with findings and no answers has `answers` last, as ever
@@ -112,6 +121,36 @@ def asked_in_flight(data: dict[str, Any]) -> dict[str, Any]:
     """Older era: the requests the server sent while a recorded round was in flight (none: {})."""
     asked = data["received"].get("asked_in_flight")
     return asked if isinstance(asked, dict) else {}
+
+
+def unprompted_of(data: dict[str, Any]) -> dict[str, Any]:
+    """Older era: the requests a recorded round keeps beside it, not its questions (none: {})."""
+    unprompted = data.get("unprompted")
+    return unprompted if isinstance(unprompted, dict) else {}
+
+
+def refused_of(data: dict[str, Any]) -> dict[str, Any]:
+    """Older era: a recorded round's questions that were refused (none: {})."""
+    refused = data.get("refused")
+    return refused if isinstance(refused, dict) else {}
+
+
+def roots_beside(data: dict[str, Any]) -> dict[str, Any]:
+    """A round recorded before format 3, which kept a `roots/list` among the questions asked in flight,
+    as format 3 keeps it: beside the round, unprompted (the comparison of an older file with a live run)."""
+    asked = asked_in_flight(data)
+    roots = {key: request for key, request in asked.items() if request.get("method") == "roots/list"}
+    if not roots:
+        return data
+    received = {**data["received"], "asked_in_flight": {k: v for k, v in asked.items() if k not in roots}}
+    if not received["asked_in_flight"]:
+        del received["asked_in_flight"]
+    return {**data, "received": received, "unprompted": {**roots, **unprompted_of(data)}}
+
+
+def unprompted_methods(rounds: list[dict[str, Any]]) -> list[str]:
+    """The methods a conversation's server asked unprompted, as a set (sorted): what replay compares."""
+    return sorted({str(entry.get("method")) for data in rounds for entry in unprompted_of(data).values()})
 
 
 @dataclass(frozen=True)
@@ -184,12 +223,16 @@ def round_events(method: str, data: dict[str, Any], held_back: Container[str] = 
     answers = {key: answer for key, answer in (data.get("answers") or {}).items() if key not in held_back}
     for note in received.get("notifications", []):
         yield events.NotificationReceived(note["method"], note.get("params", {}), request_id)
+    yield from _unprompted_events(data)
+    refused = refused_of(data)
     for key, request in asked_in_flight(data).items():
         if key in held_back:
             continue
         yield events.InputRequested(number, request_id, {key: request}, None, in_flight=True)
         if key in answers:
             yield _answer_event(number, key, answers.pop(key))
+        elif key in refused:
+            yield _refusal_event(number, key, refused[key])
     if "result" in received or "error" in received:
         yield events.ResponseReceived(request_id, method, received.get("result"), received.get("error"),
                                       float(data.get("elapsed_ms", 0)), number)
@@ -211,6 +254,28 @@ def in_flight_events(data: dict[str, Any], keys: set[str], request_id: int) -> I
             yield events.InputRequested(data["round"], request_id, {key: request}, None, in_flight=True)
             if key in answers:
                 yield _answer_event(data["round"], key, answers[key])
+
+
+def _unprompted_events(data: dict[str, Any]) -> Iterator[Any]:
+    """The requests kept beside a recorded round, each with its answer or refusal (drawn first: when
+    each came is not kept, and is timing)."""
+    for key, entry in unprompted_of(data).items():
+        request = {"method": entry.get("method"), "params": entry.get("params") or {}}
+        yield events.InputRequested(data["round"], None, {key: request}, None, in_flight=True, unprompted=True)
+        if "response" in entry:
+            yield events.AnswerChosen(data["round"], key, str(entry.get("method")), entry["response"],
+                                      str(entry.get("source")), unprompted=True)
+        else:
+            yield _refusal_event(data["round"], key, entry, unprompted=True)
+
+
+def _refusal_event(number: int, key: str, entry: dict[str, Any], unprompted: bool = False) -> events.Unanswered:
+    """A recorded refusal (or a request nothing answered), as the engine said it."""
+    reason = str(entry.get("refused") or "nothing answered it")
+    source = entry.get("source")
+    said = f"refused by {source}: {reason}" if source else reason
+    return events.Unanswered(key, f"{said}; the server got an error, and mrtr goes on", number,
+                             str(entry.get("method")), str(source) if source else None, unprompted, reason)
 
 
 def _answer_event(number: int, key: str, answer: dict[str, Any]) -> events.AnswerChosen:

@@ -29,6 +29,9 @@ MakeAuthorizer = Callable[[Fetch], Authorizer]
 class HttpTransport:
     """A Streamable HTTP endpoint."""
 
+    TIES_REQUESTS = True
+    """A server request comes on the response stream of the request it belongs to (`base.ties_requests`)."""
+
     def __init__(self, url: str, headers: dict[str, str], cacert: str | None = None, insecure: bool = False,
                  show_secrets: bool = False, *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
                  authorizer: MakeAuthorizer | None = None) -> None:
