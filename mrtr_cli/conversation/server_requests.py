@@ -39,7 +39,7 @@ KEY_NAMES = {"elicitation/create": "elicitation", "sampling/createMessage": "sam
 """The first part of a synthetic key, per method."""
 MAX_PER_CALL = 100
 """How many requests one call may bring before mrtr refuses the rest (a server asking in a loop)."""
-MAX_UNPROMPTED = 1000
+MAX_UNPROMPTED = MAX_PER_CALL
 """How many unprompted requests one connection may bring (they are kept with the transcript's rounds)."""
 
 

@@ -1,0 +1,100 @@
+"""Issue 35, item 1: over stdio nothing ties a server request to the call, so when one arrives must decide
+nothing. A scripted server sends a stray request at a moment chosen by protocol events (right before its
+answer to logging/setLevel, which mrtr sends after the handshake with --log-level: before the call; right before the call's response, while mrtr answers it: during;
+right after the call's response), and a recording replays the same in each case. Then the real
+server-everything, whose own roots/list is refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import mrtr
+from mrtr_cli import yaml_loader
+
+OLDER = ("--protocol-era", "older", "--no-input")
+REPLAY = ("--no-input", "--trust-target", "--log-level", "info", "--timeout", "20")
+INIT = {"result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+                   "serverInfo": {"name": "old", "version": "1"}}}
+DONE = {"result": {"content": [{"type": "text", "text": "done"}]}}
+ELICIT = json.dumps({"jsonrpc": "2.0", "id": "s1", "method": "elicitation/create", "params": {
+    "mode": "form", "message": "Your name?", "requestedSchema": {
+        "type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}})
+ROOTS = json.dumps({"jsonrpc": "2.0", "id": "s2", "method": "roots/list"})
+ANSWERS = ("--answer", "elicitation#1.name=Ada", "--root", "/tmp")
+LEVEL = {"result": {}}
+"""The answer to logging/setLevel (--log-level info): the last request mrtr waits on before the call."""
+
+
+def record_and_replay(tmp_path: Path, server: Any) -> dict[str, Any]:
+    path = tmp_path / "stray.yaml"
+    recorded = mrtr("call", "t", *OLDER, *ANSWERS, "--log-level", "info", "--record", str(path), *server.args())
+    assert recorded.code == 0, recorded.stderr
+    replayed = mrtr("replay", str(path), *REPLAY)
+    assert replayed.code == 0, replayed.stdout + replayed.stderr
+    document: dict[str, Any] = yaml_loader.load_file(path, "transcript")
+    assert document["mrtr_transcript"] == 3
+    return document["rounds"][0]
+
+
+@pytest.mark.parametrize("stray", [ELICIT, ROOTS])
+def test_a_request_before_the_call_is_kept_beside_the_round(scripted, tmp_path: Path, stray: str):
+    """Sent right before the answer to logging/setLevel: not the call's question, whatever it asks."""
+    entry = record_and_replay(tmp_path, scripted(steps=[INIT, {**LEVEL, "before": [stray]}, DONE]))
+    method = json.loads(stray)["method"]
+    key = "elicitation#1" if method == "elicitation/create" else "roots#1"
+    assert "asked_in_flight" not in entry["received"]
+    assert entry["unprompted"][key]["method"] == method and "response" in entry["unprompted"][key]
+
+
+def test_an_elicitation_during_the_call_is_its_question_and_a_roots_list_is_not(scripted, tmp_path: Path):
+    """Both sent right before the call's response, so mrtr answers them while the call waits."""
+    entry = record_and_replay(tmp_path, scripted(steps=[INIT, LEVEL, {**DONE, "before": [ELICIT, ROOTS]}]))
+    assert list(entry["received"]["asked_in_flight"]) == ["elicitation#1"]
+    assert entry["answers"]["elicitation#1"]["response"] == {"action": "accept", "content": {"name": "Ada"}}
+    assert entry["unprompted"] == {"roots#1": {"method": "roots/list", "params": {}, "source": "flag",
+                                               "response": {"roots": [{"uri": "file:///tmp", "name": "tmp"}]}}}
+
+
+def test_a_request_after_the_response_is_not_the_calls(scripted, tmp_path: Path):
+    """Sent right after the call's response: the call is over, so it is none of its questions."""
+    entry = record_and_replay(tmp_path, scripted(steps=[INIT, LEVEL, {**DONE, "then": [ELICIT, ROOTS]}]))
+    assert "asked_in_flight" not in entry["received"] and entry["answers"] == {}
+
+
+def test_a_refusal_is_kept_and_replayed(scripted, tmp_path: Path):
+    """Nothing answers the stray elicitation before the call (no person is asked there): the error the
+    server got is kept beside the round, `show` draws it, and the replay refuses it again."""
+    server = scripted(steps=[INIT, {**LEVEL, "before": [ELICIT]}, DONE])
+    path = tmp_path / "refused.yaml"
+    recorded = mrtr("call", "t", *OLDER, "--log-level", "info", "--record", str(path), *server.args())
+    assert recorded.code == 0, recorded.stderr
+    entry = yaml_loader.load_file(path, "transcript")["rounds"][0]
+    assert entry["unprompted"]["elicitation#1"]["refused"].startswith("nothing answered question 'elicitation#1'")
+    shown = mrtr("show", str(path))
+    assert "elicitation#1 got an error: nothing answered question 'elicitation#1'" in shown.stdout + shown.stderr
+    replayed = mrtr("replay", str(path), *REPLAY)
+    assert replayed.code == 0, replayed.stdout + replayed.stderr
+
+
+@pytest.mark.parametrize("tool, answers", [("get-roots-list", ()),
+                                           ("trigger-elicitation-request", ("--answer", "elicitation#1=decline"))])
+def test_server_everything_recorded_then_replayed(tmp_path: Path, tool: str, answers: tuple[str, ...]):
+    """The npm reference server asks roots/list of its own accord 350 ms after `initialized` (and
+    get-roots-list asks it again in the call when it has no roots yet): whenever it lands, it is kept
+    beside the round, answered by method on replay, and the replay exits 0."""
+    from conformance import reference_server
+
+    path = tmp_path / "everything.yaml"
+    server = ["--", *reference_server("everything", "stdio")]
+    recorded = mrtr("call", tool, "--no-input", "--root", "/tmp", *answers, "--record", str(path), *server)
+    assert recorded.code == 0, recorded.stderr
+    entry = yaml_loader.load_file(path, "transcript")["rounds"][0]
+    assert all(request["method"] != "roots/list" for request in entry["received"].get("asked_in_flight", {}).values())
+    if tool == "get-roots-list":
+        assert [request["method"] for request in entry["unprompted"].values()][0] == "roots/list"
+    replayed = mrtr("replay", str(path), "--no-input", "--trust-target")
+    assert replayed.code == 0, replayed.stdout + replayed.stderr
