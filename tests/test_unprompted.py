@@ -10,10 +10,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
-from conftest import mrtr
+from conftest import ROOT, mrtr
 from mrtr_cli import yaml_loader
+from mrtr_cli.transcript import model
+
+CONVERSATION = json.loads((ROOT / "docs" / "json" / "conversation.schema.json").read_text())
 
 OLDER = ("--protocol-era", "older", "--no-input")
 REPLAY = ("--no-input", "--trust-target", "--log-level", "info", "--timeout", "20")
@@ -37,6 +41,7 @@ def record_and_replay(tmp_path: Path, server: Any) -> dict[str, Any]:
     assert replayed.code == 0, replayed.stdout + replayed.stderr
     document: dict[str, Any] = yaml_loader.load_file(path, "transcript")
     assert document["mrtr_transcript"] == 3
+    jsonschema.validate(document, model.schema())
     return document["rounds"][0]
 
 
@@ -98,3 +103,44 @@ def test_server_everything_recorded_then_replayed(tmp_path: Path, tool: str, ans
         assert [request["method"] for request in entry["unprompted"].values()][0] == "roots/list"
     replayed = mrtr("replay", str(path), "--no-input", "--trust-target")
     assert replayed.code == 0, replayed.stdout + replayed.stderr
+
+
+def test_a_person_refuses_server_everythings_roots_and_the_recording_replays(tmp_path: Path):
+    """At a terminal, a person refuses the roots server-everything asks for (its get-roots-list asks,
+    and its own timer may ask again: each prompt is refused). The refusal is kept beside the round,
+    `show` draws it under the question, and the replay, with no person, refuses it again: exit 0."""
+    import pexpect
+
+    from conformance import reference_server
+    from pty_session import ESC, Pty, prompt
+
+    path = tmp_path / "refused.yaml"
+    pty = Pty(tmp_path, "call", "get-roots-list", "--record", str(path), "--", *reference_server("everything", "stdio"))
+    while pty.child.expect([prompt("Share these roots"), pexpect.EOF], timeout=30) == 0:
+        pty.press(ESC)
+    pty.child.close()
+    assert pty.child.exitstatus == 0, pty.child.before
+    document = yaml_loader.load_file(path, "transcript")
+    entry = document["rounds"][0]
+    refusals = [request for request in entry["unprompted"].values() if request["method"] == "roots/list"]
+    assert refusals and all(request.get("source") == "interactive" and "refused" in request for request in refusals)
+    assert "asked_in_flight" not in entry["received"]
+    shown = mrtr("show", str(path))
+    assert "roots#1 got an error: refused by interactive: the person refused to share roots" in shown.stdout, shown.stdout
+    replayed = mrtr("replay", str(path), "--no-input", "--trust-target")
+    assert replayed.code == 0, replayed.stdout + replayed.stderr
+
+
+def test_the_json_report_and_show_keep_them_beside_the_round(scripted, tmp_path: Path):
+    """`--json` of the call and of `show`: the roots/list under `unprompted`, the elicitation a question."""
+    path = tmp_path / "both.yaml"
+    server = scripted(steps=[INIT, {**DONE, "before": [ELICIT, ROOTS]}])
+    run = mrtr("call", "t", *OLDER, *ANSWERS, "--json", "--record", str(path), *server.args())
+    assert run.code == 0, run.stderr
+    shown = mrtr("show", str(path), "--json")
+    for document in (run.json(), shown.json()):
+        jsonschema.validate(document, CONVERSATION)
+        [entry] = document["rounds"]
+        assert list(entry["questions"]) == ["elicitation#1"]
+        assert entry["unprompted"] == {"roots#1": {"method": "roots/list", "source": "flag",
+                                                   "response": {"roots": [{"uri": "file:///tmp", "name": "tmp"}]}}}

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli import events
@@ -41,6 +42,18 @@ MAX_PER_CALL = 100
 """How many requests one call may bring before mrtr refuses the rest (a server asking in a loop)."""
 MAX_UNPROMPTED = MAX_PER_CALL
 """How many unprompted requests one connection may bring (they are kept with the transcript's rounds)."""
+
+
+@dataclass
+class CallAsked:
+    """What the server asked from one call's start to its end (`end_call`): the call's questions and
+    their answers, those it refused (`{method, source, refused}`), and the requests that were not its
+    questions, each `{method, params}` with `source` and `response`, or `refused` (as a transcript keeps them)."""
+
+    asked: dict[str, dict[str, Any]] = field(default_factory=dict)
+    answers: dict[str, Answer] = field(default_factory=dict)
+    refused: dict[str, dict[str, Any]] = field(default_factory=dict)
+    unprompted: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def synthetic_key(method: str, number: int) -> str:
@@ -66,8 +79,8 @@ class ServerRequests:
         self.who_asks = who_asks
         self.round = 0
         """1 while a call runs (the older era's one round), 0 outside calls."""
-        self.asked: dict[str, dict[str, Any]] = {}
-        self.answers: dict[str, Answer] = {}
+        self.call = CallAsked()
+        """What the server asked since the last call ended (the unprompted requests before it too)."""
         self._counts: Counter[str] = Counter()
         self.unprompted_seen: set[str] = set()
         """The methods of the unprompted requests the server sent (a replay waits for the recorded ones)."""
@@ -78,10 +91,10 @@ class ServerRequests:
         """A call starts: from now until `end_call`, an elicitation or a sampling request is its question."""
         self.round = 1
 
-    def end_call(self) -> tuple[dict[str, dict[str, Any]], dict[str, Answer]]:
-        """What the call was asked and the answers given; then outside a call again, keys from 1."""
-        taken = (self.asked, self.answers)
-        self.round, self.asked, self.answers, self._counts = 0, {}, {}, Counter()
+    def end_call(self) -> CallAsked:
+        """What the call was asked and the answers given; then outside a call again, its keys from 1."""
+        taken = self.call
+        self.round, self.call, self._counts = 0, CallAsked(), Counter()
         return taken
 
     def handle(self, message: Request, in_flight: int | None) -> None:
@@ -103,15 +116,14 @@ class ServerRequests:
         request = {"method": message.method, "params": message.params}
         if unprompted:
             self.unprompted_seen.add(message.method)
+            self.call.unprompted[key] = dict(request)
         else:
-            self.asked[key] = request
+            self.call.asked[key] = request
         self.emit(events.InputRequested(self.round, in_flight, {key: request}, None, in_flight=True,
                                         unprompted=unprompted))
         if not handshake.allowed(self.version, self.capabilities, capability):
             self._undeclared(message, key, capability)
-            self.emit(events.Unanswered(key, f"it needs the client capability {capability}, which mrtr did not declare; "
-                                        "the server got an error, and mrtr goes on", self.round, message.method,
-                                        None, unprompted, f"the client capability {capability} was not declared"))
+            self._unanswered(key, message.method, unprompted, None, f"the client capability {capability} was not declared")
             return
         self._answer(message, key, request, unprompted)
 
@@ -128,15 +140,28 @@ class ServerRequests:
             if not unprompted and not isinstance(error, Refused):
                 raise  # the call ends, as an unanswered MRTR question ends it
             refused = error if isinstance(error, Refused) else None
-            self.emit(events.Unanswered(key, f"{error.message}; the server got an error, and mrtr goes on",
-                                        self.round, message.method, refused.source if refused else None,
-                                        unprompted, refused.reason if refused else error.message))
+            self._unanswered(key, message.method, unprompted, refused.source if refused else None,
+                             refused.reason if refused else error.message, error.message)
             return
-        if not unprompted:
-            self.answers[key] = answer
+        if unprompted:
+            self.call.unprompted[key].update(source=answer.source, response=answer.response)
+        else:
+            self.call.answers[key] = answer
         self.emit(events.AnswerChosen(self.round, key, message.method, answer.response, answer.source,
                                       unprompted=unprompted))
         self._reply(message, jsonrpc.result_response(message.id, answer.response), key)
+
+    def _unanswered(self, key: str, method: str, unprompted: bool, source: str | None, said: str,
+                    message: str = "") -> None:
+        """The request got an error and mrtr goes on: kept, as an answer is, and told."""
+        refusal = {**({"source": source} if source else {}), "refused": said}
+        if unprompted:
+            self.call.unprompted[key].update(refusal)
+        else:
+            self.call.refused[key] = {"method": method, **refusal}
+        told = message or f"it needs a client capability mrtr did not declare ({said})"
+        self.emit(events.Unanswered(key, f"{told}; the server got an error, and mrtr goes on", self.round, method,
+                                    source, unprompted, said))
 
     def _undeclared(self, message: Request, key: str, capability: str) -> None:
         """The spec's error goes back (the linter reports the request, conversation/linter.py)."""

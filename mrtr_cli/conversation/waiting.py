@@ -17,7 +17,7 @@ from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
 from mrtr_cli.transport.base import AuthNote, Deadline, StderrLine, StillWaiting, WireInfo
 
 if TYPE_CHECKING:
-    from mrtr_cli.answering.questions import Answer
+    from mrtr_cli.conversation.server_requests import CallAsked
 
 
 class ServerRequestHandler(Protocol):
@@ -31,7 +31,7 @@ class ServerRequestHandler(Protocol):
 
     def begin_call(self) -> None: ...
 
-    def end_call(self) -> tuple[dict[str, dict[str, Any]], dict[str, Answer]]: ...
+    def end_call(self) -> CallAsked: ...
 
 
 def progress_token(request_id: int) -> str:

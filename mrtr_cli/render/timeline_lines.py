@@ -83,6 +83,11 @@ def discover_line(result: dict[str, Any]) -> StyledLine:
 
 
 def input_summary(event: events.InputRequested) -> StyledLine:
+    if event.unprompted:
+        where = f"while request {event.id} is in flight" if event.id is not None else "outside the call's request"
+        keys = ", ".join(safe_line(key, 60) for key in event.requests)
+        return StyledLine(f"  unprompted: {keys} (the server's own request, {where}: kept beside the round, "
+                          "not among its questions)", "mrtr.input")
     if event.in_flight:
         where = f"while request {event.id} is in flight" if event.id is not None else "outside a call"
         keys = ", ".join(safe_line(key, 60) for key in event.requests)

@@ -207,7 +207,7 @@ def round_from_data(method: str, data: dict[str, Any]) -> Round:
     answers = {key: Answer(a["response"], a["source"]) for key, a in (data.get("answers") or {}).items()}
     result_type = result.get("resultType", "complete") if received.get("result") is not None else None
     return Round(data["round"], reply, data["sent"]["params"], result_type, asked, result.get("requestState"),
-                 answers, instance_of(data))
+                 answers, instance_of(data), dict(refused_of(data)), dict(unprompted_of(data)))
 
 
 def round_events(method: str, data: dict[str, Any], held_back: Container[str] = ()) -> Iterator[Any]:
@@ -288,20 +288,29 @@ def report_view(current: Round) -> dict[str, Any]:
     for key, request in current.requests.items():
         params = request.get("params")
         params = params if isinstance(params, dict) else {}
-        answer = current.answers.get(key)
+        answer, refused = current.answers.get(key), current.refused.get(key)
         questions[key] = {
             "method": request.get("method"),
             "message": params.get("message"),
             "response": answer.response if answer else None,
-            "source": answer.source if answer else None,
+            "source": answer.source if answer else refused.get("source") if refused else None,
+            **({"refused": refused["refused"]} if refused and not answer else {}),
         }
     view: dict[str, Any] = {"round": current.number, "id": current.reply.id, "resultType": current.result_type,
                             "questions": questions, "elapsed_ms": round(current.reply.elapsed_ms, 3)}
+    if current.unprompted:
+        view["unprompted"] = {key: _unprompted_view(entry) for key, entry in current.unprompted.items()}
     if current.instance is not None:
         view["instance"] = instance_data(current.instance)
     if current.reply.error is not None:
         view["error"] = current.reply.error
     return view
+
+
+def _unprompted_view(entry: dict[str, Any]) -> dict[str, Any]:
+    """An unprompted request in the `--json` round: its method and how it was answered."""
+    view = {"method": entry.get("method"), "response": entry.get("response"), "source": entry.get("source")}
+    return {**view, **({"refused": entry["refused"]} if "refused" in entry else {})}
 
 
 @dataclass(frozen=True)
