@@ -144,3 +144,24 @@ def test_the_json_report_and_show_keep_them_beside_the_round(scripted, tmp_path:
         assert list(entry["questions"]) == ["elicitation#1"]
         assert entry["unprompted"] == {"roots#1": {"method": "roots/list", "source": "flag",
                                                    "response": {"roots": [{"uri": "file:///tmp", "name": "tmp"}]}}}
+
+
+def test_the_proxy_keeps_a_roots_list_over_stdio_beside_the_round(scripted, tmp_path: Path):
+    """mrtr as the host, through the stdio proxy: the conversation the proxy keeps has the roots/list
+    beside the round and the elicitation among its questions, and it replays. (This server answers the
+    call without waiting for its requests' answers, so the host's may cross after the outcome: then the
+    proxy keeps the request without one.)"""
+    from conftest import PYTHON
+
+    record_dir = tmp_path / "kept"
+    server = scripted(steps=[INIT, {**DONE, "before": [ELICIT, ROOTS]}])
+    shim = [PYTHON, "-m", "mrtr_cli", "proxy", "--record-dir", str(record_dir), "--", *server.command]
+    run = mrtr("call", "t", *OLDER, *ANSWERS, "--", *shim)
+    assert run.code == 0, run.stderr
+    [kept] = record_dir.iterdir()
+    entry = yaml_loader.load_file(kept, "transcript")["rounds"][0]
+    assert list(entry["received"]["asked_in_flight"]) == ["elicitation#1"]
+    assert entry["unprompted"]["roots#1"]["method"] == "roots/list"
+    assert entry["unprompted"]["roots#1"].get("source", "host") == "host"
+    replayed = mrtr("replay", str(kept), "--no-input", "--trust-target", "--timeout", "20")
+    assert replayed.code == 0, replayed.stdout + replayed.stderr

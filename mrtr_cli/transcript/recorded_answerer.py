@@ -71,7 +71,7 @@ class RecordedAnswerer:
         """An unprompted request is answered by its method, as it was recorded: the next recorded one
         of that method, then the last again (how often the server asks of its own accord can be
         timing); a recorded refusal is refused again. None: none recorded (a transcript before
-        format 3 kept a roots/list among the questions: the pool answers it)."""
+        format 3 kept a roots/list among the questions: the pool answers it), or no answer was kept."""
         recorded = [entry for entry in self.unprompted if entry.get("method") == method]
         if not recorded:
             return None
@@ -79,7 +79,9 @@ class RecordedAnswerer:
         entry = recorded[min(used, len(recorded)) - 1]
         if "response" in entry:
             return Response(copy.deepcopy(entry["response"]))
-        return Refusal(f"it was refused when recorded ({entry.get('refused', 'nothing answered it')})")
+        if "refused" in entry:
+            return Refusal(f"it was refused when recorded ({entry['refused']})")
+        return None  # kept without its answer (a proxy's host answered after the call's response)
 
     @staticmethod
     def _take(pick: RecordedAnswer | None) -> Decision:

@@ -265,7 +265,7 @@ def _unprompted_events(data: dict[str, Any]) -> Iterator[Any]:
         if "response" in entry:
             yield events.AnswerChosen(data["round"], key, str(entry.get("method")), entry["response"],
                                       str(entry.get("source")), unprompted=True)
-        else:
+        elif "refused" in entry:
             yield _refusal_event(data["round"], key, entry, unprompted=True)
 
 
