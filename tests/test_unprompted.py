@@ -165,3 +165,23 @@ def test_the_proxy_keeps_a_roots_list_over_stdio_beside_the_round(scripted, tmp_
     assert entry["unprompted"]["roots#1"].get("source", "host") == "host"
     replayed = mrtr("replay", str(kept), "--no-input", "--trust-target", "--timeout", "20")
     assert replayed.code == 0, replayed.stdout + replayed.stderr
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_roots_list_on_the_calls_own_http_stream_is_its_question(tmp_path: Path, transport: str):
+    """The demo's workspace_roots asks roots/list during the call. Over HTTP it comes on the call's own
+    response stream, so it is the call's question; over stdio nothing says so, so it is unprompted.
+    Either way the recording replays."""
+    from peers import demo_http
+
+    path = tmp_path / "roots.yaml"
+    with demo_http() as url:
+        target = ("--demo",) if transport == "stdio" else ("--url", url)
+        recorded = mrtr("call", "workspace_roots", *OLDER, "--root", "/tmp", "--record", str(path), *target)
+        assert recorded.code == 0, recorded.stderr
+        entry = yaml_loader.load_file(path, "transcript")["rounds"][0]
+        in_flight = entry["received"].get("asked_in_flight", {})
+        assert (list(in_flight) == ["roots#1"]) is (transport == "http"), entry
+        assert ("roots#1" in entry.get("unprompted", {})) is (transport == "stdio"), entry
+        replayed = mrtr("replay", str(path), *REPLAY[:2], *target)
+        assert replayed.code == 0, replayed.stdout + replayed.stderr
