@@ -125,7 +125,8 @@ def test_a_recording_over_streamable_http_replays_against_a_new_session(tmp_path
 
 def test_a_filesystem_recording_keeps_the_roots_it_was_asked_for_and_replays(tmp_path: Path):
     """server-filesystem asks roots/list right after the handshake, before or during the call as
-    timing has it: either way the one round keeps it, so a replay does not diverge on timing."""
+    timing has it: either way it is kept beside the one round (unprompted), so a replay does not
+    diverge on timing."""
     served = tmp_path / "served"
     served.mkdir()
     (served / "notes.txt").write_text("hello")
@@ -134,7 +135,8 @@ def test_a_filesystem_recording_keeps_the_roots_it_was_asked_for_and_replays(tmp
     record = mrtr("call", "list_directory", "-a", f"path={served}", "--record", str(path), *server)
     assert record.code == 0, record.stderr
     [only] = yaml.safe_load(path.read_text())["rounds"]
-    assert list(only["received"]["asked_in_flight"]) == ["roots#1"] and list(only["answers"]) == ["roots#1"]
+    assert "asked_in_flight" not in only["received"] and only["answers"] == {}
+    assert only["unprompted"]["roots#1"]["source"] == "flag" and "response" in only["unprompted"]["roots#1"]
     for _ in range(3):
         again = mrtr("replay", str(path), *server)
         assert again.code == 0, again.stderr

@@ -326,12 +326,15 @@ class AskedQuestion:
 
 def question_sequence(rounds: list[dict[str, Any]]) -> list[AskedQuestion]:
     """Every question of a recorded conversation in the order asked, whatever the era: in flight
-    (older) or in `inputRequests` (modern). An elicitation without `mode` is a form, as before 2025-11-25."""
+    (older) or in `inputRequests` (modern), but `roots/list` (`roots_asked`): over stdio the older era
+    cannot tell when the server asks it. An elicitation without `mode` is a form, as before 2025-11-25."""
     sequence = []
     for data in rounds:
         answers = data.get("answers") or {}
         modern = asked_in(data) if result_of(data).get("resultType") == "input_required" else {}
         for key, request in {**asked_in_flight(data), **modern}.items():
+            if request.get("method") == "roots/list":
+                continue
             params = request.get("params")
             params = params if isinstance(params, dict) else {}
             fields = {name: params.get(name) for name in QUESTION_FIELDS}
@@ -341,6 +344,17 @@ def question_sequence(rounds: list[dict[str, Any]]) -> list[AskedQuestion]:
             sequence.append(AskedQuestion(key, request.get("method"), fields,
                                           answer.get("response") if isinstance(answer, dict) else None))
     return sequence
+
+
+def roots_asked(rounds: list[dict[str, Any]]) -> bool:
+    """Whether the server asked for roots, whatever the era and whenever: a question of a round
+    (`inputRequests`, in flight over HTTP) or beside it (unprompted, over stdio)."""
+    for data in rounds:
+        modern = asked_in(data) if result_of(data).get("resultType") == "input_required" else {}
+        asked = [*asked_in_flight(data).values(), *modern.values(), *unprompted_of(data).values()]
+        if any(isinstance(request, dict) and request.get("method") == "roots/list" for request in asked):
+            return True
+    return False
 
 
 def final_result(rounds: list[dict[str, Any]]) -> dict[str, Any] | None:
