@@ -128,7 +128,8 @@ def branching(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     """book_table recorded twice from the demo: round 1 (the date) accepted in one, declined in the other."""
     directory = tmp_path_factory.mktemp("branching")
     accepted, declined = str(directory / "accepted.yaml"), str(directory / "declined.yaml")
-    for path, answers in ((accepted, ("--answers", "examples/book_table.yaml")), (declined, ("--answer", "date=decline"))):
+    for path, answers in ((accepted, ("--answers", "examples/book_table.yaml")),
+                          (declined, ("--answer", "date=decline"))):
         recorded = mrtr("call", "book_table", "--demo", *answers, "--record", path)
         assert recorded.code == 0, recorded.stderr
     return [accepted, declined]

@@ -1,8 +1,9 @@
 """Issue 35, item 1: over stdio nothing ties a server request to the call, so when one arrives must decide
-nothing. A scripted server sends a stray request at a moment chosen by protocol events (right before its
-answer to logging/setLevel, which mrtr sends after the handshake with --log-level: before the call; right before the call's response, while mrtr answers it: during;
-right after the call's response), and a recording replays the same in each case. Then the real
-server-everything, whose own roots/list is refused."""
+nothing. A scripted server sends a stray request at a moment chosen by protocol events, never by a sleep:
+right before its answer to logging/setLevel (which mrtr sends after the handshake with --log-level, and
+waits for): before the call; right before the call's response, so mrtr answers it while the call waits:
+during; right after the call's response: after. A recording replays the same in each case. Then the real
+server-everything (its own roots/list, refused by a person at a terminal), the proxy, and HTTP."""
 
 from __future__ import annotations
 
@@ -126,7 +127,8 @@ def test_a_person_refuses_server_everythings_roots_and_the_recording_replays(tmp
     assert refusals and all(request.get("source") == "interactive" and "refused" in request for request in refusals)
     assert "asked_in_flight" not in entry["received"]
     shown = mrtr("show", str(path))
-    assert "roots#1 got an error: refused by interactive: the person refused to share roots" in shown.stdout, shown.stdout
+    refused = "roots#1 got an error: refused by interactive: the person refused to share roots"
+    assert refused in shown.stdout, shown.stdout
     replayed = mrtr("replay", str(path), "--no-input", "--trust-target")
     assert replayed.code == 0, replayed.stdout + replayed.stderr
 

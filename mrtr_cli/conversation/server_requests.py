@@ -2,8 +2,7 @@
 
 `elicitation/create`, `sampling/createMessage` and `roots/list` become Questions answered by the same
 chain as MRTR questions, and the same events tell of them (marked in flight). Such a request has no
-`inputRequests` key, so each gets a synthetic one, per method and order within the call (counting
-what was asked since the previous call, see `begin_call`):
+`inputRequests` key, so each gets a synthetic one, per method and order within the call:
 `elicitation#1`, `elicitation#2`, `sampling#1`, `roots#1`, which `--answer` and answers files use.
 
 Which requests are the call's questions. Over HTTP a request comes on the call's own response stream
@@ -12,11 +11,12 @@ server-everything sends its own `roots/list` 350 ms after `initialized`, inside 
 person is typing, after it when not). So an `elicitation/create` or `sampling/createMessage` that
 arrives while the call is in flight is the call's question, and a `roots/list`, or any request that
 arrives before the call is sent or after its response, is *unprompted* (over HTTP: any request that
-does not come on a stream of the call): answered the same way, kept
-beside the call's round (its own keys, counted over the whole connection), never among its questions.
+does not come on a stream of the call): answered the same way, kept beside the call's round (its own
+keys, counted over the whole connection), never among its questions.
+
 `ping` is answered at once. A request for a capability mrtr did not declare in `initialize` gets the
-JSON-RPC error and a lint finding; a question refused, or one nothing answers before the call's
-request is sent, gets an error and a warning; one nothing answers during the call ends it.
+JSON-RPC error and a lint finding; a request refused, or an unprompted one nothing answers, gets an
+error and a warning (both kept, as answers are); a question of the call nothing answers ends it.
 """
 
 from __future__ import annotations
@@ -123,7 +123,8 @@ class ServerRequests:
                                         unprompted=unprompted))
         if not handshake.allowed(self.version, self.capabilities, capability):
             self._undeclared(message, key, capability)
-            self._unanswered(key, message.method, unprompted, None, f"the client capability {capability} was not declared")
+            self._unanswered(key, message.method, unprompted, None, f"the client capability {capability} was not "
+                             "declared", f"it needs the client capability {capability}, which mrtr did not declare")
             return
         self._answer(message, key, request, unprompted)
 
@@ -152,14 +153,14 @@ class ServerRequests:
         self._reply(message, jsonrpc.result_response(message.id, answer.response), key)
 
     def _unanswered(self, key: str, method: str, unprompted: bool, source: str | None, said: str,
-                    message: str = "") -> None:
-        """The request got an error and mrtr goes on: kept, as an answer is, and told."""
+                    told: str) -> None:
+        """The request got an error and mrtr goes on: kept, as an answer is (`said`: why, in the words
+        of `source`, the answerer that refused; None: nothing could answer), and told (`told`)."""
         refusal = {**({"source": source} if source else {}), "refused": said}
         if unprompted:
             self.call.unprompted[key].update(refusal)
         else:
             self.call.refused[key] = {"method": method, **refusal}
-        told = message or f"it needs a client capability mrtr did not declare ({said})"
         self.emit(events.Unanswered(key, f"{told}; the server got an error, and mrtr goes on", self.round, method,
                                     source, unprompted, said))
 
