@@ -187,3 +187,19 @@ def test_a_roots_list_on_the_calls_own_http_stream_is_its_question(tmp_path: Pat
         assert ("roots#1" in entry.get("unprompted", {})) is (transport == "stdio"), entry
         replayed = mrtr("replay", str(path), *REPLAY[:2], *target)
         assert replayed.code == 0, replayed.stdout + replayed.stderr
+
+
+def test_over_http_a_request_on_the_get_stream_is_not_the_calls(tmp_path: Path):
+    """server-everything over Streamable HTTP sends its roots/list on the GET stream (it names no
+    request): on no stream of the call, so it is unprompted, kept beside the round; the replay, on a
+    new session, waits for it there and is the same."""
+    from peers import everything_over_http
+
+    path = tmp_path / "http.yaml"
+    with everything_over_http() as url:
+        recorded = mrtr("call", "get-roots-list", "--root", "/tmp", "--no-input", "--record", str(path), "--url", url)
+        assert recorded.code == 0, recorded.stderr
+        entry = yaml_loader.load_file(path, "transcript")["rounds"][0]
+        assert "asked_in_flight" not in entry["received"] and entry["unprompted"]["roots#1"]["source"] == "flag"
+        replayed = mrtr("replay", str(path), "--no-input", "--url", url)
+        assert replayed.code == 0, replayed.stdout + replayed.stderr

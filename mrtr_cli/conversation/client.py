@@ -269,7 +269,7 @@ class Client:
         raise _StreamEnded(request_id)
 
     def await_server_requests(self, arrived: Callable[[], bool]) -> bool:
-        """Read what the server sends with no request in flight (stdio), answering its requests, until
+        """Read what the server sends with no request in flight (stdio; HTTP's GET stream), answering its requests, until
         `arrived()` says what was awaited came, or --timeout passes: a replay waits so for the
         requests the recording saw the server send of its own accord, which come when the server
         chooses. Whether it came; False at once where nothing can be read outside a request."""
@@ -285,6 +285,8 @@ class Client:
                     break
         except (TransportTimeout, UnreachableError):
             pass  # what did not come is a difference the replay names
+        finally:
+            exchange.close()
         return arrived()
 
     def _cancel(self, exchange: Exchange, request_id: int, reason: str) -> None:

@@ -97,8 +97,9 @@ class ServerRequests:
         self.round, self.call, self._counts = 0, CallAsked(), Counter()
         return taken
 
-    def handle(self, message: Request, in_flight: int | None) -> None:
-        """Answer one request (or refuse it with the JSON-RPC error)."""
+    def handle(self, message: Request, in_flight: int | None, outside: bool = False) -> None:
+        """Answer one request (or refuse it with the JSON-RPC error); `outside`: it came on no
+        request's stream (HTTP's GET stream), so it is not the call's question."""
         if message.method == "ping":
             self._reply(message, jsonrpc.result_response(message.id, {}), "ping")
             return
@@ -106,7 +107,7 @@ class ServerRequests:
         if capability is None:
             self._reply(message, handshake.refusal(message.id, message.method, None), message.method)
             return
-        unprompted = self.round == 0 or (message.method == ROOTS and not self.tied)
+        unprompted = self.round == 0 or outside or (message.method == ROOTS and not self.tied)
         counts = self._unprompted if unprompted else self._counts
         limit, what = (MAX_UNPROMPTED, "of its own") if unprompted else (MAX_PER_CALL, "in one call")
         if sum(counts.values()) >= limit:

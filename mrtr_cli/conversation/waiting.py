@@ -14,7 +14,7 @@ from mrtr_cli.errors import NotAServer, ProtocolError, RequestTimeout
 from mrtr_cli.events import HeldEvents, Observer
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
-from mrtr_cli.transport.base import AuthNote, Deadline, StderrLine, StillWaiting, WireInfo
+from mrtr_cli.transport.base import AuthNote, Deadline, Frame, StderrLine, StillWaiting, WireInfo
 
 if TYPE_CHECKING:
     from mrtr_cli.conversation.server_requests import CallAsked
@@ -27,7 +27,7 @@ class ServerRequestHandler(Protocol):
 
     unprompted_seen: set[str]
 
-    def handle(self, message: Request, in_flight: int | None) -> None: ...
+    def handle(self, message: Request, in_flight: int | None, outside: bool = False) -> None: ...
 
     def begin_call(self) -> None: ...
 
@@ -77,16 +77,17 @@ class Waiting:
         if self.held is not None and self._awaited(message):
             self.held.response_arrived()
         self.emit(events.FrameReceived(message))
-        return self._sort(message)
+        return self._sort(message, isinstance(incoming, Frame) and incoming.outside)
 
-    def _sort(self, message: jsonrpc.Message) -> Response | None:
+    def _sort(self, message: jsonrpc.Message, outside: bool = False) -> Response | None:
+        """`outside`: it came on no request's stream (HTTP's GET stream)."""
         if isinstance(message, Response):
             return self._response(message)
         if isinstance(message, Notification):
             self._notification(message)
         elif isinstance(message, Request) and self.server_requests is not None:
             started = time.monotonic()
-            self.server_requests.handle(message, self.request_id)
+            self.server_requests.handle(message, self.request_id, outside)
             self.deadline.restart(time.monotonic() - started)  # answering is not the server's time
         elif isinstance(message, Request):
             self.emit(events.FrameIgnored(message.raw, f"a {message.method} request from the server; "

@@ -48,9 +48,11 @@ def format_size(size: int) -> str:
 
 
 class Frame(NamedTuple):
-    """One JSON-RPC frame as it arrived (a stdio line, a JSON body, an SSE `data`)."""
+    """One JSON-RPC frame as it arrived (a stdio line, a JSON body, an SSE `data`); `outside`: on no
+    request's stream (the older era's GET stream, transport/listening.py)."""
 
     data: str | bytes
+    outside: bool = False
 
 
 class StderrLine(NamedTuple):
