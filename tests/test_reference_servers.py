@@ -62,6 +62,8 @@ QUESTIONS = {
                  "Hello from mrtr"),
     "roots": (["get-roots-list", "--root", "/tmp"], "file:///tmp"),
 }
+# over stdio a roots/list is never a call's question (issue 35, item 1): it is kept beside the round
+HOW_ASKED = {"elicitation": "asked in flight", "sampling": "asked in flight", "roots": "unprompted: roots#1"}
 
 
 @pytest.mark.parametrize("kind", QUESTIONS)
@@ -69,7 +71,7 @@ def test_everything_asks_in_flight_and_the_answer_comes_from_the_flags(kind: str
     arguments, expected = QUESTIONS[kind]
     run = mrtr("call", *arguments, "--no-input", "--json", *everything())
     assert run.code == 0, run.stderr
-    assert "asked in flight" in run.stderr
+    assert HOW_ASKED[kind] in run.stderr
     assert expected in text_of(run.json()["result"])
 
 
