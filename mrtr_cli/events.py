@@ -150,13 +150,15 @@ class ServerIdentified(NamedTuple):
 class InputRequested(NamedTuple):
     """Round `round` ended with input_required: these questions (maybe none) and maybe state. In the
     older era (`in_flight`), one request the server sent while request `id` was in flight (id None:
-    outside a call), keyed by its synthetic key."""
+    outside a call), keyed by its synthetic key; `unprompted`: one that is not the call's question (a
+    `roots/list`, or any request outside the call: conversation/server_requests.py)."""
 
     round: int
     id: int | None
     requests: dict[str, dict[str, Any]]
     state: str | None
     in_flight: bool = False
+    unprompted: bool = False
 
 
 class MessageSent(NamedTuple):
@@ -167,10 +169,17 @@ class MessageSent(NamedTuple):
 
 
 class Unanswered(NamedTuple):
-    """A server request outside a call (older era) that nothing answered: it got an error, and mrtr goes on."""
+    """A server request (older era) refused, or that nothing answered: it got an error, and mrtr goes
+    on. `source`: the answerer that refused it (None: nothing answered it), `said`: why, in its words
+    (what a transcript keeps); `unprompted`: as in `InputRequested`."""
 
     key: str
     reason: str
+    round: int = 0
+    method: str = ""
+    source: str | None = None
+    unprompted: bool = False
+    said: str = ""
 
 
 class EraChosen(NamedTuple):
@@ -189,6 +198,8 @@ class AnswerChosen(NamedTuple):
     method: str
     response: dict[str, Any]
     source: str
+    unprompted: bool = False
+    """The answer to a request that is not the call's question (`InputRequested.unprompted`)."""
 
 
 class BackingOff(NamedTuple):

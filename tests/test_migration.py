@@ -38,7 +38,7 @@ def loaded(path: Path) -> dict:
 
 def test_an_older_era_call_is_one_round_with_its_questions_asked_in_flight(tmp_path: Path):
     document = loaded(record_older(tmp_path))
-    assert (document["mrtr_transcript"], document["era"], document["protocol_version"]) == (2, "older", "2025-11-25")
+    assert (document["mrtr_transcript"], document["era"], document["protocol_version"]) == (3, "older", "2025-11-25")
     [only] = document["rounds"]
     asked = only["received"]["asked_in_flight"]
     assert list(asked) == ["elicitation#1", "elicitation#2", "elicitation#3"]
@@ -54,7 +54,7 @@ def test_a_modern_recording_says_its_era(tmp_path: Path):
                str(ROOT / "examples" / "two_questions.yaml"), "--record", str(path))
     assert run.code == 0, run.stderr
     document = loaded(path)
-    assert (document["mrtr_transcript"], document["era"]) == (2, "modern")
+    assert (document["mrtr_transcript"], document["era"]) == (3, "modern")
     assert mrtr("replay", str(path)).code == 0
 
 

@@ -199,7 +199,7 @@ def test_sampling_and_roots_asked_on_the_tasks_result_stream_are_answered_from_t
     run = mrtr("call", "slow", "--no-input", "--sampling-reply", "A summary", "--root", str(tmp_path),
                "--", *server.command)
     assert run.code == 0, run.stderr
-    assert "asked in flight: sampling#1" in run.stderr and "asked in flight: roots#1" in run.stderr
+    assert "asked in flight: sampling#1" in run.stderr and "unprompted: roots#1" in run.stderr  # over stdio: not the task's question
     assert "✓ sampling#1 ← reply" in run.stderr and f"✓ roots#1 ← roots [\"{tmp_path.as_uri()}\"]" in run.stderr
     answered = {m["id"]: m["result"] for m in server.received() if "result" in m}
     assert answered["s1"]["content"]["text"] == "A summary" and answered["r1"]["roots"][0]["uri"] == tmp_path.as_uri()

@@ -168,3 +168,76 @@ def test_a_recorded_task_reads_back_as_it_was_told(task: dict[str, Any]):
             request = elicit(question["message"], {"a": {"type": "string"}})
             response = answerer.answer(Question(2, key, request, "s"))
             assert isinstance(response, Response) and response.payload["content"] == {"a": question["answer"]}
+
+
+ROOTS_REQUEST = {"method": "roots/list", "params": {}}
+STRAY = st.fixed_dictionaries({
+    "method": st.sampled_from(["elicitation/create", "sampling/createMessage", "roots/list"]),
+    "before": st.booleans(),
+    "answer": st.one_of(TEXT.map(lambda text: ("answer", "flag", text)),
+                        st.tuples(st.just("refused"), st.sampled_from(["interactive", "sampler"]), TEXT),
+                        st.tuples(st.just("refused"), st.none(), TEXT))})
+"""A request the server sends of its own accord, before the call or during it, and how it was answered."""
+
+
+def stray_events(strays: list[dict[str, Any]]) -> list[Any]:
+    """The events of an older-era call with unprompted requests, as server_requests.py emits them."""
+    def told(number: int, stray: dict[str, Any], key: str) -> list[Any]:
+        request = ROOTS_REQUEST if stray["method"] == "roots/list" else \
+            {"method": stray["method"], "params": {"message": "m"}}
+        kind, source, text = stray["answer"]
+        asked = events.InputRequested(number, None if stray["before"] else 3, {key: request}, None,
+                                      in_flight=True, unprompted=True)
+        if kind == "answer":
+            return [asked, events.AnswerChosen(number, key, stray["method"], {"text": text}, source, unprompted=True)]
+        return [asked, events.Unanswered(key, "told", number, stray["method"], source, True, text)]
+
+    counts: dict[str, int] = {}
+    keyed = []
+    for stray in strays:
+        counts[stray["method"]] = counts.get(stray["method"], 0) + 1
+        keyed.append((stray, f"{stray['method'].split('/')[0]}#{counts[stray['method']]}"))
+    sent = [event for stray, key in keyed if stray["before"] for event in told(0, stray, key)]
+    sent.append(events.RequestSent(3, "tools/call", {"name": "t", "arguments": {}}, "{}", 1, "request"))
+    sent += [event for stray, key in keyed if not stray["before"] for event in told(1, stray, key)]
+    sent.append(events.ResponseReceived(3, "tools/call", {"content": []}, None, 1.0, 1))
+    return sent
+
+
+@PROPERTY
+@given(strays=st.lists(STRAY, max_size=5))
+def test_what_the_server_asked_unprompted_reads_back_as_it_was_told(strays: list[dict[str, Any]]):
+    """Whatever the server asks of its own accord, whenever, and however it was answered (refusals
+    included), what the recorder writes loads (format 3's schema holds it), keeps every answer and
+    refusal beside the round, shows as those events, replays the same as itself, and answers each
+    request again by its method as recorded (issue 35)."""
+    from mrtr_cli.answering.questions import Refusal
+    from mrtr_cli.transcript.compare import compare
+
+    told = stray_events(strays)
+    builder = TranscriptBuilder({"transport": "stdio", "command": ["s"]}, "2025-06-18", {}, Redaction.from_flags([]))
+    builder(events.EraChosen("older", "2025-06-18", "asked for"))
+    for event in told:
+        builder(event)
+    builder(events.OutcomeReached(Outcome("tools/call", {"name": "t"}, "complete", {"content": []})))
+    path = Path(tempfile.mkdtemp()) / "stray.yaml"
+    path.write_text(yaml_dumper.dumps(builder.document()), encoding="utf-8")
+    loaded = model.load(str(path))
+    [entry] = loaded.rounds
+    assert "asked_in_flight" not in entry["received"] and entry["answers"] == {}
+    assert len(entry.get("unprompted", {})) == len(strays)
+    kinds = (events.InputRequested, events.AnswerChosen, events.Unanswered)
+    shown = [event for event in model.events_of(loaded) if isinstance(event, kinds)]
+    normal = [(type(e).__name__, e.key) if not isinstance(e, events.InputRequested) else ("asked", *e.requests)
+              for e in told if isinstance(e, kinds)]
+    assert sorted(normal) == sorted((type(e).__name__, e.key) if not isinstance(e, events.InputRequested)
+                                    else ("asked", *e.requests) for e in shown)
+    assert compare(loaded.data, builder.document(), [], strict=False) == []
+    answerer = RecordedAnswerer(loaded)
+    firsts: dict[str, dict[str, Any]] = {}
+    for stray in sorted(strays, key=lambda stray: not stray["before"]):  # in the order they came
+        firsts.setdefault(stray["method"], stray)
+    for method, stray in firsts.items():
+        decision = answerer.answer(Question(1, "x#1", {"method": method}, "s", in_flight=True, unprompted=True))
+        kind, _, text = stray["answer"]
+        assert decision == Response({"text": text}) if kind == "answer" else isinstance(decision, Refusal)

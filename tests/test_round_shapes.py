@@ -31,7 +31,7 @@ RECORDINGS = sorted((ROOT / "recordings").glob("*.yaml"))
 
 
 def schema_sources(path: Path) -> list[str]:
-    """The `source` enum of a schema, wherever it sits."""
+    """The `source` enum of a schema, wherever it sits (inline once, or defined once as `$defs/source`)."""
     found: list[list[str]] = []
 
     def walk(node: Any) -> None:
@@ -45,7 +45,10 @@ def schema_sources(path: Path) -> list[str]:
             for value in node:
                 walk(value)
 
-    walk(json.loads(path.read_text(encoding="utf-8")))
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    walk(schema)
+    defined = schema.get("$defs", {}).get("source")  # one definition the answers refer to
+    found += [defined["enum"]] if isinstance(defined, dict) and "enum" in defined else []
     assert len(found) == 1, f"{path.name}: expected one source enum, found {found}"
     return found[0]
 

@@ -116,3 +116,63 @@ def test_serve_says_a_failure_as_every_command_does():
     assert run.code == 4 and run.stderr.startswith(f"✗ cannot listen on 127.0.0.1:{port}: "), run.stderr
     missing = mrtr("serve", "no-such-transcript.yaml")
     assert missing.code == 1 and missing.stderr.startswith("✗ ") and "no-such-transcript.yaml" in missing.stderr
+
+
+BOOKED = {"date": {"date": "2026-12-24"}, "party": {"size": 4, "seating": ["window", "quiet"]},
+          "confirm": {"confirm": True}}
+"""The answers of examples/book_table.yaml, as an SDK client gives them."""
+
+
+@pytest.fixture(scope="module")
+def branching(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """book_table recorded twice from the demo: round 1 (the date) accepted in one, declined in the other."""
+    directory = tmp_path_factory.mktemp("branching")
+    accepted, declined = str(directory / "accepted.yaml"), str(directory / "declined.yaml")
+    for path, answers in ((accepted, ("--answers", "examples/book_table.yaml")),
+                          (declined, ("--answer", "date=decline"))):
+        recorded = mrtr("call", "book_table", "--demo", *answers, "--record", path)
+        assert recorded.code == 0, recorded.stderr
+    return [accepted, declined]
+
+
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+def test_serve_follows_the_recording_whose_answers_the_retry_gives(branching: list[str], order: tuple[int, int]):
+    """mrtr itself calls the served pair, in either order of the files: the date accepted follows the
+    booking to its end, declined follows the refusal; an answer neither recorded names the difference."""
+    served = ["--", PYTHON, "-m", "mrtr_cli", "serve", *(branching[i] for i in order)]
+    booked = mrtr("call", "book_table", "--answers", "examples/book_table.yaml", "--json", *served)
+    assert booked.code == 0, booked.stderr
+    assert booked.json()["result"]["structuredContent"]["received"] == BOOKED
+    refused = mrtr("call", "book_table", "--answer", "date=decline", "--json", *served)
+    assert refused.code == 0, refused.stderr
+    assert refused.json()["result"]["content"][0]["text"] == "No booking made: you chose decline at the date question."
+    other = mrtr("call", "book_table", "--answer", "date=cancel", *served)
+    assert other.code == 2 and "the answer to 'date' differs from the recording in " in other.stderr, other.stderr
+    assert "action is \"cancel\", recorded " in other.stderr
+
+
+def test_an_sdk_client_takes_either_path_of_one_served_pair(branching: list[str]):
+    """A client nobody here wrote (the PyPI `mcp` SDK's MRTR loop) gets both paths from one server."""
+    import anyio
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+    from mcp.types import ElicitResult
+
+    served = StdioServerParameters(command=PYTHON, args=["-m", "mrtr_cli", "serve", *branching], cwd=str(ROOT))
+
+    def call(decline: bool) -> dict:
+        async def answer(context: object, params: object) -> ElicitResult:
+            if decline:
+                return ElicitResult(action="decline")
+            field = next(iter(params.requested_schema["properties"]))  # type: ignore[attr-defined]
+            key = {"date": "date", "size": "party", "confirm": "confirm"}[field]
+            return ElicitResult(action="accept", content=BOOKED[key])
+
+        async def run() -> dict:
+            async with Client(served, elicitation_callback=answer) as client:
+                result = await client.call_tool("book_table", {})
+                return {"text": result.content[0].text, "received": result.structured_content["received"]}
+        return anyio.run(run)
+
+    assert call(decline=False)["received"] == BOOKED
+    assert call(decline=True)["text"] == "No booking made: you chose decline at the date question."

@@ -11,7 +11,7 @@ from typing import Any
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.answering.scripted import FlagAnswerer
-from mrtr_cli.conversation.server_requests import ServerRequests
+from mrtr_cli.conversation.server_requests import CallAsked, ServerRequests
 from mrtr_cli.protocol import handshake, jsonrpc, meta
 
 ELICIT = {"message": "Which date?", "requestedSchema": {"type": "object", "properties": {
@@ -40,9 +40,10 @@ def test_a_question_of_the_call_is_answered_through_the_chain_and_sent_back():
     assert [type(event).__name__ for event in seen] == ["InputRequested", "AnswerChosen"]
     assert seen[0] == events.InputRequested(1, 3, {"elicitation#1": {"method": "elicitation/create",
                                                                      "params": ELICIT}}, None, in_flight=True)
-    asked, answers = asking.end_call()
-    assert list(asked) == ["elicitation#1"] and answers["elicitation#1"].response["content"] == {"date": "2026-12-24"}
-    assert asking.end_call() == ({}, {})
+    call = asking.end_call()
+    assert list(call.asked) == ["elicitation#1"] and call.answers["elicitation#1"].response["content"] == {"date": "2026-12-24"}
+    assert call.unprompted == {} and call.refused == {}
+    assert asking.end_call() == CallAsked()
 
 
 def test_ping_is_answered_at_once_and_an_undeclared_capability_refused():
@@ -54,4 +55,4 @@ def test_ping_is_answered_at_once_and_an_undeclared_capability_refused():
     assert sent[0] == ({"jsonrpc": "2.0", "id": 1, "result": {}}, "response to ping")
     refusal, what = sent[1]
     assert what == "response to sampling#1" and refusal["id"] == 2 and "error" in refusal
-    assert [type(event).__name__ for event in seen] == ["InputRequested"]
+    assert [type(event).__name__ for event in seen] == ["InputRequested", "Unanswered"]

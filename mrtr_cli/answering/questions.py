@@ -33,6 +33,8 @@ class Question:
     count: int = 1
     in_flight: bool = False
     """Asked by a server request during a call (the older era): its key is mrtr's, by method and order."""
+    unprompted: bool = False
+    """A server request that is not the call's question (a `roots/list`, or one outside the call)."""
 
     @property
     def method(self) -> str:
@@ -128,7 +130,12 @@ WAITING_SOURCES = (sources.INTERACTIVE, sources.SAMPLER)
 
 
 class Refused(IncompleteError):
-    """An answerer refused the question (a person said no, the sampler failed)."""
+    """An answerer refused the question (a person said no, the sampler failed): which, and why."""
+
+    def __init__(self, message: str, hint: str, source: str = "", reason: str = "") -> None:
+        super().__init__(message, hint)
+        self.source = source
+        self.reason = reason
 
 
 AT_TERMINAL = "run at a terminal without --no-input"
@@ -163,7 +170,7 @@ class Chain:
             verdict = answerer.answer(question)
             if isinstance(verdict, Refusal):
                 raise Refused(f"{question.describe()} was refused by {answerer.name}: {verdict.reason}",
-                              "the call ends without a retry")
+                              "the call ends without a retry", answerer.name, verdict.reason)
             if isinstance(verdict, Response):
                 return Answer(verdict.payload, answerer.name)
         raise IncompleteError(f"nothing answered {question.describe()}", self.advice(question))

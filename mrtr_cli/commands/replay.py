@@ -39,6 +39,7 @@ from mrtr_cli.transcript.recorder import TranscriptBuilder
 from mrtr_cli.transcript.redact import Redaction
 from mrtr_cli.transcript.replay_setup import recorded_capabilities, recorded_era, replay_params, replay_target
 from mrtr_cli.transcript.replay_verdict import ReplayVerdict, load_figures
+from mrtr_cli.transcript.rounds import unprompted_methods
 from mrtr_cli.transport.shared import ServerPool, keep
 
 ASK_A_PERSON = "replay at a terminal with --interactive"
@@ -249,7 +250,8 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
             prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
             session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances,
                               tasks=TaskSettings(options.poll_interval, options.task_timeout,
-                                                 listen=http_url(resolved) is not None))
+                                                 listen=http_url(resolved) is not None),
+                              awaited_unprompted=unprompted_methods(transcript.rounds))
             outcome = session.run(method, params, prepared.mirrored)
             if outcome.error is None and client.era.name == "modern" and hops is None:
                 keep(client.transport)  # every request answered: the next transcript may use this server

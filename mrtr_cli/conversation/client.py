@@ -20,7 +20,7 @@ from mrtr_cli.conversation.stopwatch import Stopwatch
 from mrtr_cli.conversation.waiting import ServerRequestHandler, Waiting, progress_token, timed_out
 from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Response
-from mrtr_cli.transport.base import Deadline, Exchange, Frame, Mirrored, Transport, TransportTimeout
+from mrtr_cli.transport.base import Deadline, Exchange, Frame, Mirrored, Transport, TransportTimeout, listener
 
 LEGACY_HINT = ("with --protocol-era auto (the default) or older mrtr speaks its initialize handshake; "
                "or pass --no-discover to send the 2026-07-28 request anyway")
@@ -269,6 +269,27 @@ class Client:
         except UnreachableError as error:
             raise _during(error, f"while mrtr waited for {method} (id {request_id})") from None
         raise _StreamEnded(request_id)
+
+    def await_server_requests(self, arrived: Callable[[], bool]) -> bool:
+        """Read what the server sends with no request in flight (stdio; HTTP's GET stream), answering its requests, until
+        `arrived()` says what was awaited came, or --timeout passes: a replay waits so for the
+        requests the recording saw the server send of its own accord, which come when the server
+        chooses. Whether it came; False at once where nothing can be read outside a request."""
+        exchange = listener(self.transport)
+        if arrived() or exchange is None or self.era.server_requests is None:
+            return arrived()
+        deadline = Deadline(self.settings.timeout)
+        waiting = Waiting(0, "(no request)", deadline, self.emit, self.era.server_requests)
+        try:
+            for incoming in exchange.frames(deadline):
+                waiting.take(incoming)
+                if arrived():
+                    break
+        except (TransportTimeout, UnreachableError):
+            pass  # what did not come is a difference the replay names
+        finally:
+            exchange.close()
+        return arrived()
 
     def _cancel(self, exchange: Exchange, request_id: int, reason: str) -> None:
         frame = jsonrpc.notification("notifications/cancelled", {"requestId": request_id, "reason": reason})

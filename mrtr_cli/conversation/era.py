@@ -23,7 +23,7 @@ from mrtr_cli.conversation.explain import explain
 from mrtr_cli.errors import (EndpointMissing, LegacyServerError, MrtrError, NotAServer, ProtocolError, RequestTimeout,
                              ServerError, SilentToProbe, UnreachableError, UsageError)
 from mrtr_cli.protocol import handshake, jsonrpc, meta
-from mrtr_cli.transport.base import Transport
+from mrtr_cli.transport.base import Transport, ties_requests
 
 
 class EraFlags(NamedTuple):
@@ -218,7 +218,7 @@ def initialize(client: Client, chain: Chain, reason: str, wait: float | None = N
         raise explain("initialize", reply.error)
     chosen = _chosen_version(reply.result, version, settings.version_fixed)
     answering = ServerRequests(chain, chosen, settings.capabilities, emit=client.emit, send=client.send,
-                               who_asks=client.who_asks)
+                               who_asks=client.who_asks, tied=ties_requests(client.transport))
     era = _speak(client, Era("older", chosen, reply.result, answering, speaks_modern))
     if chosen != version:
         client.emit(events.EraChosen("older", chosen, f"the server chose {chosen} in its initialize result"))

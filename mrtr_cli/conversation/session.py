@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Answer, Chain, Question
@@ -28,6 +28,9 @@ from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.protocol import meta, tasks
 from mrtr_cli.protocol.mrtr import Complete, read_result, retry_params
 from mrtr_cli.transport.base import Mirrored
+
+if TYPE_CHECKING:
+    from mrtr_cli.conversation.server_requests import CallAsked
 
 BACKOFF_START = 0.05
 """First wait before retrying a round that carried only requestState (seconds)."""
@@ -48,6 +51,10 @@ class Round:
     answers: dict[str, Answer] = field(default_factory=dict)
     instance: events.InstanceChosen | None = None
     """The instance of the server it went to (`--replica`, `--restart-between-rounds`); None: no hops."""
+    refused: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Older era: the questions that got an error instead of an answer (`CallAsked.refused`)."""
+    unprompted: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Older era: the server's requests that were not the call's questions (`CallAsked.unprompted`)."""
 
 
 @dataclass
@@ -95,8 +102,11 @@ class Session:
 
     def __init__(self, client: Client, chain: Chain, *, max_rounds: int = 10,
                  sleep: Callable[[float], None] = time.sleep, instances: Instances | None = None,
-                 tasks: TaskSettings | None = None) -> None:
+                 tasks: TaskSettings | None = None, awaited_unprompted: Collection[str] = ()) -> None:
         self.client = client
+        self.awaited_unprompted = set(awaited_unprompted)
+        """Older era: the methods a recording saw the server ask unprompted; a replay waits for them
+        after the call (they come when the server chooses, and timing must not decide a replay)."""
         self.tasks = tasks or TaskSettings()
         """How a task the server makes of the call is followed (conversation/task_follower.py)."""
         self.follower: TaskFollower | OlderTaskFollower | None = None
@@ -139,8 +149,10 @@ class Session:
             outcome.status, outcome.error = status_of(error), error
         except KeyboardInterrupt as raised:
             outcome.status, outcome.error = "aborted", interruption(raised)
+        if asking is not None and self.awaited_unprompted and outcome.status != "aborted":
+            self.client.await_server_requests(lambda: self.awaited_unprompted <= asking.unprompted_seen)
         if asking is not None:
-            _keep_asked_in_flight(outcome.rounds, *asking.end_call())
+            _keep_asked_in_flight(outcome.rounds, asking.end_call())
         outcome.task = self.follower.record if self.follower is not None else None
         outcome.server, outcome.era = self.client.server_info, self.client.era.name
         self.held.before_waiting()  # what a Ctrl-C, landing while a round was shown, left held
@@ -258,8 +270,11 @@ class Session:
         return min(delay * 2, BACKOFF_CAP)
 
 
-def _keep_asked_in_flight(rounds: list[Round], asked: dict[str, dict[str, Any]], answers: dict[str, Answer]) -> None:
+def _keep_asked_in_flight(rounds: list[Round], call: CallAsked) -> None:
     """Older era: what the server asked during the call belongs to its one round (for --save-answers
-    and the report)."""
-    if rounds and asked:
-        rounds[-1].requests, rounds[-1].answers = asked, answers
+    and the report), and what it asked unprompted is kept beside it."""
+    if not rounds:
+        return
+    if call.asked:
+        rounds[-1].requests, rounds[-1].answers = call.asked, call.answers
+    rounds[-1].refused, rounds[-1].unprompted = call.refused, call.unprompted

@@ -15,21 +15,24 @@ from mrtr_cli.conversation.stopwatch import Stopwatch
 from mrtr_cli.events import HeldEvents, Observer
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
-from mrtr_cli.transport.base import AuthNote, Deadline, StderrLine, StillWaiting, WireInfo
+from mrtr_cli.transport.base import AuthNote, Deadline, Frame, StderrLine, StillWaiting, WireInfo
 
 if TYPE_CHECKING:
-    from mrtr_cli.answering.questions import Answer
+    from mrtr_cli.conversation.server_requests import CallAsked
 
 
 class ServerRequestHandler(Protocol):
     """Answers a request the server sends (older era): the answer goes back through the client
-    (conversation/server_requests.py). A call's requests are kept from `begin_call` to `end_call`."""
+    (conversation/server_requests.py). A call's requests are kept from `begin_call` to `end_call`;
+    `unprompted_seen`: the methods of the requests it answered that were not a call's."""
 
-    def handle(self, message: Request, in_flight: int | None) -> None: ...
+    unprompted_seen: set[str]
+
+    def handle(self, message: Request, in_flight: int | None, outside: bool = False) -> None: ...
 
     def begin_call(self) -> None: ...
 
-    def end_call(self) -> tuple[dict[str, dict[str, Any]], dict[str, Answer]]: ...
+    def end_call(self) -> CallAsked: ...
 
 
 def progress_token(request_id: int) -> str:
@@ -77,9 +80,10 @@ class Waiting:
         if self.held is not None and self._awaited(message):
             self.held.response_arrived()
         self.emit(events.FrameReceived(message))
-        return self._sort(message)
+        return self._sort(message, isinstance(incoming, Frame) and incoming.outside)
 
-    def _sort(self, message: jsonrpc.Message) -> Response | None:
+    def _sort(self, message: jsonrpc.Message, outside: bool = False) -> Response | None:
+        """`outside`: it came on no request's stream (HTTP's GET stream)."""
         if isinstance(message, Response):
             return self._response(message)
         if isinstance(message, Notification):
@@ -87,7 +91,7 @@ class Waiting:
         elif isinstance(message, Request) and self.server_requests is not None:
             started = time.monotonic()
             with self.stopwatch.excluding():  # a person typing is not the round's time either
-                self.server_requests.handle(message, self.request_id)
+                self.server_requests.handle(message, self.request_id, outside)
             self.deadline.restart(time.monotonic() - started)  # answering is not the server's time
         elif isinstance(message, Request):
             self.emit(events.FrameIgnored(message.raw, f"a {message.method} request from the server; "

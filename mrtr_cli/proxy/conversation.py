@@ -52,6 +52,8 @@ class Conversation:
     ended: bool = False
     in_flight: Counter[str] = field(default_factory=Counter)
     """Older era: how many requests of each method the server sent during the call (their keys)."""
+    unprompted: Counter[str] = field(default_factory=Counter)
+    """Older era: the same, of the requests that were not the call's questions (a roots/list over stdio)."""
 
     @property
     def subject(self) -> Any:
@@ -90,21 +92,25 @@ class Conversation:
         self.end(message)
         return True
 
-    def asked_in_flight(self, message: Request) -> str:
-        """Older era: the server asked while the call is in flight; the key the question takes."""
-        self.in_flight[message.method] += 1
-        key = synthetic_key(message.method, self.in_flight[message.method])
+    def asked_in_flight(self, message: Request, unprompted: bool = False) -> str:
+        """Older era: the server asked while the call is in flight; the key the question takes.
+        `unprompted`: not the call's question (a roots/list over stdio), keyed on its own."""
+        counts = self.unprompted if unprompted else self.in_flight
+        counts[message.method] += 1
+        key = synthetic_key(message.method, counts[message.method])
         request = {"method": message.method, "params": message.params}
-        self.emit(events.InputRequested(self.round, self.request_id, {key: request}, None, in_flight=True))
+        self.emit(events.InputRequested(self.round, self.request_id, {key: request}, None, in_flight=True,
+                                        unprompted=unprompted))
         return key
 
-    def answered_in_flight(self, key: str, method: str, message: Response) -> None:
-        """Older era: the host's response to the server's request `key`."""
+    def answered_in_flight(self, key: str, method: str, message: Response, unprompted: bool = False) -> None:
+        """Older era: the host's response to the server's request `key` (a refusal is kept too)."""
         response = message.result if message.error is None and isinstance(message.result, dict) else None
         if response is None:
-            self.emit(events.Unanswered(key, f"the host answered with an error: {message.error}"))
+            said = f"the host answered with an error: {message.error}"
+            self.emit(events.Unanswered(key, said, self.round, method, HOST, unprompted, said))
             return
-        self.emit(events.AnswerChosen(self.round, key, method, response, HOST))
+        self.emit(events.AnswerChosen(self.round, key, method, response, HOST, unprompted=unprompted))
 
     def end(self, message: Response | None, why: str = "the connection ended before the conversation did") -> None:
         """The outcome: the last response's, or aborted (`why`) when the connection ended first or

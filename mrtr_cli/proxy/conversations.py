@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from mrtr_cli import events
+from mrtr_cli.answering.questions import ROOTS
 from mrtr_cli.protocol import meta, mrtr
 from mrtr_cli.protocol.jsonrpc import Notification, Request, Response, same_id
 from mrtr_cli.proxy.conversation import Conversation, ConversationStart, subject_of, without_meta
 from mrtr_cli.proxy.judge import id_key, keep
+from mrtr_cli.proxy.stdio_shim import CHANNEL as STDIO_CHANNEL
 from mrtr_cli.proxy.watching import Crossed, crossed_at
 
 MAX_OPEN = 256
@@ -87,7 +89,7 @@ class Conversations:
         self.note = note
         self.context = Context()
         self.pending: dict[tuple[str, tuple[str, Any]], Pending] = {}
-        self.server_requests: dict[tuple[str, Any], tuple[Conversation, str, str]] = {}
+        self.server_requests: dict[tuple[str, Any], tuple[Conversation, str, str, bool]] = {}
         """Older era: the server's requests in flight, by id: their conversation, key and method."""
         self.open: list[Conversation] = []
 
@@ -113,8 +115,8 @@ class Conversations:
         if isinstance(message, Response):
             asked = self.server_requests.pop(id_key(message.id), None)
             if asked is not None and not asked[0].ended:
-                asker, key, method = asked
-                asker.answered_in_flight(key, method, message)
+                asker, key, method, unprompted = asked
+                asker.answered_in_flight(key, method, message, unprompted)
             return False
         if not isinstance(message, Request):
             return False
@@ -157,8 +159,10 @@ class Conversations:
         if in_flight is None:
             return False
         if isinstance(message, Request) and message.method in mrtr.INPUT_METHODS:
-            key = in_flight.asked_in_flight(message)
-            keep(self.server_requests, id_key(message.id), (in_flight, key, message.method))
+            # over stdio nothing ties a roots/list to the call (conversation/server_requests.py)
+            unprompted = frame.channel == STDIO_CHANNEL and message.method == ROOTS
+            key = in_flight.asked_in_flight(message, unprompted)
+            keep(self.server_requests, id_key(message.id), (in_flight, key, message.method, unprompted))
         elif isinstance(message, Notification):
             in_flight.emit(events.NotificationReceived(message.method, message.params, in_flight.request_id))
         return False

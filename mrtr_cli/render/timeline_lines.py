@@ -87,7 +87,13 @@ def discover_line(result: dict[str, Any]) -> StyledLine:
 
 def input_summary(event: events.InputRequested, answered_by_mrtr: bool = True) -> StyledLine:
     """`round 1 asks 2 questions`; a question asked in flight (older era) with its key, and, when mrtr
-    answers it, where that key goes (through the proxy the host answers)."""
+    answers it, where that key goes (through the proxy the host answers); a request the server sent on
+    its own (unprompted), kept beside the round."""
+    if event.unprompted:
+        where = f"while request {event.id} is in flight" if event.id is not None else "outside the call's request"
+        keys = ", ".join(safe_line(key, 60) for key in event.requests)
+        return StyledLine(f"  unprompted: {keys} (the server's own request, {where}: kept beside the round, "
+                          "not among its questions)", "mrtr.input")
     if event.in_flight:
         where = f"while request {event.id} is in flight" if event.id is not None else "outside a call"
         keys = ", ".join(safe_line(key, 60) for key in event.requests)

@@ -3,10 +3,13 @@
 A request that matches a recorded original request gets the recorded first response; a retry
 whose answers, for the keys asked, equal the recorded ones gets the next recorded response.
 A recording of the older era plays back its in-flight questions one at a time, under the keys
-it recorded them by (`elicitation#1`, ...): see `rounds.served_steps`.
+it recorded them by (`elicitation#1`, ...): see `rounds.served_steps`. Recordings of the same request
+that branch (the same replies up to a question, answered otherwise: accept in one, decline in the
+other) are one server: a retry goes on in the recording whose answers it gives.
 The requestState handed out is this server's own sealed token naming the transcript and the
 round (the dispatcher seals it), so serving stays stateless the protocol's way. A retry that
-lacks answers is asked again; one whose answers differ gets -32602 naming what differed.
+lacks answers is asked again; one whose answers no recording of that path gave gets -32602
+naming what differed from the recording it was following.
 """
 
 from __future__ import annotations
@@ -52,8 +55,13 @@ class MockApp:
         self._originals: dict[Any, int] = {}
         """Each recorded original request (method, subject, arguments, as `_frozen` keys) and the
         first transcript that recorded it: a request is matched in one look-up, not a scan."""
+        self._recorded_alike: dict[Any, list[int]] = {}
+        """Each recorded original request and every transcript that recorded it, in the order given:
+        where a retry may branch."""
         for index, transcript in enumerate(transcripts):
-            self._originals.setdefault(_request_key(transcript.request["method"], *_original(transcript)), index)
+            key = _request_key(transcript.request["method"], *_original(transcript))
+            self._originals.setdefault(key, index)
+            self._recorded_alike.setdefault(key, []).append(index)
 
     def capabilities(self) -> dict[str, Any]:
         """Exactly what the transcripts recorded: the rest is answered -32601."""
@@ -97,8 +105,23 @@ class MockApp:
         missing = [key for key in step.asked if key not in call.responses]
         if missing:
             return self._respond(call, index, number)  # ask again rather than fail
-        _check_answers(self.transcripts[index], step, call.responses)
-        return self._respond(call, index, number + 1)
+        return self._respond(call, self._branch(index, number, call.responses), number + 1)
+
+    def _branch(self, index: int, number: int, responses: dict[str, Any]) -> int:
+        """The transcript a retry goes on in: the one it follows when its answers are the recorded ones,
+        else the first of the same request that went the same way up to this question and recorded
+        these answers to it; none: -32602 naming how they differ from the one followed."""
+        step = self.steps[index][number]
+        if _answers_match(step, responses):
+            return index
+        transcript = self.transcripts[index]
+        alike = self._recorded_alike[_request_key(transcript.request["method"], *_original(transcript))]
+        for other in alike:
+            steps = self.steps[other]
+            if other != index and number < len(steps) and _same_path(self.steps[index], steps, number) \
+                    and _answers_match(steps[number], responses):
+                return other
+        raise _answers_differ(transcript, step, responses)
 
     def _match(self, call: Call) -> int:
         """The transcript whose original request this is; -32602 naming the nearest otherwise."""
@@ -197,17 +220,34 @@ def _result(step: ServedStep) -> dict[str, Any]:
     return result if isinstance(result, dict) else {}
 
 
-def _check_answers(transcript: Transcript, step: ServedStep, responses: dict[str, Any]) -> None:
-    """The retry's answers, for the keys the step asked, must be the recorded ones."""
+def _answers_match(step: ServedStep, responses: dict[str, Any]) -> bool:
+    """Whether the retry's answers, for the keys the step asked, are the ones recorded there."""
+    return all(responses.get(key) == step.recorded_answers.get(key) for key in step.asked)
+
+
+def _same_path(followed: list[ServedStep], other: list[ServedStep], number: int) -> bool:
+    """Whether two recordings of one request went the same way up to step `number`: the same
+    replies (without what changes on every run) and, before it, the same answers; at it, the same
+    questions."""
+    def reply(step: ServedStep) -> Any:
+        received = step.received
+        result = received.get("result")
+        return {**received, "result": without_volatile(result)} if isinstance(result, dict) else received
+
+    before = all(reply(a) == reply(b) and a.recorded_answers == b.recorded_answers
+                 for a, b in zip(followed[:number], other[:number]))
+    return before and reply(followed[number]) == reply(other[number])
+
+
+def _answers_differ(transcript: Transcript, step: ServedStep, responses: dict[str, Any]) -> RpcError:
+    """The -32602 of a retry whose answers, for the keys the step asked, are not the recorded ones."""
     recorded = step.recorded_answers
-    differing = [key for key in step.asked if responses.get(key) != recorded.get(key)]
-    if differing:
-        key = differing[0]
-        raise RpcError(jsonrpc.INVALID_PARAMS,
-                       f"Invalid params: the answer to {key!r} differs from the recording in {transcript.path} "
-                       f"(round {step.round}): {_difference(recorded.get(key), responses.get(key))}",
-                       {"transcript": transcript.path, "round": step.round, "key": key,
-                        "recorded": recorded.get(key), "received": responses.get(key)})
+    key = next(key for key in step.asked if responses.get(key) != recorded.get(key))
+    return RpcError(jsonrpc.INVALID_PARAMS,
+                    f"Invalid params: the answer to {key!r} differs from the recording in {transcript.path} "
+                    f"(round {step.round}): {_difference(recorded.get(key), responses.get(key))}",
+                    {"transcript": transcript.path, "round": step.round, "key": key,
+                     "recorded": recorded.get(key), "received": responses.get(key)})
 
 
 _ABSENT: Any = object()

@@ -9,6 +9,8 @@ under its own. The result is compared without `_meta` and the fields only 2026-0
 (`resultType`, `ttlMs`, `cacheScope`), and its `structuredContent` only when both sides have one
 (versions before 2025-06-18 have none).
 Only the first question that differs is reported: every question after it follows from it.
+A `roots/list` is compared apart, as whether the server asked for roots at all: over stdio an
+older-era server's is unprompted (conversation/server_requests.py), kept beside the round.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 from mrtr_cli.transcript.compare import Difference, compare
 from mrtr_cli.transcript.task_record import compare_tasks
 from mrtr_cli.transcript.paths import JsonPath
-from mrtr_cli.transcript.rounds import AskedQuestion, final_result, question_sequence
+from mrtr_cli.transcript.rounds import AskedQuestion, final_result, question_sequence, roots_asked
 
 FORM_KEYWORDS = ("type", "properties", "required")
 """What the spec defines of a form's requestedSchema, and so what a client shows. Across eras only
@@ -49,6 +51,9 @@ def compare_across_eras(recorded: dict[str, Any], live: dict[str, Any]) -> list[
     differences += _first_different_question(old, new)
     if len(old) != len(new):
         differences.append(Difference(None, None, "number of questions", len(old), len(new)))
+    roots = (roots_asked(recorded.get("rounds", [])), roots_asked(live.get("rounds", [])))
+    if roots[0] != roots[1]:  # compared apart: when an older-era server asks it over stdio is timing
+        differences.append(Difference(None, None, "roots asked", *roots))
     differences += _results(recorded.get("rounds", []), live.get("rounds", []))
     return differences
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.transcript.paths import JsonPath, inside, replace
-from mrtr_cli.transcript.rounds import QUESTION_FIELDS, asked_in, asked_in_flight, comparable
+from mrtr_cli.transcript.rounds import (QUESTION_FIELDS, asked_in, asked_in_flight, comparable, roots_beside,
+                                       unprompted_methods)
 
 IGNORED = "<ignored>"
 
@@ -52,7 +53,18 @@ def compare(recorded: dict[str, Any], live: dict[str, Any], ignore: list[JsonPat
         differences.append(Difference(None, None, "number of rounds", len(old["rounds"]), len(new["rounds"])))
     for before, after in zip(old["rounds"], new["rounds"]):
         differences += compare_round(before, after, strict)
-    return differences
+    return differences + compare_unprompted(old["unprompted"], new["unprompted"])
+
+
+def compare_unprompted(recorded: list[str], live: list[str]) -> list[Difference]:
+    """The requests the server sent of its own accord, by method, as a set: each method the recording
+    saw must come again (the replay waits for it). One the live run saw and the recording did not is
+    no difference: when such a request comes is the server's choice (server-everything's `roots/list`,
+    350 ms after `initialized`), so a recording that ended sooner could not see it, and timing must not
+    decide a replay."""
+    if all(method in live for method in recorded):
+        return []
+    return [Difference(None, None, "unprompted requests", recorded, live)]
 
 
 def compare_round(before: dict[str, Any], after: dict[str, Any], strict: bool) -> list[Difference]:
@@ -104,15 +116,20 @@ def _differ(number: int, key: str | None, what: str, old: Any, new: Any) -> list
 def _comparable(document: dict[str, Any], ignore: list[JsonPath]) -> dict[str, Any]:
     """Rounds without what legitimately changes between runs (ids, requestState, _meta, timings)."""
     rounds = []
+    target = document.get("target")
+    over_http = isinstance(target, dict) and target.get("transport") == "http"
+    before_format_3 = document.get("mrtr_transcript", 3) < 3 and not over_http  # HTTP ties roots/list to the call
     for index, entry in enumerate(document.get("rounds", [])):
-        view = comparable(entry)
+        view = comparable(roots_beside(entry) if before_format_3 else entry)
         for path in ignore:
             reached = inside(path, index)
             if reached is not None:
                 replace(view, reached, IGNORED)
         rounds.append(view)
     error = document.get("error")
-    return {"outcome": document.get("outcome", "aborted"), "rounds": rounds,
+    unprompted = unprompted_methods([roots_beside(entry) if before_format_3 else entry
+                                     for entry in document.get("rounds", [])])
+    return {"outcome": document.get("outcome", "aborted"), "rounds": rounds, "unprompted": unprompted,
             "error": error.get("kind") if isinstance(error, dict) else None}
 
 

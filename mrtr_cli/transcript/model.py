@@ -1,4 +1,4 @@
-"""The transcript document (format 2; a format 1 file loads too, and means the 2026-07-28 era): its
+"""The transcript document (format 3; formats 1 and 2 load too, a format 1 file meaning the 2026-07-28 era): its
 parts in a stable order, loading with clear errors, and reading it back as the events and the
 outcome of the conversation it keeps.
 
@@ -18,7 +18,7 @@ from mrtr_cli.errors import MrtrError, ServerError, UsageError, error_for
 from mrtr_cli.transcript.rounds import finding_from_data, round_events, round_from_data
 from mrtr_cli.transcript.task_record import asked_on_result, ending, task_events, task_rounds
 
-FORMAT = 2
+FORMAT = 3
 SCHEMA = Path(__file__).with_name("schema.json")
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import ROOTS, Decision, Question, Refusal, Response
 from mrtr_cli.transcript.model import Transcript
-from mrtr_cli.transcript.rounds import asked_in, asked_in_flight
+from mrtr_cli.transcript.rounds import asked_in, asked_in_flight, unprompted_of
 
 
 @dataclass
@@ -37,9 +37,12 @@ class RecordedAnswerer:
                      for key, answer in (entry.get("answers") or {}).items()] + _task_answers(transcript)
         self.unanswered = {(key, request.get("method")) for entry in transcript.rounds
                            for key, request in asked_in_flight(entry).items() if key not in (entry.get("answers") or {})}
+        self.unprompted = [entry for data in transcript.rounds for entry in unprompted_of(data).values()]
+        """Older era: the requests the server sent of its own accord, each with its answer or refusal."""
         self.asked_roots = any(request.get("method") == ROOTS for entry in transcript.rounds
-                               for request in asked_in_flight(entry).values())
+                               for request in [*asked_in_flight(entry).values(), *unprompted_of(entry).values()])
         """Older era: roots were declared when recorded (the server asked for them): declare them again."""
+        self._unprompted_used: dict[str, int] = {}
         self.recorded_era = transcript.era
         self.live_era: Callable[[], str] = lambda: transcript.era
         """The era the live run speaks; replay points it at the client (which may change era on its
@@ -49,6 +52,10 @@ class RecordedAnswerer:
         return self.asked_roots or any(r.method == ROOTS for r in self.pool)
 
     def answer(self, question: Question) -> Decision:
+        if question.unprompted:
+            recorded = self._unprompted(question.method)
+            if recorded is not None:
+                return recorded
         if self.live_era() != self.recorded_era:
             return self._take(next((r for r in self.pool if not r.used and r.method == question.method), None))
         same_key = [r for r in self.pool if not r.used and r.key == question.key and r.method == question.method]
@@ -59,6 +66,22 @@ class RecordedAnswerer:
         if pick is None and (question.key, question.method) in self.unanswered:
             return Refusal("it got no answer when recorded")
         return self._take(pick)
+
+    def _unprompted(self, method: str) -> Decision:
+        """An unprompted request is answered by its method, as it was recorded: the next recorded one
+        of that method, then the last again (how often the server asks of its own accord can be
+        timing); a recorded refusal is refused again. None: none recorded (a transcript before
+        format 3 kept a roots/list among the questions: the pool answers it), or no answer was kept."""
+        recorded = [entry for entry in self.unprompted if entry.get("method") == method]
+        if not recorded:
+            return None
+        self._unprompted_used[method] = used = self._unprompted_used.get(method, 0) + 1
+        entry = recorded[min(used, len(recorded)) - 1]
+        if "response" in entry:
+            return Response(copy.deepcopy(entry["response"]))
+        if "refused" in entry:
+            return Refusal(f"it was refused when recorded ({entry['refused']})")
+        return None  # kept without its answer (a proxy's host answered after the call's response)
 
     @staticmethod
     def _take(pick: RecordedAnswer | None) -> Decision:

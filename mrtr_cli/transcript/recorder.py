@@ -51,7 +51,8 @@ class TranscriptBuilder:
         self.next_instance: events.InstanceChosen | None = None
         """Where the next round goes (`--replica`, `--restart-between-rounds`): said before its request."""
         self.before_call = RoundParts(0, None, {})
-        """Older era: what the server asked outside a request of the conversation; the first round keeps it."""
+        """Older era: what the server asked unprompted while no round was pending; the next round keeps it."""
+
         self.raw_arguments: Any = None
         self.top: dict[str, Any] | None = None
         self.rounds: list[dict[str, Any]] = []
@@ -65,6 +66,7 @@ class TranscriptBuilder:
             events.EraChosen: self._era, events.InputRequested: self._asked_in_flight,
             events.AuthorizationStep: self._authorization, events.InstanceChosen: self._instance,
             events.TaskCreated: self._task_created, events.TaskStatusChanged: self._task_status,
+            events.Unanswered: self._unanswered,
         }
         self.task: TaskParts | None = None
         """The task the server made of the request (the tasks extension), gathered until the outcome."""
@@ -132,12 +134,13 @@ class TranscriptBuilder:
             self.pending.notifications.append(event)
 
     def _answer(self, event: events.AnswerChosen) -> None:
+        if event.unprompted:
+            self._unprompted_answered(event.key, {"source": event.source, "response": event.response})
+            return
         if self.task is not None and self.task.answered(event):
             return
         if self.pending is not None and self.pending.number == event.round:
             self.pending.answers[event.key] = event
-        elif self.pending is None and event.round == 0:
-            self.before_call.answers[event.key] = event
 
     def _finding(self, event: events.Finding) -> None:
         if self.pending is not None:
@@ -164,7 +167,25 @@ class TranscriptBuilder:
         else:
             self.task.seen(event)
 
+    def _unanswered(self, event: events.Unanswered) -> None:
+        """A refusal is an answer a person (or an answerer) gave: kept, as the answers are."""
+        refusal = {**({"source": event.source} if event.source else {}), "refused": event.said or event.reason}
+        if event.unprompted:
+            self._unprompted_answered(event.key, refusal)
+        elif self.pending is not None and event.round == self.pending.number and event.method:
+            self.pending.refused[event.key] = {"method": event.method, **refusal}
+
+    def _unprompted_answered(self, key: str, answer: dict[str, Any]) -> None:
+        for parts in (self.pending, self.before_call):
+            if parts is not None and key in parts.unprompted:
+                parts.unprompted[key].update(answer)
+                return
+
     def _asked_in_flight(self, event: events.InputRequested) -> None:
+        if event.unprompted:
+            parts = self.pending or self.before_call
+            parts.unprompted[next(iter(event.requests))] = dict(next(iter(event.requests.values())))
+            return
         if not event.in_flight and self.task is not None:
             self.task.asked(event)
         if not event.in_flight:
@@ -173,8 +194,6 @@ class TranscriptBuilder:
             self.pending.asked_in_flight.update(event.requests)
             if self.task is not None:
                 self.task.asked_on_stream(event)
-        elif self.pending is None and event.round == 0:
-            self.before_call.asked_in_flight.update(event.requests)
 
     def _older_task_asks(self, event: events.InputRequested) -> bool:
         """An older-era task's question, asked on the tasks/result stream (another request than the
@@ -182,9 +201,8 @@ class TranscriptBuilder:
         return self.task is not None and self.pending is not None and event.round == self.pending.number
 
     def _carry_over(self, parts: RoundParts) -> None:
-        """The first round takes what the server asked before its request (ServerRequests.begin_call)."""
-        parts.asked_in_flight.update(self.before_call.asked_in_flight)
-        parts.answers.update(self.before_call.answers)
+        """The first round keeps beside it what the server asked unprompted before its request."""
+        parts.unprompted.update(self.before_call.unprompted)
         self.before_call = RoundParts(0, None, {})
 
     def _server(self, event: events.ServerIdentified) -> None:

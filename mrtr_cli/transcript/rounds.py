@@ -42,6 +42,11 @@ class RoundParts:
     answers: dict[str, events.AnswerChosen] = field(default_factory=dict)
     asked_in_flight: dict[str, dict[str, Any]] = field(default_factory=dict)
     """Older era: the requests the server sent while this round's request was in flight, in order."""
+    refused: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Older era: the questions asked in flight that were refused, each `{method, source, refused}`."""
+    unprompted: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Older era: the requests that were not the call's (conversation/server_requests.py), each
+    `{method, params}` and then how it was answered: `source` and `response`, or `refused`."""
     findings: list[events.Finding] = field(default_factory=list)
     instance: events.InstanceChosen | None = None
     """The instance of the server the round went to (`--replica`, `--restart-between-rounds`)."""
@@ -56,8 +61,12 @@ def round_to_data(parts: RoundParts) -> dict[str, Any]:
     data.update(sent=sent, received=_received(parts))
     if parts.elapsed_ms is not None:
         data["elapsed_ms"] = round(parts.elapsed_ms, 3)
+    if parts.unprompted:
+        data["unprompted"] = parts.unprompted
     if parts.answers:
         data["answers"] = {key: _answer_data(answer) for key, answer in parts.answers.items()}
+    if parts.refused:
+        data["refused"] = parts.refused
     if parts.findings:
         data["findings"] = [finding_to_data(finding) for finding in parts.findings]
     data.setdefault("answers", {})  # so a round with findings and no answers has `answers` last, as ever
@@ -114,6 +123,36 @@ def asked_in_flight(data: dict[str, Any]) -> dict[str, Any]:
     return asked if isinstance(asked, dict) else {}
 
 
+def unprompted_of(data: dict[str, Any]) -> dict[str, Any]:
+    """Older era: the requests a recorded round keeps beside it, not its questions (none: {})."""
+    unprompted = data.get("unprompted")
+    return unprompted if isinstance(unprompted, dict) else {}
+
+
+def refused_of(data: dict[str, Any]) -> dict[str, Any]:
+    """Older era: a recorded round's questions that were refused (none: {})."""
+    refused = data.get("refused")
+    return refused if isinstance(refused, dict) else {}
+
+
+def roots_beside(data: dict[str, Any]) -> dict[str, Any]:
+    """A round recorded before format 3, which kept a `roots/list` among the questions asked in flight,
+    as format 3 keeps it: beside the round, unprompted (the comparison of an older file with a live run)."""
+    asked = asked_in_flight(data)
+    roots = {key: request for key, request in asked.items() if request.get("method") == "roots/list"}
+    if not roots:
+        return data
+    received = {**data["received"], "asked_in_flight": {k: v for k, v in asked.items() if k not in roots}}
+    if not received["asked_in_flight"]:
+        del received["asked_in_flight"]
+    return {**data, "received": received, "unprompted": {**roots, **unprompted_of(data)}}
+
+
+def unprompted_methods(rounds: list[dict[str, Any]]) -> list[str]:
+    """The methods a conversation's server asked unprompted, as a set (sorted): what replay compares."""
+    return sorted({str(entry.get("method")) for data in rounds for entry in unprompted_of(data).values()})
+
+
 @dataclass(frozen=True)
 class ServedStep:
     """One reply `mrtr serve` plays back: what it received at that point of the recording (its
@@ -168,7 +207,7 @@ def round_from_data(method: str, data: dict[str, Any]) -> Round:
     answers = {key: Answer(a["response"], a["source"]) for key, a in (data.get("answers") or {}).items()}
     result_type = result.get("resultType", "complete") if received.get("result") is not None else None
     return Round(data["round"], reply, data["sent"]["params"], result_type, asked, result.get("requestState"),
-                 answers, instance_of(data))
+                 answers, instance_of(data), dict(refused_of(data)), dict(unprompted_of(data)))
 
 
 def round_events(method: str, data: dict[str, Any], held_back: Container[str] = ()) -> Iterator[Any]:
@@ -184,12 +223,16 @@ def round_events(method: str, data: dict[str, Any], held_back: Container[str] = 
     answers = {key: answer for key, answer in (data.get("answers") or {}).items() if key not in held_back}
     for note in received.get("notifications", []):
         yield events.NotificationReceived(note["method"], note.get("params", {}), request_id)
+    yield from _unprompted_events(data)
+    refused = refused_of(data)
     for key, request in asked_in_flight(data).items():
         if key in held_back:
             continue
         yield events.InputRequested(number, request_id, {key: request}, None, in_flight=True)
         if key in answers:
             yield _answer_event(number, key, answers.pop(key))
+        elif key in refused:
+            yield _refusal_event(number, key, refused[key])
     if "result" in received or "error" in received:
         yield events.ResponseReceived(request_id, method, received.get("result"), received.get("error"),
                                       float(data.get("elapsed_ms", 0)), number)
@@ -213,6 +256,28 @@ def in_flight_events(data: dict[str, Any], keys: set[str], request_id: int) -> I
                 yield _answer_event(data["round"], key, answers[key])
 
 
+def _unprompted_events(data: dict[str, Any]) -> Iterator[Any]:
+    """The requests kept beside a recorded round, each with its answer or refusal (drawn first: when
+    each came is not kept, and is timing)."""
+    for key, entry in unprompted_of(data).items():
+        request = {"method": entry.get("method"), "params": entry.get("params") or {}}
+        yield events.InputRequested(data["round"], None, {key: request}, None, in_flight=True, unprompted=True)
+        if "response" in entry:
+            yield events.AnswerChosen(data["round"], key, str(entry.get("method")), entry["response"],
+                                      str(entry.get("source")), unprompted=True)
+        elif "refused" in entry:
+            yield _refusal_event(data["round"], key, entry, unprompted=True)
+
+
+def _refusal_event(number: int, key: str, entry: dict[str, Any], unprompted: bool = False) -> events.Unanswered:
+    """A recorded refusal (or a request nothing answered), as the engine said it."""
+    reason = str(entry.get("refused") or "nothing answered it")
+    source = entry.get("source")
+    said = f"refused by {source}: {reason}" if source else reason
+    return events.Unanswered(key, f"{said}; the server got an error, and mrtr goes on", number,
+                             str(entry.get("method")), str(source) if source else None, unprompted, reason)
+
+
 def _answer_event(number: int, key: str, answer: dict[str, Any]) -> events.AnswerChosen:
     return events.AnswerChosen(number, key, answer["method"], answer["response"], answer["source"])
 
@@ -223,20 +288,29 @@ def report_view(current: Round) -> dict[str, Any]:
     for key, request in current.requests.items():
         params = request.get("params")
         params = params if isinstance(params, dict) else {}
-        answer = current.answers.get(key)
+        answer, refused = current.answers.get(key), current.refused.get(key)
         questions[key] = {
             "method": request.get("method"),
             "message": params.get("message"),
             "response": answer.response if answer else None,
-            "source": answer.source if answer else None,
+            "source": answer.source if answer else refused.get("source") if refused else None,
+            **({"refused": refused["refused"]} if refused and not answer else {}),
         }
     view: dict[str, Any] = {"round": current.number, "id": current.reply.id, "resultType": current.result_type,
                             "questions": questions, "elapsed_ms": round(current.reply.elapsed_ms, 3)}
+    if current.unprompted:
+        view["unprompted"] = {key: _unprompted_view(entry) for key, entry in current.unprompted.items()}
     if current.instance is not None:
         view["instance"] = instance_data(current.instance)
     if current.reply.error is not None:
         view["error"] = current.reply.error
     return view
+
+
+def _unprompted_view(entry: dict[str, Any]) -> dict[str, Any]:
+    """An unprompted request in the `--json` round: its method and how it was answered."""
+    view = {"method": entry.get("method"), "response": entry.get("response"), "source": entry.get("source")}
+    return {**view, **({"refused": entry["refused"]} if "refused" in entry else {})}
 
 
 @dataclass(frozen=True)
@@ -252,12 +326,15 @@ class AskedQuestion:
 
 def question_sequence(rounds: list[dict[str, Any]]) -> list[AskedQuestion]:
     """Every question of a recorded conversation in the order asked, whatever the era: in flight
-    (older) or in `inputRequests` (modern). An elicitation without `mode` is a form, as before 2025-11-25."""
+    (older) or in `inputRequests` (modern), but `roots/list` (`roots_asked`): over stdio the older era
+    cannot tell when the server asks it. An elicitation without `mode` is a form, as before 2025-11-25."""
     sequence = []
     for data in rounds:
         answers = data.get("answers") or {}
         modern = asked_in(data) if result_of(data).get("resultType") == "input_required" else {}
         for key, request in {**asked_in_flight(data), **modern}.items():
+            if request.get("method") == "roots/list":
+                continue
             params = request.get("params")
             params = params if isinstance(params, dict) else {}
             fields = {name: params.get(name) for name in QUESTION_FIELDS}
@@ -267,6 +344,17 @@ def question_sequence(rounds: list[dict[str, Any]]) -> list[AskedQuestion]:
             sequence.append(AskedQuestion(key, request.get("method"), fields,
                                           answer.get("response") if isinstance(answer, dict) else None))
     return sequence
+
+
+def roots_asked(rounds: list[dict[str, Any]]) -> bool:
+    """Whether the server asked for roots, whatever the era and whenever: a question of a round
+    (`inputRequests`, in flight over HTTP) or beside it (unprompted, over stdio)."""
+    for data in rounds:
+        modern = asked_in(data) if result_of(data).get("resultType") == "input_required" else {}
+        asked = [*asked_in_flight(data).values(), *modern.values(), *unprompted_of(data).values()]
+        if any(isinstance(request, dict) and request.get("method") == "roots/list" for request in asked):
+            return True
+    return False
 
 
 def final_result(rounds: list[dict[str, Any]]) -> dict[str, Any] | None:

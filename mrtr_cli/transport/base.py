@@ -48,9 +48,11 @@ def format_size(size: int) -> str:
 
 
 class Frame(NamedTuple):
-    """One JSON-RPC frame as it arrived (a stdio line, a JSON body, an SSE `data`)."""
+    """One JSON-RPC frame as it arrived (a stdio line, a JSON body, an SSE `data`); `outside`: on no
+    request's stream (the older era's GET stream, transport/listening.py)."""
 
     data: str | bytes
+    outside: bool = False
 
 
 class StderrLine(NamedTuple):
@@ -266,3 +268,21 @@ class Wrapped:
 
     def close(self) -> None:
         self.inner.close()
+
+
+def ties_requests(transport: Transport) -> bool:
+    """Whether a server request arriving through `transport` is tied to the request it answers on:
+    Streamable HTTP sends it on that request's own response stream (`TIES_REQUESTS`); stdio's one
+    pipe ties nothing, so when such a request arrives is all there is."""
+    while isinstance(transport, Wrapped):
+        transport = transport.inner
+    return bool(getattr(transport, "TIES_REQUESTS", False))
+
+
+def listener(transport: Transport) -> Exchange | None:
+    """What the server sends with no request of mrtr's in flight, read as an exchange's frames (stdio's
+    one pipe: `listen`); None where there is no such channel to read."""
+    while isinstance(transport, Wrapped):
+        transport = transport.inner
+    listen = getattr(transport, "listen", None)
+    return listen() if callable(listen) else None

@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
-from mrtr_cli.transport.base import Frame, Incoming
+from mrtr_cli.transport.base import Deadline, Frame, Incoming
 from mrtr_cli.transport.pump import Pump
 from mrtr_cli.transport.resume import StreamPosition
 
@@ -91,6 +91,7 @@ class ListeningStream:
             self._deliver(item)
 
     def _deliver(self, item: Any) -> None:
+        item = item._replace(outside=True) if isinstance(item, Frame) else item
         with self._lock:
             sink = self._sink
         if sink is not None and sink.offer(item):
@@ -110,3 +111,32 @@ def attached(listening: ListeningStream | None, pump: Pump) -> Iterator[list[Inc
         yield listening.attach(pump)
     finally:
         listening.detach(pump)
+
+
+class Listened:
+    """The GET stream read while no request is (an `Exchange`: a replay waiting for the requests the
+    server sends of its own accord, conversation/client.py): what was kept for the next request, then
+    what arrives, until closed."""
+
+    def __init__(self, listening: ListeningStream) -> None:
+        self._listening = listening
+        self._closed = threading.Event()
+        self._pump = Pump(self._idle, "mrtr-get-stream")
+        self._kept = listening.attach(self._pump)
+
+    def _idle(self) -> Generator[Any, None, None]:
+        """The pump's producer: nothing of its own, until the exchange is closed (the GET stream offers)."""
+        self._closed.wait()
+        yield from ()
+
+    def frames(self, deadline: Deadline) -> Iterator[Incoming]:
+        yield from self._kept
+        yield from self._pump.items(deadline)
+
+    def cancel(self, notification: str) -> None:
+        """Nothing to cancel: no request is in flight."""
+
+    def close(self) -> None:
+        self._listening.detach(self._pump)
+        self._pump.stop()
+        self._closed.set()

@@ -65,6 +65,10 @@ class StdioTransport:
         self.write(text, before_waiting)
         return _StdioExchange(self)
 
+    def listen(self) -> _StdioExchange:
+        """What the server writes with no request in flight (`base.listener`)."""
+        return _StdioExchange(self)
+
     def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
         """A frame that expects no response: one line, like any other."""
         self.write(text)

@@ -27,7 +27,8 @@ The script is a JSON object:
                notifications for the request, one every "every" seconds, default 0.1), and
                "after": N (N bytes of log notifications on stdout after the answer, before stdin is
                read again: the pipe fills and the server blocks until the client reads), and
-               "pause": SECONDS (then that long before stdin is read again).
+               "pause": SECONDS (then that long before stdin is read again), and "then": ["line", ...]
+               written right after the answer.
 Standard library only, so it starts fast.
 """
 
@@ -84,6 +85,8 @@ def respond(script: dict[str, Any], steps: Any, message: dict[str, Any]) -> None
         return send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}})
     step = next(steps, {"error": {"code": -32603, "message": "the script has no more steps"}})
     play(step, message)
+    for line in step.get("then", []):
+        write(line)
     chatter(step.get("after", 0))
     time.sleep(step.get("pause", 0))
 

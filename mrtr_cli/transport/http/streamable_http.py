@@ -17,6 +17,7 @@ from mrtr_cli.errors import ProtocolError
 from mrtr_cli.transport import http_headers
 from mrtr_cli.transport.base import DEFAULT_MAX_MESSAGE_SIZE, Fetch, Mirrored, PlainReply
 from mrtr_cli.transport.http import auth_fetch
+from mrtr_cli.transport.listening import Listened
 from mrtr_cli.transport.http.connection import CONNECT_SECONDS, Connection
 from mrtr_cli.transport.http.older_http_session import OlderSession
 from mrtr_cli.transport.http.post_exchange import Authorizer, HttpExchange
@@ -28,6 +29,9 @@ MakeAuthorizer = Callable[[Fetch], Authorizer]
 
 class HttpTransport:
     """A Streamable HTTP endpoint."""
+
+    TIES_REQUESTS = True
+    """A server request comes on the response stream of the request it belongs to (`base.ties_requests`)."""
 
     def __init__(self, url: str, headers: dict[str, str], cacert: str | None = None, insecure: bool = False,
                  show_secrets: bool = False, *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
@@ -46,6 +50,11 @@ class HttpTransport:
     def extra_headers(self) -> dict[str, str]:
         """The -H headers, and the Authorization once one is known."""
         return self.connection.extra_headers
+
+    def listen(self) -> Listened | None:
+        """The older era's GET stream, read while no request is (`base.listener`); None: none is open."""
+        listening = self.session.listening
+        return Listened(listening) if listening is not None else None
 
     def describe(self) -> str:
         return self.connection.url
