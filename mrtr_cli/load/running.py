@@ -1,0 +1,122 @@
+"""A `mrtr load` run on Locust's local runner: the users' plan from the options, the run bounded by
+--run-time or --conversations, every request event collected, and mrtr's summary."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from locust.env import Environment
+
+from mrtr_cli.commands.common import Context
+from mrtr_cli.errors import UsageError
+from mrtr_cli.exit_codes import ExitCode
+from mrtr_cli.load.users import CONVERSATION, Budget, Plan, Transcript, TranscriptUser, load_transcript
+from mrtr_cli.options import AnsweringOptions, LoadingOptions, TargetOptions
+from mrtr_cli.transcript.paths import parse_path
+from mrtr_cli.transcript.replay_verdict import RESULTS, percentiles
+
+DEFAULT_RUN_TIME = 30.0
+"""--run-time when neither it nor --conversations is given (seconds)."""
+
+
+def plan_of(files: tuple[str, ...], arguments: tuple[str, ...], loading: LoadingOptions, ignore: tuple[str, ...],
+            target: TargetOptions, answering: AnsweringOptions) -> Plan:
+    """What every user replays; each transcript read now, each --weight and --ignore checked (exit 1)."""
+    for text in ignore:
+        parse_path(text, "--ignore")
+    weights = _weights(loading.weights, files)
+    transcripts = tuple(load_transcript(path, weights.get(path, 1)) for path in dict.fromkeys(files))
+    if target.replicas:
+        _refuse_older_with_replicas(transcripts)
+    return Plan(transcripts, target, answering, arguments, ignore, loading.think, Budget(loading.conversations))
+
+
+def _weights(given: tuple[str, ...], files: tuple[str, ...]) -> dict[str, int]:
+    weights = {}
+    for text in given:
+        path, equals, number = text.rpartition("=")
+        if not equals or path not in files or not number.isdigit() or int(number) < 1:
+            raise UsageError(f"--weight {text!r} is not FILE=N with FILE one of the transcripts and N 1 or more",
+                             "give --weight TRANSCRIPT.yaml=3, naming the transcript as it is given")
+        weights[path] = int(number)
+    return weights
+
+
+def _refuse_older_with_replicas(transcripts: tuple[Transcript, ...]) -> None:
+    from mrtr_cli.transcript import model
+
+    for transcript in transcripts:
+        if model.load(transcript.path).era == "older":
+            raise UsageError(f"{transcript.path} is of the older era, where a session lives on one instance, "
+                             "and --replica routes rounds to several", "leave --replica out for it")
+
+
+@dataclass
+class Collected:
+    """Every request event of the run: the times by (request type, name), the conversations'
+    results, and each failure's message counted."""
+
+    times: dict[tuple[str, str], list[float]] = field(default_factory=lambda: defaultdict(list))
+    results: Counter[str] = field(default_factory=Counter)
+    failures: Counter[str] = field(default_factory=Counter)
+
+    def on_request(self, request_type: str, name: str, response_time: float, exception: Any = None,
+                   context: Any = None, **_: Any) -> None:
+        self.times[(request_type, name)].append(float(response_time))
+        if request_type == CONVERSATION:
+            self.results[(context or {}).get("result", "failed")] += 1
+            if exception is not None:
+                self.failures[f"{name}: {exception}"] += 1
+
+    @property
+    def conversations(self) -> int:
+        return sum(self.results.values())
+
+
+def run_local(context: Context, plan: Plan, loading: LoadingOptions) -> ExitCode:
+    """The users on Locust's local runner in this process until --run-time or --conversations;
+    the summary, also after Ctrl-C (130)."""
+    user = type("MrtrUser", (TranscriptUser,), {"plan": plan, "abstract": False})
+    environment = Environment(user_classes=[user])
+    collected = Collected()
+    environment.events.request.add_listener(collected.on_request)
+    runner = environment.create_local_runner()
+    started = time.monotonic()
+    interrupted = False
+    try:
+        runner.start(loading.users, spawn_rate=loading.spawn_rate or loading.users)
+        plan.budget.reached.wait(timeout=_run_time(loading))
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        runner.quit()
+    wall = time.monotonic() - started
+    for line in summary_lines(collected, wall):
+        context.consoles.out.print(line, markup=False, highlight=False)
+    if interrupted:
+        return ExitCode.INTERRUPTED
+    return ExitCode.DIVERGED if collected.results["diverged"] or collected.results["failed"] else ExitCode.OK
+
+
+def _run_time(loading: LoadingOptions) -> float | None:
+    if loading.run_time is not None:
+        return loading.run_time
+    return None if loading.conversations is not None else DEFAULT_RUN_TIME
+
+
+def summary_lines(collected: Collected, wall: float) -> list[str]:
+    """`N conversations: same, diverged, failed; per second`, each failure counted, then p50/p95/p99
+    of each round and each conversation."""
+    counts = ", ".join(f"{collected.results[result]} {result}" for result in RESULTS)
+    rate = collected.conversations / wall if wall > 0 else 0.0
+    lines = [f"{collected.conversations} conversations ({counts}) in {wall:.1f} s: {rate:.1f} conversations a second"]
+    lines += [f"  ✗ {count} × {message}" for message, count in collected.failures.most_common()]
+    width = max((len(name) for _, name in collected.times), default=0)
+    for (request_type, name), times in sorted(collected.times.items(), key=lambda item: item[0][0] == CONVERSATION):
+        shown = percentiles(times) or {}
+        figures = "  ".join(f"{key} {value:.1f} ms" for key, value in shown.items())
+        lines.append(f"  {name:<{width}}  {len(times):>6}  {figures}")
+    return lines
