@@ -79,7 +79,7 @@ class Collected:
 def run_local(context: Context, plan: Plan, loading: LoadingOptions) -> ExitCode:
     """The users on Locust's local runner in this process until --run-time or --conversations;
     the summary, also after Ctrl-C (130)."""
-    user = type("MrtrUser", (TranscriptUser,), {"plan": plan, "abstract": False})
+    user = type("MrtrUser", (TranscriptUser,), {"plan": plan, "abstract": False, "quit_when_done": False})
     environment = Environment(user_classes=[user])
     collected = Collected()
     environment.events.request.add_listener(collected.on_request)

@@ -17,6 +17,7 @@ Configured by class attributes, so that a user's own locustfile works with Locus
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from collections.abc import Sequence
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+import gevent
 import gevent.event
 from locust import User, task
 
@@ -157,6 +159,10 @@ class TranscriptUser(User):
     arguments: ClassVar[Sequence[str]] = ()
     ignore: ClassVar[Sequence[str]] = ()
     think: ClassVar[float] = 0.0
+    conversations: ClassVar[int | None] = None
+    """Stop the whole run (this process's Locust runner) after this many conversations in all."""
+    quit_when_done: ClassVar[bool] = True
+    """Whether the user quits the runner once `conversations` ended (`mrtr load` ends its run itself)."""
     plan: ClassVar[Plan | None] = None
     """Set by `mrtr load`; else built from the attributes above when the first user starts."""
 
@@ -165,6 +171,7 @@ class TranscriptUser(User):
 
     def on_start(self) -> None:
         self._context = make_context(OutputOptions(color="never"))
+        logging.getLogger("httpx").setLevel(logging.WARNING)  # Locust logs at INFO: not a line per HTTP request
 
     @task
     def conversation(self) -> None:
@@ -177,6 +184,8 @@ class TranscriptUser(User):
         verdict = one_conversation(self._context, plan, transcript)
         report(self.environment.events, transcript, verdict, started)
         plan.budget.end()
+        if plan.budget.reached.is_set() and self.quit_when_done and self.environment.runner is not None:
+            gevent.spawn(self.environment.runner.quit)  # not from this user: quitting stops every user
 
     @classmethod
     def _plan(cls) -> Plan:
@@ -193,4 +202,5 @@ class TranscriptUser(User):
         transcripts = tuple(load_transcript(path, cls.weights.get(path, 1)) for path in cls.transcripts)
         target = TargetOptions(url=url, replicas=tuple(cls.replicas), headers=tuple(cls.headers))
         answering = AnsweringOptions(answers=tuple(cls.answers), answers_file=cls.answers_file)
-        return Plan(transcripts, target, answering, tuple(cls.arguments), tuple(cls.ignore), cls.think)
+        return Plan(transcripts, target, answering, tuple(cls.arguments), tuple(cls.ignore), cls.think,
+                    Budget(cls.conversations))
