@@ -90,7 +90,7 @@ COMMANDS = (
                          "no_discover", "protocol_era", "replicas", "no_auth", "auth_stored_only")),
              ("answering", ("answers_file", "answers", "roots", "sampling_reply", "sampling_model", "max_rounds",
                             "no_elicitation", "no_sampling", "no_roots")),
-             ("output", ("color", "debug")))),
+             ("output", ("json", "color", "debug")))),
     Command("check", "Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails.",
             groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
                     ("output", ()))),

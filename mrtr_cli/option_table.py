@@ -266,6 +266,9 @@ OWN = (
            "SECONDS", THINK),
     Option(("--weight",), "loading", "weights", "many", "Pick FILE N times as often as a transcript of weight 1 "
            "(the default). Repeatable.", "FILE=N"),
+    Option(("--csv",), "loading", "csv", "value", "Also write Locust's CSV reports: PREFIX_stats.csv, "
+           "PREFIX_failures.csv, PREFIX_exceptions.csv.", "PREFIX"),
+    Option(("--html",), "loading", "html", "value", "Also write Locust's HTML report to FILE.", "FILE"),
     Option(("--junit",), "report", "junit", "value", "Also write the run as a JUnit XML report to FILE.", "FILE"),
     Option(("--http",), "serving", "http", "value", "Serve Streamable HTTP on HOST:PORT (HOST defaults to "
            "127.0.0.1; port 0 picks a free one) instead of stdio.", "[HOST:]PORT"),

@@ -285,6 +285,10 @@ class LoadingOptions(NamedTuple):
     think: float = 0.0
     weights: tuple[str, ...] = ()
     """--weight FILE=N: how often each transcript is picked (1 each by default)."""
+    csv: str | None = None
+    """--csv PREFIX: Locust's CSV reports, PREFIX_stats.csv, PREFIX_failures.csv, PREFIX_exceptions.csv."""
+    html: str | None = None
+    """--html FILE: Locust's HTML report."""
 
 
 class ReportOptions(NamedTuple):

@@ -184,7 +184,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
                   "yaml_loader.py", "yaml_dumper.py", "validation.py", "workflow_commands.py", "signals.py",
                   "mcp_config.py", "option_table.py", "command_table.py", "kept_tasks.py"},
     # `mrtr load` and TranscriptUser: replay's machinery on Locust (which it alone imports)
-    "load/": {"commands/", "transcript/", "target.py", "options.py", "events.py"},
+    "load/": {"commands/", "transcript/", "target.py", "options.py", "events.py", "files.py"},
     "target.py": {"target_kinds.py", "transport/", "protocol/", "mcp_config.py", "options.py"},
     "target_kinds.py": {"auth/", "transport/", "options.py"},
     "arguments.py": {"forms/", "files.py"},

@@ -136,3 +136,27 @@ def test_a_users_locustfile_runs_transcript_users_under_locust_itself(shared_pai
     table = done.stdout + done.stderr
     for name in ("book_table · round 1", "book_table · round 4", "book_table.yaml"):
         assert re.search(rf"{re.escape(name)}\s+4\s+0\(0\.00%\)", table), table[-3000:]
+
+
+def test_json_follows_its_schema_and_locust_writes_its_csv_and_html_reports(shared_pair, tmp_path: Path):
+    import jsonschema
+
+    a, _, c = shared_pair
+    prefix, html = tmp_path / "run", tmp_path / "run.html"
+    run = mrtr("load", BOOK, "--url", a, "--replica", c, "--conversations", "3", "--users", "3", "--json",
+               "--csv", str(prefix), "--html", str(html))
+    assert run.code == 6, run.stderr
+    document = run.json()
+    jsonschema.validate(document, json.loads((ROOT / "docs/json/load.schema.json").read_text(encoding="utf-8")))
+    assert (document["conversations"], document["same"], document["diverged"], document["failed"]) == (3, 0, 3, 0)
+    assert [(r["type"], r["name"], r["count"]) for r in document["requests"]] == [
+        ("tools/call", "book_table · round 1", 3), ("tools/call", "book_table · round 2", 3),
+        ("conversation", "book_table.yaml", 3)]
+    assert json.loads(run.stderr) == {"error": {"code": "diverged",
+                                                "message": "3 of 3 conversations did not replay the same"}}
+    stats = (tmp_path / "run_stats.csv").read_text(encoding="utf-8").splitlines()
+    assert stats[0].startswith("Type,Name,Request Count,Failure Count")
+    assert "conversation,book_table.yaml,3,3," in "\n".join(stats)
+    assert "was refused" in (tmp_path / "run_failures.csv").read_text(encoding="utf-8")
+    report = html.read_text(encoding="utf-8")
+    assert "book_table.yaml" in report and "round 2" in report  # its JSON escapes the middle dot

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from mrtr_cli import files
 from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.commands.inspect import declaring
 from mrtr_cli.errors import UsageError
@@ -21,7 +22,7 @@ from mrtr_cli.options import AnsweringOptions, LoadingOptions, OutputOptions, Ta
 from mrtr_cli.target import Target, http_url, names_a_server, resolve_target
 
 
-def run(files: tuple[str, ...], arguments: tuple[str, ...], loading: LoadingOptions, ignore: tuple[str, ...],
+def run(transcripts: tuple[str, ...], arguments: tuple[str, ...], loading: LoadingOptions, ignore: tuple[str, ...],
         target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
         if not import_locust():
@@ -29,8 +30,10 @@ def run(files: tuple[str, ...], arguments: tuple[str, ...], loading: LoadingOpti
                              f"install the extra: {INSTALL}")
         from mrtr_cli.load import running  # Locust's and gevent's: imported once Locust patched the process
 
+        files.check_writable(loading.html, "--html")
+        files.check_writable(f"{loading.csv}_stats.csv" if loading.csv else None, "--csv")
         resolved = _http_target(target)
-        plan = running.plan_of(files, arguments, loading, ignore, target, answering)
+        plan = running.plan_of(transcripts, arguments, loading, ignore, target, answering)
         _discover_each(context, resolved, target, answering)
         return running.run_local(context, plan, loading)
 

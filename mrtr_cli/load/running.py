@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import csv
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from locust.env import Environment
+from locust.html import get_html_report
+from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
 
 from mrtr_cli.commands.common import Context
 from mrtr_cli.errors import UsageError
@@ -94,11 +97,55 @@ def run_local(context: Context, plan: Plan, loading: LoadingOptions) -> ExitCode
     finally:
         runner.quit()
     wall = time.monotonic() - started
-    for line in summary_lines(collected, wall):
-        context.consoles.out.print(line, markup=False, highlight=False)
+    _write_reports(environment, loading)
+    code = _exit_code(collected, interrupted)
+    if context.output.json:
+        context.print_json(load_document(collected, wall))
+        if code == ExitCode.DIVERGED:
+            context.error_line(code, f"{collected.conversations - collected.results['same']} of "
+                                     f"{collected.conversations} conversations did not replay the same")
+    else:
+        for line in summary_lines(collected, wall):
+            context.consoles.out.print(line, markup=False, highlight=False)
+    return code
+
+
+def _exit_code(collected: Collected, interrupted: bool) -> ExitCode:
     if interrupted:
         return ExitCode.INTERRUPTED
     return ExitCode.DIVERGED if collected.results["diverged"] or collected.results["failed"] else ExitCode.OK
+
+
+def _write_reports(environment: Environment, loading: LoadingOptions) -> None:
+    """Locust's own reports of the run: --csv PREFIX (its request, failure and exception tables)
+    and --html FILE."""
+    if loading.csv:
+        stats = StatsCSV(environment, PERCENTILES_TO_REPORT)
+        for suffix, table in (("stats", stats.requests_csv), ("failures", stats.failures_csv),
+                              ("exceptions", stats.exceptions_csv)):
+            with open(f"{loading.csv}_{suffix}.csv", "w", newline="", encoding="utf-8") as file:
+                table(csv.writer(file))
+    if loading.html:
+        with open(loading.html, "w", encoding="utf-8") as file:
+            file.write(get_html_report(environment, show_download_link=False))
+
+
+def load_document(collected: Collected, wall: float) -> dict[str, Any]:
+    """`mrtr load --json` (docs/json/load.schema.json): replay's figures of the run, each failure
+    counted, and each round's and conversation's percentiles."""
+    conversations = collected.conversations
+    return {"version": 1, "conversations": conversations, **{r: collected.results[r] for r in RESULTS},
+            "wall_seconds": round(wall, 3),
+            "conversations_per_second": round(conversations / wall, 3) if wall > 0 else 0.0,
+            "failures": [{"message": message, "count": count} for message, count in collected.failures.most_common()],
+            "requests": [{"type": request_type, "name": name, "count": len(times),
+                          "ms": {key: round(value, 3) for key, value in (percentiles(times) or {}).items()}}
+                         for (request_type, name), times in _ordered(collected)]}
+
+
+def _ordered(collected: Collected) -> list[tuple[tuple[str, str], list[float]]]:
+    """The rounds first, then the conversations, each in the order they were first seen."""
+    return sorted(collected.times.items(), key=lambda item: item[0][0] == CONVERSATION)
 
 
 def _run_time(loading: LoadingOptions) -> float | None:
@@ -115,7 +162,7 @@ def summary_lines(collected: Collected, wall: float) -> list[str]:
     lines = [f"{collected.conversations} conversations ({counts}) in {wall:.1f} s: {rate:.1f} conversations a second"]
     lines += [f"  ✗ {count} × {message}" for message, count in collected.failures.most_common()]
     width = max((len(name) for _, name in collected.times), default=0)
-    for (request_type, name), times in sorted(collected.times.items(), key=lambda item: item[0][0] == CONVERSATION):
+    for (request_type, name), times in _ordered(collected):
         shown = percentiles(times) or {}
         figures = "  ".join(f"{key} {value:.1f} ms" for key, value in shown.items())
         lines.append(f"  {name:<{width}}  {len(times):>6}  {figures}")
