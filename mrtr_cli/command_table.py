@@ -84,7 +84,8 @@ COMMANDS = (
             "each conversation judged as replay judges it (exit 6 when any diverged or failed).\n\n"
             "Needs the extra: pip install 'mrtr[load]'. Round k goes to instance (k-1) mod n of --url and the "
             "--replica URLs.",
-            (Argument("files", "Transcripts to replay.", TRANSCRIPTS, many=True),),
+            (Argument("files", "Transcripts to replay (none with --worker).", TRANSCRIPTS, many=True,
+                      required=False),),
             (("call", ("arguments",)), ("loading", ()), ("replaying", ("ignore",)),
              ("target", ("url", "config", "server", "headers", "timeout", "protocol_version", "cacert", "insecure",
                          "no_discover", "protocol_era", "replicas", "no_auth", "auth_stored_only")),

@@ -18,7 +18,7 @@ from mrtr_cli.options import (COLORS, MAX_CONVERSATIONS, MAX_JOBS, MAX_REPEAT, M
                               AnsweringOptions, AppOptions, ArgumentOptions, LoadingOptions,
                               LogoutOptions, OutputOptions, ProbeOptions, ProxyOptions, RecordingOptions, ReplayingOptions,
                               ReportOptions, ServingOptions, TargetOptions, TaskOptions, jobs, protocol_version, repeat,
-                              round_limit, seconds, state_age, users, conversations, duration, rate, think)
+                              round_limit, seconds, state_age, port, users, conversations, duration, rate, think)
 from mrtr_cli.protocol.choices import LOG_LEVELS
 
 GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions, "output": OutputOptions,
@@ -72,6 +72,7 @@ CONVERSATIONS = Reader(conversations, int, 1, MAX_CONVERSATIONS)
 DURATION = Reader(duration)
 RATE = Reader(rate, float, 0, MAX_USERS)
 THINK = Reader(think, float, 0, MAX_SECONDS)
+PORT = Reader(port, int, 1, 65535)
 
 
 OptionKind = Literal["flag", "value", "many"]
@@ -269,6 +270,21 @@ OWN = (
     Option(("--csv",), "loading", "csv", "value", "Also write Locust's CSV reports: PREFIX_stats.csv, "
            "PREFIX_failures.csv, PREFIX_exceptions.csv.", "PREFIX"),
     Option(("--html",), "loading", "html", "value", "Also write Locust's HTML report to FILE.", "FILE"),
+    Option(("--master",), "loading", "master", "flag", "Run Locust's master here: the users run on workers "
+           "(`mrtr load --worker`), which it sends the transcripts and the URLs (never a header)."),
+    Option(("--expect-workers",), "loading", "expect_workers", "value", "With --master: start once N workers "
+           "are connected.", "N", USERS),
+    Option(("--master-bind-host",), "loading", "master_bind_host", "value", "With --master: the interface workers "
+           "connect to (the channel is not encrypted).", "HOST"),
+    Option(("--master-bind-port",), "loading", "master_bind_port", "value", "With --master: the port workers "
+           "connect to.", "PORT", PORT),
+    Option(("--worker",), "loading", "worker", "flag", "Run Locust users for the master at --master-host: no "
+           "transcripts, no --url (the master sends them); -H and login flags are this worker's own."),
+    Option(("--master-host",), "loading", "master_host", "value", "With --worker: the master's host.", "HOST"),
+    Option(("--master-port",), "loading", "master_port", "value", "With --worker: the master's port.", "PORT",
+           PORT),
+    Option(("--processes",), "loading", "processes", "value", "Run N local worker processes under a master in "
+           "this one.", "N", USERS),
     Option(("--junit",), "report", "junit", "value", "Also write the run as a JUnit XML report to FILE.", "FILE"),
     Option(("--http",), "serving", "http", "value", "Serve Streamable HTTP on HOST:PORT (HOST defaults to "
            "127.0.0.1; port 0 picks a free one) instead of stdio.", "[HOST:]PORT"),

@@ -78,6 +78,11 @@ MAX_CONVERSATIONS = 10_000_000
 """The most conversations `mrtr load --conversations` asks for."""
 
 
+def port(text: str) -> int:
+    """A TCP port, 1 to 65535."""
+    return whole_number(text, "port", 65535)
+
+
 def users(text: str) -> int:
     """`load --users N`: 1 to MAX_USERS simulated users."""
     return whole_number(text, "users", MAX_USERS)
@@ -289,6 +294,16 @@ class LoadingOptions(NamedTuple):
     """--csv PREFIX: Locust's CSV reports, PREFIX_stats.csv, PREFIX_failures.csv, PREFIX_exceptions.csv."""
     html: str | None = None
     """--html FILE: Locust's HTML report."""
+    master: bool = False
+    expect_workers: int = 1
+    master_bind_host: str = "127.0.0.1"
+    """Where the master listens for workers (Locust's own default is every interface; mrtr's is this machine)."""
+    master_bind_port: int = 5557
+    worker: bool = False
+    master_host: str | None = None
+    master_port: int = 5557
+    processes: int | None = None
+    """--processes N: N local worker processes under a master in this process."""
 
 
 class ReportOptions(NamedTuple):

@@ -160,3 +160,47 @@ def test_json_follows_its_schema_and_locust_writes_its_csv_and_html_reports(shar
     assert "was refused" in (tmp_path / "run_failures.csv").read_text(encoding="utf-8")
     report = html.read_text(encoding="utf-8")
     assert "book_table.yaml" in report and "round 2" in report  # its JSON escapes the middle dot
+
+
+def test_a_master_and_two_workers_count_every_conversation_and_their_totals_add_up(shared_pair):
+    """Locust's distributed mode on 127.0.0.1: the workers take no transcripts and no URL (the master
+    sends them), each ends its share of --conversations, and the master's summary counts them all."""
+    a, b, _ = shared_pair
+    port = str(free_port())
+    worker = [PYTHON, "-m", "mrtr_cli", "load", "--worker", "--master-host", "127.0.0.1", "--master-port", port]
+    workers = [subprocess.Popen(worker, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+               for _ in range(2)]
+    try:
+        master = mrtr("load", BOOK, TWO, "--url", a, "--replica", b, "--master", "--expect-workers", "2",
+                      "--master-bind-port", port, "--users", "4", "--conversations", "11")
+        finished = [process.communicate(timeout=60) for process in workers]
+    finally:
+        for process in workers:
+            process.kill() if process.poll() is None else None
+    assert master.code == 0, master.stderr
+    assert master.stdout.startswith("11 conversations (11 same, 0 diverged, 0 failed) in "), master.stdout
+    counts = []
+    for process, (stdout, stderr) in zip(workers, finished):
+        assert process.returncode == 0, stderr
+        counts.append(int(re.match(r"(\d+) conversations \(\1 same, 0 diverged, 0 failed\)", stdout).group(1)))
+    assert sorted(counts) == [5, 6]
+    master_rows, worker_rows = rows(master.stdout), [rows(stdout) for stdout, _ in finished]
+    assert all(master_rows[name] == sum(w.get(name, 0) for w in worker_rows) for name in master_rows), finished
+
+
+def test_processes_runs_local_workers_under_a_master(shared_pair):
+    a, b, _ = shared_pair
+    run = mrtr("load", BOOK, "--url", a, "--replica", b, "--processes", "2", "--users", "2", "--conversations", "6")
+    assert run.code == 0, run.stderr
+    assert run.stdout.startswith("6 conversations (6 same, 0 diverged, 0 failed) in "), run.stdout
+    assert rows(run.stdout)["book_table · round 4"] == 6
+
+
+def test_a_worker_takes_no_transcripts_and_needs_its_master():
+    given = mrtr("load", BOOK, "--worker", "--master-host", "127.0.0.1")
+    assert (given.code, given.stderr) == (1, "✗ a --worker takes no transcripts, --url, --config or --replica: its "
+                                             "master sends them; give them to `mrtr load --master`; a worker takes "
+                                             "its own -H and login flags\n")
+    alone = mrtr("load", "--worker")
+    assert (alone.code, alone.stderr) == (1, "✗ --worker needs the master's host; give --master-host HOST (and "
+                                             "--master-port PORT)\n")

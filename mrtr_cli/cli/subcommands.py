@@ -9,7 +9,7 @@ command (`command_for`): building all of them, and the `auth` sub-app, cost ever
 (No `from __future__ import annotations` here: typer reads these annotations at runtime.)
 """
 
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional
 
 import typer
 
@@ -110,11 +110,11 @@ def replay(*, files: List[str], call: ArgumentOptions, replaying: ReplayingOptio
 
 
 @command(command_named("load"))
-def load(*, files: List[str], call: ArgumentOptions, loading: LoadingOptions, replaying: ReplayingOptions,
+def load(*, files: Optional[List[str]], call: ArgumentOptions, loading: LoadingOptions, replaying: ReplayingOptions,
          target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
     from mrtr_cli.load import command
 
-    return command.run(tuple(files), call.arguments, loading, replaying.ignore, target, answering, output)
+    return command.run(tuple(files or ()), call.arguments, loading, replaying.ignore, target, answering, output)
 
 
 @command(command_named("check"))

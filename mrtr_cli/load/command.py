@@ -28,16 +28,29 @@ def run(transcripts: tuple[str, ...], arguments: tuple[str, ...], loading: Loadi
         if not import_locust():
             raise UsageError("mrtr load runs its users on Locust, which is not installed",
                              f"install the extra: {INSTALL}")
-        from mrtr_cli.load import running  # Locust's and gevent's: imported once Locust patched the process
+        from mrtr_cli.load import distributed, running  # Locust's and gevent's: once Locust patched the process
 
-        files.check_writable(loading.html, "--html")
-        files.check_writable(f"{loading.csv}_stats.csv" if loading.csv else None, "--csv")
+        if loading.worker:
+            _refuse_given_to_a_worker(transcripts, target)
+            return distributed.run_worker(context, loading, target, answering)
+        if not transcripts:
+            raise UsageError("mrtr load needs transcripts to replay", "give TRANSCRIPT.yaml... (a --worker takes "
+                             "none: its master sends them)")
         resolved = _http_target(target)
         plan = running.plan_of(transcripts, arguments, loading, ignore, target, answering)
         _discover_each(context, resolved, target, answering)
+        if loading.master or loading.processes:
+            return distributed.run_master(context, plan, loading, str(http_url(resolved)))
         return running.run_local(context, plan, loading)
 
     return guarded(output, body)
+
+
+def _refuse_given_to_a_worker(transcripts: tuple[str, ...], target: TargetOptions) -> None:
+    """A worker replays what its master sends: transcripts or a server of its own would be ignored."""
+    if transcripts or target.url or target.config or target.replicas:
+        raise UsageError("a --worker takes no transcripts, --url, --config or --replica: its master sends them",
+                         "give them to `mrtr load --master`; a worker takes its own -H and login flags")
 
 
 def _http_target(options: TargetOptions) -> Target:

@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+import gevent.event
 from locust.env import Environment
 from locust.html import get_html_report
 from locust.stats import PERCENTILES_TO_REPORT, StatsCSV
@@ -60,11 +61,13 @@ def _refuse_older_with_replicas(transcripts: tuple[Transcript, ...]) -> None:
 @dataclass
 class Collected:
     """Every request event of the run: the times by (request type, name), the conversations'
-    results, and each failure's message counted."""
+    results, and each failure's message counted; `reached` once `limit` conversations ended."""
 
+    limit: int | None = None
     times: dict[tuple[str, str], list[float]] = field(default_factory=lambda: defaultdict(list))
     results: Counter[str] = field(default_factory=Counter)
     failures: Counter[str] = field(default_factory=Counter)
+    reached: gevent.event.Event = field(default_factory=gevent.event.Event)
 
     def on_request(self, request_type: str, name: str, response_time: float, exception: Any = None,
                    context: Any = None, **_: Any) -> None:
@@ -73,17 +76,27 @@ class Collected:
             self.results[(context or {}).get("result", "failed")] += 1
             if exception is not None:
                 self.failures[f"{name}: {exception}"] += 1
+            if self.limit is not None and self.conversations >= self.limit:
+                self.reached.set()
 
     @property
     def conversations(self) -> int:
         return sum(self.results.values())
 
 
+USER_CLASS = "MrtrUser"
+"""The name of `mrtr load`'s user class: the master and its workers must name it alike."""
+
+
+def user_class(plan: Plan | None) -> type[TranscriptUser]:
+    """`mrtr load`'s Locust user: TranscriptUser with the run's plan (a worker's comes from its master)."""
+    return type(USER_CLASS, (TranscriptUser,), {"plan": plan, "abstract": False, "quit_when_done": False})
+
+
 def run_local(context: Context, plan: Plan, loading: LoadingOptions) -> ExitCode:
     """The users on Locust's local runner in this process until --run-time or --conversations;
     the summary, also after Ctrl-C (130)."""
-    user = type("MrtrUser", (TranscriptUser,), {"plan": plan, "abstract": False, "quit_when_done": False})
-    environment = Environment(user_classes=[user])
+    environment = Environment(user_classes=[user_class(plan)])
     collected = Collected()
     environment.events.request.add_listener(collected.on_request)
     runner = environment.create_local_runner()
@@ -91,12 +104,17 @@ def run_local(context: Context, plan: Plan, loading: LoadingOptions) -> ExitCode
     interrupted = False
     try:
         runner.start(loading.users, spawn_rate=loading.spawn_rate or loading.users)
-        plan.budget.reached.wait(timeout=_run_time(loading))
+        plan.budget.reached.wait(timeout=run_time_of(loading))
     except KeyboardInterrupt:
         interrupted = True
     finally:
         runner.quit()
-    wall = time.monotonic() - started
+    return finish(context, environment, collected, loading, time.monotonic() - started, interrupted)
+
+
+def finish(context: Context, environment: Environment, collected: Collected, loading: LoadingOptions, wall: float,
+           interrupted: bool) -> ExitCode:
+    """Locust's reports, mrtr's summary (or --json), and the exit code."""
     _write_reports(environment, loading)
     code = _exit_code(collected, interrupted)
     if context.output.json:
@@ -148,7 +166,7 @@ def _ordered(collected: Collected) -> list[tuple[tuple[str, str], list[float]]]:
     return sorted(collected.times.items(), key=lambda item: item[0][0] == CONVERSATION)
 
 
-def _run_time(loading: LoadingOptions) -> float | None:
+def run_time_of(loading: LoadingOptions) -> float | None:
     if loading.run_time is not None:
         return loading.run_time
     return None if loading.conversations is not None else DEFAULT_RUN_TIME
