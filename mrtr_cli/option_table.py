@@ -270,6 +270,9 @@ OWN = (
     Option(("--csv",), "loading", "csv", "value", "Also write Locust's CSV reports: PREFIX_stats.csv, "
            "PREFIX_failures.csv, PREFIX_exceptions.csv.", "PREFIX"),
     Option(("--html",), "loading", "html", "value", "Also write Locust's HTML report to FILE.", "FILE"),
+    Option(("--web",), "loading", "web", "flag", "Serve Locust's web UI on 127.0.0.1 and start the users from "
+           "it (else they start at once, headless); the run ends as without it, then the summary."),
+    Option(("--web-port",), "loading", "web_port", "value", "With --web: the UI's port.", "PORT", PORT),
     Option(("--master",), "loading", "master", "flag", "Run Locust's master here: the users run on workers "
            "(`mrtr load --worker`), which it sends the transcripts and the URLs (never a header)."),
     Option(("--expect-workers",), "loading", "expect_workers", "value", "With --master: start once N workers "

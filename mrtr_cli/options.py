@@ -304,6 +304,9 @@ class LoadingOptions(NamedTuple):
     master_port: int = 5557
     processes: int | None = None
     """--processes N: N local worker processes under a master in this process."""
+    web: bool = False
+    """--web: Locust's web UI on 127.0.0.1, which starts the users (else they start at once, headless)."""
+    web_port: int = 8089
 
 
 class ReportOptions(NamedTuple):

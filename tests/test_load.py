@@ -204,3 +204,25 @@ def test_a_worker_takes_no_transcripts_and_needs_its_master():
     alone = mrtr("load", "--worker")
     assert (alone.code, alone.stderr) == (1, "✗ --worker needs the master's host; give --master-host HOST (and "
                                              "--master-port PORT)\n")
+
+
+def test_web_serves_locusts_ui_on_127_0_0_1_and_the_users_start_from_it(shared_pair):
+    import httpx
+
+    a, b, _ = shared_pair
+    port = free_port()
+    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", "load", BOOK, "--url", a, "--replica", b, "--web",
+                                "--web-port", str(port), "--conversations", "3"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                               env={**__import__("os").environ, "NO_COLOR": "1"})
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()  # said once the UI listens
+        assert line == f"Locust's web UI: http://127.0.0.1:{port}/ (start the users there)\n"
+        started = httpx.post(f"http://127.0.0.1:{port}/swarm", data={"user_count": "2", "spawn_rate": "2"})
+        assert started.json()["success"] is True
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill() if process.poll() is None else None
+    assert process.returncode == 0, stderr
+    assert stdout.startswith("3 conversations (3 same, 0 diverged, 0 failed) in "), stdout

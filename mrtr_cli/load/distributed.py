@@ -20,7 +20,7 @@ from locust.env import Environment
 from mrtr_cli.commands.common import Context
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.load.running import Collected, finish, run_time_of, user_class
+from mrtr_cli.load.running import Collected, finish, run_time_of, start, user_class
 from mrtr_cli.load.users import Budget, Plan, load_transcript
 from mrtr_cli.options import AnsweringOptions, LoadingOptions, TargetOptions
 
@@ -89,12 +89,14 @@ def run_master(context: Context, plan: Plan, loading: LoadingOptions, url: str) 
         for node, share in zip(list(runner.clients.ready), shares(loading.conversations, workers)):
             runner.send_message(PLAN, plan_message(plan, url, share), client_id=node.id)
         started = time.monotonic()
-        runner.start(loading.users, spawn_rate=loading.spawn_rate or loading.users)
+        start(context, environment, loading)
         collected.reached.wait(timeout=run_time_of(loading))
     except KeyboardInterrupt:
         interrupted = True
     finally:
         runner.quit()
+        if environment.web_ui is not None:
+            environment.web_ui.stop()
         for helper in helpers:
             helper.wait()
     return finish(context, environment, collected, loading, time.monotonic() - started, interrupted)

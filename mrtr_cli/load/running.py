@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import csv
+import sys
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+import gevent
 import gevent.event
 from locust.env import Environment
 from locust.html import get_html_report
@@ -103,13 +105,31 @@ def run_local(context: Context, plan: Plan, loading: LoadingOptions) -> ExitCode
     started = time.monotonic()
     interrupted = False
     try:
-        runner.start(loading.users, spawn_rate=loading.spawn_rate or loading.users)
+        start(context, environment, loading)
         plan.budget.reached.wait(timeout=run_time_of(loading))
     except KeyboardInterrupt:
         interrupted = True
     finally:
         runner.quit()
+        if environment.web_ui is not None:
+            environment.web_ui.stop()
     return finish(context, environment, collected, loading, time.monotonic() - started, interrupted)
+
+
+def start(context: Context, environment: Environment, loading: LoadingOptions) -> None:
+    """Start the users now (headless), or serve Locust's web UI on 127.0.0.1 to start them from
+    (--web; the run's clock then starts at once all the same)."""
+    if not loading.web:
+        assert environment.runner is not None
+        environment.runner.start(loading.users, spawn_rate=loading.spawn_rate or loading.users)
+        return
+    # Locust's web UI reads Locust's own options from sys.argv (and would take mrtr's for its own): mrtr has
+    # read them already, so the UI sees none
+    del sys.argv[1:]
+    environment.create_web_ui(host="127.0.0.1", port=loading.web_port)
+    gevent.sleep(0)  # the UI's greenlet binds its port before it blocks: then the line below is true
+    context.consoles.err.print(f"Locust's web UI: http://127.0.0.1:{loading.web_port}/ (start the users there)",
+                               markup=False, highlight=False)
 
 
 def finish(context: Context, environment: Environment, collected: Collected, loading: LoadingOptions, wall: float,
