@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PYTHON, ROOT, mrtr
-from peers import free_port, http_server
+from peers import SHARED_STATE_KEY, free_port, http_server, sdk_instances_over_http
 
 BOOK = str(ROOT / "tests" / "load" / "book_table.yaml")
 TWO = str(ROOT / "tests" / "load" / "two_questions.yaml")
@@ -226,3 +226,24 @@ def test_web_serves_locusts_ui_on_127_0_0_1_and_the_users_start_from_it(shared_p
         process.kill() if process.poll() is None else None
     assert process.returncode == 0, stderr
     assert stdout.startswith("3 conversations (3 same, 0 diverged, 0 failed) in "), stdout
+
+
+@pytest.mark.parametrize("state_key", [SHARED_STATE_KEY, None], ids=["shared key", "a key each"])
+def test_the_sdks_mcpserver_over_http_as_two_instances(state_key: str | None, tmp_path: Path):
+    """The PyPI `mcp` SDK's MCPServer (tests/servers/sdk_server.py), a transcript recorded against it:
+    sharing SDK_STATE_KEY every conversation replays the same; with a key each, every retry is refused."""
+    transcript = str(tmp_path / "greet.yaml")
+    with sdk_instances_over_http(state_key) as (a, b):
+        recorded = mrtr("call", "greet", "-a", "greeting=Hi", "--answer", "__main__:ask_name.name=Ada", "--url", a,
+                        "--record", transcript)
+        assert recorded.code == 0, recorded.stderr
+        run = mrtr("load", transcript, "--url", a, "--replica", b, "--conversations", "4", "--users", "2")
+    if state_key:
+        assert run.code == 0, run.stdout + run.stderr
+        assert run.stdout.startswith("4 conversations (4 same, 0 diverged, 0 failed) in "), run.stdout
+        assert rows(run.stdout) == {"greet · round 1": 4, "greet · round 2": 4, "greet.yaml": 4}
+    else:
+        assert run.code == 6, run.stdout + run.stderr
+        assert run.stdout.startswith("4 conversations (0 same, 4 diverged, 0 failed) in "), run.stdout
+        where = b.removeprefix("http://").removesuffix("/mcp")
+        assert f"✗ 4 × greet.yaml: the retry went to another instance ({where}) and was refused: " in run.stdout
