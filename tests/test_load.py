@@ -247,3 +247,22 @@ def test_the_sdks_mcpserver_over_http_as_two_instances(state_key: str | None, tm
         assert run.stdout.startswith("4 conversations (0 same, 4 diverged, 0 failed) in "), run.stdout
         where = b.removeprefix("http://").removesuffix("/mcp")
         assert f"✗ 4 × greet.yaml: the retry went to another instance ({where}) and was refused: " in run.stdout
+
+
+def test_ctrl_c_ends_the_run_with_the_summary_and_130(shared_pair):
+    """Interrupted while the web UI waits for someone to start the users: nothing ran, and it says so."""
+    a, _, _ = shared_pair
+    port = free_port()
+    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", "load", BOOK, "--url", a, "--web", "--web-port", str(port)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                               env={**__import__("os").environ, "NO_COLOR": "1"})
+    try:
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith("Locust's web UI: ")
+        process.send_signal(__import__("signal").SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill() if process.poll() is None else None
+    assert process.returncode == 130, stderr
+    assert stdout.startswith("0 conversations (0 same, 0 diverged, 0 failed) in "), stdout
+    assert stderr == ""

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import gevent
+import gevent.event
 from locust.env import Environment
 
 from mrtr_cli.commands.common import Context
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.load.running import Collected, finish, run_time_of, start, user_class
+from mrtr_cli.load.running import Collected, finish, run_time_of, start, user_class, wait_or_interrupt
 from mrtr_cli.load.users import Budget, Plan, load_transcript
 from mrtr_cli.options import AnsweringOptions, LoadingOptions, TargetOptions
 
@@ -71,28 +72,26 @@ def plan_from_message(data: dict[str, Any], folder: Path, target: TargetOptions,
 def run_master(context: Context, plan: Plan, loading: LoadingOptions, url: str) -> ExitCode:
     """Locust's master: waits for --expect-workers workers, sends each its plan, starts the users
     on them, and ends once --run-time has passed or every worker's share of --conversations ended."""
+    workers = loading.processes or loading.expect_workers
+    if loading.conversations is not None and loading.users < workers:
+        raise UsageError(f"--users {loading.users} is fewer than the {workers} workers: a worker without a user "
+                         "would never end its share of --conversations", f"give --users {workers} or more")
     if loading.processes:
         loading = loading._replace(master_bind_host="127.0.0.1", master_bind_port=_free_port())
     environment = Environment(user_classes=[user_class(None)])
     collected = Collected(limit=loading.conversations)
     runner = environment.create_master_runner(loading.master_bind_host, loading.master_bind_port)
     runner.register_message(REQUEST, lambda environment, msg, **_: collected.on_request(**msg.data))
-    workers = loading.processes or loading.expect_workers
-    if loading.conversations is not None and loading.users < workers:
-        raise UsageError(f"--users {loading.users} is fewer than the {workers} workers: a worker without a user "
-                         "would never end its share of --conversations", f"give --users {workers} or more")
-    started, interrupted = time.monotonic(), False
+    started = time.monotonic()
     helpers = _local_workers(loading, plan.target.headers) if loading.processes else []
     try:
-        while len(runner.clients.ready) < workers:
-            gevent.sleep(0.05)  # waiting for workers to connect: nothing is measured yet
-        for node, share in zip(list(runner.clients.ready), shares(loading.conversations, workers)):
-            runner.send_message(PLAN, plan_message(plan, url, share), client_id=node.id)
-        started = time.monotonic()
-        start(context, environment, loading)
-        collected.reached.wait(timeout=run_time_of(loading))
-    except KeyboardInterrupt:
-        interrupted = True
+        interrupted = _wait_for_workers(runner, workers)
+        if not interrupted:
+            for node, share in zip(list(runner.clients.ready), shares(loading.conversations, workers)):
+                runner.send_message(PLAN, plan_message(plan, url, share), client_id=node.id)
+            started = time.monotonic()
+            start(context, environment, loading)
+            interrupted = wait_or_interrupt(collected.reached, run_time_of(loading))
     finally:
         runner.quit()
         if environment.web_ui is not None:
@@ -100,6 +99,15 @@ def run_master(context: Context, plan: Plan, loading: LoadingOptions, url: str) 
         for helper in helpers:
             helper.wait()
     return finish(context, environment, collected, loading, time.monotonic() - started, interrupted)
+
+
+def _wait_for_workers(runner: Any, workers: int) -> bool:
+    """Until `workers` workers are connected (nothing is measured yet); True on Ctrl-C meanwhile."""
+    never = gevent.event.Event()
+    while len(runner.clients.ready) < workers:
+        if wait_or_interrupt(never, 0.05):
+            return True
+    return False
 
 
 def _free_port() -> int:
@@ -140,11 +148,10 @@ def run_worker(context: Context, loading: LoadingOptions, target: TargetOptions,
 
     runner.register_message(PLAN, take_plan)
     environment.events.request.add_listener(send_back)
-    started, interrupted = time.monotonic(), False
-    try:
-        runner.greenlet.join()
-    except KeyboardInterrupt:
-        interrupted = True
+    started = time.monotonic()
+    interrupted = wait_or_interrupt(gevent.spawn(runner.greenlet.join), None)  # a Group: joined, not waited on
+    if interrupted:
+        runner.quit()
     return finish(context, environment, collected, loading, time.monotonic() - started, interrupted)
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import csv
+import signal
 import sys
 import time
 from collections import Counter, defaultdict
@@ -103,17 +104,27 @@ def run_local(context: Context, plan: Plan, loading: LoadingOptions) -> ExitCode
     environment.events.request.add_listener(collected.on_request)
     runner = environment.create_local_runner()
     started = time.monotonic()
-    interrupted = False
     try:
         start(context, environment, loading)
-        plan.budget.reached.wait(timeout=run_time_of(loading))
-    except KeyboardInterrupt:
-        interrupted = True
+        interrupted = wait_or_interrupt(plan.budget.reached, run_time_of(loading))
     finally:
         runner.quit()
         if environment.web_ui is not None:
             environment.web_ui.stop()
     return finish(context, environment, collected, loading, time.monotonic() - started, interrupted)
+
+
+def wait_or_interrupt(done: Any, timeout: float | None) -> bool:
+    """Wait for `done` (an event, a greenlet) or `timeout`; True when Ctrl-C came first. The signal is
+    taken by gevent's loop: Python's own handler would raise KeyboardInterrupt in whichever greenlet runs
+    (gevent's hub, which prints a traceback), not in the one waiting here."""
+    interrupted = gevent.event.Event()
+    handler = gevent.signal_handler(signal.SIGINT, interrupted.set)
+    try:
+        gevent.wait([done, interrupted], timeout=timeout, count=1)
+    finally:
+        handler.cancel()
+    return interrupted.is_set()
 
 
 def start(context: Context, environment: Environment, loading: LoadingOptions) -> None:
