@@ -124,7 +124,7 @@ def wait_or_interrupt(done: Any, timeout: float | None) -> bool:
         gevent.wait([done, interrupted], timeout=timeout, count=1)
     finally:
         handler.cancel()
-    return interrupted.is_set()
+    return bool(interrupted.is_set())
 
 
 def start(context: Context, environment: Environment, loading: LoadingOptions) -> None:
