@@ -266,3 +266,17 @@ def test_ctrl_c_ends_the_run_with_the_summary_and_130(shared_pair):
     assert process.returncode == 130, stderr
     assert stdout.startswith("0 conversations (0 same, 0 diverged, 0 failed) in "), stdout
     assert stderr == ""
+
+
+def test_run_time_reads_durations_as_locust_writes_them(shared_pair):
+    from mrtr_cli.options import duration
+
+    assert [duration(text) for text in ("30s", "5m", "1h", "2.5")] == [30.0, 300.0, 3600.0, 2.5]
+    with pytest.raises(ValueError, match="is not a duration: give seconds, or a number with s, m or h"):
+        duration("5 minutes")
+    a, b, _ = shared_pair
+    run = mrtr("load", BOOK, "--url", a, "--replica", b, "--run-time", "1s", "--users", "2")
+    assert run.code == 0, run.stderr  # however many conversations a second held, each the same
+    assert re.match(r"(\d+) conversations \(\1 same, 0 diverged, 0 failed\) in ", run.stdout), run.stdout
+    wrong = mrtr("load", BOOK, "--url", a, "--run-time", "soon")
+    assert wrong.code == 1 and "'soon' is not a duration" in wrong.stderr
