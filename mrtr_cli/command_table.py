@@ -80,6 +80,20 @@ COMMANDS = (
             (Argument("files", "Transcripts to replay.", TRANSCRIPTS, many=True),),
             (("call", ("arguments",)), ("replaying", ()), ("report", ()), ("target", ()), ("answering", ()),
              ("tasks", ("poll_interval", "task_timeout")), ("output", ()))),
+    Command("load", "Replay transcripts as Locust users against live servers over HTTP: each round timed, "
+            "each conversation judged as replay judges it (exit 6 when any diverged or failed).\n\n"
+            "Needs the extra: pip install 'mrtr[load]'. Round k goes to instance (k-1) mod n of --url and the "
+            "--replica URLs.",
+            (Argument("files", "Transcripts to replay (none with --worker).", TRANSCRIPTS, many=True,
+                      required=False),),
+            (("call", ("arguments",)), ("loading", ()), ("replaying", ("ignore",)),
+             ("target", ("url", "config", "server", "headers", "timeout", "protocol_version", "cacert", "insecure",
+                         "no_discover", "protocol_era", "replicas", "no_auth", "auth_stored_only", "auth_open",
+                         "auth_timeout", "client_id", "client_secret", "client_metadata_url", "client_credentials",
+                         "client_secret_file", "client_assertion_key", "client_assertion_alg")),
+             ("answering", ("answers_file", "answers", "roots", "sampling_reply", "sampling_model", "max_rounds",
+                            "no_elicitation", "no_sampling", "no_roots")),
+             ("output", ("json", "color", "debug")))),
     Command("check", "Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails.",
             groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
                     ("output", ()))),

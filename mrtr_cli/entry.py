@@ -16,6 +16,10 @@ def main(argv: list[str] | None = None) -> int:
     if args in (["--version"], ["-V"]):
         print(f"mrtr {__version__}")  # the fast path: no typer, no rich
         return 0
+    if args[:1] == ["load"] and not {"-h", "--help"} & set(args):
+        from mrtr_cli.load.first import import_locust
+
+        import_locust()  # it monkey-patches ssl, socket and threading: before anything imports them
     from mrtr_cli import signals, workflow_commands
 
     signals.install()

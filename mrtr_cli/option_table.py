@@ -13,22 +13,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
-from mrtr_cli.options import (COLORS, MAX_JOBS, MAX_REPEAT, MAX_SECONDS, MAX_STATE_AGE, MIN_SECONDS, MIN_STATE_AGE,
-                              AnsweringOptions, AppOptions, ArgumentOptions,
+from mrtr_cli.options import (COLORS, MAX_CONVERSATIONS, MAX_JOBS, MAX_REPEAT, MAX_SECONDS, MAX_STATE_AGE, MAX_USERS,
+                              MIN_SECONDS, MIN_STATE_AGE,
+                              AnsweringOptions, AppOptions, ArgumentOptions, LoadingOptions,
                               LogoutOptions, OutputOptions, ProbeOptions, ProxyOptions, RecordingOptions, ReplayingOptions,
                               ReportOptions, ServingOptions, TargetOptions, TaskOptions, jobs, protocol_version, repeat,
-                              round_limit, seconds, state_age)
+                              round_limit, seconds, state_age, port, users, conversations, duration, rate, think)
 from mrtr_cli.protocol.choices import LOG_LEVELS
 
 GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions, "output": OutputOptions,
                           "recording": RecordingOptions, "call": ArgumentOptions, "probes": ProbeOptions,
                           "replaying": ReplayingOptions, "report": ReportOptions, "serving": ServingOptions,
                           "logout": LogoutOptions, "app": AppOptions, "tasks": TaskOptions,
-                          "proxying": ProxyOptions}
+                          "proxying": ProxyOptions, "loading": LoadingOptions}
 """Each group and the Options NamedTuple its entries fill (and whose defaults they take)."""
 
 PANELS = {"target": "Server", "answering": "Answering", "output": "Output", "recording": "Transcripts",
-          "replaying": "Transcripts", "report": "Output", "tasks": "Tasks"}
+          "replaying": "Transcripts", "report": "Output", "tasks": "Tasks", "loading": "Load"}
 """The help panel of each group's options; the other groups' are under Options."""
 
 
@@ -66,6 +67,12 @@ SIZE = Reader(message_size, text=size_text)
 JOBS = Reader(jobs, int, 1, MAX_JOBS)
 REPEAT = Reader(repeat, int, 1, MAX_REPEAT)
 STATE_AGE = Reader(state_age, float, MIN_STATE_AGE, MAX_STATE_AGE)
+USERS = Reader(users, int, 1, MAX_USERS)
+CONVERSATIONS = Reader(conversations, int, 1, MAX_CONVERSATIONS)
+DURATION = Reader(duration)
+RATE = Reader(rate, float, 0, MAX_USERS)
+THINK = Reader(think, float, 0, MAX_SECONDS)
+PORT = Reader(port, int, 1, 65535)
 
 
 OptionKind = Literal["flag", "value", "many"]
@@ -248,6 +255,39 @@ OWN = (
            "process (never asks: a recorded stdio command needs --trust-target).", "N", JOBS),
     Option(("--repeat",), "replaying", "repeat", "value", "Replay each transcript K times; the summary gives "
            "round latency percentiles and conversations per second.", "K", REPEAT),
+    Option(("--users",), "loading", "users", "value", "How many Locust users replay conversations at once.", "N",
+           USERS),
+    Option(("--spawn-rate",), "loading", "spawn_rate", "value", "Users started a second (default: all of --users "
+           "at once).", "R", RATE),
+    Option(("--run-time",), "loading", "run_time", "value", "Stop after this long: seconds, or 30s, 5m, 1h "
+           "(default: 30s, or no limit with --conversations).", "DURATION", DURATION),
+    Option(("--conversations",), "loading", "conversations", "value", "Stop after N conversations in all.", "N",
+           CONVERSATIONS),
+    Option(("--think",), "loading", "think", "value", "Each user pauses this long between conversations.",
+           "SECONDS", THINK),
+    Option(("--weight",), "loading", "weights", "many", "Pick FILE N times as often as a transcript of weight 1 "
+           "(the default). Repeatable.", "FILE=N"),
+    Option(("--csv",), "loading", "csv", "value", "Also write Locust's CSV reports: PREFIX_stats.csv, "
+           "PREFIX_failures.csv, PREFIX_exceptions.csv.", "PREFIX"),
+    Option(("--html",), "loading", "html", "value", "Also write Locust's HTML report to FILE.", "FILE"),
+    Option(("--web",), "loading", "web", "flag", "Serve Locust's web UI on 127.0.0.1 and start the users from "
+           "it (else they start at once, headless); the run ends as without it, then the summary."),
+    Option(("--web-port",), "loading", "web_port", "value", "With --web: the UI's port.", "PORT", PORT),
+    Option(("--master",), "loading", "master", "flag", "Run Locust's master here: the users run on workers "
+           "(`mrtr load --worker`), which it sends the transcripts and the URLs (never a header)."),
+    Option(("--expect-workers",), "loading", "expect_workers", "value", "With --master: start once N workers "
+           "are connected.", "N", USERS),
+    Option(("--master-bind-host",), "loading", "master_bind_host", "value", "With --master: the interface workers "
+           "connect to (the channel is not encrypted).", "HOST"),
+    Option(("--master-bind-port",), "loading", "master_bind_port", "value", "With --master: the port workers "
+           "connect to.", "PORT", PORT),
+    Option(("--worker",), "loading", "worker", "flag", "Run Locust users for the master at --master-host: no "
+           "transcripts, no --url (the master sends them); -H and login flags are this worker's own."),
+    Option(("--master-host",), "loading", "master_host", "value", "With --worker: the master's host.", "HOST"),
+    Option(("--master-port",), "loading", "master_port", "value", "With --worker: the master's port.", "PORT",
+           PORT),
+    Option(("--processes",), "loading", "processes", "value", "Run N local worker processes under a master in "
+           "this one.", "N", USERS),
     Option(("--junit",), "report", "junit", "value", "Also write the run as a JUnit XML report to FILE.", "FILE"),
     Option(("--http",), "serving", "http", "value", "Serve Streamable HTTP on HOST:PORT (HOST defaults to "
            "127.0.0.1; port 0 picks a free one) instead of stdio.", "[HOST:]PORT"),

@@ -72,6 +72,60 @@ def repeat(text: str) -> int:
     return whole_number(text, "runs", MAX_REPEAT)
 
 
+MAX_USERS = 100_000
+"""The most Locust users `mrtr load --users` starts in one process."""
+MAX_CONVERSATIONS = 10_000_000
+"""The most conversations `mrtr load --conversations` asks for."""
+
+
+def port(text: str) -> int:
+    """A TCP port, 1 to 65535."""
+    return whole_number(text, "port", 65535)
+
+
+def users(text: str) -> int:
+    """`load --users N`: 1 to MAX_USERS simulated users."""
+    return whole_number(text, "users", MAX_USERS)
+
+
+def conversations(text: str) -> int:
+    """`load --conversations N`: 1 to MAX_CONVERSATIONS conversations in all."""
+    return whole_number(text, "conversations", MAX_CONVERSATIONS)
+
+
+DURATION_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+"""The units of `load --run-time` (Locust's own: 30s, 5m, 1h; a bare number is seconds)."""
+
+
+def duration(text: str) -> float:
+    """`load --run-time DURATION`: `30s`, `5m`, `1h` or seconds, from MIN_SECONDS to MAX_SECONDS."""
+    unit = DURATION_UNITS.get(text[-1:], None) if text else None
+    number = text[:-1] if unit is not None else text
+    try:
+        value = float(number) * (unit or 1.0)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a duration: give seconds, or a number with s, m or h (30s, 5m)") from None
+    if not (math.isfinite(value) and MIN_SECONDS <= value <= MAX_SECONDS):
+        raise ValueError(f"{text!r} is not a duration from {MIN_SECONDS:g} s to {MAX_SECONDS:.0f} s")
+    return value
+
+
+def rate(text: str) -> float:
+    """`load --spawn-rate R`: users started a second, more than 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a number of users a second") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_USERS):
+        raise ValueError(f"{text!r} is not a number of users a second above 0 and up to {MAX_USERS}")
+    return value
+
+
+def think(text: str) -> float:
+    """`load --think SECONDS`: 0 (no pause) to MAX_SECONDS."""
+    return 0.0 if text.strip() in ("0", "0.0") else seconds(text)
+
+
 MIN_STATE_AGE = 1
 MAX_STATE_AGE = 3600
 """The bounds of `check --state-age SECONDS`."""
@@ -221,6 +275,38 @@ class ReplayingOptions(NamedTuple):
     trust_target: bool = False
     jobs: int = 1
     repeat: int = 1
+
+
+class LoadingOptions(NamedTuple):
+    """How `mrtr load` runs its Locust users: how many, how fast, for how long, with what pause."""
+
+    users: int = 10
+    spawn_rate: float | None = None
+    """--spawn-rate: users started a second (None: all of them in the first second)."""
+    run_time: float | None = None
+    """--run-time in seconds (None: 30 s, or no limit when --conversations is given)."""
+    conversations: int | None = None
+    """--conversations: stop after this many conversations in all."""
+    think: float = 0.0
+    weights: tuple[str, ...] = ()
+    """--weight FILE=N: how often each transcript is picked (1 each by default)."""
+    csv: str | None = None
+    """--csv PREFIX: Locust's CSV reports, PREFIX_stats.csv, PREFIX_failures.csv, PREFIX_exceptions.csv."""
+    html: str | None = None
+    """--html FILE: Locust's HTML report."""
+    master: bool = False
+    expect_workers: int = 1
+    master_bind_host: str = "127.0.0.1"
+    """Where the master listens for workers (Locust's own default is every interface; mrtr's is this machine)."""
+    master_bind_port: int = 5557
+    worker: bool = False
+    master_host: str | None = None
+    master_port: int = 5557
+    processes: int | None = None
+    """--processes N: N local worker processes under a master in this process."""
+    web: bool = False
+    """--web: Locust's web UI on 127.0.0.1, which starts the users (else they start at once, headless)."""
+    web_port: int = 8089
 
 
 class ReportOptions(NamedTuple):

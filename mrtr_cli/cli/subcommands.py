@@ -17,7 +17,8 @@ from mrtr_cli import __version__
 from mrtr_cli.cli.help_command import HelpGroup
 from mrtr_cli.cli.option_groups import command_of, named
 from mrtr_cli.command_table import APP, Command, command_named
-from mrtr_cli.options import (AnsweringOptions, ArgumentOptions, CallOptions, OutputOptions, ProbeOptions,
+from mrtr_cli.options import (AnsweringOptions, ArgumentOptions, CallOptions, LoadingOptions, OutputOptions,
+                              ProbeOptions,
                               ProxyOptions, RecordingOptions, ReplayingOptions, ReportOptions, ServingOptions,
                               TargetOptions, TaskOptions)
 
@@ -106,6 +107,14 @@ def replay(*, files: List[str], call: ArgumentOptions, replaying: ReplayingOptio
                                     poll_interval=tasks.poll_interval, task_timeout=tasks.task_timeout,
                                     **replaying._asdict())
     return command.run(options, target, answering, output)
+
+
+@command(command_named("load"))
+def load(*, files: Optional[List[str]], call: ArgumentOptions, loading: LoadingOptions, replaying: ReplayingOptions,
+         target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
+    from mrtr_cli.load import command
+
+    return command.run(tuple(files or ()), call.arguments, loading, replaying.ignore, target, answering, output)
 
 
 @command(command_named("check"))

@@ -110,16 +110,21 @@ class LoadFigures:
 
     def percentiles(self) -> dict[str, float] | None:
         """p50, p95 and p99 of the rounds' times (nearest rank); None without a round."""
-        ordered = sorted(self.round_ms)
-        if not ordered:
-            return None
-        return {f"p{q}": ordered[max(math.ceil(q / 100 * len(ordered)), 1) - 1] for q in (50, 95, 99)}
+        return percentiles(self.round_ms)
 
     def as_dict(self) -> dict[str, Any]:
         """The figures in replay's --json document (`load`)."""
         return {"jobs": self.jobs, "repeat": self.repeat, "conversations": self.conversations, **self.counts,
                 "wall_seconds": round(self.wall, 3), "conversations_per_second": round(self.per_second, 3),
                 "rounds": len(self.round_ms), "round_ms": _rounded(self.percentiles())}
+
+
+def percentiles(values: Sequence[float]) -> dict[str, float] | None:
+    """p50, p95 and p99 of `values` (nearest rank); None without a value."""
+    ordered = sorted(values)
+    if not ordered:
+        return None
+    return {f"p{q}": ordered[max(math.ceil(q / 100 * len(ordered)), 1) - 1] for q in (50, 95, 99)}
 
 
 def load_figures(jobs: int, repeat: int, runs: list[ReplayVerdict], wall: float) -> LoadFigures:
