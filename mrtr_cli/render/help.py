@@ -85,7 +85,7 @@ def argument_usage(name: str, metavar: str | None, required: bool, many: bool) -
     shown = argument_name(name, metavar)
     if not required and not shown.startswith("["):
         shown = f"[{shown}]"
-    return shown + "..." if many and not shown.endswith("...") else shown
+    return shown + "..." if many and not shown.rstrip("]").endswith("...") else shown
 
 
 def bounds(low: float | None, high: float | None) -> str:
