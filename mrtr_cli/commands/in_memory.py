@@ -1,0 +1,37 @@
+"""The demo server in this process, behind the in-memory transport (transport/memory.py).
+
+What `mrtr demo-server` serves over stdio, the same app, dispatcher and stdio connection, only
+without a process: an Environment with `demo_in_memory` (entry.py) makes `--demo` open this, so
+tests run whole conversations in-process. Its requestState key is MRTR_DEMO_STATE_KEY's when the
+run's environment sets one, else one made for this instance, as a process makes its own.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import IO
+
+from mrtr_cli.commands.serving import STATE_KEY_VARIABLE
+from mrtr_cli.server.demo import DemoApp
+from mrtr_cli.server.dispatcher import Dispatcher
+from mrtr_cli.server.state import Sealer, key_from_text
+from mrtr_cli.server.stdio_serving import StdioConnection
+from mrtr_cli.server.task_store import TaskStore
+from mrtr_cli.transport.memory import MemoryTransport
+
+
+def demo_dispatcher() -> Dispatcher:
+    """The demo's dispatcher, with the tasks extension, as `mrtr demo-server` builds it."""
+    shared = os.environ.get(STATE_KEY_VARIABLE)
+    sealer = Sealer(key_from_text(shared)) if shared else None
+    return Dispatcher(DemoApp(), sealer, tasks=TaskStore(), task_notifications=False)
+
+
+def demo_transport() -> MemoryTransport:
+    """One connection to a fresh demo in memory (a fresh process, for `--demo`)."""
+    dispatcher = demo_dispatcher()
+
+    def serve(sink: IO[bytes]) -> StdioConnection:
+        return StdioConnection(dispatcher, sink)
+
+    return MemoryTransport(serve, "the demo server (in memory)")
