@@ -63,7 +63,7 @@ def mrtr_here(*args: str, env: dict[str, str] | None = None, stdin: str = "", te
 
     stdout, stderr = _text_stream(), _text_stream()
     environment = Environment({**os.environ, "NO_COLOR": "1", **(env or {})}, io.StringIO(stdin), stdout, stderr,
-                              terminal, terminal, terminal, width, config_dir or Path(CONFIG_DIR),
+                              terminal, terminal, terminal, width, config_dir,
                               cwd or ROOT, demo_in_memory=True)
     code = main(list(args), environment)
     return Run(code, _written(stdout), _written(stderr))
