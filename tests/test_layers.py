@@ -1,4 +1,4 @@
-"""The layering rules of ARCHITECTURE.md, checked on every import of the package."""
+"""The layering rules of docs/architecture.md, checked on every import of the package."""
 
 from __future__ import annotations
 
