@@ -53,7 +53,7 @@ def mrtr(*args: str, env: dict[str, str] | None = None, timeout: float = 60, cwd
 
 
 def mrtr_here(*args: str, env: dict[str, str] | None = None, stdin: str = "", terminal: bool = False,
-              width: int = 80, config_dir: Path | None = None, cwd: Path | None = None) -> Run:
+              width: int | None = 80, config_dir: Path | None = None, cwd: Path | None = None) -> Run:
     """Run mrtr ARGS in this process (`mrtr_cli.entry.main` in an Environment of its own), colour off
     as `mrtr` does; `--demo` is the demo in memory, so no process starts but the servers a test names.
     Its own streams, variables (this process's, with `env`), width and config folder: nothing of one
@@ -62,7 +62,9 @@ def mrtr_here(*args: str, env: dict[str, str] | None = None, stdin: str = "", te
     from mrtr_cli.environment import Environment
 
     stdout, stderr = _text_stream(), _text_stream()
-    environment = Environment({**os.environ, "NO_COLOR": "1", **(env or {})}, io.StringIO(stdin), stdout, stderr,
+    variables = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    width = None if "COLUMNS" in (env or {}) else width  # a test's own COLUMNS (even empty) is the width
+    environment = Environment(variables, io.StringIO(stdin), stdout, stderr,
                               terminal, terminal, terminal, width, config_dir,
                               cwd or ROOT, demo_in_memory=True)
     code = main(list(args), environment)

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from conftest import PYTHON, ROOT, SERVERS, mrtr
+from conftest import PYTHON, ROOT, SERVERS, mrtr_here
 from peers import free_port, http_server, listening
 from suite_runs import met, run_scenarios
 
@@ -75,7 +75,7 @@ CHECK_MET = {"pass": True, "fail": False, "warn": False}
 
 def check_verdicts(url: str) -> tuple[dict[str, bool], dict[str, Any]]:
     """Id -> met as `mrtr check` judged it, and its report."""
-    run = mrtr("check", "--url", url, *TOOL, "--json")
+    run = mrtr_here("check", "--url", url, *TOOL, "--json")
     assert run.code in (0, 2), run.stderr
     report = run.json()
     judged = [(check_id, CHECK_MET.get(line["status"])) for line in report["checks"] for check_id in ids_of(line)]

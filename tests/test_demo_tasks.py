@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conformance import cache_dir
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from mrtr_cli.server import task_store
 from mrtr_cli.server.demo import TOOLS, DemoApp
 from mrtr_cli.server.dispatcher import Dispatcher
@@ -157,7 +157,7 @@ def _listen_streams_of_the_demo(peer: HttpPeer, url: str, ended_id: str) -> None
     unknown = messages_of(peer.post(request(72, "subscriptions/listen", {"notifications": {"taskIds": ["nope"]}},
                                             WITH_TASKS)))
     assert unknown[0]["params"]["notifications"] == {"taskIds": []} and unknown[-1]["id"] == 72
-    run = mrtr("call", "deploy_service", "--url", url, "-a", "service=billing", "--answer", "approve.approve=true",
+    run = mrtr_here("call", "deploy_service", "--url", url, "-a", "service=billing", "--answer", "approve.approve=true",
                "--json")
     report = run.json()
     assert run.code == 0 and DEPLOYED.fullmatch(report["result"]["content"][0]["text"]), run.stderr

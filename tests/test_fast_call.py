@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from mrtr_cli.cli import run as typer_run
 from mrtr_cli.cli.subcommands import command_for
 from mrtr_cli.commands import call as call_command
@@ -156,11 +156,11 @@ def test_a_version_mrtr_does_not_speak_is_refused_before_anything_runs():
     """It once went on to speak 2026-07-28, said `asked for by --protocol-era modern` (a flag never
     given) and ended with exit 2; now the demo server never starts. A version it speaks is named as asked."""
     for version in ("2025-13-01", "banana"):
-        run = mrtr("call", "echo", "--demo", "--protocol-version", version)
+        run = mrtr_here("call", "echo", "--demo", "--protocol-version", version)
         assert run.code == 1, run.stderr
         assert run.stderr == (f"mrtr: --protocol-version: {version!r} is not a version mrtr speaks: 2024-11-05, "
                               "2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28 (see mrtr call --help)\n")
-    known = mrtr("list", "tools", "--demo", "--protocol-version", "2026-07-28")
+    known = mrtr_here("list", "tools", "--demo", "--protocol-version", "2026-07-28")
     assert known.code == 0, known.stderr
     assert "era: modern (2026-07-28): asked for by --protocol-version 2026-07-28" in known.stderr
 

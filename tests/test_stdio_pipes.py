@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PYTHON, ROOT, elicit, input_required, mrtr
+from conftest import PYTHON, ROOT, elicit, input_required, mrtr_here
 from test_hostile_stdio import process_alive, wait_for
 from mrtr_cli.errors import UnreachableError
 from mrtr_cli.transport.base import Deadline, Frame, StderrLine, TransportTimeout
@@ -32,7 +32,7 @@ def test_a_write_to_a_server_that_reads_no_more_times_out(scripted, tmp_path: Pa
     pidfile = tmp_path / "server.pid"
     server = scripted(pidfile=str(pidfile), steps=[{"result": input_required({"n": FORM}, BIG_STATE), "pause": 60}])
     started = time.monotonic()
-    run = mrtr(*server.args("call", "t", "--answer", "n.name=Ada", "--timeout", "3"), timeout=30)
+    run = mrtr_here(*server.args("call", "t", "--answer", "n.name=Ada", "--timeout", "3"))
     assert run.code == 4, run.stderr[-2000:]
     assert "the server read no more of its stdin for 3 s: mrtr could not write a message of" in run.stderr
     assert "while mrtr sent tools/call (id 3)" in run.stderr
@@ -62,7 +62,7 @@ def test_a_big_request_to_a_server_flooding_stdout_does_not_deadlock(scripted, t
     notifications: mrtr must read them while it writes. Nothing read is lost or reordered."""
     server = scripted(steps=[{"result": input_required({"n": FORM}, BIG_STATE), "after": 2_000_000},
                              {"result": {"resultType": "complete", "content": []}}])
-    run = mrtr(*server.args("call", "t", "--answer", "n.name=Ada", "--json"), timeout=60)
+    run = mrtr_here(*server.args("call", "t", "--answer", "n.name=Ada", "--json"))
     assert run.code == 0, run.stderr[-2000:]
     assert server.calls()[1]["params"]["requestState"] == BIG_STATE
     numbers = re.findall(r"log info: chatter (\d{6})", run.stderr)
