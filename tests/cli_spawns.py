@@ -10,18 +10,18 @@ a test file spawns when it does so itself or uses such a helper. Found by readin
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-STARTS_THE_CLI = ('"mrtr_cli"', "'mrtr_cli'", "mrtr_cli.__main__", "demo_command(", '"mrtr_cli.entry"')
-"""Source that starts the package as a process: `[python, "-m", "mrtr_cli", ...]`, the demo's command."""
-SPAWNING_FLAGS = ("--mrtr-demo", "mrtr_demo")
-"""The pytest plugin's demo, which starts `mrtr demo-server` as a process."""
+STARTS_THE_CLI = re.compile(r"""-m["', ]+mrtr_cli\b(?![.\w])|mrtr_cli\.__main__|--mrtr-demo|mrtr_demo""")
+"""Source that starts the package as a process: `[python, "-m", "mrtr_cli", ...]` (or in a shell
+line), and the pytest plugin's demo, which starts `mrtr demo-server`."""
 
 
 def _spawns_itself(source: str) -> bool:
-    return any(marker in source for marker in STARTS_THE_CLI + SPAWNING_FLAGS)
+    return STARTS_THE_CLI.search(source) is not None
 
 
 def _names_used(tree: ast.AST) -> set[str]:

@@ -7,6 +7,7 @@ import os
 import re
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -210,8 +211,24 @@ def everything_over_http() -> Any:
                      env={**os.environ, "PORT": str(port)})
 
 
-def demo_http() -> Any:
-    return http_server([PYTHON, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"])
+@contextmanager
+def demo_http(fixtures: bool = False) -> Iterator[str]:
+    """The demo's Streamable HTTP server (what `mrtr demo-server --http 127.0.0.1:0` serves: the same
+    dispatcher and HTTP handler) on a free port, served by a thread of this process; yields its /mcp URL.
+    `fixtures`: with the conformance suite's fixtures, as `--conformance-fixtures`. Tests of the demo's
+    process itself (its listening line, its signals) start `mrtr demo-server`."""
+    from mrtr_cli.commands.in_memory import demo_dispatcher
+    from mrtr_cli.server.http_serving import ENDPOINT, make_server
+
+    server = make_server(demo_dispatcher(over_http=True, fixtures=fixtures), "127.0.0.1", 0)
+    serving = threading.Thread(target=server.serve_forever, name="the demo over HTTP", daemon=True)
+    serving.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{ENDPOINT}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        serving.join()
 
 
 def answer_all(requests: dict[str, Any]) -> dict[str, Any]:

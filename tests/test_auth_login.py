@@ -6,10 +6,10 @@ line), and no secret in -v, --json, a transcript, or another server's token file
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import shlex
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -18,7 +18,9 @@ import pytest
 
 from conftest import ROOT, mrtr_here
 from helpers import kept
-from peers import http_server, oauth_http
+from peers import demo_http, oauth_http
+from mrtr_cli.entry import main
+from mrtr_cli.environment import Environment
 
 BROWSER = shlex.join([sys.executable, str(ROOT / "tests" / "headless_browser.py")])
 
@@ -115,6 +117,20 @@ def test_a_denied_login_is_exit_3_naming_the_denial_and_keeps_nothing(config):
     assert kept(config) == []
 
 
+class LetsTheBrowserGo(io.StringIO):
+    """mrtr's stderr, read as it is written: the browser may go once a line says mrtr waits for it."""
+
+    def __init__(self, go: Path) -> None:
+        super().__init__()
+        self.go = go
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if "waiting for the redirect" in self.getvalue():  # the whole so far: a line may come in pieces
+            self.go.touch()
+        return written
+
+
 def test_a_call_shows_each_step_while_the_login_waits(url, config, tmp_path):
     """The browser is let go only once the timeline has said what mrtr waits for: were the steps
     shown after the login, the browser would never go and the login would time out (exit 3)."""
@@ -122,17 +138,11 @@ def test_a_call_shows_each_step_while_the_login_waits(url, config, tmp_path):
     waiting_browser = shlex.join([sys.executable, "-c", "import os, sys, time; "
                                   f"[time.sleep(0.05) for _ in range(400) if not os.path.exists({str(go)!r})]; "
                                   f"os.execv(sys.executable, [sys.executable, {str(ROOT / 'tests' / 'headless_browser.py')!r}, sys.argv[1]])"])
-    seen = []
-    with subprocess.Popen([sys.executable, "-m", "mrtr_cli", "call", "whoami", "--url", url, "--auth-open",
-                           waiting_browser, "--auth-timeout", "15"], cwd=ROOT, text=True, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.PIPE, env={**os.environ, **config}) as process:
-        assert process.stderr is not None
-        for line in process.stderr:
-            seen.append(line)
-            if "waiting for the redirect" in line:
-                go.touch()
-        process.wait(timeout=30)
-    assert process.returncode == 0, "".join(seen)
+    stderr = LetsTheBrowserGo(go)
+    code = main(["call", "whoami", "--url", url, "--auth-open", waiting_browser, "--auth-timeout", "15"],
+                Environment({**os.environ, **config, "NO_COLOR": "1"}, io.StringIO(), io.StringIO(), stderr))
+    seen = stderr.getvalue().splitlines()
+    assert code == 0, "\n".join(seen)
     assert [i for i, line in enumerate(seen) if "waiting for the redirect" in line] < \
         [i for i, line in enumerate(seen) if "authorized by" in line]
 
@@ -140,7 +150,7 @@ def test_a_call_shows_each_step_while_the_login_waits(url, config, tmp_path):
 def test_login_to_a_server_that_asks_for_no_authorization_says_so_and_keeps_nothing(config):
     """The demo over HTTP answers a request without a token and publishes no protected resource
     metadata: nothing to log in to, exit 1 (as logging out of a server with no login), not exit 3."""
-    with http_server([sys.executable, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"]) as open_url:
+    with demo_http() as open_url:
         run = mrtr_here("auth", "login", open_url, env=config)
         elsewhere = open_url.rsplit("/", 1)[0] + "/elsewhere"
         wrong = mrtr_here("auth", "login", elsewhere, "--json", env=config)

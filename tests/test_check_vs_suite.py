@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 
 from conftest import PYTHON, ROOT, SERVERS, mrtr_here
-from peers import free_port, http_server, listening
+from peers import demo_http, free_port, listening
 from suite_runs import met, run_scenarios
 
 TOOL = ["--tool", "test_input_required_result_elicitation", "--answer", "user_name.name=Alice"]
@@ -50,8 +50,7 @@ def everything_server() -> Any:
 
 
 SERVER_STARTS = {
-    "demo": lambda: http_server([PYTHON, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0",
-                                 "--conformance-fixtures"]),
+    "demo": lambda: demo_http(fixtures=True),
     "everything": everything_server,
 }
 

@@ -3,7 +3,6 @@ licence) and read back to the right counts; GitHub Actions annotations; hostile 
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -167,10 +166,8 @@ def test_a_server_can_neither_forge_nor_hide_an_annotation(tmp_path: Path):
     hostile = "##[error]forged::stop-commands::hidden"
     path = tmp_path / "book_table.yaml"
     path.write_text(BOOK_TABLE.read_text().replace("How many people, and any seating wishes?", f"'{hostile}'"))
-    done = subprocess.run([PYTHON, "-m", "mrtr_cli", "replay", str(path), "--demo"], cwd=ROOT, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60,
-                          env={**os.environ, "GITHUB_ACTIONS": "true"})
-    assert done.returncode == 6 and hostile in done.stdout, done.stdout
+    done = mrtr_here("replay", str(path), "--demo", env={"GITHUB_ACTIONS": "true"}, merged=True)  # as the runner reads
+    assert done.code == 6 and hostile in done.stdout, done.stdout
     [annotation] = commands_the_runner_acts_on(done.stdout)
     assert annotation.startswith(f"::error file={path},line=")
     assert commands_the_runner_acts_on(done.stdout.replace("::stop-commands::", "::not-a-command::")) != [annotation]

@@ -20,11 +20,17 @@ from mrtr_cli.server.task_store import TaskStore
 from mrtr_cli.transport.memory import MemoryTransport
 
 
-def demo_dispatcher() -> Dispatcher:
-    """The demo's dispatcher, with the tasks extension, as `mrtr demo-server` builds it."""
+def demo_dispatcher(over_http: bool = False, fixtures: bool = False) -> Dispatcher:
+    """The demo's dispatcher, with the tasks extension, as `mrtr demo-server` builds it (`over_http`:
+    as `--http` does, where a task's notifications have a stream to go to; `fixtures`: as
+    `--conformance-fixtures` does, the conformance suite's fixture tools and prompt too)."""
     shared = os.environ.get(STATE_KEY_VARIABLE)
     sealer = Sealer(key_from_text(shared)) if shared else None
-    return Dispatcher(DemoApp(), sealer, tasks=TaskStore(), task_notifications=False)
+    if fixtures:
+        from mrtr_cli.server import conformance_fixtures
+
+        return Dispatcher(conformance_fixtures.app(), sealer, tasks=TaskStore(), task_notifications=over_http)
+    return Dispatcher(DemoApp(), sealer, tasks=TaskStore(), task_notifications=over_http)
 
 
 def demo_transport() -> MemoryTransport:
