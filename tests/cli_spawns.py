@@ -21,7 +21,18 @@ line), and the pytest plugin's demo, which starts `mrtr demo-server`."""
 
 
 def _spawns_itself(source: str) -> bool:
-    return STARTS_THE_CLI.search(source) is not None
+    return STARTS_THE_CLI.search(source) is not None or _runs_main_elsewhere(ast.parse(source))
+
+
+def _runs_main_elsewhere(tree: ast.AST) -> bool:
+    """A program for another interpreter (`python -c "...main([...])"`) that runs the CLI's entry;
+    or `entry.main(ARGS)` with no Environment, where `--demo` starts `mrtr demo-server` processes."""
+    strings = [node.value for node in ast.walk(tree) if isinstance(node, ast.Constant) and isinstance(node.value, str)]
+    if any("mrtr_cli.entry" in text and "main(" in text for text in strings):
+        return True
+    bare_main = any(isinstance(node, ast.Call) and ast.unparse(node.func) in ("main", "entry.main") and len(node.args) == 1
+                    and not node.keywords for node in ast.walk(tree))
+    return bare_main and "--demo" in strings
 
 
 def _names_used(tree: ast.AST) -> set[str]:

@@ -9,10 +9,20 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import PYTHON, ROOT, SDK_SERVER, mrtr_here, text_result
-from peers import StdioPeer, request
+from conftest import ROOT, SDK_SERVER, mrtr_here, text_result
+from peers import MemoryPeer, request
 
-SERVE = [PYTHON, "-m", "mrtr_cli", "serve", str(ROOT / "recordings" / "book_table.yaml")]
+BOOK_TABLE = ROOT / "recordings" / "book_table.yaml"
+
+
+def served_here() -> MemoryPeer:
+    """`mrtr serve recordings/book_table.yaml`'s mock server, its stdio connection in this process."""
+    from mrtr_cli.commands.in_memory import dispatcher_transport
+    from mrtr_cli.server.dispatcher import Dispatcher
+    from mrtr_cli.server.mock import MockApp
+    from mrtr_cli.transcript import model
+
+    return MemoryPeer(dispatcher_transport(Dispatcher(MockApp([model.load(str(BOOK_TABLE))])), "mrtr serve"))
 DEMO_FIELD_FIX = ("✗ --answer date=2026-12-24: '2026-12-24' is not an action for question 'date' (accept, decline "
                   "or cancel); to set its field 'date', write --answer date.date=2026-12-24")
 
@@ -76,7 +86,7 @@ def test_a_file_that_cannot_be_read_is_named_once(args, what):
 
 
 def test_the_mock_servers_answer_differs_error_shows_the_first_differing_field():
-    peer = StdioPeer(SERVE)
+    peer = served_here()
     try:
         first = peer.exchange(request(1, "tools/call", {"name": "book_table", "arguments": {}}))[-1]["result"]
         wrong = {"date": {"action": "accept", "content": {"date": "2031-01-01"}}}

@@ -10,12 +10,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import PYTHON, ROOT, mrtr_here
+from conftest import ROOT, mrtr_here
 from mrtr_cli.cli import run as typer_run
 from mrtr_cli.commands import fast_call
 from mrtr_cli.commands.hops import Replicas
 from mrtr_cli.target_kinds import HttpTarget
-from peers import http_server
+from peers import demo_http
 
 BOOK = ("--answers", str(ROOT / "examples" / "book_table.yaml"))
 """book_table asks in rounds 1 to 3 and completes in round 4."""
@@ -84,13 +84,12 @@ def test_two_demo_instances_over_http_pass_the_hop_only_when_they_share_the_stat
     its MRTR_DEMO_STATE_KEY; B by the variable), C keeps its own. A and B pass all four rounds;
     C refuses round 2 when it is the replica, round 3 when it is the second replica (so round 2 went
     to B and passed); each refusal names C's host:port and the cause, exit 2."""
-    demo = [PYTHON, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"]
     monkeypatch.setenv("MRTR_DEMO_STATE_KEY", "not the shared key")
-    with http_server([*demo, "--state-key", "shared"]) as a:
+    with demo_http(state_key="shared") as a:
         monkeypatch.setenv("MRTR_DEMO_STATE_KEY", "shared")
-        with http_server(demo) as b:
+        with demo_http() as b:
             monkeypatch.delenv("MRTR_DEMO_STATE_KEY")
-            with http_server(demo) as c:
+            with demo_http() as c:
                 shared = mrtr_here("call", "book_table", "--url", a, "--replica", b, *BOOK)
                 second = mrtr_here("call", "book_table", "--url", a, "--replica", c, *BOOK)
                 third = mrtr_here("call", "book_table", "--url", a, "--replica", b, "--replica", c, *BOOK)
@@ -208,8 +207,7 @@ def test_the_hop_flags_meet_an_older_era_check_an_unreachable_replica_and_odd_ke
                      tools=[{"name": "t", "inputSchema": {"type": "object"}}])
     proven = mrtr_here(*older.args("check", "--tool", "t", "--restart-between-rounds"))
     assert proven.code == 1 and "--restart-between-rounds needs the 2026-07-28 era" in proven.stderr, proven.stderr
-    demo = [PYTHON, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"]
-    with http_server(demo) as url:
+    with demo_http() as url:
         nobody = mrtr_here("check", "--url", url, "--replica", URL, "--tool", "book_table", *BOOK, "--json")
     hop = {c["id"]: c for c in nobody.json()["checks"]}["retry-on-another-instance"]
     assert hop["status"] == "skipped" and hop["seen"].startswith("not probed: on one instance: complete in 4 rounds; "
