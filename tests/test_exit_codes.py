@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
 import time
 
 import pytest
 
-from conftest import PYTHON, ROOT, elicit, input_required, mrtr_here, text_result
+from conftest import elicit, input_required, mrtr_here, text_result
 
 NAME_FORM = elicit("Your name?", {"name": {"type": "string"}})
 AGE_FORM = elicit("Your age?", {"age": {"type": "integer", "minimum": 0, "maximum": 150}})
@@ -154,27 +150,6 @@ def test_7_sampling_with_tools_is_never_declared(scripted):
     assert "sampling.tools, never declared by mrtr" in run.stderr
 
 
-def test_130_ctrl_c_cancels_and_exits(scripted):
-    server = scripted(steps=[{"silent": True}])
-    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", *server.args("call", "t", "--json")],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                               env={**os.environ, "NO_COLOR": "1"})
-    deadline = time.monotonic() + 20
-    while not server.calls() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.calls(), "the request never reached the server"
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=20)
-    assert process.returncode == 130
-    assert json.loads(stdout)["outcome"] == "aborted"
-    assert json.loads(stderr.strip().splitlines()[-1])["error"]["code"] == "interrupted"
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and not any(
-            m.get("method") == "notifications/cancelled" for m in server.received()):
-        time.sleep(0.05)
-    assert any(m.get("method") == "notifications/cancelled" for m in server.received())
-
-
 @pytest.mark.parametrize("args,needle", [
     (["--answer", "no-equals-sign"], "has no '='"),
     (["--max-rounds", "-1"], "--max-rounds"),
@@ -196,26 +171,3 @@ def test_7_without_a_terminal_never_waits_for_a_person(scripted):
     assert time.monotonic() - started < 15
 
 
-@pytest.mark.parametrize("output", [["--json"], []])
-def test_141_a_reader_that_goes_away_ends_mrtr_quietly(scripted, output: list[str]):
-    server = scripted(steps=[{"big": 2_000_000}])
-    command = [PYTHON, "-m", "mrtr_cli", *server.args("call", "t", *output)]
-    environment = {**os.environ, "NO_COLOR": "1"}
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=environment)
-    assert process.stdout is not None and process.stdout.read(1)
-    process.stdout.close()  # as `| head -c 1` does
-    _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 141, stderr
-    assert b"unexpected failure" not in stderr and b"Traceback" not in stderr and b"Exception" not in stderr
-
-
-@pytest.mark.parametrize("args, code", [(["--version"], 0), (["call", "t", "--no-such-flag"], 1)])
-def test_the_process_exits_with_the_code_and_its_objects_frozen_from_the_collector(args: list[str], code: int):
-    """`python -m mrtr_cli` freezes its objects before exiting (entry.console), so shutting down
-    skips the collector's passes over every loaded library; the exit code is main's."""
-    probe = ("import gc, runpy, sys\n"
-             f"sys.argv = ['mrtr', *{args!r}]\n"
-             "try:\n    runpy.run_module('mrtr_cli', run_name='__main__')\n"
-             "except SystemExit as exit:\n    print('exit', exit.code, 'frozen', gc.get_freeze_count() > 0)\n")
-    done = subprocess.run([PYTHON, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert done.stdout.splitlines()[-1] == f"exit {code} frozen True", done.stdout + done.stderr

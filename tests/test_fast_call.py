@@ -144,14 +144,6 @@ def test_odd_shapes_typer_reads_its_own_way_are_left_to_it(args: list[str], monk
     assert parsed_by_typer(args, monkeypatch) is not None
 
 
-def test_a_usual_call_loads_no_typer():
-    code = ("import sys\nfrom mrtr_cli.entry import main\n"
-            "code = main(['call', 't', '--timeout', '5', '--', sys.executable, '-c', 'pass'])\n"
-            "print(code, 'typer' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert done.stdout.split() == ["4", "False"], done.stderr[-2000:]
-
-
 def test_a_version_mrtr_does_not_speak_is_refused_before_anything_runs():
     """It once went on to speak 2026-07-28, said `asked for by --protocol-era modern` (a flag never
     given) and ended with exit 2; now the demo server never starts. A version it speaks is named as asked."""
@@ -196,9 +188,3 @@ def test_a_demo_server_value_like_an_option_is_left_to_typer(monkeypatch):
     assert served_by_typer(["--http", "--conformance-fixtures"], monkeypatch) == ("--conformance-fixtures", False, None)
 
 
-def test_the_demo_server_loads_no_typer():
-    code = ("import sys\nfrom mrtr_cli.entry import main\nsys.stdin = open('/dev/null')\n"
-            "code = main(['demo-server', '--conformance-fixtures'])\nprint(code, 'typer' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60,
-                          stdin=subprocess.DEVNULL)
-    assert done.stdout.split() == ["0", "False"], done.stderr[-2000:]

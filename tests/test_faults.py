@@ -4,14 +4,13 @@ message, and what the transcript kept."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from conftest import PYTHON, ROOT, elicit, input_required, mrtr_here, text_result
+from conftest import elicit, input_required, mrtr_here, text_result
 from servers.http_faults import FaultServer
 
 FORM = elicit("Name?", {"name": {"type": "string"}})
@@ -121,33 +120,6 @@ def test_http_faults_are_kept_in_transcripts(tmp_path: Path):
         assert document["rounds"][0]["received"]["content_type"] == "text/event-stream"
     finally:
         faults.stop()
-
-
-MEASURE = """
-import resource, sys
-from mrtr_cli.entry import main
-code = main(sys.argv[1:])
-sys.stdout.flush()
-try:  # VmHWM, not ru_maxrss: on Linux that keeps the parent's peak (pytest's) across fork and exec
-    status = open("/proc/self/status").read()
-    print(int(status.split("VmHWM:")[1].split()[0]) * 1024, file=sys.stderr)
-except OSError:
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)  # macOS: bytes
-sys.exit(code)
-"""
-
-
-def test_a_50_megabyte_result_costs_a_small_multiple_of_its_size(scripted, tmp_path: Path):
-    size = 50_000_000
-    server = scripted(steps=[{"big": size}])
-    out = tmp_path / "out.json"
-    with open(out, "wb") as sink:
-        done = subprocess.run([PYTHON, "-c", MEASURE, *server.args("call", "t", "--json")], cwd=ROOT,
-                              stdout=sink, stderr=subprocess.PIPE, text=False, timeout=120)
-    assert done.returncode == 0
-    peak = int(done.stderr.decode().strip().splitlines()[-1])
-    assert peak < 6 * size, f"peak memory {peak / 1e6:.0f} MB for a {size / 1e6:.0f} MB result"
-    assert out.stat().st_size > size
 
 
 def form(properties: Any, required: Any = None) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_spawns import all_test_files, spawning_files
+from cli_spawns import _spawns_itself, all_test_files, spawning_files
 from conftest import mrtr_here
 from mrtr_cli.entry import main
 from mrtr_cli.environment import Environment
@@ -132,6 +132,12 @@ def test_at_most_a_third_of_the_test_files_spawn_the_cli():
 
 def test_the_count_sees_each_way_of_spawning():
     spawning = set(spawning_files())
-    assert {"test_help_fast.py", "test_demo_http.py", "test_pytest_plugin.py"} <= spawning  # direct, peers, plugin
-    assert "test_in_process.py" in spawning  # it spawns once, to compare the demo's process with its memory
-    assert "test_yaml_dump.py" not in spawning or "mrtr(" in (Path(__file__).parent / "test_yaml_dump.py").read_text()
+    assert {"test_help_fast.py",  # python -m mrtr_cli itself
+            "test_demo_older_era.py",  # through a helper of tests/ (older_peers.OlderStdio)
+            "test_pytest_plugin.py",  # the plugin's --mrtr-demo
+            "test_fresh_interpreter.py",  # a python -c program running the entry
+            "test_shared_server.py",  # entry.main with no Environment and --demo
+            "test_in_process.py"} <= spawning  # it spawns once, to compare the demo's process with its memory
+    assert "test_demo.py" not in spawning and "test_hops.py" not in spawning  # in-process now
+    assert _spawns_itself('subprocess.run([PYTHON, "-m", "mrtr_cli", "call"])')
+    assert not _spawns_itself('mrtr_here("call", "t", "--demo")')

@@ -3,8 +3,6 @@ licence) and read back to the right counts; GitHub Actions annotations; hostile 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -133,17 +131,6 @@ def test_raw_control_characters_become_visible_escapes_in_the_xml(tmp_path: Path
 def test_annotations_are_escaped_as_github_requires(message: str, title: str, expected: str):
     assert error_annotation(message, title) == expected
     assert error_annotation("m", "t", "dir/a,b:c.yaml", 7) == "::error file=dir/a%2Cb%3Ac.yaml,line=7,title=t::m"
-
-
-def test_a_plain_call_imports_neither_the_plugin_nor_xml():
-    code = ("import sys\nfrom mrtr_cli.entry import main\n"
-            "try:\n    main(['call', 'book_table', '--demo', '--answers', 'examples/book_table.yaml'])\n"
-            "except SystemExit:\n    pass\n"
-            "print(sorted(m for m in sys.modules if m.startswith(('xml', 'pytest', '_pytest', "
-            "'mrtr_cli.pytest_plugin', 'mrtr_cli.render.junit', 'mrtr_cli.commands.from_python'))))")
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert "Booked a table" in loaded.stdout, loaded.stderr
-    assert loaded.stdout.strip().splitlines()[-1] == "[]"
 
 
 def commands_the_runner_acts_on(output: str) -> list[str]:

@@ -3,14 +3,12 @@ timeline to stdout, and answer flags no question used are named."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
-import pexpect
 import pytest
 
-from conftest import PYTHON, ROOT, elicit, input_required, mrtr_here, text_result
+from conftest import ROOT, elicit, input_required, mrtr_here, text_result
 
 LONG_NAME = "test_input_required_result_elicitation_with_a_long_name"
 TEMPLATE = "vault://secrets/very/long/path/segment/{resourceId}/and/more/{anotherId}"
@@ -38,26 +36,6 @@ def test_list_off_a_terminal_is_one_line_per_row_whatever_the_width(scripted, ki
             assert DESCRIPTION in row and len(row) <= 250
         if columns == "40":  # names are never cut; the description is, to fit as well as it can
             assert "…" in row and DESCRIPTION not in row
-
-
-@pytest.mark.parametrize("kind,name", [("tools", LONG_NAME), ("templates", TEMPLATE)])
-def test_list_on_a_terminal_wraps_descriptions_never_names(scripted, kind, name):
-    server = scripted(**LISTED)
-    environment = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    child = pexpect.spawn(PYTHON, ["-m", "mrtr_cli", *server.args("list", kind, "--color", "never")], cwd=str(ROOT),
-                          env={**environment, "TERM": "xterm", "NO_COLOR": "1"}, encoding="utf-8", timeout=20,
-                          dimensions=(40, 140))
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-    lines = [line for line in child.before.replace("\r", "").splitlines() if line.strip()]
-    table = lines[next(i for i, line in enumerate(lines) if line.startswith(("name ", "uriTemplate "))):]
-    assert table[1].startswith(name + "  ")  # whole, on the row's first line
-    assert all(len(line.rstrip()) <= 140 for line in table)
-    words = " ".join(table).split()
-    assert len(table) > 3 and DESCRIPTION not in "".join(table)  # the description wrapped under its column
-    assert set(DESCRIPTION.split()) <= set(words)
-    assert "resourceId" in "".join(table)
 
 
 def test_show_writes_the_timeline_to_stdout_and_errors_to_stderr(tmp_path: Path):

@@ -5,17 +5,13 @@ repeated run, the flags it refuses, and Ctrl-C stopping the workers."""
 from __future__ import annotations
 
 import json
-import os
 import pickle
-import signal
-import subprocess
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import jsonschema
 
-from conftest import PYTHON, ROOT, SDK_SERVER, mrtr_here, text_result
-from test_hostile_stdio import process_alive, wait_for
+from conftest import ROOT, SDK_SERVER, mrtr_here, text_result
 from mrtr_cli.errors import HopRefused, Interrupted
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.render.replay_report import verdict_lines
@@ -130,30 +126,6 @@ def test_the_flags_jobs_and_repeat_refuse(tmp_path: Path):
             run.stderr
     assert "replay without --jobs to answer at the terminal" in mrtr_here("replay", str(BOOK_TABLE), "-j", "2",
                                                                      "--interactive").stderr
-
-
-def test_ctrl_c_stops_the_workers_and_their_servers_and_exits_130(tmp_path: Path, scripted):
-    pidfile = tmp_path / "server.pid"
-    server = scripted(steps=[{"result": text_result("recorded")}])
-    hang = recorded(tmp_path, "hang.yaml", "call", "t", "--", *server.command)
-    Path(server.path).write_text(json.dumps({"pidfile": str(pidfile), "log": str(server.log),
-                                             "steps": [{"hang": 60}]}))
-    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", "replay", str(hang), str(BOOK_TABLE), "-j", "2",
-                                "--trust-target"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               cwd=ROOT, env={**os.environ, "NO_COLOR": "1"})
-    try:
-        assert wait_for(lambda: pidfile.exists() and len(server.calls()) == 2), "the replay never reached the server"
-        pid = int(pidfile.read_text())
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=30)
-        assert process.returncode == 130, stderr
-        assert stderr.splitlines()[0] == f"✗ {hang}: interrupted by the user", stderr
-        assert wait_for(lambda: not process_alive(pid), 5), "the server outlived its worker"
-        assert "Traceback" not in stderr
-    finally:
-        process.kill()
-        if pidfile.exists() and process_alive(int(pidfile.read_text())):
-            os.kill(int(pidfile.read_text()), signal.SIGKILL)
 
 
 def test_a_verdict_crosses_a_process_boundary_and_runs_fold_into_one():
