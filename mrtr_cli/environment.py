@@ -95,9 +95,9 @@ def installed(env: Environment, demo: Callable[[], Any] | None = None) -> Iterat
     undo_demo = memory.serving_demo(demo) if demo is not None else None
     os.environ.clear()
     os.environ.update(env.effective_variables())
-    sys.stdin = Terminal(env.stdin, env.stdin_isatty)  # type: ignore[assignment]
-    sys.stdout = Terminal(env.stdout, env.stdout_isatty)  # type: ignore[assignment]
-    sys.stderr = Terminal(env.stderr, env.stderr_isatty)  # type: ignore[assignment]
+    sys.stdin = Terminal(env.stdin, env.stdin_isatty)
+    sys.stdout = Terminal(env.stdout, env.stdout_isatty)
+    sys.stderr = Terminal(env.stderr, env.stderr_isatty)
     try:
         yield
     finally:
