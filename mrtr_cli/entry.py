@@ -30,8 +30,13 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
         from mrtr_cli.commands import in_memory
 
         demo = in_memory.demo_transport
+    from mrtr_cli import signals
+
     with environment.installed(env, demo):
-        return _main(args)
+        try:
+            return _main(args)
+        finally:
+            signals.forget()
 
 
 def _main(args: list[str]) -> int:
