@@ -141,3 +141,12 @@ def test_the_count_sees_each_way_of_spawning():
     assert "test_demo.py" not in spawning and "test_hops.py" not in spawning  # in-process now
     assert _spawns_itself('subprocess.run([PYTHON, "-m", "mrtr_cli", "call"])')
     assert not _spawns_itself('mrtr_here("call", "t", "--demo")')
+
+
+def test_the_cli_fixture_runs_mrtr_in_process(cli):
+    from mrtr_cli import __version__
+
+    done = cli("--version")
+    assert (done.code, done.stdout, done.stderr) == (0, f"mrtr {__version__}\n", "")
+    usage = cli("call", "--demo", "--json")  # the tool is missing: exit 1, one JSON error line
+    assert usage.code == 1 and usage.error_line()["error"]["code"] == "usage"
