@@ -1,4 +1,4 @@
-"""Request arguments from the command line: `-a KEY=VALUE` and `--args JSON|@FILE` (CLI.md)."""
+"""Request arguments from the command line: `-a KEY=VALUE` and `--args JSON|@FILE` (the README, "Commands")."""
 
 from __future__ import annotations
 

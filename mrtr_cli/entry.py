@@ -5,14 +5,41 @@ from __future__ import annotations
 
 import gc
 import sys
-from typing import NoReturn
+import threading
+from typing import TYPE_CHECKING, NoReturn
 
 from mrtr_cli import __version__
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
-def main(argv: list[str] | None = None) -> int:
-    """`mrtr ARGS`; returns the exit code."""
+    from mrtr_cli.environment import Environment
+
+
+def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
+    """`mrtr ARGS` in `env` (environment.py; None: the process's own, as the console script runs);
+    returns the exit code and never exits. With an Environment every stream, variable, the width
+    and the config folder the run reads are its, and the process's are back when it returns."""
     args = list(sys.argv[1:] if argv is None else argv)
+    if env is None:
+        return _main(args)
+    from mrtr_cli import environment
+
+    demo: Callable[[], object] | None = None
+    if env.demo_in_memory:
+        from mrtr_cli.commands import in_memory
+
+        demo = in_memory.demo_transport
+    from mrtr_cli import signals
+
+    with environment.installed(env, demo):
+        try:
+            return _main(args)
+        finally:
+            signals.forget()
+
+
+def _main(args: list[str]) -> int:
     if args in (["--version"], ["-V"]):
         print(f"mrtr {__version__}")  # the fast path: no typer, no rich
         return 0
@@ -22,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         import_locust()  # it monkey-patches ssl, socket and threading: before anything imports them
     from mrtr_cli import signals, workflow_commands
 
-    signals.install()
+    if threading.current_thread() is threading.main_thread():
+        signals.install()  # signals reach the main thread alone; a run on another has none of its own
     if args[:1] == ["demo-server"]:  # the fast path: no typer, no rich (--demo starts one per run)
         from mrtr_cli.commands import fast_call
 

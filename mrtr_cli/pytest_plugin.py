@@ -5,16 +5,21 @@ replays it as `mrtr replay` does, against `--mrtr-stdio CMD`, `--mrtr-url URL` o
 or against the recorded target only with `--mrtr-trust-target`; with none an item is an error and
 runs nothing. The fixture `mrtr` runs one conversation from Python and returns its outcome as data.
 Both use the CLI's own engine (commands/), and never prompt. The CLI never imports this module.
+
+Installed, the plugin is in every pytest session on the machine, mrtr used or not: it imports
+nothing of mrtr's engine until a transcript is collected or the fixture is used
+(tests/test_pytest_plugin_import.py holds it).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from mrtr_cli.commands.from_python import ConversationOutcome, Target, converse, replay_transcript
+if TYPE_CHECKING:
+    from mrtr_cli.commands.from_python import ConversationOutcome, Target
 
 TRANSCRIPT_SUFFIXES = (".yaml", ".yml")
 NO_TARGET = ("no server to replay against: pass --mrtr-stdio CMD, --mrtr-url URL or --mrtr-demo "
@@ -88,6 +93,8 @@ class TranscriptItem(pytest.Item):
     def runtest(self) -> None:
         target = replay_target(self.config)
         assert target is not None, "setup fails the item when no server is configured"
+        from mrtr_cli.commands.from_python import replay_transcript
+
         failure = replay_transcript(str(self.path), target, self.config.getoption("mrtr_update"),
                              tuple(self.config.getoption("mrtr_ignore")))
         if failure is not None:
@@ -99,6 +106,8 @@ class TranscriptItem(pytest.Item):
 
 def replay_target(config: pytest.Config) -> Target | None:
     """The server the options name; a Target naming none when only trust is given; None when nothing is."""
+    from mrtr_cli.commands.from_python import Target
+
     stdio, url, demo = setting(config, "stdio"), setting(config, "url"), bool(setting(config, "demo"))
     if stdio or url or demo:
         return Target(stdio=stdio or None, url=url or None, demo=demo)
@@ -110,6 +119,8 @@ class Conversations:
     A conversation with no server of its own goes to the one --mrtr-stdio, --mrtr-url or --mrtr-demo names."""
 
     def __init__(self, default: Target | None) -> None:
+        from mrtr_cli.commands.from_python import Target
+
         self.default = default or Target()
 
     def call(self, tool: str, arguments: dict[str, Any] | None = None, **target: Any) -> ConversationOutcome:
@@ -124,6 +135,8 @@ class Conversations:
     def _run(self, method: str, name: str, arguments: dict[str, Any] | None, *, stdio: str | list[str] | None = None,
              url: str | None = None, demo: bool = False, answers: dict[str, Any] | None = None,
              era: str = "auto", timeout: float = 60.0) -> ConversationOutcome:
+        from mrtr_cli.commands.from_python import Target, converse
+
         named = stdio is not None or url is not None or demo
         base = Target(stdio, url, demo) if named else self.default
         return converse(method, name, arguments, Target(base.stdio, base.url, base.demo, era, timeout), answers)

@@ -37,6 +37,13 @@ def install() -> None:
             signal.signal(number, _arrived)
 
 
+def forget() -> None:
+    """A run in-process has ended (entry.main with an Environment): the next one starts as a process
+    would, no signal raised or held yet."""
+    global _raised, _first_held
+    _raised, _first_held = False, None
+
+
 @contextlib.contextmanager
 def held() -> Iterator[None]:
     """Hold the three signals while the block runs; the first one that came raises when it ends.

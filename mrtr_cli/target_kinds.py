@@ -98,6 +98,11 @@ class DemoTarget(StdioTarget):
     """A `transport.shared.ServerPool` to take the process from (replay, modern era), or None."""
 
     def open(self, options: TargetOptions, verbose: bool = False, show_secrets: bool = False) -> Transport:
+        from mrtr_cli.transport import memory
+
+        in_memory = memory.demo_transport()  # a run whose Environment serves the demo in this process
+        if in_memory is not None:
+            return in_memory  # type: ignore[no-any-return]
         start = functools.partial(StdioTarget.open, self, options, verbose, show_secrets)
         if self.pool is None:
             return start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import io
 import json
 import os
 import shutil
@@ -49,6 +50,44 @@ def mrtr(*args: str, env: dict[str, str] | None = None, timeout: float = 60, cwd
     done = subprocess.run([PYTHON, "-m", "mrtr_cli", *args], capture_output=True, text=True,
                           timeout=timeout, env=environment, cwd=cwd or ROOT)
     return Run(done.returncode, done.stdout, done.stderr)
+
+
+def mrtr_here(*args: str, env: dict[str, str] | None = None, stdin: str = "", terminal: bool = False,
+              width: int | None = 80, config_dir: Path | None = None, cwd: Path | None = None,
+              merged: bool = False) -> Run:
+    """Run mrtr ARGS in this process (`mrtr_cli.entry.main` in an Environment of its own), colour off
+    as `mrtr` does; `--demo` is the demo in memory, so no process starts but the servers a test names.
+    Its own streams, variables (this process's, with `env`), width and config folder: nothing of one
+    run reaches the next (test_in_process.py holds it). `terminal`: all three streams say they are one.
+    `merged`: stdout and stderr are one stream, as `2>&1` makes them (the Run's stdout holds both)."""
+    from mrtr_cli.entry import main
+    from mrtr_cli.environment import Environment
+
+    stdout = _text_stream()
+    stderr = stdout if merged else _text_stream()
+    variables = {**os.environ, "NO_COLOR": "1", **(env or {})}
+    width = None if "COLUMNS" in (env or {}) else width  # a test's own COLUMNS (even empty) is the width
+    environment = Environment(variables, io.StringIO(stdin), stdout, stderr,
+                              terminal, terminal, terminal, width, config_dir,
+                              cwd or ROOT, demo_in_memory=True)
+    code = main(list(args), environment)
+    return Run(code, _written(stdout), "" if merged else _written(stderr))
+
+
+def _text_stream() -> io.TextIOWrapper:
+    """A text stream over bytes, as a real stdout is (some writers reach for its `.buffer`)."""
+    return io.TextIOWrapper(io.BytesIO(), encoding="utf-8", write_through=True)
+
+
+def _written(stream: io.TextIOWrapper) -> str:
+    stream.flush()
+    return stream.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def cli() -> Any:
+    """`cli(*args, env=..., stdin=..., terminal=..., width=...)`: mrtr run in-process; a Run (code, stdout, stderr)."""
+    return mrtr_here
 
 
 def sdk(*args: str) -> list[str]:

@@ -7,6 +7,7 @@ import os
 import re
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -66,6 +67,43 @@ class StdioPeer:
         self.process.stdin.close()
         self.process.wait(timeout=10)
         self.process.stdout.close()
+
+
+class MemoryPeer(StdioPeer):
+    """A server in this process behind the in-memory transport (transport/memory.py), its lines as a
+    stdio server's: what a StdioPeer of `mrtr demo-server` or `mrtr serve` reads, without the process."""
+
+    def __init__(self, transport: Any) -> None:
+        self.transport = transport
+
+    def _line(self) -> str:
+        from mrtr_cli.transport.base import Deadline
+
+        frame = self.transport.receive(Deadline(30))
+        return str(frame.data)
+
+    def exchange_line(self, line: str) -> dict[str, Any]:
+        self.transport.write(line)
+        return json.loads(self._line())
+
+    def exchange(self, message: dict[str, Any]) -> list[dict[str, Any]]:
+        self.transport.write(json.dumps(message))
+        received: list[dict[str, Any]] = []
+        while "id" in message:
+            received.append(json.loads(self._line()))
+            if received[-1].get("id") == message["id"] and "method" not in received[-1]:
+                break
+        return received
+
+    def close(self) -> None:
+        self.transport.close()
+
+
+def demo_here() -> MemoryPeer:
+    """The demo server (`mrtr demo-server`'s dispatcher) in this process, as a stdio peer."""
+    from mrtr_cli.commands.in_memory import demo_transport
+
+    return MemoryPeer(demo_transport())
 
 
 class HttpPeer:
@@ -210,8 +248,25 @@ def everything_over_http() -> Any:
                      env={**os.environ, "PORT": str(port)})
 
 
-def demo_http() -> Any:
-    return http_server([PYTHON, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"])
+@contextmanager
+def demo_http(fixtures: bool = False, state_key: str | None = None) -> Iterator[str]:
+    """The demo's Streamable HTTP server (what `mrtr demo-server --http 127.0.0.1:0` serves: the same
+    dispatcher and HTTP handler) on a free port, served by a thread of this process; yields its /mcp URL.
+    `fixtures`: with the conformance suite's fixtures, as `--conformance-fixtures`; `state_key` as
+    `--state-key` (else MRTR_DEMO_STATE_KEY, read now, as at a process's start). Tests of the demo's
+    process itself (its listening line, its signals) start `mrtr demo-server`."""
+    from mrtr_cli.commands.in_memory import demo_dispatcher
+    from mrtr_cli.server.http_serving import ENDPOINT, make_server
+
+    server = make_server(demo_dispatcher(over_http=True, fixtures=fixtures, state_key=state_key), "127.0.0.1", 0)
+    serving = threading.Thread(target=server.serve_forever, name="the demo over HTTP", daemon=True)
+    serving.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{ENDPOINT}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        serving.join()
 
 
 def answer_all(requests: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import ROOT, mrtr
+from conftest import ROOT, mrtr_here
 from mrtr_cli.auth.store import Login, TokenStore
 
 SECRETS = ("access-SECRET-1", "refresh-SECRET-2", "client-SECRET-3")
@@ -50,13 +50,13 @@ def assert_no_secret(*texts: str) -> None:
 
 
 def test_status_without_logins(config):
-    run = mrtr("auth", "status")
+    run = mrtr_here("auth", "status")
     assert (run.code, run.stderr) == (0, "")
     assert run.stdout == f"no logins kept (in {config / 'auth'})\n"
 
 
 def test_status_names_each_server_and_no_secret(tokens):
-    run = mrtr("auth", "status")
+    run = mrtr_here("auth", "status")
     assert run.code == 0, run.stderr
     assert_no_secret(run.stdout, run.stderr)
     lines = run.stdout.splitlines()
@@ -72,7 +72,7 @@ def test_status_names_each_server_and_no_secret(tokens):
 
 
 def test_status_json(tokens, config):
-    run = mrtr("auth", "status", "--json")
+    run = mrtr_here("auth", "status", "--json")
     assert run.code == 0, run.stderr
     assert_no_secret(run.stdout, run.stderr)
     document = run.json()
@@ -86,31 +86,31 @@ def test_status_json(tokens, config):
 
 def test_status_without_expiry(config):
     TokenStore(config / "auth").save(a_login(ONE, expires_at=None))
-    run = mrtr("auth", "status")
+    run = mrtr_here("auth", "status")
     assert "  access token  no expiry given by the server" in run.stdout.splitlines()
-    assert mrtr("auth", "status", "--json").json()["logins"][0]["expires_at"] is None
+    assert mrtr_here("auth", "status", "--json").json()["logins"][0]["expires_at"] is None
 
 
 def test_status_shows_what_a_server_chose_safely(config):
     TokenStore(config / "auth").save(a_login("https://evil.example/\x1b]0;owned\x07mcp", issuer="https://x\x1b[2J",
                                              scopes=["read\nwrite", "\x1b[31mred"]))
-    run = mrtr("auth", "status")
+    run = mrtr_here("auth", "status")
     assert run.code == 0
     assert "\x1b" not in run.stdout and "\x07" not in run.stdout
     assert "\\x1b[2J" in run.stdout and "read\\nwrite" in run.stdout
-    assert "\x1b" not in mrtr("auth", "status", "--json").stdout
+    assert "\x1b" not in mrtr_here("auth", "status", "--json").stdout
 
 
 def test_status_passes_over_a_corrupt_file(tokens):
     (tokens.directory / "broken-000000000000.json").write_text("{not json")
-    run = mrtr("auth", "status", "--json")
+    run = mrtr_here("auth", "status", "--json")
     assert run.code == 0
     assert [login["resource"] for login in run.json()["logins"]] == [TWO, ONE]
 
 
 def test_xdg_config_home_moves_the_store(tmp_path, monkeypatch):
     monkeypatch.delenv("MRTR_CONFIG_DIR", raising=False)
-    run = mrtr("auth", "status", "--json", env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
+    run = mrtr_here("auth", "status", "--json", env={"XDG_CONFIG_HOME": str(tmp_path / "xdg")})
     assert run.json()["directory"] == str(tmp_path / "xdg" / "mrtr" / "auth")
 
 
@@ -118,17 +118,17 @@ def test_xdg_config_home_moves_the_store(tmp_path, monkeypatch):
 
 
 def test_logout_of_one_server(tokens):
-    run = mrtr("auth", "logout", ONE + "/")
+    run = mrtr_here("auth", "logout", ONE + "/")
     assert (run.code, run.stderr) == (0, "")
     assert run.stdout == f"logged out of {ONE}: its tokens are removed\n"
     assert tokens.load(ONE) is None and tokens.load(TWO) is not None
 
 
 def test_logout_of_a_server_without_a_login_is_a_usage_error(tokens):
-    run = mrtr("auth", "logout", "https://never.example/mcp")
+    run = mrtr_here("auth", "logout", "https://never.example/mcp")
     assert (run.code, run.stdout) == (1, "")
     assert run.stderr == "✗ no login is kept for https://never.example/mcp; mrtr auth status lists the logins kept\n"
-    run = mrtr("auth", "logout", "https://never.example/mcp", "--json")
+    run = mrtr_here("auth", "logout", "https://never.example/mcp", "--json")
     assert run.code == 1 and run.stdout == ""
     assert run.error_line() == {"error": {"code": "usage", "message": "no login is kept for "
                                           "https://never.example/mcp; mrtr auth status lists the logins kept"}}
@@ -137,18 +137,18 @@ def test_logout_of_a_server_without_a_login_is_a_usage_error(tokens):
 
 def test_logout_all(tokens):
     (tokens.directory / "broken-000000000000.json").write_text("{not json")
-    run = mrtr("auth", "logout", "--all")
+    run = mrtr_here("auth", "logout", "--all")
     assert (run.code, run.stderr) == (0, "")
     assert run.stdout.splitlines() == [f"logged out of {TWO}: its tokens are removed",
                                        f"logged out of {ONE}: its tokens are removed",
                                        "removed 1 unreadable token file too"]
     assert list(tokens.directory.iterdir()) == []
-    again = mrtr("auth", "logout", "--all", "--json")
+    again = mrtr_here("auth", "logout", "--all", "--json")
     assert again.code == 0 and again.json() == {"version": 1, "removed": [], "unreadable_files_removed": 0}
 
 
 def test_logout_json(tokens):
-    run = mrtr("auth", "logout", TWO, "--json")
+    run = mrtr_here("auth", "logout", TWO, "--json")
     assert run.code == 0
     assert run.json() == {"version": 1, "removed": [TWO], "unreadable_files_removed": 0}
 
@@ -158,12 +158,12 @@ def test_logout_json(tokens):
     ((ONE, "--all"), "give a server URL or --all, not both"),
 ])
 def test_logout_needs_exactly_one_choice(tokens, args, message):
-    run = mrtr("auth", "logout", *args)
+    run = mrtr_here("auth", "logout", *args)
     assert run.code == 1
     assert run.stderr.startswith(f"✗ {message};") and len(run.stderr.splitlines()) == 1
     assert len(tokens.logins()) == 2
 
 
 def test_logout_output_has_no_secret(tokens):
-    run = mrtr("auth", "logout", "--all", "--json")
+    run = mrtr_here("auth", "logout", "--all", "--json")
     assert_no_secret(run.stdout, run.stderr)

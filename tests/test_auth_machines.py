@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from joserfc.jwk import ECKey, OKPKey, RSAKey
 
-from conftest import ROOT, mrtr
+from conftest import ROOT, mrtr_here
 from helpers import kept
 from peers import oauth_http
 
@@ -85,19 +85,19 @@ def spoil(path: Path, **fields: str) -> None:
 def test_a_machines_login_is_kept_beside_a_persons_and_a_plain_call_never_runs_as_the_machine(url, config, tmp_path):
     machine = {**config, "MRTR_CLIENT_SECRET": SECRET}
     transcript = tmp_path / "t.yaml"
-    call = mrtr("call", "whoami", "--url", url, "--client-credentials", "--client-id", "ci-bot", "-v", "--json",
+    call = mrtr_here("call", "whoami", "--url", url, "--client-credentials", "--client-id", "ci-bot", "-v", "--json",
                 "--record", str(transcript), env=machine)
     assert call.code == 0, call.stderr
     assert call.json()["result"]["structuredContent"]["client_id"] == "ci-bot"
     assert "client credentials of client ci-bot, proved by its secret, sent client_secret_basic" in call.stderr
-    person = mrtr("auth", "login", url, "--auth-open", BROWSER, env=config)  # after the machine: both kept
+    person = mrtr_here("auth", "login", url, "--auth-open", BROWSER, env=config)  # after the machine: both kept
     assert person.code == 0, person.stderr
     logins = by_grant(config)
     machine_login, person_login = logins["client_credentials"], logins["authorization_code"]
     assert (machine_login["client_secret"], machine_login["refresh_token"]) == (None, None)
-    plain = mrtr("call", "whoami", "--url", url, "--json", env=config)
+    plain = mrtr_here("call", "whoami", "--url", url, "--json", env=config)
     assert plain.code == 0 and plain.json()["result"]["structuredContent"]["client_id"] == person_login["client_id"]
-    status, status_json = mrtr("auth", "status", env=config), mrtr("auth", "status", "--json", env=config)
+    status, status_json = mrtr_here("auth", "status", env=config), mrtr_here("auth", "status", "--json", env=config)
     assert "client_credentials (a machine: its secret or key, no browser)" in status.stdout
     assert "renewed by    a new grant with the same credentials when it expires" in status.stdout
     assert status.stdout.count("refresh token") == 1 and "none: log in again" not in status.stdout
@@ -111,21 +111,21 @@ def test_a_machines_login_is_kept_beside_a_persons_and_a_plain_call_never_runs_a
     secret_file = tmp_path / "secret"
     secret_file.write_text(SECRET + "\n")
     with_file = ("--client-credentials", "--client-id", "ci-bot", "--client-secret-file", str(secret_file))
-    again = mrtr("call", "whoami", "--url", url, *with_file, env=config)  # its kept token goes first: no grant
+    again = mrtr_here("call", "whoami", "--url", url, *with_file, env=config)  # its kept token goes first: no grant
     assert again.code == 0 and "auth:" not in again.stderr, again.stderr
     spoil(auth_file(config, "client_credentials"), access_token="no-longer-good")
-    renewed = mrtr("call", "whoami", "--url", url, *with_file, env=config)  # a new grant, the person's login kept
+    renewed = mrtr_here("call", "whoami", "--url", url, *with_file, env=config)  # a new grant, the person's login kept
     assert renewed.code == 0 and "client credentials of client ci-bot" in renewed.stderr, renewed.stderr
     assert by_grant(config)["client_credentials"]["access_token"] not in ("no-longer-good",
                                                                           machine_login["access_token"])
     assert by_grant(config)["authorization_code"] == person_login
 
     spoil(auth_file(config, "authorization_code"), access_token="no-longer-good", refresh_token="nor-this")
-    without = mrtr("call", "whoami", "--url", url, env=config)  # no terminal: never the machine's token instead
+    without = mrtr_here("call", "whoami", "--url", url, env=config)  # no terminal: never the machine's token instead
     assert without.code == 3, without.stderr
     assert last_line(without).startswith(f"✗ the login kept for {url} no longer works")
     assert f"log in first: mrtr auth login {url}" in last_line(without) and FLAGS in last_line(without)
-    logout = mrtr("auth", "logout", url, env=config)
+    logout = mrtr_here("auth", "logout", url, env=config)
     assert logout.code == 0 and kept(config) == [], logout.stderr
 
 
@@ -134,10 +134,10 @@ def test_check_signs_with_the_key_keeps_nothing_and_a_refused_grant_is_exit_3(ur
     junit = tmp_path / "check.xml"
     machine = ("--client-credentials", "--client-id", "ci-signer", "--client-assertion-key", str(key),
                "--no-auth-store")
-    check = mrtr("check", "--url", url, *machine, "--junit", str(junit), "-v", env=config)
+    check = mrtr_here("check", "--url", url, *machine, "--junit", str(junit), "-v", env=config)
     assert check.code == 0, check.stderr
     assert "proved by a JWT signed by the key in" in check.stderr and "not probed" not in check.stdout
-    listed = mrtr("list", "tools", "--url", url, *machine, "--json", "-v", env=config)
+    listed = mrtr_here("list", "tools", "--url", url, *machine, "--json", "-v", env=config)
     assert listed.code == 0 and [tool["name"] for tool in listed.json()["tools"]] == ["whoami"], listed.stderr
     assert "client_assertion=[hidden" in listed.stderr and "(ES256), sent private_key_jwt" in listed.stderr
     assert not Path(config["MRTR_CONFIG_DIR"], "auth").exists()  # --no-auth-store: nothing kept
@@ -149,12 +149,12 @@ def test_check_signs_with_the_key_keeps_nothing_and_a_refused_grant_is_exit_3(ur
     wrong = tmp_path / "wrong.txt"
     wrong.write_text("not-the-secret-91b3")
     secret = ("--client-credentials", "--client-id", "ci-bot", "--no-auth-store", "--junit", str(junit))
-    refused = mrtr("check", "--url", url, *secret, "--client-secret-file", str(wrong), env=config)
+    refused = mrtr_here("check", "--url", url, *secret, "--client-secret-file", str(wrong), env=config)
     assert refused.code == 3 and "pass" not in refused.stdout, refused.stdout + refused.stderr
     assert "the token endpoint refused the client credentials: invalid_client" in last_line(refused)
     report = junit.read_text()
     assert "invalid_client" in report and "not-the-secret-91b3" not in report
-    granted = mrtr("check", "--url", url, *secret, env={**config, "MRTR_CLIENT_SECRET": SECRET})
+    granted = mrtr_here("check", "--url", url, *secret, env={**config, "MRTR_CLIENT_SECRET": SECRET})
     assert granted.code == 0 and "not probed" not in granted.stdout, granted.stderr
     report = junit.read_text()
     basic = base64.b64encode(f"ci-bot:{SECRET}".encode()).decode()
@@ -169,17 +169,17 @@ def test_an_mcp_servers_entry_logs_in_with_a_secret_from_the_environment(url, co
         "key": {"url": url, "oauth": {"clientId": "ci-signer", "clientCredentials": True,
                                       "clientAssertionKeyFile": str(key_pair[0])}}}}))
     before = servers.read_text()
-    with_secret = mrtr("discover", "--config", str(servers), "--server", "secret", "--no-auth-store",
+    with_secret = mrtr_here("discover", "--config", str(servers), "--server", "secret", "--no-auth-store",
                        env={**config, "CI_MACHINE_SECRET": SECRET})
     assert with_secret.code == 0, with_secret.stderr
     assert "client credentials of client ci-bot" in with_secret.stderr
-    with_key = mrtr("call", "whoami", "--config", str(servers), "--server", "key", "--json", env=config)
+    with_key = mrtr_here("call", "whoami", "--config", str(servers), "--server", "key", "--json", env=config)
     assert with_key.code == 0, with_key.stderr
     assert with_key.json()["result"]["structuredContent"]["client_id"] == "ci-signer"
     assert servers.read_text() == before and SECRET not in json.dumps(kept(config))
-    unset = mrtr("list", "tools", "--config", str(servers), "--server", "secret", env=config)
+    unset = mrtr_here("list", "tools", "--config", str(servers), "--server", "secret", env=config)
     assert unset.code == 1 and "${CI_MACHINE_SECRET}" in last_line(unset)
-    ambient = mrtr("list", "tools", "--config", str(servers), "--server", "key", env={**config,
+    ambient = mrtr_here("list", "tools", "--config", str(servers), "--server", "key", env={**config,
                                                                                       "MRTR_CLIENT_SECRET": SECRET})
     assert ambient.code == 1, ambient.stderr
     assert "both a secret (MRTR_CLIENT_SECRET) and a key (the entry's oauth.clientAssertionKeyFile)" in \
@@ -229,33 +229,33 @@ def test_each_refusal_is_exit_1_in_one_line_before_any_request(config, key_pair,
             "-H", "Authorization: Bearer t", "--client-assertion-key", str(key)),
     }
     for expected, flags in cases.items():
-        run = mrtr("list", "tools", *nowhere, *flags, env=config)
+        run = mrtr_here("list", "tools", *nowhere, *flags, env=config)
         assert run.code == 1, (expected, run.stderr)
         assert expected in last_line(run) and len(run.stderr.strip().splitlines()) == 1, run.stderr
-    stdio = mrtr("list", "tools", "--stdio", "python -c pass", *as_machine, env=config)
+    stdio = mrtr_here("list", "tools", "--stdio", "python -c pass", *as_machine, env=config)
     assert stdio.code == 1 and "--client-credentials logs in to a server over HTTP, and this one is a stdio process" \
         in last_line(stdio)
-    both = mrtr("auth", "login", *nowhere[1:], *as_machine, "--client-assertion-key", str(key), "--json",
+    both = mrtr_here("auth", "login", *nowhere[1:], *as_machine, "--client-assertion-key", str(key), "--json",
                 env={**config, "MRTR_CLIENT_SECRET": "s"})
     assert both.code == 1 and "both a secret (MRTR_CLIENT_SECRET)" in both.error_line()["error"]["message"]
-    empty = mrtr("call", "t", *nowhere, *as_machine, env={**config, "MRTR_CLIENT_SECRET": ""})
+    empty = mrtr_here("call", "t", *nowhere, *as_machine, env={**config, "MRTR_CLIENT_SECRET": ""})
     assert empty.code == 1 and "MRTR_CLIENT_SECRET is set but empty" in last_line(empty)
 
 
 def test_an_rsa_key_signs_rs256_and_what_the_server_does_not_take_is_exit_3(url, config, key_pair, tmp_path):
     rsa = key_pair[0].with_name("rsa.pem")
     machine = ("--client-credentials", "--client-id", "ci-rsa", "--no-auth-store", "--client-assertion-key", str(rsa))
-    run = mrtr("call", "whoami", "--url", url, *machine, "--json", env=config)
+    run = mrtr_here("call", "whoami", "--url", url, *machine, "--json", env=config)
     assert run.code == 0 and run.json()["result"]["structuredContent"]["client_id"] == "ci-rsa", run.stderr
     assert "(RS256), sent private_key_jwt" in run.stderr
-    pinned = mrtr("call", "whoami", "--url", url, *machine, "--client-assertion-alg", "PS256", env=config)
+    pinned = mrtr_here("call", "whoami", "--url", url, *machine, "--client-assertion-alg", "PS256", env=config)
     assert pinned.code == 0 and "(PS256), sent private_key_jwt" in pinned.stderr, pinned.stderr
     p521 = key_file(tmp_path, "p521", ECKey.generate_key("P-521"))
-    unlisted = mrtr("call", "whoami", "--url", url, "--client-credentials", "--client-id", "ci-signer",
+    unlisted = mrtr_here("call", "whoami", "--url", url, "--client-credentials", "--client-id", "ci-signer",
                     "--client-assertion-key", str(p521), "--no-auth-store", env=config)
     assert unlisted.code == 3 and "accepts assertions signed with ES256, ES384, RS256, PS256, and the key signs " \
         "with ES512" in last_line(unlisted), unlisted.stderr
-    wrong = mrtr("call", "whoami", "--url", url, "--client-credentials", "--client-id", "ci-bot", "--no-auth-store",
+    wrong = mrtr_here("call", "whoami", "--url", url, "--client-credentials", "--client-id", "ci-bot", "--no-auth-store",
                  env={**config, "MRTR_CLIENT_SECRET": "not-the-secret"})
     assert wrong.code == 3 and "refused the client credentials: invalid_client" in last_line(wrong)
 
@@ -263,13 +263,13 @@ def test_an_rsa_key_signs_rs256_and_what_the_server_does_not_take_is_exit_3(url,
 def test_a_secret_goes_as_the_metadata_allows_post_or_not_at_all(config, key_pair):
     secret = ("--client-credentials", "--client-id", "ci-bot", "--no-auth-store", "-v")
     with oauth_http("--machine-client", f"ci-bot:{SECRET}", "--machine-auth-methods", "client_secret_post") as post:
-        run = mrtr("call", "whoami", "--url", post, *secret, "--json", env={**config, "MRTR_CLIENT_SECRET": SECRET})
+        run = mrtr_here("call", "whoami", "--url", post, *secret, "--json", env={**config, "MRTR_CLIENT_SECRET": SECRET})
     assert run.code == 0 and run.json()["result"]["structuredContent"]["client_id"] == "ci-bot", run.stderr
     assert "sent client_secret_post" in run.stderr and "client_secret=[hidden" in run.stderr
     assert SECRET not in run.stdout + run.stderr
     public = key_pair[0].with_name("signer.pub")
     with oauth_http("--machine-key", f"ci-signer:{public}", "--machine-auth-methods", "private_key_jwt") as jwt_only:
-        refused = mrtr("call", "whoami", "--url", jwt_only, *secret, env={**config, "MRTR_CLIENT_SECRET": SECRET})
+        refused = mrtr_here("call", "whoami", "--url", jwt_only, *secret, env={**config, "MRTR_CLIENT_SECRET": SECRET})
     assert refused.code == 3, refused.stderr
     assert "takes no client secret at its token endpoint, only private_key_jwt" in last_line(refused)
     token_request = f"POST {jwt_only.removesuffix('/mcp')}/token"

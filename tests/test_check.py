@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, mrtr
+from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, mrtr_here
 from mrtr_cli.check.generic import GENERIC_PROBES
 from mrtr_cli.check.probes import EXACT_HEADER_PROBES
 from mrtr_cli.check.tool_probes import tampered
@@ -32,11 +32,11 @@ def statuses(run) -> dict[str, str]:
 
 
 def test_the_demo_server_passes_over_stdio_and_http():
-    run = mrtr("check", *BOOK, "--demo", "--json")
+    run = mrtr_here("check", *BOOK, "--demo", "--json")
     assert run.code == 0, run.stderr
     assert set(statuses(run).values()) == {"pass", "skipped"} and statuses(run)["header-mismatch"] == "skipped"
     with demo_http() as url:
-        over_http = mrtr("check", *BOOK, "--url", url, "--json")
+        over_http = mrtr_here("check", *BOOK, "--url", url, "--json")
     verdicts = {k: v for k, v in statuses(over_http).items() if not k.startswith("auth-")}
     assert over_http.code == 0 and set(verdicts.values()) == {"pass", "skipped"}
     assert {k for k, v in verdicts.items() if v == "skipped"} == NOT_ASKED_BY_BOOK_TABLE | {
@@ -46,14 +46,14 @@ def test_the_demo_server_passes_over_stdio_and_http():
 
 
 def test_the_sdk_server_passes_with_a_declarative_tool():
-    run = mrtr("check", "--tool", "greet", "-a", "greeting=hi", "--answer", "__main__:ask_name.name=Ada",
+    run = mrtr_here("check", "--tool", "greet", "-a", "greeting=hi", "--answer", "__main__:ask_name.name=Ada",
                "--json", "--", *SDK_SERVER)
     assert run.code == 0, run.stderr
     assert set(statuses(run).values()) == {"pass", "skipped"}
 
 
 def test_without_a_tool_only_the_safe_probes_run():
-    run = mrtr("check", "--demo")
+    run = mrtr_here("check", "--demo")
     assert run.code == 0
     assert "tools/call" not in run.stderr  # no tool the user did not name
     assert "19 pass · 0 fail · 0 warn · 10 skipped" in run.stdout
@@ -70,7 +70,7 @@ def test_without_a_tool_only_the_safe_probes_run():
     ("extra-error", "extra-answers", "warn"),
 ])
 def test_a_server_breaking_one_rule_is_told_exactly(fault: str, check: str, status: str):
-    run = mrtr("check", *BOOK, "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), fault)
+    run = mrtr_here("check", *BOOK, "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), fault)
     verdicts = statuses(run)
     assert verdicts[check] == status, verdicts
     told = [check, *ALSO_TOLD.get(check, [])]
@@ -93,7 +93,7 @@ LIST_CACHING = {"tools-list-caching", "prompts-list-caching", "resources-list-ca
     ("list-asks", {"lists-not-input-required", *LIST_CACHING}),
 ])
 def test_a_server_breaking_a_list_rule_fails_each_list_it_breaks(fault: str, failed: set[str]):
-    run = mrtr("check", "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), fault)
+    run = mrtr_here("check", "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), fault)
     verdicts = statuses(run)
     assert {c for c, s in verdicts.items() if s not in ("pass", "skipped")} == failed and run.code == 2
     assert {c["id"]: c["conformance"] for c in run.json()["checks"]}["tools-list-caching"][0] == \
@@ -101,7 +101,7 @@ def test_a_server_breaking_a_list_rule_fails_each_list_it_breaks(fault: str, fai
 
 
 def test_unchecked_state_warns_on_both_state_probes_and_fails_the_forgeries():
-    run = mrtr("check", *BOOK, "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), "state-unchecked")
+    run = mrtr_here("check", *BOOK, "--json", "--", PYTHON, str(SERVERS / "broken_server.py"), "state-unchecked")
     verdicts = statuses(run)
     assert {c for c, s in verdicts.items() if s == "warn"} == {"tampered-state", "state-other-arguments"}
     assert {c for c, s in verdicts.items() if s == "fail"} == {"state-forged-field", "state-tag-tampered",
@@ -111,7 +111,7 @@ def test_unchecked_state_warns_on_both_state_probes_and_fails_the_forgeries():
 
 def test_headers_that_disagree_must_be_refused_over_http():
     with http_server([PYTHON, str(SERVERS / "broken_server.py"), "headers-unchecked", "--http"]) as url:
-        run = mrtr("check", "--url", url, "--json")
+        run = mrtr_here("check", "--url", url, "--json")
     verdicts = statuses(run)
     assert {c for c, s in verdicts.items() if s == "fail"} == {"header-mismatch", "header-name-mismatch",
                                                                 "header-name-missing", "header-method-case"}
@@ -122,7 +122,7 @@ def test_headers_that_disagree_must_be_refused_over_http():
                                          ("header-names-case-sensitive", "header-name-case")])
 def test_header_names_and_values_sent_exactly_as_given_are_judged(fault: str, probe: str):
     with http_server([PYTHON, str(SERVERS / "broken_server.py"), fault, "--http"]) as url:
-        run = mrtr("check", "--url", url, "--json")
+        run = mrtr_here("check", "--url", url, "--json")
     checks = {check["id"]: check for check in run.json()["checks"]}
     assert {c for c, check in checks.items() if check["status"] == "fail"} == {probe} and run.code == 2
     assert "error -32020" in checks[probe]["seen"] and "(HTTP 400)" in checks[probe]["seen"]
@@ -161,7 +161,7 @@ ASKS = {"resultType": "input_required", "requestState": "s1",
 def odd_check(scripted, **script) -> dict[str, dict[str, str]]:
     """`mrtr check --tool X` over a scripted server; never a crash; the checks by id."""
     server = scripted(tools=[{"name": "X", "inputSchema": {"type": "object"}}], **script)
-    run = mrtr(*server.args("check", "--tool", "X", "--answer", "a.name=Ada", "--timeout", "1", "--json"))
+    run = mrtr_here(*server.args("check", "--tool", "X", "--answer", "a.name=Ada", "--timeout", "1", "--json"))
     assert "unexpected failure" not in run.stderr and "Traceback" not in run.stderr, run.stderr
     assert run.code == 2, run.stderr
     jsonschema.validate(run.json(), SCHEMA)
@@ -203,12 +203,12 @@ OLDER_INIT = {"result": {"protocolVersion": "2025-06-18", "capabilities": {"tool
 
 
 def test_an_older_era_demo_gets_the_older_probes_and_the_rest_skipped_with_the_reason():
-    run = mrtr("check", "--demo", "--protocol-era", "older")
+    run = mrtr_here("check", "--demo", "--protocol-era", "older")
     assert run.code == 0, run.stderr
     assert OLDER_GROUP.format(29, "2025-11-25") in run.stdout and OLDER_REASON not in run.stdout  # one line, not 29
     assert "1 pass · 0 fail · 0 warn · 29 skipped" in run.stdout
     assert "also speaks 2026-07-28: yes, it answered server/discover" in run.stdout
-    document = mrtr("check", "--demo", "--protocol-era", "older", "--json")
+    document = mrtr_here("check", "--demo", "--protocol-era", "older", "--json")
     assert statuses(document) == {"initialize-result": "pass", **{c: "skipped" for c in (
         "discover", "discover-caching", "server-info", "meta-required", "unsupported-version", "header-mismatch",
         *(probe[0] for probe in [*GENERIC_PROBES, *EXACT_HEADER_PROBES, *LISTEN_PROBES, *STREAM_PROBES]))}}
@@ -217,7 +217,7 @@ def test_an_older_era_demo_gets_the_older_probes_and_the_rest_skipped_with_the_r
 
 def test_an_older_era_check_over_http_also_asks_whether_the_server_speaks_2026_07_28():
     with demo_http() as url:
-        run = mrtr("check", "--url", url, "--protocol-era", "older", "--tool", "book_table",
+        run = mrtr_here("check", "--url", url, "--protocol-era", "older", "--tool", "book_table",
                    "--answers", "examples/match_rules.yaml")
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: yes" in run.stdout
@@ -225,7 +225,7 @@ def test_an_older_era_check_over_http_also_asks_whether_the_server_speaks_2026_0
 
 
 def test_an_older_era_tool_completes_with_its_questions_answered_in_flight():
-    run = mrtr("check", "--demo", "--protocol-era", "older", "--tool", "book_table",
+    run = mrtr_here("check", "--demo", "--protocol-era", "older", "--tool", "book_table",
                "--answers", "examples/match_rules.yaml", "--json")
     assert run.code == 0, run.stderr
     checks = {check["id"]: check for check in run.json()["checks"]}
@@ -238,19 +238,19 @@ def test_a_server_refusing_discover_is_checked_in_the_handshake_era(scripted):
     server = scripted(discover={"error": {"code": -32601, "message": "Method not found"}},
                       steps=[OLDER_INIT, {"result": {"content": [{"type": "text", "text": "done"}]}}],
                       tools=[{"name": "X", "inputSchema": {"type": "object"}}])
-    run = mrtr(*server.args("check", "--tool", "X"))
+    run = mrtr_here(*server.args("check", "--tool", "X"))
     assert run.code == 0, run.stderr
     assert ("era: the initialize handshake (2025-06-18); also speaks 2026-07-28: no, it answered server/discover "
             "with error -32601 (Method not found)") in run.stdout
     assert "2 pass · 0 fail · 0 warn · 64 skipped" in run.stdout and "complete after 0 questions" in run.stdout
     assert run.stdout.count(OLDER_GROUP.format(64, "2025-06-18")) == 1 and "this rule is" not in run.stdout
-    document = mrtr(*server.args("check", "--tool", "X", "--json"))
+    document = mrtr_here(*server.args("check", "--tool", "X", "--json"))
     assert sum(c["seen"] == OLDER_REASON.replace("2025-11-25", "2025-06-18") for c in document.json()["checks"]) == 64
 
 
 def test_an_initialize_result_without_server_info_fails(scripted):
     server = scripted(discover={"error": {"code": -32601, "message": "Method not found"}},
                       steps=[{"result": {"protocolVersion": "2025-06-18", "capabilities": {}}}])
-    run = mrtr(*server.args("check", "--json"))
+    run = mrtr_here(*server.args("check", "--json"))
     assert run.code == 2 and statuses(run)["initialize-result"] == "fail"
     assert run.error_line()["error"]["message"] == "1 check failed: initialize-result"

@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import PYTHON, ROOT, elicit, input_required, mrtr, text_result
+from conftest import PYTHON, ROOT, elicit, input_required, mrtr_here, text_result
 from mrtr_cli.check.other_answers import other_answer
 from peers import http_server
 
@@ -59,7 +59,7 @@ def checks_of(run: Any) -> dict[str, dict[str, Any]]:
 def test_one_users_state_taken_from_another_user_is_warned_and_a_bound_one_passes(answers: str, tmp_path: Path):
     junit = tmp_path / "check.xml"
     with over_http("principal") as url:
-        bug = mrtr("check", "--url", url, *ALICE, *BOB, "--tool", "statement", "--answers", answers, "--json",
+        bug = mrtr_here("check", "--url", url, *ALICE, *BOB, "--tool", "statement", "--answers", answers, "--json",
                    "--junit", str(junit), "-v")
     found = checks_of(bug)["state-other-principal"]
     assert found["status"] == "warn" and found["level"] == "SHOULD"
@@ -71,7 +71,7 @@ def test_one_users_state_taken_from_another_user_is_warned_and_a_bound_one_passe
     for text in (bug.stdout, bug.stderr, report):
         assert "bob-token" not in text  # the second identity's value is never shown nor kept
     with over_http() as url:
-        bound = mrtr("check", "--url", url, *ALICE, *BOB, "--tool", "statement", "--answers", answers, "--json")
+        bound = mrtr_here("check", "--url", url, *ALICE, *BOB, "--tool", "statement", "--answers", answers, "--json")
     found = checks_of(bound)["state-other-principal"]
     assert found["status"] == "pass", found
     assert found["seen"].endswith("error -32602: requestState was issued to another user (HTTP 400)")
@@ -79,7 +79,7 @@ def test_one_users_state_taken_from_another_user_is_warned_and_a_bound_one_passe
 
 def test_a_second_identity_that_cannot_call_the_tool_skips_the_probe(answers: str):
     with over_http("principal") as url:
-        run = mrtr("check", "--url", url, *ALICE, "--other-principal", "Authorization: Bearer mallory-token",
+        run = mrtr_here("check", "--url", url, *ALICE, "--other-principal", "Authorization: Bearer mallory-token",
                    "--tool", "statement", "--answers", answers, "--json")
     found = checks_of(run)["state-other-principal"]
     assert found["status"] == "skipped"
@@ -89,7 +89,7 @@ def test_a_second_identity_that_cannot_call_the_tool_skips_the_probe(answers: st
 
 
 def test_without_other_principal_the_probe_is_skipped_saying_what_to_give(answers: str):
-    run = mrtr("check", *stdio(), "--tool", "statement", "--answers", answers, "--json")
+    run = mrtr_here("check", *stdio(), "--tool", "statement", "--answers", answers, "--json")
     found = checks_of(run)["state-other-principal"]
     assert found["status"] == "skipped"
     assert found["seen"] == "not probed: give --other-principal 'Authorization: Bearer …' for a second user"
@@ -97,19 +97,19 @@ def test_without_other_principal_the_probe_is_skipped_saying_what_to_give(answer
 
 @pytest.mark.parametrize("target", [("--demo",), ("--stdio", f"{PYTHON} {SERVER}")])
 def test_other_principal_is_for_http_servers_and_a_named_tool(target: tuple[str, ...], tmp_path: Path):
-    run = mrtr("check", *target, "--tool", "pizza", *BOB)
+    run = mrtr_here("check", *target, "--tool", "pizza", *BOB)
     assert run.code == 1 and "--other-principal sends the HTTP headers of a second identity, and this server is a " \
                               "stdio process" in run.stderr, run.stderr
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"local": {"command": PYTHON, "args": [SERVER]}}}))
-    assert mrtr("check", "--config", str(config), "--server", "local", "--tool", "pizza", *BOB).code == 1
-    untargeted = mrtr("check", "--url", "http://127.0.0.1:9/mcp", *BOB)
+    assert mrtr_here("check", "--config", str(config), "--server", "local", "--tool", "pizza", *BOB).code == 1
+    untargeted = mrtr_here("check", "--url", "http://127.0.0.1:9/mcp", *BOB)
     assert untargeted.code == 1 and "and no tool is named" in untargeted.stderr
     assert "bob-token" not in untargeted.stderr + run.stderr
 
 
 def test_a_tool_error_for_an_undeclared_capability_fails_and_minus_32021_with_the_capability_passes(answers: str):
-    bug = mrtr("check", *stdio("capability"), "--tool", "export", "--answers", answers, "--json")
+    bug = mrtr_here("check", *stdio("capability"), "--tool", "export", "--answers", answers, "--json")
     assert bug.code == 2
     found = checks_of(bug)
     each = found["capability-withheld-each"]
@@ -118,7 +118,7 @@ def test_a_tool_error_for_an_undeclared_capability_fails_and_minus_32021_with_th
                                    "usual conversation asks 'format' in round 1")
     assert "sampling withheld: round 2 is a complete result with isError" in each["seen"]  # each kind on its own
     assert found["capability-withheld"]["status"] == "fail"  # before: a tool error was taken for "no such question"
-    good = mrtr("check", *stdio(), "--tool", "export", "--answers", answers, "--json")
+    good = mrtr_here("check", *stdio(), "--tool", "export", "--answers", answers, "--json")
     each = checks_of(good)["capability-withheld-each"]
     assert each["status"] == "pass"
     assert each["seen"] == ('elicitation.form withheld: round 1, -32021 listing {"elicitation": {"form": {}}}; '
@@ -126,30 +126,30 @@ def test_a_tool_error_for_an_undeclared_capability_fails_and_minus_32021_with_th
 
 
 def test_caching_hints_on_an_interim_result_are_warned_on_any_target(answers: str):
-    bug = mrtr("check", *stdio("caching"), "--resource", "notes://draft", "--answers", answers, "--json")
+    bug = mrtr_here("check", *stdio("caching"), "--resource", "notes://draft", "--answers", answers, "--json")
     found = checks_of(bug)["interim-no-caching-hints"]
     assert found["status"] == "warn"
     assert found["seen"] == ('1 of 1 input_required results carry caching hints; first: resources/read '
                              'notes://draft round 1: ttlMs 0, cacheScope "private"')
     assert "[interim-caching-hints]" in bug.stderr  # the lint finding, on the timeline
-    good = mrtr("check", *stdio(), "--resource", "notes://draft", "--answers", answers, "--json")
+    good = mrtr_here("check", *stdio(), "--resource", "notes://draft", "--answers", answers, "--json")
     assert checks_of(good)["interim-no-caching-hints"]["status"] == "pass"
 
 
 def test_two_conversations_mixed_by_a_shared_global_are_warned_and_kept_apart_in_request_state_pass(answers: str):
-    bug = mrtr("check", *stdio("shared"), "--tool", "pizza", "--answers", answers, "--json")
+    bug = mrtr_here("check", *stdio("shared"), "--tool", "pizza", "--answers", answers, "--json")
     found = checks_of(bug)["conversations-isolated"]
     assert found["status"] == "warn" and found["level"] == "SHOULD"
     assert found["seen"].startswith("A's result carries B's answer 'medium'; two conversations interleaved, B "
                                     'answering `size.size` "small" → "medium"')
-    good = mrtr("check", *stdio(), "--tool", "pizza", "--answers", answers, "--json")
+    good = mrtr_here("check", *stdio(), "--tool", "pizza", "--answers", answers, "--json")
     found = checks_of(good)["conversations-isolated"]
     assert found["status"] == "pass" and found["seen"].endswith("each carries only its own answers")
 
 
 def test_two_users_conversations_mixed_are_a_must_failure(answers: str):
     with over_http("shared") as url:
-        run = mrtr("check", "--url", url, *ALICE, *BOB, "--tool", "pizza", "--answers", answers, "--json")
+        run = mrtr_here("check", "--url", url, *ALICE, *BOB, "--tool", "pizza", "--answers", answers, "--json")
     found = checks_of(run)["conversations-isolated"]
     assert run.code == 2 and found["status"] == "fail" and found["level"] == "MUST"
     assert "B as the --other-principal headers (Authorization)" in found["seen"]
@@ -157,7 +157,7 @@ def test_two_users_conversations_mixed_are_a_must_failure(answers: str):
 
 
 def test_the_first_line_says_at_most_how_many_calls_the_tool_receives_and_holds():
-    run = mrtr("check", "--demo", "--tool", "book_table", "--answers", "examples/book_table.yaml")
+    run = mrtr_here("check", "--demo", "--tool", "book_table", "--answers", "examples/book_table.yaml")
     assert run.code == 0, run.stdout
     first = run.stderr.splitlines()[0]
     match = re.fullmatch(r"calls: tool book_table at most (\d+) times \(\d+ single calls, \d+ conversations "
@@ -169,7 +169,7 @@ def test_the_first_line_says_at_most_how_many_calls_the_tool_receives_and_holds(
 
 @pytest.mark.parametrize("tool", ["book_table", "all_fields"])
 def test_the_demo_passes_every_new_probe_that_applies(tool: str):
-    run = mrtr("check", "--demo", "--tool", tool, "--answers", f"examples/{tool}.yaml", "--json")
+    run = mrtr_here("check", "--demo", "--tool", tool, "--answers", f"examples/{tool}.yaml", "--json")
     found = checks_of(run)
     assert {id: found[id]["status"] for id in NEW_IDS} == {
         "capability-withheld-each": "pass", "state-other-principal": "skipped", "conversations-isolated": "pass",
@@ -202,7 +202,7 @@ def test_minus_32021_that_does_not_list_the_capability_fails(scripted: Any):
              listed, {"result": asks}, refused, refused, {"result": asks}, refused, refused,  # the retries of round 1
              bare]  # capability-withheld-each
     server = scripted(tools=[{"name": "X", "inputSchema": {"type": "object"}}], steps=steps)
-    run = mrtr(*server.args("check", "--tool", "X", "--answer", "a.name=Ada", "--timeout", "5", "--json"))
+    run = mrtr_here(*server.args("check", "--tool", "X", "--answer", "a.name=Ada", "--timeout", "5", "--json"))
     found = checks_of(run)
     assert found["capability-withheld"]["status"] == "pass"
     assert found["capability-withheld-each"]["status"] == "fail"

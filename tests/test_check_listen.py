@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import SDK_SERVER, mrtr
+from conftest import SDK_SERVER, mrtr_here
 from peers import sdk_over_http
 
 LISTEN = ["subscription-ack", "subscription-id-tagged"]
@@ -26,13 +26,13 @@ def listen_verdicts(run) -> dict[str, tuple[str, str]]:
 
 
 def test_the_sdk_server_acknowledges_with_the_subscription_id():
-    verdicts = listen_verdicts(mrtr("check", "--json", "--", *SDK_SERVER))
+    verdicts = listen_verdicts(mrtr_here("check", "--json", "--", *SDK_SERVER))
     assert verdicts["subscription-ack"] == ("pass", "the first message is notifications/subscriptions/acknowledged")
     assert verdicts["subscription-id-tagged"][0] == "pass"
 
 
 def test_the_demo_offers_no_stream_and_is_not_judged():
-    verdicts = listen_verdicts(mrtr("check", "--demo", "--json"))
+    verdicts = listen_verdicts(mrtr_here("check", "--demo", "--json"))
     assert {status for status, _ in verdicts.values()} == {"skipped"}
     assert "declares no listChanged or subscribe capability" in verdicts["subscription-ack"][1]
 
@@ -48,14 +48,14 @@ def test_the_demo_offers_no_stream_and_is_not_judged():
 ])
 def test_a_server_declaring_list_changed_is_judged_on_the_first_message(scripted, step: dict, expected: tuple):
     server = scripted(discover=DECLARES, steps=[step])
-    verdicts = listen_verdicts(mrtr(*server.args("check", "--json")))
+    verdicts = listen_verdicts(mrtr_here(*server.args("check", "--json")))
     assert (verdicts["subscription-ack"][0], verdicts["subscription-id-tagged"][0]) == expected, verdicts
 
 
 @pytest.mark.parametrize("mode", ["json", "sse"])
 def test_the_sdk_server_over_http_passes_the_listen_and_exact_header_probes(mode: str):
     with sdk_over_http(mode) as url:
-        run = mrtr("check", "--url", url, "--json")
+        run = mrtr_here("check", "--url", url, "--json")
     checks = {check["id"]: check["status"] for check in run.json()["checks"]}
     assert run.code == 0, run.stderr
     assert {id: checks[id] for id in [*LISTEN, "header-name-case", "header-value-whitespace", "schema-valid"]} == {

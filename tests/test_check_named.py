@@ -7,7 +7,7 @@ import json
 
 import jsonschema
 
-from conftest import PYTHON, ROOT, SERVERS, elicit, input_required, mrtr, text_result
+from conftest import PYTHON, ROOT, SERVERS, elicit, input_required, mrtr_here, text_result
 
 SCHEMA = json.loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
 NAMED = ["prompt-input-required", "prompt-completes", "resource-input-required", "resource-completes",
@@ -22,7 +22,7 @@ def checks_of(run) -> dict[str, dict]:
 
 
 def test_the_demo_prompt_and_resource_that_ask_pass_every_probe():
-    run = mrtr("check", "--demo", "--prompt", "release_notes", "-a", "version=2.0", "--resource", "vault://recipes",
+    run = mrtr_here("check", "--demo", "--prompt", "release_notes", "-a", "version=2.0", "--resource", "vault://recipes",
                *ANSWERS, "--json")
     assert run.code == 0, run.stderr
     checks = checks_of(run)
@@ -32,7 +32,7 @@ def test_the_demo_prompt_and_resource_that_ask_pass_every_probe():
 
 
 def test_a_resource_that_asks_nothing_skips_the_asking_probes_saying_so():
-    checks = checks_of(mrtr("check", "--demo", "--resource", "demo://readme", "--json"))
+    checks = checks_of(mrtr_here("check", "--demo", "--resource", "demo://readme", "--json"))
     assert {id: checks[id]["status"] for id in NAMED[2:]} == {
         "resource-input-required": "skipped", "resource-completes": "skipped", "resource-read-caching": "pass"}
     assert checks["resource-completes"]["seen"] == "it asked for no input: complete in round 1"
@@ -40,7 +40,7 @@ def test_a_resource_that_asks_nothing_skips_the_asking_probes_saying_so():
 
 
 def test_a_resource_read_without_caching_hints_fails():
-    run = mrtr("check", "--resource", "demo://readme", "--json", "--", PYTHON, str(SERVERS / "broken_server.py"),
+    run = mrtr_here("check", "--resource", "demo://readme", "--json", "--", PYTHON, str(SERVERS / "broken_server.py"),
                "no-cache-hints")
     checks = checks_of(run)
     assert checks["resource-read-caching"]["status"] == "fail" and run.code == 2
@@ -53,18 +53,18 @@ ASKS = input_required({"a": elicit("Name?", {"name": {"type": "string"}})}, "s1"
 def test_a_prompt_refusing_its_answers_fails_and_one_answered_passes(scripted):
     prompts = [{"name": "P", "arguments": []}]
     refused = scripted(prompts=prompts, steps=[{"result": ASKS}, {"error": {"code": -32602, "message": "no"}}])
-    checks = checks_of(mrtr(*refused.args("check", "--prompt", "P", "--answer", "a.name=Ada", "--json")))
+    checks = checks_of(mrtr_here(*refused.args("check", "--prompt", "P", "--answer", "a.name=Ada", "--json")))
     assert (checks["prompt-input-required"]["status"], checks["prompt-completes"]["status"]) == ("pass", "fail")
     assert checks["prompt-completes"]["seen"].startswith("round 2: ")
     message = {"role": "user", "content": text_result("x")["content"][0]}
     done = {"result": {"resultType": "complete", "messages": [message]}}
     answered = scripted(prompts=prompts, steps=[{"result": ASKS}, done])
-    checks = checks_of(mrtr(*answered.args("check", "--prompt", "P", "--answer", "a.name=Ada", "--json")))
+    checks = checks_of(mrtr_here(*answered.args("check", "--prompt", "P", "--answer", "a.name=Ada", "--json")))
     assert (checks["prompt-input-required"]["status"], checks["prompt-completes"]["status"]) == ("pass", "pass")
 
 
 def test_an_older_era_server_skips_the_named_probes_with_the_reason():
-    run = mrtr("check", "--demo", "--protocol-era", "older", "--resource", "demo://readme", "--json")
+    run = mrtr_here("check", "--demo", "--protocol-era", "older", "--resource", "demo://readme", "--json")
     checks = checks_of(run)
     assert all(checks[id]["status"] == "skipped" and "2026-07-28's" in checks[id]["seen"] for id in NAMED[2:])
 
@@ -78,12 +78,12 @@ def test_a_tool_prompt_or_resource_the_server_does_not_list_is_a_usage_error_bef
                                               "(mrtr list prompts)",
                 ("--resource", "demo://readm"): "no resource 'demo://readm'; did you mean 'demo://readme'"}
     for (flag, name), message in unlisted.items():
-        run = mrtr("check", "--demo", flag, name, "--json")
+        run = mrtr_here("check", "--demo", flag, name, "--json")
         assert run.code == 1 and run.stdout == "", run.stderr
         assert run.error_line()["error"]["code"] == "usage"
         assert run.error_line()["error"]["message"].startswith(message), run.stderr
         assert "tools/call" not in run.stderr and "prompts/get" not in run.stderr and "resources/read" not in run.stderr
-    older = mrtr("check", "--demo", "--protocol-era", "older", "--tool", "book_tabel")
+    older = mrtr_here("check", "--demo", "--protocol-era", "older", "--tool", "book_tabel")
     assert older.code == 1 and older.stderr.strip().endswith("✗ " + unlisted[("--tool", "book_tabel")]), older.stderr
-    templated = mrtr("check", "--demo", "--resource", "vault://anything", "--answer", "reveal.reveal=true", "--json")
+    templated = mrtr_here("check", "--demo", "--resource", "vault://anything", "--answer", "reveal.reveal=true", "--json")
     assert templated.code == 0 and checks_of(templated)["resource-completes"]["status"] == "pass", templated.stderr

@@ -13,7 +13,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, Run, mrtr
+from conftest import PYTHON, ROOT, SDK_SERVER, SERVERS, Run, mrtr_here
 from peers import plain_state_instances_over_http
 
 SCHEMA = json.loads((ROOT / "docs" / "json" / "check.schema.json").read_text())
@@ -24,7 +24,7 @@ NEW_PROBES = ["decline-is-no", "cancel-is-no", "state-never-expires", "state-age
 
 def check(*server: str, flags: tuple[str, ...] = ()) -> tuple[Run, dict[str, dict]]:
     """`mrtr check --json` of the voucher server run with `server` flags, and its checks by id."""
-    run = mrtr("check", *REDEEM, "--skip-probe", "capability-withheld-each", *flags, "--json", "--", *VOUCHER, *server)
+    run = mrtr_here("check", *REDEEM, "--skip-probe", "capability-withheld-each", *flags, "--json", "--", *VOUCHER, *server)
     assert "Traceback" not in run.stderr, run.stderr
     jsonschema.validate(run.json(), SCHEMA)
     return run, {c["id"]: c for c in run.json()["checks"]}
@@ -100,7 +100,7 @@ def test_without_their_flags_the_state_age_and_at_most_once_probes_are_skipped_s
 
 def test_the_demo_passes_every_new_probe_and_the_junit_report_has_a_case_for_each(tmp_path: Path):
     report = tmp_path / "check.xml"
-    run = mrtr("check", "--demo", "--tool", "book_table", "--answers", "examples/book_table.yaml", "--json",
+    run = mrtr_here("check", "--demo", "--tool", "book_table", "--answers", "examples/book_table.yaml", "--json",
                "--junit", str(report))
     assert run.code == 0, run.stderr
     checks = {c["id"]: c for c in run.json()["checks"]}
@@ -110,19 +110,19 @@ def test_the_demo_passes_every_new_probe_and_the_junit_report_has_a_case_for_eac
     assert checks["decline-is-no"]["seen"].count("another result") == 3  # date, party, confirm: each refused
     cases = {case.get("name") for case in ElementTree.parse(report).getroot().iter("testcase")}
     assert set(NEW_PROBES) <= cases
-    sampling = mrtr("check", "--demo", "--tool", "summarize", "--answers", "examples/summarize.yaml", "--json")
+    sampling = mrtr_here("check", "--demo", "--tool", "summarize", "--answers", "examples/summarize.yaml", "--json")
     checks = {c["id"]: c for c in sampling.json()["checks"]}
     assert checks["decline-is-no"]["status"] == "skipped"
     assert checks["decline-is-no"]["seen"] == "the tool asks no form question with a required field"
 
 
 def test_the_sdk_mcpserver_seals_its_state_so_it_differs_and_its_low_level_server_over_http_does_not():
-    run = mrtr("check", "--tool", "greet", "-a", "greeting=hi", "--answer", "__main__:ask_name.name=Ada", "--json",
+    run = mrtr_here("check", "--tool", "greet", "-a", "greeting=hi", "--answer", "__main__:ask_name.name=Ada", "--json",
                "--", *SDK_SERVER)
     checks = {c["id"]: c for c in run.json()["checks"]}
     assert checks["state-never-expires"]["status"] == "pass", checks["state-never-expires"]
     with plain_state_instances_over_http() as (url, _):
-        plain = mrtr("check", "--url", url, "--tool", "greet", "-a", "greeting=hi", "--answer", "name.name=Ada",
+        plain = mrtr_here("check", "--url", url, "--tool", "greet", "-a", "greeting=hi", "--answer", "name.name=Ada",
                      "--json")
     checks = {c["id"]: c for c in plain.json()["checks"]}
     assert checks["state-never-expires"]["status"] == "warn", checks["state-never-expires"]
@@ -131,13 +131,13 @@ def test_the_sdk_mcpserver_seals_its_state_so_it_differs_and_its_low_level_serve
 
 @pytest.mark.parametrize("flag", [("--state-age", "5"), ("--at-most-once",)])
 def test_the_replay_flags_without_a_tool_are_exit_1_saying_what_to_give(flag: tuple[str, ...]):
-    run = mrtr("check", "--demo", *flag)
+    run = mrtr_here("check", "--demo", *flag)
     assert run.code == 1
     assert f"✗ {flag[0]} in mrtr check retries the named tool's requestState, and no tool is named" in run.stderr
 
 
 def test_a_state_age_out_of_bounds_is_exit_1():
-    run = mrtr("check", "--demo", "--tool", "book_table", "--state-age", "0.5")
+    run = mrtr_here("check", "--demo", "--tool", "book_table", "--state-age", "0.5")
     assert run.code == 1 and "'0.5' is not a number of seconds from 1 to 3600" in run.stderr
 
 
@@ -148,11 +148,11 @@ def test_skip_probe_leaves_a_probe_out_by_request_and_an_unknown_id_is_exit_1_wi
     assert checks["at-most-once"] == {**checks["at-most-once"], "status": "skipped",
                                       "seen": "skipped, by request (--skip-probe)"}
     assert checks["discover"]["status"] == "skipped" and checks["discover-caching"]["status"] == "pass"
-    typo = mrtr("check", "--demo", "--skip-probe", "state-never-expire")
+    typo = mrtr_here("check", "--demo", "--skip-probe", "state-never-expire")
     assert typo.code == 1
     assert typo.stderr.strip() == ("✗ --skip-probe 'state-never-expire': no such probe; did you mean "
                                    "'state-never-expires'?")
-    shouted = mrtr("check", "--demo", "--skip-probe", "STATE-NEVER-EXPIRES")  # case aside, as tool names are
+    shouted = mrtr_here("check", "--demo", "--skip-probe", "STATE-NEVER-EXPIRES")  # case aside, as tool names are
     assert shouted.code == 1 and "did you mean 'state-never-expires'?" in shouted.stderr
-    alone = mrtr("check", "--demo", "--skip-probe", "schema-valid")  # no --tool needed
+    alone = mrtr_here("check", "--demo", "--skip-probe", "schema-valid")  # no --tool needed
     assert alone.code == 0 and "skipped, by request (--skip-probe)" in alone.stdout

@@ -9,7 +9,7 @@ import json
 import jsonschema
 import pytest
 
-from conftest import ROOT, SDK_SERVER, elicit, input_required, mrtr, text_result
+from conftest import ROOT, SDK_SERVER, elicit, input_required, mrtr_here, text_result
 from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES
 from mrtr_cli.check.stream import STREAM_PROBES
 
@@ -42,7 +42,7 @@ def statuses(checks: dict[str, dict], ids: list[str]) -> dict[str, str]:
                     "multi-round-new-state", "multi-round-completes"]),
 ])
 def test_the_demo_tools_pass_the_round_probes_that_apply_and_skip_the_rest_saying_why(tool: str, judged: list[str]):
-    run = mrtr("check", "--demo", "--tool", tool, "--answers", f"examples/{tool}.yaml", "--json")
+    run = mrtr_here("check", "--demo", "--tool", tool, "--answers", f"examples/{tool}.yaml", "--json")
     assert run.code == 0, run.stderr
     checks = checks_of(run)
     expected = {id: "pass" if id in [*judged, "result-type-present", "carries-state", "completes-with-state"]
@@ -59,7 +59,7 @@ def test_the_demo_tools_pass_the_round_probes_that_apply_and_skip_the_rest_sayin
 def test_the_tools_own_conversation_comes_before_the_probes_that_complete_the_call():
     """The SDK server's delete_folder asks only while the folder has files: the round rules are
     judged on the first call, not skipped because a probe emptied the folder first."""
-    run = mrtr("check", "--tool", "delete_folder", "-a", "folder=tmp", "--answer", "confirm.confirm=true",
+    run = mrtr_here("check", "--tool", "delete_folder", "-a", "folder=tmp", "--answer", "confirm.confirm=true",
                "--json", "--", *SDK_SERVER)
     checks = checks_of(run)
     judged = ["result-type-present", "asks-elicitation", "completes-after-elicitation", "carries-state",
@@ -87,7 +87,7 @@ def probe_steps(wrong_shape: dict = {"result": ASKS}, null: dict = REFUSED) -> l
 def check_scripted(scripted, conversation: list[dict], **probes: dict) -> dict[str, dict]:
     server = scripted(tools=[{"name": "X", "inputSchema": {"type": "object"}}],
                       steps=[*conversation, *probe_steps(**probes)])
-    run = mrtr(*server.args("check", "--tool", "X", "--answer", "a.name=Ada", "--answer", "b.name=Bo",
+    run = mrtr_here(*server.args("check", "--tool", "X", "--answer", "a.name=Ada", "--answer", "b.name=Bo",
                             "--answer", "s.text=hi", "--timeout", "5", "--json"))
     checks = checks_of(run)
     return {id: checks[id] for id in TOOL_IDS}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import PYTHON, ROOT, SERVERS, mrtr
+from conftest import PYTHON, ROOT, SERVERS, mrtr_here
 from peers import PLAIN_STATE_SERVER, demo_http, free_port, listening, sdk_over_http
 from test_check import BOOK, statuses
 
@@ -35,13 +35,13 @@ def not_passed(run) -> dict[str, str]:
 def test_each_careless_way_with_state_is_found_and_the_careful_one_passes(mode, found):
     """Integrity alone: the server's states carry no time (check/replay_probes.py judges that), so
     `state-never-expires` is left out by request."""
-    run = mrtr("check", *PAY, "--skip-probe", "state-never-expires", "--json", "--", *STATE_SERVER, mode)
+    run = mrtr_here("check", *PAY, "--skip-probe", "state-never-expires", "--json", "--", *STATE_SERVER, mode)
     assert not_passed(run) == found
     assert run.code == (2 if "fail" in found.values() else 0)
 
 
 def test_a_plain_base64_state_holding_the_fee_is_read_and_forged_field_by_field():
-    run = mrtr("check", *PAY, "--json", "--", *STATE_SERVER, "plain")
+    run = mrtr_here("check", *PAY, "--json", "--", *STATE_SERVER, "plain")
     checks = checks_of(run)
     assert checks["state-readable"]["seen"] == (
         "round 1's requestState is base64 JSON with keys `step`, `invoice`, `amount` and no signature; round 2's "
@@ -55,7 +55,7 @@ def test_a_plain_base64_state_holding_the_fee_is_read_and_forged_field_by_field(
 
 
 def test_an_hmac_never_compared_lets_every_alteration_through():
-    checks = checks_of(mrtr("check", *PAY, "--json", "--", *STATE_SERVER, "mac-unchecked"))
+    checks = checks_of(mrtr_here("check", *PAY, "--json", "--", *STATE_SERVER, "mac-unchecked"))
     assert checks["state-readable"]["seen"].startswith(
         "round 1's requestState is base64url JSON with keys `step`, `invoice`, `amount`, then `.` and a "
         "43-character tag")
@@ -69,7 +69,7 @@ def test_an_hmac_never_compared_lets_every_alteration_through():
 
 
 def test_an_opaque_state_whose_tag_is_optional_is_cut_short_and_taken():
-    checks = checks_of(mrtr("check", *PAY, "--json", "--", *STATE_SERVER, "tag-optional"))
+    checks = checks_of(mrtr_here("check", *PAY, "--json", "--", *STATE_SERVER, "tag-optional"))
     assert checks["state-readable"]["seen"] == ("round 1's requestState does not read as JSON (173 characters, opaque "
                                                 "to mrtr); round 2's requestState does not read as JSON (235 "
                                                 "characters, opaque to mrtr)")
@@ -82,14 +82,14 @@ def test_an_opaque_state_whose_tag_is_optional_is_cut_short_and_taken():
 
 
 def test_a_state_that_names_no_step_is_taken_a_round_early():
-    checks = checks_of(mrtr("check", *PAY, "--json", "--", *STATE_SERVER, "step-unbound"))
+    checks = checks_of(mrtr_here("check", *PAY, "--json", "--", *STATE_SERVER, "step-unbound"))
     assert checks["state-skipped-step"]["seen"] == ("round 1's requestState with round 2's answers: a complete "
                                                     "result, as if round 1 had been answered")
     assert checks["state-skipped-step"]["level"] == "SHOULD"
 
 
 def test_a_verified_and_bound_state_passes_every_state_probe():
-    checks = checks_of(mrtr("check", *PAY, "--json", "--", *STATE_SERVER, "mac-checked"))
+    checks = checks_of(mrtr_here("check", *PAY, "--json", "--", *STATE_SERVER, "mac-checked"))
     assert {id: checks[id]["status"] for id in STATE_IDS} == dict.fromkeys(STATE_IDS, "pass")
     assert checks["state-forged-field"]["seen"] == (
         "all 8 forged fields refused (3 of round 1, 5 of round 2): error -32602: Invalid requestState: its signature "
@@ -100,7 +100,7 @@ def test_a_verified_and_bound_state_passes_every_state_probe():
 
 @pytest.mark.parametrize("mode,status", [("plain", "fail"), ("mac-checked", "pass")])
 def test_a_resource_read_has_its_state_forged_too(mode, status):
-    run = mrtr("check", "--resource", "invoice://INV-7", "--answer", "format.format=text", "--json", "--",
+    run = mrtr_here("check", "--resource", "invoice://INV-7", "--answer", "format.format=text", "--json", "--",
                *STATE_SERVER, mode)
     checks = checks_of(run)
     assert checks["resource-state-forged-field"]["status"] == status
@@ -112,7 +112,7 @@ def test_a_resource_read_has_its_state_forged_too(mode, status):
 
 
 def test_the_demo_seals_its_state_over_stdio_and_http():
-    for run in (mrtr("check", *BOOK, "--demo", "--json"), _over_demo_http()):
+    for run in (mrtr_here("check", *BOOK, "--demo", "--json"), _over_demo_http()):
         checks = checks_of(run)
         assert {id: checks[id]["status"] for id in STATE_IDS} == dict.fromkeys(STATE_IDS, "pass")
         assert checks["state-forged-field"]["seen"].startswith(
@@ -124,11 +124,11 @@ def test_the_demo_seals_its_state_over_stdio_and_http():
 
 def _over_demo_http():
     with demo_http() as url:
-        return mrtr("check", *BOOK, "--url", url, "--json")
+        return mrtr_here("check", *BOOK, "--url", url, "--json")
 
 
 def test_the_demo_resource_and_prompt_pass_their_state_probes():
-    run = mrtr("check", "--demo", "--resource", "vault://alpha", "--answer", "reveal.reveal=true", "--prompt",
+    run = mrtr_here("check", "--demo", "--resource", "vault://alpha", "--answer", "reveal.reveal=true", "--prompt",
                "release_notes", "-a", "version=2.0", "--answer", "audience.audience=users", "--json")
     checks = checks_of(run)
     for prefix in ("resource-", "prompt-"):
@@ -140,7 +140,7 @@ def test_the_demo_resource_and_prompt_pass_their_state_probes():
 
 def test_the_sdk_mcpserver_seals_its_state_and_refuses_every_alteration_over_http():
     with sdk_over_http("json") as url:
-        run = mrtr("check", "--tool", "greet", "-a", "greeting=hi", "--answer", "__main__:ask_name.name=Ada",
+        run = mrtr_here("check", "--tool", "greet", "-a", "greeting=hi", "--answer", "__main__:ask_name.name=Ada",
                    "--json", "--url", url)
     checks = checks_of(run)
     assert checks["state-readable"]["seen"].startswith("round 1's requestState does not read as JSON")
@@ -155,11 +155,11 @@ def test_the_sdk_mcpserver_seals_its_state_and_refuses_every_alteration_over_htt
 def test_the_sdk_low_level_server_takes_a_forged_plain_state(transport):
     args = ("check", "--tool", "greet", "-a", "greeting=hi", "--answer", "name.name=Ada", "--json")
     if transport == "stdio":
-        run = mrtr(*args, "--", *PLAIN_STATE_SERVER, "stdio")
+        run = mrtr_here(*args, "--", *PLAIN_STATE_SERVER, "stdio")
     else:
         port = free_port()
         with listening([*PLAIN_STATE_SERVER, "http", str(port)], port, "the plain-state server") as url:
-            run = mrtr(*args, "--url", url)
+            run = mrtr_here(*args, "--url", url)
     checks = checks_of(run)
     assert checks["state-readable"]["seen"] == "round 1's requestState is JSON with key `greeting` and no signature"
     assert checks["state-forged-field"]["seen"] == (
@@ -171,7 +171,7 @@ def test_the_sdk_low_level_server_takes_a_forged_plain_state(transport):
 
 def test_forgeries_are_bounded_and_the_evidence_says_how_many_were_left_out():
     pay_big = [a.replace("INV-7", "INV-9") for a in PAY]
-    checks = checks_of(mrtr("check", *pay_big, "--json", "--", *STATE_SERVER, "mac-checked"))
+    checks = checks_of(mrtr_here("check", *pay_big, "--json", "--", *STATE_SERVER, "mac-checked"))
     assert checks["state-forged-field"]["seen"] == (
         "all 40 forged fields refused (20 of round 1, 20 of round 2): error -32602: Invalid requestState: its "
         "signature does not match; 16 field(s) left out (at most 20 a round, 60 calls in all)")
@@ -183,7 +183,7 @@ def test_the_weak_example_server_fails_as_the_readme_shows():
     block = readme.split("$ mrtr check --tool buy_tickets", 1)[1].split("```", 1)[0]
     command, *shown = block.strip("\n").splitlines()
     assert command.endswith("-- python examples/weak_server.py")
-    run = mrtr("check", "--tool", "buy_tickets", "-a", "event=opera", "--answer", "seats.seats=2", "--",
+    run = mrtr_here("check", "--tool", "buy_tickets", "-a", "event=opera", "--answer", "seats.seats=2", "--",
                PYTHON, str(ROOT / "examples" / "weak_server.py"))
     assert run.code == 2 and len(shown) == 4
     printed = run.stdout.splitlines()
@@ -191,7 +191,7 @@ def test_the_weak_example_server_fails_as_the_readme_shows():
 
 
 def test_the_example_server_passes_every_state_probe_it_can_be_given():
-    checks = checks_of(mrtr("check", "--tool", "greet", "-a", "greeting=Hi", "--answer", "name.name=Ada", "--json",
+    checks = checks_of(mrtr_here("check", "--tool", "greet", "-a", "greeting=Hi", "--answer", "name.name=Ada", "--json",
                             "--", PYTHON, str(ROOT / "examples" / "my_server.py")))
     assert checks["state-readable"]["seen"] == "round 1's requestState is base64 JSON with key `greeting` and no signature"
     assert checks["state-forged-field"]["seen"] == ("the forged field refused (1 of round 1): error -32602: Invalid or "

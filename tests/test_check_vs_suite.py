@@ -27,8 +27,8 @@ from typing import Any
 
 import pytest
 
-from conftest import PYTHON, ROOT, SERVERS, mrtr
-from peers import free_port, http_server, listening
+from conftest import PYTHON, ROOT, SERVERS, mrtr_here
+from peers import demo_http, free_port, listening
 from suite_runs import met, run_scenarios
 
 TOOL = ["--tool", "test_input_required_result_elicitation", "--answer", "user_name.name=Alice"]
@@ -50,8 +50,7 @@ def everything_server() -> Any:
 
 
 SERVER_STARTS = {
-    "demo": lambda: http_server([PYTHON, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0",
-                                 "--conformance-fixtures"]),
+    "demo": lambda: demo_http(fixtures=True),
     "everything": everything_server,
 }
 
@@ -75,7 +74,7 @@ CHECK_MET = {"pass": True, "fail": False, "warn": False}
 
 def check_verdicts(url: str) -> tuple[dict[str, bool], dict[str, Any]]:
     """Id -> met as `mrtr check` judged it, and its report."""
-    run = mrtr("check", "--url", url, *TOOL, "--json")
+    run = mrtr_here("check", "--url", url, *TOOL, "--json")
     assert run.code in (0, 2), run.stderr
     report = run.json()
     judged = [(check_id, CHECK_MET.get(line["status"])) for line in report["checks"] for check_id in ids_of(line)]

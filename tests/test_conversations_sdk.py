@@ -9,13 +9,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import ROOT, mrtr, sdk
+from conftest import ROOT, mrtr_here, sdk
 
 CONVERSATION_SCHEMA = json.loads((ROOT / "docs" / "json" / "conversation.schema.json").read_text())
 
 
 def conversation(*args: str) -> dict:
-    run = mrtr(*sdk(*args, "--json"))
+    run = mrtr_here(*sdk(*args, "--json"))
     assert run.code == 0, run.stderr
     document = run.json()
     jsonschema.validate(document, CONVERSATION_SCHEMA)
@@ -79,14 +79,14 @@ def test_resource_through_elicitation():
 
 
 def test_decline_is_an_answer_sent_on_the_retry():
-    run = mrtr(*sdk("call", "greet", "-a", "greeting=Hi", "--answer", "__main__:ask_name=decline", "--json"))
+    run = mrtr_here(*sdk("call", "greet", "-a", "greeting=Hi", "--answer", "__main__:ask_name=decline", "--json"))
     document = run.json()
     assert document["rounds"][0]["questions"]["__main__:ask_name"]["response"] == {"action": "decline"}
     assert len(document["rounds"]) == 2  # the decline reached the server, which ended the call
 
 
 def test_human_output_shows_the_rounds_and_the_result():
-    run = mrtr(*sdk("call", "booking", "-a", "city=Porto", "--answer", "date.date=2026-12-24",
+    run = mrtr_here(*sdk("call", "booking", "-a", "city=Porto", "--answer", "date.date=2026-12-24",
                     "--answer", "party.size=2"))
     assert run.code == 0
     assert run.stdout.startswith("booked Porto on 2026-12-24 for 2\n")
@@ -97,30 +97,30 @@ def test_human_output_shows_the_rounds_and_the_result():
 
 
 def test_the_tool_reporting_an_error_is_exit_5():
-    run = mrtr(*sdk("call", "fails", "--json"))
+    run = mrtr_here(*sdk("call", "fails", "--json"))
     assert run.code == 5
     assert run.json()["result"]["isError"] is True
     assert run.error_line() == {"error": {"code": "tool_error", "message": "the tool reported an error (isError: true)"}}
 
 
 def test_list_tools_and_discover():
-    tools = mrtr(*sdk("list", "tools", "--json"))
+    tools = mrtr_here(*sdk("list", "tools", "--json"))
     assert tools.code == 0
     assert {"greet", "booking", "two_at_once"} <= {t["name"] for t in tools.json()["tools"]}
-    found = mrtr(*sdk("discover", "--json")).json()
+    found = mrtr_here(*sdk("discover", "--json")).json()
     assert found["supportedVersions"] == ["2026-07-28"]
     assert found["_meta"]["io.modelcontextprotocol/serverInfo"]["name"] == "sdk-test-server"
 
 
 @pytest.mark.parametrize("kind,key", [("prompts", "prompts"), ("templates", "resourceTemplates")])
 def test_list_other_kinds(kind: str, key: str):
-    run = mrtr(*sdk("list", kind, "--json"))
+    run = mrtr_here(*sdk("list", kind, "--json"))
     assert run.code == 0
     assert run.json()[key]
 
 
 def test_withheld_capability_gets_the_servers_32021_naming_the_flag():
-    run = mrtr(*sdk("call", "summarize", "-a", "text=x", "--no-sampling", "--sampling-reply", "x"))
+    run = mrtr_here(*sdk("call", "summarize", "-a", "text=x", "--no-sampling", "--sampling-reply", "x"))
     assert run.code == 2
     assert "-32021" in run.stderr and "--no-sampling" in run.stderr
 
@@ -131,7 +131,7 @@ def test_config_file_with_variable_expansion(tmp_path: Path):
                                                          "args": [str(ROOT / "tests/servers/sdk_server.py")]}}}))
     import sys
 
-    run = mrtr("call", "greet", "-a", "greeting=Yo", "--answer", "__main__:ask_name.name=Bo",
+    run = mrtr_here("call", "greet", "-a", "greeting=Yo", "--answer", "__main__:ask_name.name=Bo",
                "--config", str(config), "--server", "sdk", env={"PYTHON_UNDER_TEST": sys.executable})
     assert run.code == 0, run.stderr
     assert "Yo, Bo!" in run.stdout
@@ -141,6 +141,6 @@ def test_sampler_script_must_exist(tmp_path: Path):
     script = tmp_path / "sampler.sh"
     script.write_text("#!/bin/sh\nexit 3\n")
     script.chmod(script.stat().st_mode | stat.S_IEXEC)
-    run = mrtr(*sdk("call", "summarize", "-a", "text=x", "--sampler", str(script)))
+    run = mrtr_here(*sdk("call", "summarize", "-a", "text=x", "--sampler", str(script)))
     assert run.code == 7
     assert "refused by sampler: the sampler exited with code 3" in run.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, mrtr
+from conftest import ROOT, mrtr_here as mrtr
 
 
 def demo(*args: str) -> dict:

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from helpers import spec_validator
 from mrtr_cli.server import listen_streams
 from peers import http_server
@@ -37,7 +37,7 @@ def test_every_check_passes_but_the_explained_ones(suite_checks):
 
 
 def names(kind: str, *server: str) -> set[str]:
-    run = mrtr("list", kind, "--json", *server)
+    run = mrtr_here("list", kind, "--json", *server)
     assert run.code == 0, run.stderr
     return {item["name"] for items in run.json().values() if isinstance(items, list) for item in items}
 
@@ -53,14 +53,14 @@ def test_the_plain_demo_keeps_its_short_tool_list():
 
 
 def test_a_fixture_answered_over_stdio_as_a_user_would():
-    run = mrtr("call", "test_input_required_result_multi_round", "--answer", "step1.name=Ada",
+    run = mrtr_here("call", "test_input_required_result_multi_round", "--answer", "step1.name=Ada",
                "--answer", "step2.color=blue", "--no-input", "--", *FIXTURE_DEMO)
     assert run.code == 0, run.stderr
     assert "Ada likes blue." in run.stdout
 
 
 def test_a_tool_needing_a_withheld_capability_is_refused():
-    run = mrtr("call", "test_missing_capability", "--no-sampling", "--no-input", "--", *FIXTURE_DEMO)
+    run = mrtr_here("call", "test_missing_capability", "--no-sampling", "--no-input", "--", *FIXTURE_DEMO)
     assert run.code != 0 and "-32021" in run.stderr, (run.code, run.stderr)
 
 

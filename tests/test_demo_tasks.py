@@ -14,17 +14,16 @@ from typing import Any
 import pytest
 
 from conformance import cache_dir
-from conftest import PYTHON, ROOT, mrtr
+from conftest import ROOT, mrtr_here
 from mrtr_cli.server import task_store
 from mrtr_cli.server.demo import TOOLS, DemoApp
 from mrtr_cli.server.dispatcher import Dispatcher
 from older_peers import OlderHttp, plain
-from peers import ALL_CAPABILITIES, HttpPeer, converse, http_server, messages_of, request
+from peers import ALL_CAPABILITIES, HttpPeer, converse, demo_http, messages_of, request
 from suite_runs import run_task_scenarios
 
 TASKS = "io.modelcontextprotocol/tasks"
 WITH_TASKS = {**ALL_CAPABILITIES, "extensions": {TASKS: {}}}
-FIXTURE_DEMO = [PYTHON, "-m", "mrtr_cli", "demo-server", "--conformance-fixtures"]
 SCENARIOS = {"tasks-lifecycle", "tasks-capability-negotiation", "tasks-wire-fields", "tasks-request-state-removal",
              "tasks-mrtr-input", "tasks-request-headers", "tasks-dispatch-and-envelope", "tasks-status-notifications",
              "tasks-required-task-error", "tasks-mrtr-composition"}
@@ -34,7 +33,7 @@ PLACEHOLDER = "tasks-status-notifications"
 
 @pytest.fixture(scope="module")
 def task_checks() -> dict[str, list[dict[str, Any]]]:
-    with http_server([*FIXTURE_DEMO, "--http", "127.0.0.1:0"]) as url:
+    with demo_http(fixtures=True) as url:
         return run_task_scenarios(url)
 
 
@@ -95,7 +94,7 @@ DEPLOYED = re.compile(r"Deployed billing to production \(release R-[0-9A-F]{6}\)
 def test_the_demo_task_tool_over_the_wire_in_both_eras():
     call = {"name": "deploy_service", "arguments": {"service": "billing"}}
     schema = TOOLS["deploy_service"][0]["inputSchema"]
-    with http_server([PYTHON, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"]) as url:
+    with demo_http() as url:
         peer, ids = HttpPeer(url), itertools.count(1)
         discovered = peer.exchange(request(next(ids), "server/discover"))[-1]["result"]
         assert discovered["capabilities"]["extensions"] == {TASKS: {}}
@@ -157,7 +156,7 @@ def _listen_streams_of_the_demo(peer: HttpPeer, url: str, ended_id: str) -> None
     unknown = messages_of(peer.post(request(72, "subscriptions/listen", {"notifications": {"taskIds": ["nope"]}},
                                             WITH_TASKS)))
     assert unknown[0]["params"]["notifications"] == {"taskIds": []} and unknown[-1]["id"] == 72
-    run = mrtr("call", "deploy_service", "--url", url, "-a", "service=billing", "--answer", "approve.approve=true",
+    run = mrtr_here("call", "deploy_service", "--url", url, "-a", "service=billing", "--answer", "approve.approve=true",
                "--json")
     report = run.json()
     assert run.code == 0 and DEPLOYED.fullmatch(report["result"]["content"][0]["text"]), run.stderr

@@ -7,13 +7,12 @@ import time
 
 import pytest
 
-from conftest import PYTHON
 from helpers import spec_problems
 from mrtr_cli.server.app import Call
 from mrtr_cli.server.demo import TOOLS, DemoApp
 from mrtr_cli.server.dispatcher import Dispatcher
 from mrtr_cli.server.state import Sealer
-from peers import HttpPeer, StdioPeer, converse, demo_http, request
+from peers import HttpPeer, converse, demo_here, demo_http, request
 
 CONVERSATIONS = [
     *[("tools/call", {"name": name, "arguments": {}}) for name in TOOLS],
@@ -36,7 +35,7 @@ ERRORS = [
 @pytest.fixture(params=["stdio", "http"])
 def peer(request):
     if request.param == "stdio":
-        stdio = StdioPeer([PYTHON, "-m", "mrtr_cli", "demo-server"])
+        stdio = demo_here()  # its stdio connection, in this process
         yield stdio
         stdio.close()
     else:

@@ -1,16 +1,12 @@
-"""Every exit code of CLI.md that stdio can reach, provoked through the command line."""
+"""Every exit code of the README ("Exit codes") that stdio can reach, provoked through the command line."""
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
 import time
 
 import pytest
 
-from conftest import PYTHON, ROOT, elicit, input_required, mrtr, text_result
+from conftest import elicit, input_required, mrtr_here, text_result
 
 NAME_FORM = elicit("Your name?", {"name": {"type": "string"}})
 AGE_FORM = elicit("Your age?", {"age": {"type": "integer", "minimum": 0, "maximum": 150}})
@@ -18,12 +14,12 @@ AGE_FORM = elicit("Your age?", {"age": {"type": "integer", "minimum": 0, "maximu
 
 def test_0_complete(scripted):
     server = scripted(steps=[{"result": text_result("done")}])
-    run = mrtr(*server.args("call", "t"))
+    run = mrtr_here(*server.args("call", "t"))
     assert (run.code, run.stdout) == (0, "done\n")
 
 
 def test_1_unknown_flag():
-    run = mrtr("call", "t", "--no-such-flag", "--json")
+    run = mrtr_here("call", "t", "--no-such-flag", "--json")
     assert run.code == 1
     assert "No such option" in run.stderr
     assert run.error_line()["error"]["code"] == "usage"
@@ -31,7 +27,7 @@ def test_1_unknown_flag():
 
 def test_1_invalid_scripted_answer_names_key_field_and_constraint(scripted):
     server = scripted(steps=[{"result": input_required({"age": AGE_FORM})}])
-    run = mrtr(*server.args("call", "t", "--answer", "age.age=200", "--json"))
+    run = mrtr_here(*server.args("call", "t", "--answer", "age.age=200", "--json"))
     assert run.code == 1
     message = run.error_line()["error"]["message"]
     assert "field 'age' is 200: give a whole number from 0 to 150" in message
@@ -40,14 +36,14 @@ def test_1_invalid_scripted_answer_names_key_field_and_constraint(scripted):
 
 
 def test_1_no_server_given():
-    run = mrtr("call", "t")
+    run = mrtr_here("call", "t")
     assert run.code == 1
     assert "no server given" in run.stderr and "--stdio" in run.stderr
 
 
 def test_2_json_rpc_error(scripted):
     server = scripted(steps=[{"error": {"code": -32602, "message": "Unknown tool: t"}}])
-    run = mrtr(*server.args("call", "t", "--json"))
+    run = mrtr_here(*server.args("call", "t", "--json"))
     assert run.code == 2
     assert run.json()["error"] == {"type": "jsonrpc", "code": -32602, "message": "Unknown tool: t"}
     assert run.error_line()["error"]["code"] == "protocol"
@@ -55,14 +51,14 @@ def test_2_json_rpc_error(scripted):
 
 def test_2_unknown_result_type(scripted):
     server = scripted(steps=[{"result": {"resultType": "later"}}])
-    run = mrtr(*server.args("call", "t"))
+    run = mrtr_here(*server.args("call", "t"))
     assert run.code == 2
     assert "unknown resultType 'later'" in run.stderr
 
 
 def test_2_initialize_era_server_gets_a_clear_message(scripted):
     server = scripted(discover={"error": {"code": -32601, "message": "Method not found"}})
-    run = mrtr(*server.args("call", "t", "--protocol-era", "modern"))  # auto would speak its handshake
+    run = mrtr_here(*server.args("call", "t", "--protocol-era", "modern"))  # auto would speak its handshake
     assert run.code == 2
     assert "initialize-handshake era" in run.stderr and "--no-discover" in run.stderr
     assert server.calls() == []
@@ -70,10 +66,10 @@ def test_2_initialize_era_server_gets_a_clear_message(scripted):
 
 def test_silence_at_discover_is_the_handshake_era_unless_the_probe_is_skipped(scripted):
     server = scripted(discover="silent", steps=[{"silent": True}])
-    run = mrtr(*server.args("call", "t", "--timeout", "0.5", "--protocol-era", "modern"))
+    run = mrtr_here(*server.args("call", "t", "--timeout", "0.5", "--protocol-era", "modern"))
     assert run.code == 2 and "within 0.5 s" in run.stderr
     assert "initialize-handshake era" in run.stderr and "or it hung" in run.stderr and "--no-discover" in run.stderr
-    skipped = mrtr(*server.args("call", "t", "--timeout", "0.5", "--no-discover"))
+    skipped = mrtr_here(*server.args("call", "t", "--timeout", "0.5", "--no-discover"))
     assert skipped.code == 4 and "no response to tools/call" in skipped.stderr
 
 
@@ -81,13 +77,13 @@ def test_2_unsupported_version_lists_what_the_server_speaks(scripted):
     error = {"code": -32022, "message": "Unsupported protocol version",
              "data": {"supported": ["2099-01-01"], "requested": "2026-07-28"}}
     server = scripted(discover={"error": error})
-    run = mrtr(*server.args("call", "t"))
+    run = mrtr_here(*server.args("call", "t"))
     assert run.code == 2
     assert "2099-01-01" in run.stderr and "mrtr speaks 2026-07-28" in run.stderr
 
 
 def test_4_command_not_found():
-    run = mrtr("call", "t", "--stdio", "no-such-server-binary --flag", "--json")
+    run = mrtr_here("call", "t", "--stdio", "no-such-server-binary --flag", "--json")
     assert run.code == 4
     assert "'no-such-server-binary' not found" in run.stderr
     assert run.error_line()["error"]["code"] == "unreachable"
@@ -95,7 +91,7 @@ def test_4_command_not_found():
 
 def test_4_server_dies_mid_round_with_its_stderr_shown(scripted):
     server = scripted(steps=[{"exit": 3, "stderr": "Traceback: boom\nKeyError: 'x'\n"}])
-    run = mrtr(*server.args("call", "t", "--json"))
+    run = mrtr_here(*server.args("call", "t", "--json"))
     assert run.code == 4
     assert "exited with code 3 while mrtr waited for tools/call" in run.stderr
     assert "KeyError: 'x'" in run.stderr
@@ -104,7 +100,7 @@ def test_4_server_dies_mid_round_with_its_stderr_shown(scripted):
 
 def test_4_timeout_cancels_the_request(scripted):
     server = scripted(steps=[{"silent": True}])
-    run = mrtr(*server.args("call", "t", "--timeout", "0.5"))
+    run = mrtr_here(*server.args("call", "t", "--timeout", "0.5"))
     assert run.code == 4
     assert "no response to tools/call (id 2) within 0.5 s" in run.stderr
     cancelled = [m for m in server.received() if m.get("method") == "notifications/cancelled"]
@@ -113,14 +109,14 @@ def test_4_timeout_cancels_the_request(scripted):
 
 def test_5_is_error(scripted):
     server = scripted(steps=[{"result": text_result("nope", isError=True)}])
-    run = mrtr(*server.args("call", "t"))
+    run = mrtr_here(*server.args("call", "t"))
     assert run.code == 5
     assert "the tool reported an error" in run.stderr
 
 
 def test_7_nothing_answers_with_no_input(scripted):
     server = scripted(steps=[{"result": input_required({"who": NAME_FORM})}])
-    run = mrtr(*server.args("call", "t", "--no-input", "--json"))
+    run = mrtr_here(*server.args("call", "t", "--no-input", "--json"))
     assert run.code == 7
     message = run.error_line()["error"]["message"]
     assert "nothing answered question 'who' of round 1" in message and "--answer who.FIELD=VALUE" in message
@@ -130,7 +126,7 @@ def test_7_nothing_answers_with_no_input(scripted):
 def test_7_round_limit(scripted):
     steps = [{"result": input_required({"who": NAME_FORM})}] * 3
     server = scripted(steps=steps)
-    run = mrtr(*server.args("call", "t", "--max-rounds", "2", "--answer", "who.name=Ada"))
+    run = mrtr_here(*server.args("call", "t", "--max-rounds", "2", "--answer", "who.name=Ada"))
     assert run.code == 7
     assert "still wants input after 2 answered rounds (--max-rounds)" in run.stderr
     assert len(server.calls()) == 3
@@ -139,7 +135,7 @@ def test_7_round_limit(scripted):
 def test_7_question_for_an_undeclared_capability(scripted):
     roots = {"method": "roots/list"}
     server = scripted(steps=[{"result": input_required({"where": roots})}])
-    run = mrtr(*server.args("call", "t", "--no-roots", "--root", "/tmp"))
+    run = mrtr_here(*server.args("call", "t", "--no-roots", "--root", "/tmp"))
     assert run.code == 7
     assert "needs the client capability roots, withheld by --no-roots" in run.stderr
 
@@ -149,30 +145,9 @@ def test_7_sampling_with_tools_is_never_declared(scripted):
         "messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5,
         "tools": [{"name": "x", "inputSchema": {"type": "object"}}]}}
     server = scripted(steps=[{"result": input_required({"llm": sampling})}])
-    run = mrtr(*server.args("call", "t", "--sampling-reply", "hello"))
+    run = mrtr_here(*server.args("call", "t", "--sampling-reply", "hello"))
     assert run.code == 7
     assert "sampling.tools, never declared by mrtr" in run.stderr
-
-
-def test_130_ctrl_c_cancels_and_exits(scripted):
-    server = scripted(steps=[{"silent": True}])
-    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", *server.args("call", "t", "--json")],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                               env={**os.environ, "NO_COLOR": "1"})
-    deadline = time.monotonic() + 20
-    while not server.calls() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert server.calls(), "the request never reached the server"
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=20)
-    assert process.returncode == 130
-    assert json.loads(stdout)["outcome"] == "aborted"
-    assert json.loads(stderr.strip().splitlines()[-1])["error"]["code"] == "interrupted"
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline and not any(
-            m.get("method") == "notifications/cancelled" for m in server.received()):
-        time.sleep(0.05)
-    assert any(m.get("method") == "notifications/cancelled" for m in server.received())
 
 
 @pytest.mark.parametrize("args,needle", [
@@ -183,7 +158,7 @@ def test_130_ctrl_c_cancels_and_exits(scripted):
 ])
 def test_1_bad_flags(scripted, args, needle):
     server = scripted(steps=[{"result": text_result("never")}])
-    run = mrtr(*server.args("call", "t", *args))
+    run = mrtr_here(*server.args("call", "t", *args))
     assert run.code == 1, run.stderr
     assert needle in run.stderr
 
@@ -191,31 +166,8 @@ def test_1_bad_flags(scripted, args, needle):
 def test_7_without_a_terminal_never_waits_for_a_person(scripted):
     server = scripted(steps=[{"result": input_required({"who": NAME_FORM})}])
     started = time.monotonic()
-    run = mrtr(*server.args("call", "t"))
+    run = mrtr_here(*server.args("call", "t"))
     assert run.code == 7 and "nothing answered question 'who'" in run.stderr
     assert time.monotonic() - started < 15
 
 
-@pytest.mark.parametrize("output", [["--json"], []])
-def test_141_a_reader_that_goes_away_ends_mrtr_quietly(scripted, output: list[str]):
-    server = scripted(steps=[{"big": 2_000_000}])
-    command = [PYTHON, "-m", "mrtr_cli", *server.args("call", "t", *output)]
-    environment = {**os.environ, "NO_COLOR": "1"}
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=environment)
-    assert process.stdout is not None and process.stdout.read(1)
-    process.stdout.close()  # as `| head -c 1` does
-    _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 141, stderr
-    assert b"unexpected failure" not in stderr and b"Traceback" not in stderr and b"Exception" not in stderr
-
-
-@pytest.mark.parametrize("args, code", [(["--version"], 0), (["call", "t", "--no-such-flag"], 1)])
-def test_the_process_exits_with_the_code_and_its_objects_frozen_from_the_collector(args: list[str], code: int):
-    """`python -m mrtr_cli` freezes its objects before exiting (entry.console), so shutting down
-    skips the collector's passes over every loaded library; the exit code is main's."""
-    probe = ("import gc, runpy, sys\n"
-             f"sys.argv = ['mrtr', *{args!r}]\n"
-             "try:\n    runpy.run_module('mrtr_cli', run_name='__main__')\n"
-             "except SystemExit as exit:\n    print('exit', exit.code, 'frozen', gc.get_freeze_count() > 0)\n")
-    done = subprocess.run([PYTHON, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert done.stdout.splitlines()[-1] == f"exit {code} frozen True", done.stdout + done.stderr

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from mrtr_cli.cli import run as typer_run
 from mrtr_cli.cli.subcommands import command_for
 from mrtr_cli.commands import call as call_command
@@ -144,23 +144,15 @@ def test_odd_shapes_typer_reads_its_own_way_are_left_to_it(args: list[str], monk
     assert parsed_by_typer(args, monkeypatch) is not None
 
 
-def test_a_usual_call_loads_no_typer():
-    code = ("import sys\nfrom mrtr_cli.entry import main\n"
-            "code = main(['call', 't', '--timeout', '5', '--', sys.executable, '-c', 'pass'])\n"
-            "print(code, 'typer' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert done.stdout.split() == ["4", "False"], done.stderr[-2000:]
-
-
 def test_a_version_mrtr_does_not_speak_is_refused_before_anything_runs():
     """It once went on to speak 2026-07-28, said `asked for by --protocol-era modern` (a flag never
     given) and ended with exit 2; now the demo server never starts. A version it speaks is named as asked."""
     for version in ("2025-13-01", "banana"):
-        run = mrtr("call", "echo", "--demo", "--protocol-version", version)
+        run = mrtr_here("call", "echo", "--demo", "--protocol-version", version)
         assert run.code == 1, run.stderr
         assert run.stderr == (f"mrtr: --protocol-version: {version!r} is not a version mrtr speaks: 2024-11-05, "
                               "2025-03-26, 2025-06-18, 2025-11-25, 2026-07-28 (see mrtr call --help)\n")
-    known = mrtr("list", "tools", "--demo", "--protocol-version", "2026-07-28")
+    known = mrtr_here("list", "tools", "--demo", "--protocol-version", "2026-07-28")
     assert known.code == 0, known.stderr
     assert "era: modern (2026-07-28): asked for by --protocol-version 2026-07-28" in known.stderr
 
@@ -196,9 +188,3 @@ def test_a_demo_server_value_like_an_option_is_left_to_typer(monkeypatch):
     assert served_by_typer(["--http", "--conformance-fixtures"], monkeypatch) == ("--conformance-fixtures", False, None)
 
 
-def test_the_demo_server_loads_no_typer():
-    code = ("import sys\nfrom mrtr_cli.entry import main\nsys.stdin = open('/dev/null')\n"
-            "code = main(['demo-server', '--conformance-fixtures'])\nprint(code, 'typer' in sys.modules)\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60,
-                          stdin=subprocess.DEVNULL)
-    assert done.stdout.split() == ["0", "False"], done.stderr[-2000:]

@@ -4,7 +4,7 @@ script. Each run is bounded well under the --timeout (60 s) these once waited ou
 
 from __future__ import annotations
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from mrtr_cli.target_kinds import scriptless
 
 ECHO_LOOP = ["bash", "-c", 'while IFS= read -r line; do printf "%s\\n" "$line"; done']
@@ -18,7 +18,7 @@ def test_a_command_that_sends_mrtr_its_own_request_back_is_no_server():
     --era-probe-wait and the whole --timeout on initialize: exit 4 now, at the first echo."""
     for era, command, method in [((), ["cat"], "server/discover"),
                                  (("--protocol-era", "older"), ECHO_LOOP, "initialize")]:
-        run = mrtr("call", "x", *era, "--", *command, timeout=30)
+        run = mrtr_here("call", "x", *era, "--", *command)
         assert run.code == 4, run.stderr
         assert run.stderr.endswith(f"✗ the server echoed mrtr's {method} back: the command is not an MCP server; "
                                    "is it the right command? e.g. -- python server.py\n"), run.stderr
@@ -31,14 +31,14 @@ def test_text_that_is_not_json_rpc_then_silence_is_no_server_and_a_banner_before
     (it once waited the whole --timeout). A server that prints a banner, ignores server/discover and
     answers initialize is still spoken with."""
     program = "import time; print('hello', flush=True); time.sleep(100)"
-    run = mrtr("call", "x", "--era-probe-wait", "1", "--", PYTHON, "-c", program, timeout=30)
+    run = mrtr_here("call", "x", "--era-probe-wait", "1", "--", PYTHON, "-c", program)
     assert run.code == 4, run.stderr
     assert ("✗ the server wrote only text that is not JSON-RPC on stdout ('hello') and answered neither "
             "server/discover nor initialize within 1 s each: it does not look like an MCP server; is it the right "
             "command? e.g. -- python server.py; if it is an MCP server slow to start, raise --era-probe-wait") \
         in run.stderr
     server = scripted(discover=[{"silent": True, "before": ["Server ready on stdio"]}], steps=[INIT, DONE])
-    banner = mrtr("call", "t", "--no-input", "--era-probe-wait", "1", *server.args(), timeout=30)
+    banner = mrtr_here("call", "t", "--no-input", "--era-probe-wait", "1", *server.args())
     assert banner.code == 0, banner.stderr
     assert "done" in banner.stdout
 
@@ -47,11 +47,11 @@ def test_an_interpreter_given_no_script_is_refused_before_it_starts():
     """`--stdio python server.py`: the quotes forgotten, python would start alone and server.py be the
     tool; such a command never answers (before: 63 s, then a hint), so it is exit 1 at once."""
     script = str(ROOT / "examples" / "my_server.py")
-    run = mrtr("call", script, "--stdio", "python", timeout=30)
+    run = mrtr_here("call", script, "--stdio", "python")
     assert run.code == 1, run.stderr
     assert ("`python` has no script to run: started so, it waits for one on stdin and never answers; quote the "
             'whole command, --stdio "python server.py", or give it last, -- python server.py') in run.stderr
-    assert mrtr("list", "tools", "--", "uv", "run", "node").code == 1
+    assert mrtr_here("list", "tools", "--", "uv", "run", "node").code == 1
     assert scriptless(("uv", "run")) is not None
     for command in [("python", "server.py"), ("python3", "-m", "server"), ("npx", "-y", "pkg"), ("./server",)]:
         assert scriptless(command) is None, command

@@ -9,20 +9,30 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import PYTHON, ROOT, SDK_SERVER, mrtr, text_result
-from peers import StdioPeer, request
+from conftest import ROOT, SDK_SERVER, mrtr_here, text_result
+from peers import MemoryPeer, request
 
-SERVE = [PYTHON, "-m", "mrtr_cli", "serve", str(ROOT / "recordings" / "book_table.yaml")]
+BOOK_TABLE = ROOT / "recordings" / "book_table.yaml"
+
+
+def served_here() -> MemoryPeer:
+    """`mrtr serve recordings/book_table.yaml`'s mock server, its stdio connection in this process."""
+    from mrtr_cli.commands.in_memory import dispatcher_transport
+    from mrtr_cli.server.dispatcher import Dispatcher
+    from mrtr_cli.server.mock import MockApp
+    from mrtr_cli.transcript import model
+
+    return MemoryPeer(dispatcher_transport(Dispatcher(MockApp([model.load(str(BOOK_TABLE))])), "mrtr serve"))
 DEMO_FIELD_FIX = ("✗ --answer date=2026-12-24: '2026-12-24' is not an action for question 'date' (accept, decline "
                   "or cancel); to set its field 'date', write --answer date.date=2026-12-24")
 
 
 def test_a_value_where_an_action_belongs_and_an_unknown_field_are_usage_errors_with_the_fix():
-    value = mrtr("call", "book_table", "--demo", "--answer", "date=2026-12-24")
+    value = mrtr_here("call", "book_table", "--demo", "--answer", "date=2026-12-24")
     assert value.code == 1, value.stderr
     assert value.stderr.splitlines()[-1] == DEMO_FIELD_FIX
     assert "matched no question" not in value.stderr  # it matched one: the fix says how
-    field = mrtr("call", "book_table", "--demo", "--answer", "date.dat=2026-12-24")
+    field = mrtr_here("call", "book_table", "--demo", "--answer", "date.dat=2026-12-24")
     assert field.code == 1, field.stderr
     assert field.stderr.splitlines()[-1] == ("✗ --answer date.dat=2026-12-24: the form of question 'date' has no "
                                              "field 'dat'; its fields: date")
@@ -31,23 +41,23 @@ def test_a_value_where_an_action_belongs_and_an_unknown_field_are_usage_errors_w
 def test_an_unlisted_tool_is_named_after_the_servers_error_and_tools_list_is_read_only_then(scripted):
     tools = [{"name": name, "inputSchema": {"type": "object"}} for name in ("book_table", "list_tables")]
     refused = scripted(tools=tools, steps=[{"error": {"code": -32602, "message": "Unknown tool: book_tabel"}}])
-    run = mrtr(*refused.args("call", "book_tabel"))
+    run = mrtr_here(*refused.args("call", "book_tabel"))
     assert run.code == 2, run.stderr  # the server's error decides
     *_, error, advice = run.stderr.splitlines()
     assert error.startswith("✗ tools/call failed: error -32602: Unknown tool: book_tabel")
     assert advice == "! no tool 'book_tabel'; did you mean 'book_table'? (mrtr list tools)"
     assert [m["method"] for m in refused.received() if "id" in m] == ["server/discover", "tools/call", "tools/list"]
     answered = scripted(tools=tools, steps=[{"result": text_result("booked")}])
-    done = mrtr(*answered.args("call", "book_table"))
+    done = mrtr_here(*answered.args("call", "book_table"))
     assert (done.code, done.stdout) == (0, "booked\n")
     assert "tools/list" not in [m["method"] for m in answered.received()]
 
 
 def test_with_a_real_sdk_server_an_unlisted_tool_and_missing_required_arguments_are_named():
-    unlisted = mrtr("call", "gret", "--", *SDK_SERVER)
+    unlisted = mrtr_here("call", "gret", "--", *SDK_SERVER)
     assert unlisted.code == 5, unlisted.stderr  # the SDK answers an unknown tool with isError
     assert unlisted.stderr.splitlines()[-1] == "! no tool 'gret'; did you mean 'greet'? (mrtr list tools)"
-    missing = mrtr("call", "booking", "-a", "x=1", "--no-input", "--", *SDK_SERVER)
+    missing = mrtr_here("call", "booking", "-a", "x=1", "--no-input", "--", *SDK_SERVER)
     lines = missing.stderr.splitlines()
     warning = "! tool 'booking' requires the argument city (its inputSchema), not given: sending the call as given"
     assert lines.index(warning) < lines.index('→ tools/call booking {"x":1}  id 3')  # before it is sent, as given
@@ -63,20 +73,20 @@ def test_with_a_real_sdk_server_an_unlisted_tool_and_missing_required_arguments_
     (["--answer", "=Ada"], "✗ --answer '=Ada' has no question key; use KEY.FIELD=VALUE or KEY=accept|decline|cancel"),
 ])
 def test_a_usage_error_before_anything_is_sent_is_the_only_line(flag, error):
-    run = mrtr("call", "book_table", "--demo", *flag)
+    run = mrtr_here("call", "book_table", "--demo", *flag)
     assert (run.code, run.stderr) == (1, error + "\n")
 
 
 @pytest.mark.parametrize("args, what", [(["show"], "transcript"), (["replay"], "transcript"),
                                         (["call", "x", "--demo", "--answers"], "answers file")])
 def test_a_file_that_cannot_be_read_is_named_once(args, what):
-    run = mrtr(*args, "nosuch.yaml")
+    run = mrtr_here(*args, "nosuch.yaml")
     assert run.code == 1
     assert run.stderr == f"✗ nosuch.yaml: cannot read the {what}: No such file or directory; check the path\n"
 
 
 def test_the_mock_servers_answer_differs_error_shows_the_first_differing_field():
-    peer = StdioPeer(SERVE)
+    peer = served_here()
     try:
         first = peer.exchange(request(1, "tools/call", {"name": "book_table", "arguments": {}}))[-1]["result"]
         wrong = {"date": {"action": "accept", "content": {"date": "2031-01-01"}}}
@@ -89,7 +99,7 @@ def test_the_mock_servers_answer_differs_error_shows_the_first_differing_field()
 
 
 def test_a_multi_select_takes_bare_choices_and_a_flag_whose_key_is_close_to_a_question_is_named():
-    run = mrtr("call", "book_table", "--demo", "--no-input", "--answer", "date.date=2026-12-24",
+    run = mrtr_here("call", "book_table", "--demo", "--no-input", "--answer", "date.date=2026-12-24",
                "--answer", "party.seating=window,quiet", "--answer", "prty.size=3", "--answer", "confirm=accept")
     assert run.code == 0, run.stderr
     assert run.stdout.startswith("Booked a table for 2 (window, quiet) in Lisbon on 2026-12-24.")
@@ -115,14 +125,14 @@ def test_a_multi_select_takes_bare_choices_and_a_flag_whose_key_is_close_to_a_qu
      "examples/match_rules.yaml)"),
 ])
 def test_an_answering_slip_is_named_with_what_was_meant(flags, code, last):
-    run = mrtr("call", "book_table", "--demo", "--no-input", *flags)
+    run = mrtr_here("call", "book_table", "--demo", "--no-input", *flags)
     assert run.code == code, run.stderr
     assert run.stderr.splitlines()[-1] == last
     assert "matched no question" not in run.stderr  # the error names the flag: no warning as well
 
 
 def test_a_sampler_that_prints_json_other_than_a_result_is_named_as_the_samplers():
-    run = mrtr("call", "summarize", "--demo", "--sampler", "cat")  # cat echoes the request: method, params
+    run = mrtr_here("call", "summarize", "--demo", "--sampler", "cat")  # cat echoes the request: method, params
     assert run.code == 1, run.stderr
     assert run.stderr.splitlines()[-1] == (
         "✗ the sampler's output is JSON but not a CreateMessageResult (it has 'method', 'params'; no content); "
@@ -133,7 +143,7 @@ def test_replay_says_its_own_way_to_ask_a_person(tmp_path):
     recorded = (ROOT / "recordings" / "book_table.yaml").read_text()
     unanswered = tmp_path / "int.yaml"  # the recording answers 'confrm', not the 'confirm' the server asks
     unanswered.write_text(recorded.replace("  answers:\n    confirm:\n", "  answers:\n    confrm:\n"))
-    run = mrtr("replay", str(unanswered), "--demo")
+    run = mrtr_here("replay", str(unanswered), "--demo")
     assert run.code == 7, run.stderr
     assert run.stderr.splitlines()[-1].endswith(
         "; pass --answer confirm.FIELD=VALUE or --answers FILE, or replay at a terminal with --interactive")
@@ -146,14 +156,14 @@ def test_replay_says_its_own_way_to_ask_a_person(tmp_path):
      "! no resource 'demo://readm'; did you mean 'demo://readme'? (mrtr list resources)"),
 ])
 def test_an_unlisted_prompt_or_resource_is_named_after_the_servers_error(command, error, advice):
-    run = mrtr(*command, "--demo")
+    run = mrtr_here(*command, "--demo")
     assert run.code == 2, run.stderr
     *_, said, hint = run.stderr.splitlines()
     assert said.startswith(error) and hint == advice
 
 
 def test_a_prompt_the_server_did_not_refuse_reads_no_list():
-    run = mrtr("prompt", "release_notes", "-a", "version=1", "--demo", "--no-input")
+    run = mrtr_here("prompt", "release_notes", "-a", "version=1", "--demo", "--no-input")
     assert run.code == 7, run.stderr  # its question is unanswered: not a refusal
     assert "prompts/list" not in run.stderr and "no prompt" not in run.stderr
 
@@ -165,17 +175,17 @@ STDIO_HINT = ('mrtr: --stdio takes the whole command as one argument: quote it (
 def test_a_server_command_spilled_out_of_stdio_is_told_to_be_quoted_or_put_after_the_dashes():
     for words in (["call", "greet"], ["read", "note://x"], ["prompt", "greet"], ["list", "tools"], ["discover"],
                   ["check"]):
-        run = mrtr(*words, "--stdio", "python", "server.py")
+        run = mrtr_here(*words, "--stdio", "python", "server.py")
         command = f"mrtr {words[0]}"
         assert (run.code, run.stdout) == (1, ""), run.stderr
         assert run.stderr == STDIO_HINT.format(" ".join(["mrtr", *words, "--", "python", "server.py"]), command)
-    options = mrtr("call", "greet", "-v", "--stdio=python", "server.py", "x y", "--json")
+    options = mrtr_here("call", "greet", "-v", "--stdio=python", "server.py", "x y", "--json")
     assert options.code == 1
     assert options.stderr.splitlines()[0] == (
         "mrtr: --stdio takes the whole command as one argument: quote it (--stdio \"python server.py 'x y'\") or put "
         "it after -- (mrtr call greet -v --json -- python server.py 'x y') (see mrtr call --help)")
     for other in (["call", "greet", "extra", "--stdio", "python"], ["call", "greet", "x", "--demo"],
                   ["call", "--stdio", "python", "server.py", "greet"]):  # the extra word is not --stdio's next
-        kept = mrtr(*other)
+        kept = mrtr_here(*other)
         assert kept.code == 1 and "--stdio takes" not in kept.stderr, kept.stderr
         assert kept.stderr.startswith("mrtr: Got unexpected extra argument(s) ("), kept.stderr

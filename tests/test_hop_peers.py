@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from conftest import SDK_SERVER, mrtr
+from conftest import SDK_SERVER, mrtr_here
 from peers import (PLAIN_STATE_SERVER, SHARED_STATE_KEY, HttpPeer, answer_all,
                    plain_state_instances_over_http, request, sdk_instances_over_http)
 
@@ -75,16 +75,16 @@ def test_mrtr_sends_each_peers_retry_to_another_instance_or_a_restarted_one():
     greet, sealed, plain = ("greet", "-a", "greeting=Hi"), ("--answer", "__main__:ask_name.name=Ada"), \
         ("--answer", "name.name=Ada")
     with sdk_instances_over_http() as (first, second):
-        refused = mrtr("call", *greet, *sealed, "--url", first, "--replica", second)
+        refused = mrtr_here("call", *greet, *sealed, "--url", first, "--replica", second)
     with sdk_instances_over_http(SHARED_STATE_KEY) as (first, second):
-        shared = mrtr("call", *greet, *sealed, "--url", first, "--replica", second)
+        shared = mrtr_here("call", *greet, *sealed, "--url", first, "--replica", second)
         other = second.removeprefix("http://").removesuffix("/mcp")
     with plain_state_instances_over_http() as (first, second):
-        either = mrtr("call", *greet, *plain, "--url", first, "--replica", second)
-    restarted = mrtr("call", *greet, *sealed, "--restart-between-rounds", "--", *SDK_SERVER)
-    kept = mrtr("call", *greet, *sealed, "--restart-between-rounds", "-e", f"SDK_STATE_KEY={SHARED_STATE_KEY}", "--",
+        either = mrtr_here("call", *greet, *plain, "--url", first, "--replica", second)
+    restarted = mrtr_here("call", *greet, *sealed, "--restart-between-rounds", "--", *SDK_SERVER)
+    kept = mrtr_here("call", *greet, *sealed, "--restart-between-rounds", "-e", f"SDK_STATE_KEY={SHARED_STATE_KEY}", "--",
                 *SDK_SERVER)
-    fresh = mrtr("call", *greet, *plain, "--restart-between-rounds", "--", *PLAIN_STATE_SERVER, "stdio")
+    fresh = mrtr_here("call", *greet, *plain, "--restart-between-rounds", "--", *PLAIN_STATE_SERVER, "stdio")
     assert (refused.code, restarted.code) == (2, 2), refused.stderr + restarted.stderr
     assert "✗ the retry went to another instance (" in refused.stderr
     assert "and was refused: error -32602 'Invalid or expired requestState'; a server whose requestState is valid " \

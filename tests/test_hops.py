@@ -10,12 +10,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import ROOT, mrtr_here
 from mrtr_cli.cli import run as typer_run
 from mrtr_cli.commands import fast_call
 from mrtr_cli.commands.hops import Replicas
 from mrtr_cli.target_kinds import HttpTarget
-from peers import http_server
+from peers import demo_http
 
 BOOK = ("--answers", str(ROOT / "examples" / "book_table.yaml"))
 """book_table asks in rounds 1 to 3 and completes in round 4."""
@@ -84,16 +84,15 @@ def test_two_demo_instances_over_http_pass_the_hop_only_when_they_share_the_stat
     its MRTR_DEMO_STATE_KEY; B by the variable), C keeps its own. A and B pass all four rounds;
     C refuses round 2 when it is the replica, round 3 when it is the second replica (so round 2 went
     to B and passed); each refusal names C's host:port and the cause, exit 2."""
-    demo = [PYTHON, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"]
     monkeypatch.setenv("MRTR_DEMO_STATE_KEY", "not the shared key")
-    with http_server([*demo, "--state-key", "shared"]) as a:
+    with demo_http(state_key="shared") as a:
         monkeypatch.setenv("MRTR_DEMO_STATE_KEY", "shared")
-        with http_server(demo) as b:
+        with demo_http() as b:
             monkeypatch.delenv("MRTR_DEMO_STATE_KEY")
-            with http_server(demo) as c:
-                shared = mrtr("call", "book_table", "--url", a, "--replica", b, *BOOK)
-                second = mrtr("call", "book_table", "--url", a, "--replica", c, *BOOK)
-                third = mrtr("call", "book_table", "--url", a, "--replica", b, "--replica", c, *BOOK)
+            with demo_http() as c:
+                shared = mrtr_here("call", "book_table", "--url", a, "--replica", b, *BOOK)
+                second = mrtr_here("call", "book_table", "--url", a, "--replica", c, *BOOK)
+                third = mrtr_here("call", "book_table", "--url", a, "--replica", b, "--replica", c, *BOOK)
     assert shared.code == 0, shared.stderr
     assert "Booked a table for 4 (window, quiet) in Lisbon on 2026-12-24." in shared.stdout
     assert shared.stderr.rstrip().splitlines()[-1].startswith("✓ complete · 4 rounds")
@@ -109,10 +108,10 @@ def test_a_restarted_demo_refuses_the_retry_unless_its_key_is_kept(scripted):
     """`--demo --restart-between-rounds`: each retry meets a fresh process, which accepts the
     requestState only when MRTR_DEMO_STATE_KEY (inherited by the spawned demo) outlives the
     restart. A server that proves to speak the older era is refused before the call is sent."""
-    fresh = mrtr("call", "book_table", "--demo", "--restart-between-rounds", *BOOK)
-    kept = mrtr("call", "book_table", "--demo", "--restart-between-rounds", *BOOK, env={"MRTR_DEMO_STATE_KEY": "k"})
+    fresh = mrtr_here("call", "book_table", "--demo", "--restart-between-rounds", *BOOK)
+    kept = mrtr_here("call", "book_table", "--demo", "--restart-between-rounds", *BOOK, env={"MRTR_DEMO_STATE_KEY": "k"})
     assert fresh.code == 2, fresh.stderr
-    reported = mrtr("call", "book_table", "--demo", "--restart-between-rounds", *BOOK, "--json")
+    reported = mrtr_here("call", "book_table", "--demo", "--restart-between-rounds", *BOOK, "--json")
     jsonschema.validate(reported.json(), json.loads((ROOT / "docs/json/conversation.schema.json").read_text()))
     assert reported.code == 2 and reported.json()["error"]["hop"] == {
         "message": f"the retry went to a restarted server and was refused: {STATE_REFUSED}", "hint": RESTART}
@@ -123,7 +122,7 @@ def test_a_restarted_demo_refuses_the_retry_unless_its_key_is_kept(scripted):
     handshake = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                  "serverInfo": {"name": "old", "version": "1"}}
     older = scripted(discover={"error": {"code": -32601, "message": "Method not found"}}, steps=[{"result": handshake}])
-    proven = mrtr(*older.args("call", "t", "--restart-between-rounds"))
+    proven = mrtr_here(*older.args("call", "t", "--restart-between-rounds"))
     assert proven.code == 1, proven.stderr
     assert proven.stderr.rstrip().splitlines()[-1] == (
         "✗ --restart-between-rounds needs the 2026-07-28 era: in the older era a session lives on one instance, "
@@ -162,18 +161,18 @@ def test_a_replay_sends_each_retry_to_a_restarted_server_and_diverges_when_it_is
     against a server restarted before each retry; without a kept key round 2 is refused, which
     the replay reports as a divergence naming the hop (exit 6); with the key it matches."""
     recording = tmp_path / "book.yaml"
-    recorded = mrtr("call", "book_table", "--demo", *BOOK, "--record", str(recording))
+    recorded = mrtr_here("call", "book_table", "--demo", *BOOK, "--record", str(recording))
     assert recorded.code == 0, recorded.stderr
-    refused = mrtr("replay", str(recording), "--restart-between-rounds")
-    reported = mrtr("replay", str(recording), "--restart-between-rounds", "--json")
+    refused = mrtr_here("replay", str(recording), "--restart-between-rounds")
+    reported = mrtr_here("replay", str(recording), "--restart-between-rounds", "--json")
     assert reported.code == 6 and reported.json()["transcripts"][0]["result"] == "diverged"
     assert reported.json()["transcripts"][0]["error"].startswith("the retry went to a restarted server and was refused")
-    kept = mrtr("replay", str(recording), "--restart-between-rounds", env={"MRTR_DEMO_STATE_KEY": "k"})
+    kept = mrtr_here("replay", str(recording), "--restart-between-rounds", env={"MRTR_DEMO_STATE_KEY": "k"})
     assert refused.code == 6, refused.stdout + refused.stderr
     assert "the retry went to a restarted server and was refused" in refused.stdout + refused.stderr
     assert kept.code == 0, kept.stdout + kept.stderr
     before = recording.read_bytes()
-    assert mrtr("replay", str(recording), "--restart-between-rounds", "--update").code == 6
+    assert mrtr_here("replay", str(recording), "--restart-between-rounds", "--update").code == 6
     assert recording.read_bytes() == before  # a refused hop is no new recording
 
 
@@ -182,8 +181,8 @@ def test_check_compares_the_tools_conversation_on_one_instance_and_hopping():
     a warn naming both endings when a restarted demo refuses the retry; a pass when the key is kept;
     with a hop flag but no --tool, exit 1 before any probe."""
     args = ("check", "--demo", "--tool", "book_table", *BOOK, "--json")
-    alone, refused = mrtr(*args), mrtr(*args, "--restart-between-rounds")
-    kept = mrtr(*args, "--restart-between-rounds", env={"MRTR_DEMO_STATE_KEY": "k"})
+    alone, refused = mrtr_here(*args), mrtr_here(*args, "--restart-between-rounds")
+    kept = mrtr_here(*args, "--restart-between-rounds", env={"MRTR_DEMO_STATE_KEY": "k"})
     verdicts = [{c["id"]: c for c in run.json()["checks"]}["retry-on-another-instance"] for run in (alone, refused, kept)]
     assert [v["status"] for v in verdicts] == ["skipped", "warn", "pass"], [run.stderr for run in (alone, refused)]
     assert verdicts[0]["seen"] == "not probed: give --replica URL or --restart-between-rounds"
@@ -191,7 +190,7 @@ def test_check_compares_the_tools_conversation_on_one_instance_and_hopping():
                                    f"rounds (the retry went to a restarted server and was refused: {STATE_REFUSED})")
     assert verdicts[2]["seen"] == "on one instance: complete in 4 rounds; with --restart-between-rounds: complete in 4 rounds"
     assert verdicts[0]["level"] == "SHOULD" and (alone.code, refused.code, kept.code) == (0, 0, 0)
-    toolless = mrtr("check", "--demo", "--restart-between-rounds")
+    toolless = mrtr_here("check", "--demo", "--restart-between-rounds")
     assert toolless.code == 1
     assert toolless.stderr.strip() == (
         "✗ --restart-between-rounds in mrtr check sends the named tool's retries to other instances, and no tool is "
@@ -206,18 +205,17 @@ def test_the_hop_flags_meet_an_older_era_check_an_unreachable_replica_and_odd_ke
                  "serverInfo": {"name": "old", "version": "1"}}
     older = scripted(discover={"error": {"code": -32601, "message": "Method not found"}}, steps=[{"result": handshake}],
                      tools=[{"name": "t", "inputSchema": {"type": "object"}}])
-    proven = mrtr(*older.args("check", "--tool", "t", "--restart-between-rounds"))
+    proven = mrtr_here(*older.args("check", "--tool", "t", "--restart-between-rounds"))
     assert proven.code == 1 and "--restart-between-rounds needs the 2026-07-28 era" in proven.stderr, proven.stderr
-    demo = [PYTHON, "-m", "mrtr_cli", "demo-server", "--http", "127.0.0.1:0"]
-    with http_server(demo) as url:
-        nobody = mrtr("check", "--url", url, "--replica", URL, "--tool", "book_table", *BOOK, "--json")
+    with demo_http() as url:
+        nobody = mrtr_here("check", "--url", url, "--replica", URL, "--tool", "book_table", *BOOK, "--json")
     hop = {c["id"]: c for c in nobody.json()["checks"]}["retry-on-another-instance"]
     assert hop["status"] == "skipped" and hop["seen"].startswith("not probed: on one instance: complete in 4 rounds; "
                                                                  "with --replica: aborted in 1 round (cannot reach "
                                                                  f"{URL}")
-    odd = mrtr("call", "book_table", "--demo", "--restart-between-rounds", *BOOK,
+    odd = mrtr_here("call", "book_table", "--demo", "--restart-between-rounds", *BOOK,
                env={"MRTR_DEMO_STATE_KEY": "k\udcff".encode("utf-8", "surrogateescape").decode("latin-1")})
     assert odd.code == 0, odd.stderr
-    empty = mrtr("demo-server", "--state-key", "")
+    empty = mrtr_here("demo-server", "--state-key", "")
     assert empty.code == 1
     assert empty.stderr == "✗ --state-key is empty; give the key every instance shares, or leave --state-key out\n"

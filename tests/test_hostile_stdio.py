@@ -5,17 +5,13 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import subprocess
 import time
 from pathlib import Path
 
-import jsonschema
 import pytest
-import yaml
 
-from conftest import PYTHON, ROOT, mrtr, text_result
-from peers import HttpPeer, StdioPeer, demo_http, request
+from conftest import mrtr_here, text_result
+from peers import HttpPeer, demo_here, demo_http, request
 from servers.http_faults import HUGE_INTEGER, FaultServer
 from mrtr_cli.transport import base
 from mrtr_cli.transport.base import Deadline, format_size, parse_size
@@ -25,7 +21,7 @@ HUGE_RESPONSE = '{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","cont
 
 def test_a_response_with_a_5000_digit_integer_is_exit_2_with_a_finding(scripted):
     server = scripted(steps=[{"raw": [HUGE_RESPONSE.replace(HUGE_INTEGER, "7" * 20_000)]}])
-    run = mrtr(*server.args("call", "t", "--json", "-v", "--timeout", "20"))
+    run = mrtr_here(*server.args("call", "t", "--json", "-v", "--timeout", "20"))
     assert run.code == 2, run.stderr
     message = run.error_line()["error"]["message"]
     assert "the response to tools/call (id 2) has a JSON integer of more than 4300 digits" in message
@@ -37,7 +33,7 @@ def test_a_response_with_a_5000_digit_integer_is_exit_2_with_a_finding(scripted)
 def test_a_notification_with_a_huge_integer_is_ignored_with_a_finding(scripted):
     notification = '{"jsonrpc":"2.0","method":"notifications/message","params":{"n":%s}}' % HUGE_INTEGER
     server = scripted(steps=[{"before": [notification], "result": text_result("ok")}])
-    run = mrtr(*server.args("call", "t", "--json"))
+    run = mrtr_here(*server.args("call", "t", "--json"))
     assert run.code == 0, run.stderr
     assert [f["rule"] for f in run.json()["findings"]] == ["not-jsonrpc"]
 
@@ -47,7 +43,7 @@ def test_a_notification_with_a_huge_integer_is_ignored_with_a_finding(scripted):
 def test_a_huge_integer_over_http_is_exit_2(path, reason):
     faults = FaultServer().start()
     try:
-        run = mrtr("call", "t", "--url", f"{faults.url}/{path}", "--json", "--timeout", "20")
+        run = mrtr_here("call", "t", "--url", f"{faults.url}/{path}", "--json", "--timeout", "20")
     finally:
         faults.stop()
     assert run.code == 2, run.stderr
@@ -56,12 +52,9 @@ def test_a_huge_integer_over_http_is_exit_2(path, reason):
 
 def test_the_demo_server_answers_a_huge_integer_with_a_parse_error():
     huge = json.dumps(request(1, "tools/list")).replace('"params"', f'"n":{HUGE_INTEGER},"params"')
-    peer = StdioPeer([PYTHON, "-m", "mrtr_cli", "demo-server"])
+    peer = demo_here()  # its stdio connection, in this process
     try:
-        assert peer.process.stdin and peer.process.stdout
-        peer.process.stdin.write(huge.encode() + b"\n")
-        peer.process.stdin.flush()
-        assert json.loads(peer.process.stdout.readline())["error"]["code"] == -32700
+        assert peer.exchange_line(huge)["error"]["code"] == -32700
         assert peer.exchange(request(2, "tools/list"))[0]["result"]["tools"]  # still serving
     finally:
         peer.close()
@@ -78,7 +71,7 @@ def test_a_line_that_never_ends_is_refused_at_the_limit(scripted, tmp_path: Path
     pidfile = tmp_path / "server.pid"
     server = scripted(pidfile=str(pidfile), steps=[{"unterminated": 200_000}])
     started = time.monotonic()
-    run = mrtr(*server.args("call", "t", "--max-message-size", "64K", "--timeout", "30", "--json"))
+    run = mrtr_here(*server.args("call", "t", "--max-message-size", "64K", "--timeout", "30", "--json"))
     assert run.code == 2, run.stderr
     assert time.monotonic() - started < 25  # refused at the limit, not after the timeout
     message = run.error_line()["error"]["message"]
@@ -89,15 +82,15 @@ def test_a_line_that_never_ends_is_refused_at_the_limit(scripted, tmp_path: Path
 
 def test_the_limit_counts_the_line_without_its_ending(scripted):
     fits = scripted(steps=[{"big": 100}])
-    assert mrtr(*fits.args("call", "t", "--max-message-size", "1K")).code == 0
+    assert mrtr_here(*fits.args("call", "t", "--max-message-size", "1K")).code == 0
     too_big = scripted(steps=[{"big": 2000}])
-    run = mrtr(*too_big.args("call", "t", "--max-message-size", "1K"))
+    run = mrtr_here(*too_big.args("call", "t", "--max-message-size", "1K"))
     assert run.code == 2 and "larger than the limit of 1K" in run.stderr
 
 
 @pytest.mark.parametrize("value", ["1.5M", "0", "-3", "64X", ""])
 def test_a_bad_max_message_size_is_a_usage_error(value):
-    run = mrtr("discover", "--demo", "--max-message-size", value, "--json")
+    run = mrtr_here("discover", "--demo", "--max-message-size", value, "--json")
     assert run.code == 1
     assert "--max-message-size" in run.stderr and run.error_line()["error"]["code"] == "usage"
 
@@ -129,36 +122,9 @@ def wait_for(condition, seconds: float = 20) -> bool:
     return condition()
 
 
-@pytest.mark.parametrize("sig,code,label", [(signal.SIGTERM, 143, "terminated"), (signal.SIGHUP, 129, "hangup")])
-def test_a_signal_stops_the_server_finishes_the_transcript_and_exits(scripted, tmp_path: Path, sig, code, label):
-    pidfile, record = tmp_path / "server.pid", tmp_path / "t.yaml"
-    server = scripted(pidfile=str(pidfile), steps=[{"hang": 60}])
-    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", *server.args("call", "t", "--json", "--record", str(record))],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                               env={**os.environ, "NO_COLOR": "1"})
-    try:
-        assert wait_for(lambda: server.calls() and pidfile.exists()), "the request never reached the server"
-        pid = int(pidfile.read_text())
-        process.send_signal(sig)
-        stdout, stderr = process.communicate(timeout=20)
-        assert process.returncode == code, stderr
-        error_line, document = json.loads(stderr.strip().splitlines()[-1]), json.loads(stdout)
-        assert error_line["error"]["code"] == label and document["outcome"] == "aborted"
-        jsonschema.validate(error_line, json.loads((ROOT / "docs/json/error-line.schema.json").read_text()))
-        jsonschema.validate(document, json.loads((ROOT / "docs/json/conversation.schema.json").read_text()))
-        assert wait_for(lambda: not process_alive(pid), 5), "the server outlived mrtr"
-        document = yaml.safe_load(record.read_text())
-        assert document["outcome"] == "aborted" and document["error"]["kind"] == label
-        assert mrtr("show", str(record), "--json").json()["outcome"] == "aborted"
-    finally:
-        process.kill()
-        if pidfile.exists() and process_alive(int(pidfile.read_text())):
-            os.kill(int(pidfile.read_text()), signal.SIGKILL)
-
-
 def test_progress_resets_the_timeout_at_most_10_times(scripted):
     server = scripted(steps=[{"progress": 25, "every": 0.1, "silent": True}])
-    run = mrtr(*server.args("call", "t", "--timeout", "0.3", "--json"))
+    run = mrtr_here(*server.args("call", "t", "--timeout", "0.3", "--json"))
     assert run.code == 4, run.stderr
     message = run.error_line()["error"]["message"]
     assert "within 0.3 s" not in message

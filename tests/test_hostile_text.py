@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import elicit, input_required, mrtr, text_result
+from conftest import elicit, input_required, mrtr_here, text_result
 
 HOSTILE = "\x1b]0;pwned title\x07 \x1b[2J wipe\rover [bold]markup[/bold] \u202eevil"
 SEQUENCES = ("\x1b]0;", "\x07", "\x1b[2J", "\r", "\u202e")
@@ -24,7 +24,7 @@ def test_hostile_question_and_result(scripted, flags):
     key = "k" + HOSTILE
     server = scripted(steps=[{"result": input_required({key: form}, state=HOSTILE)},
                              {"result": text_result(HOSTILE, structuredContent={"s": HOSTILE})}])
-    run = mrtr(*server.args("call", "t", "--color", "always", *flags, "--answers", write_answers(server, key)))
+    run = mrtr_here(*server.args("call", "t", "--color", "always", *flags, "--answers", write_answers(server, key)))
     assert run.code == 0, run.stderr
     assert_harmless(run.stdout + run.stderr)
     for visible in VISIBLE:
@@ -41,7 +41,7 @@ def write_answers(server, key: str) -> str:
 
 def test_hostile_error_message(scripted):
     server = scripted(steps=[{"error": {"code": -32000, "message": HOSTILE}}])
-    run = mrtr(*server.args("call", "t", "--color", "always", "--json"))
+    run = mrtr_here(*server.args("call", "t", "--color", "always", "--json"))
     assert run.code == 2
     assert_harmless(run.stderr)
     assert "\\x1b[2J" in run.stderr and "[bold]markup[/bold]" in run.stderr
@@ -50,7 +50,7 @@ def test_hostile_error_message(scripted):
 
 def test_hostile_stderr_of_a_dying_server(scripted):
     server = scripted(steps=[{"exit": 1, "stderr": HOSTILE + "\n"}])
-    run = mrtr(*server.args("call", "t", "--color", "always"))
+    run = mrtr_here(*server.args("call", "t", "--color", "always"))
     assert run.code == 4
     assert_harmless(run.stderr)
     assert "[bold]markup[/bold]" in run.stderr
@@ -58,7 +58,7 @@ def test_hostile_stderr_of_a_dying_server(scripted):
 
 def test_hostile_garbage_on_stdout_in_verbose_mode(scripted):
     server = scripted(steps=[{"before": [HOSTILE], "result": text_result("ok")}])
-    run = mrtr(*server.args("call", "t", "-v", "--color", "always"))
+    run = mrtr_here(*server.args("call", "t", "-v", "--color", "always"))
     assert run.code == 0
     assert_harmless(run.stderr)
     assert "[not-jsonrpc]" in run.stderr and "is not a JSON-RPC message: not JSON" in run.stderr

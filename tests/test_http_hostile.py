@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from conftest import mrtr
+from conftest import mrtr_here
 from mrtr_cli.errors import AuthError, ProtocolError
 from mrtr_cli.transport.base import AuthNote, Deadline, Frame
 from mrtr_cli.transport.http.streamable_http import HttpTransport
@@ -32,7 +32,7 @@ def elsewhere():
 
 def timed(*args: str) -> tuple:
     started = time.monotonic()
-    run = mrtr(*args, timeout=40)
+    run = mrtr_here(*args)
     return run, time.monotonic() - started
 
 
@@ -62,7 +62,7 @@ def test_progress_over_sse_extends_the_timeout(faults):
                                         ("gzipbomb", "a response body"), ("endlesssse", "an SSE event")])
 def test_a_body_or_event_past_the_size_limit_is_exit_2(faults, fault, what):
     before = faults.hung_up.count(f"/mcp/{fault}")
-    run = mrtr("call", "t", "--url", f"{faults.url}/mcp/{fault}", "--json")
+    run = mrtr_here("call", "t", "--url", f"{faults.url}/mcp/{fault}", "--json")
     assert run.code == 2, run.stderr
     message = run.error_line()["error"]["message"]
     assert f"the server sent {what} larger than the limit of 64M" in message
@@ -142,7 +142,7 @@ def test_a_body_of_exactly_the_limit_passes_one_byte_more_does_not(faults):
 @pytest.mark.parametrize("fault", ["endlessjson", "endlesschunked", "gzipbomb", "endlesssse"])
 def test_max_message_size_stops_an_endless_body_early(faults, fault):
     before = faults.hung_up.count(f"/mcp/{fault}")
-    run = mrtr("call", "t", "--url", f"{faults.url}/mcp/{fault}", "--max-message-size", "1M")
+    run = mrtr_here("call", "t", "--url", f"{faults.url}/mcp/{fault}", "--max-message-size", "1M")
     assert run.code == 2, run.stderr
     assert "larger than the limit of 1M" in run.stderr and "--max-message-size" in run.stderr
     if fault != "gzipbomb":
@@ -150,7 +150,7 @@ def test_max_message_size_stops_an_endless_body_early(faults, fault):
 
 
 def test_bad_sse_retry_values_are_ignored_or_clamped(faults):
-    run = mrtr("call", "t", "--url", f"{faults.url}/mcp/badretry")
+    run = mrtr_here("call", "t", "--url", f"{faults.url}/mcp/badretry")
     assert run.code == 0, run.stderr
     assert "retries read" in run.stdout
 
@@ -164,7 +164,7 @@ def lower_keys(headers: dict) -> set:
 
 
 def test_a_307_to_another_origin_drops_the_users_headers(faults, elsewhere):
-    run = mrtr("call", "t", "--url", redirect(faults, 307, elsewhere.url + "/mcp/headers"), "-v", "--json",
+    run = mrtr_here("call", "t", "--url", redirect(faults, 307, elsewhere.url + "/mcp/headers"), "-v", "--json",
                "-H", "Authorization: Bearer s3cr3t-token", "-H", "X-Trace: 42")
     assert run.code == 0, run.stderr
     received = lower_keys(run.json()["result"]["structuredContent"]["headers"])
@@ -175,7 +175,7 @@ def test_a_307_to_another_origin_drops_the_users_headers(faults, elsewhere):
 
 
 def test_a_308_within_the_origin_keeps_them(faults):
-    run = mrtr("call", "t", "--url", redirect(faults, 308, faults.url + "/mcp/headers"), "--json",
+    run = mrtr_here("call", "t", "--url", redirect(faults, 308, faults.url + "/mcp/headers"), "--json",
                "-H", "Authorization: Bearer s3cr3t-token")
     assert run.code == 0, run.stderr
     assert run.json()["result"]["structuredContent"]["headers"]["Authorization"] == "Bearer s3cr3t-token"
@@ -189,14 +189,14 @@ def test_a_308_within_the_origin_keeps_them(faults):
     (303, "/mcp/headers", "(HTTP 303)"),
 ])
 def test_a_bad_redirect_is_exit_2_with_the_location_shown(faults, status, to, said):
-    run = mrtr("call", "t", "--url", redirect(faults, status, to), "--json")
+    run = mrtr_here("call", "t", "--url", redirect(faults, status, to), "--json")
     assert run.code == 2, run.stderr
     assert said in run.error_line()["error"]["message"]
 
 
 def test_a_redirect_loop_ends(faults):
     url = redirect(faults, 307, "")  # an empty Location: the same URL again
-    run = mrtr("call", "t", "--url", redirect(faults, 307, url))
+    run = mrtr_here("call", "t", "--url", redirect(faults, 307, url))
     assert run.code == 2 and "more than 5 redirects" in run.stderr, run.stderr
 
 
@@ -208,7 +208,7 @@ def test_a_redirect_loop_ends(faults):
 def test_check_of_a_hostile_server_is_a_checklist_of_failures(faults, fault, seen):
     """Garbage on the SSE stream, a gzip body that is not gzip, an SSE stream that never ends:
     every probe ends, each failing with what it saw, and check says so with exit 2."""
-    run = mrtr("check", "--url", f"{faults.url}/mcp/{fault}", "--timeout", "1", "--json", timeout=120)
+    run = mrtr_here("check", "--url", f"{faults.url}/mcp/{fault}", "--timeout", "1", "--json")
     assert run.code == 2 and "unexpected failure" not in run.stderr, run.stderr
     checks = {check["id"]: check for check in run.json()["checks"]}
     assert checks["method-not-found"]["status"] == "fail" and seen in checks["method-not-found"]["seen"], checks
@@ -221,12 +221,12 @@ def test_check_ends_a_tool_call_answered_by_an_endless_stream_of_events_naming_t
     grows (and log messages) reset --timeout at most 10 times; in the older era, ping requests the
     server sends without end are answered, and answering restarts the timeout, yet the server's own
     time still ends the call at 11 x --timeout. The probe fails, naming the timeout."""
-    modern = mrtr("check", "--tool", "t", "--timeout", "1", "--no-auth", "--url", f"{faults.url}/mcp/eventssse")
+    modern = mrtr_here("check", "--tool", "t", "--timeout", "1", "--no-auth", "--url", f"{faults.url}/mcp/eventssse")
     assert modern.code == 2, modern.stderr
     lines = modern.stdout.splitlines()
     first = lines[lines.index(next(line for line in lines if "withholding the capability" in line)) + 1]
     assert "the first tools/call: no response to tools/call" in first and "1 s" in first, first
-    older = mrtr("check", "--tool", "t", "--timeout", "1", "--no-auth", "--url", f"{faults.url}/mcp/olderasking")
+    older = mrtr_here("check", "--tool", "t", "--timeout", "1", "--no-auth", "--url", f"{faults.url}/mcp/olderasking")
     assert older.code == 2, older.stderr
     lines = older.stdout.splitlines()
     failed = lines[lines.index(next(line for line in lines if "the tool's call completes" in line)) + 1]

@@ -3,9 +3,6 @@ licence) and read back to the right counts; GitHub Actions annotations; hostile 
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -13,7 +10,7 @@ import pytest
 import xmlschema
 import yaml
 
-from conftest import PYTHON, ROOT, SERVERS, mrtr
+from conftest import PYTHON, ROOT, SERVERS, mrtr_here
 from mrtr_cli.render.annotations import error_annotation
 
 SCHEMA = xmlschema.XMLSchema(str(ROOT / "tests" / "junit-10.xsd"))
@@ -54,7 +51,7 @@ def transcripts(tmp_path: Path) -> list[str]:
 def test_replay_writes_a_valid_report_even_when_it_fails(tmp_path: Path):
     report = tmp_path / "out" / "replay.xml"
     report.parent.mkdir()
-    run = mrtr("replay", *transcripts(tmp_path), "--demo", "--junit", str(report), env={"GITHUB_ACTIONS": "false"})
+    run = mrtr_here("replay", *transcripts(tmp_path), "--demo", "--junit", str(report), env={"GITHUB_ACTIONS": "false"})
     assert run.code == 1, run.stderr  # the unreadable file wins over the divergence
     suite = suite_of(report)
     assert counts(suite) == {"tests": 3, "failure": 1, "error": 1, "skipped": 0}
@@ -71,7 +68,7 @@ def test_replay_writes_a_valid_report_even_when_it_fails(tmp_path: Path):
 
 def test_check_writes_a_valid_report_with_failures_and_skips(tmp_path: Path):
     passing, failing = tmp_path / "pass.xml", tmp_path / "fail.xml"
-    assert mrtr("check", *BOOK, "--demo", "--junit", str(passing)).code == 0
+    assert mrtr_here("check", *BOOK, "--demo", "--junit", str(passing)).code == 0
     suite = suite_of(passing)
     assert counts(suite) == {"tests": 64, "failure": 0, "error": 0, "skipped": 19}
     assert suite.find("testcase[@name='header-mismatch']/skipped").get("message") == "stdio has no headers"
@@ -79,7 +76,7 @@ def test_check_writes_a_valid_report_with_failures_and_skips(tmp_path: Path):
     assert times["discover"] > 0 and times["capability-withheld"] > 0  # each probe group's own exchanges
     assert times["discover-caching"] == 0  # judged from the discover probe's exchange
     assert times["state-forged-field"] > 0 and times["state-readable"] >= 0  # check/state_probes.py, each a case
-    run = mrtr("check", *BOOK, "--junit", str(failing), "--", PYTHON, str(SERVERS / "broken_server.py"),
+    run = mrtr_here("check", *BOOK, "--junit", str(failing), "--", PYTHON, str(SERVERS / "broken_server.py"),
                "meta-not-required", env={"GITHUB_ACTIONS": "true"})
     assert run.code == 2
     suite = suite_of(failing)
@@ -90,7 +87,7 @@ def test_check_writes_a_valid_report_with_failures_and_skips(tmp_path: Path):
 
 def test_check_that_cannot_reach_the_server_still_writes_a_report(tmp_path: Path):
     report = tmp_path / "check.xml"
-    run = mrtr("check", "--url", "http://127.0.0.1:9/mcp", "--timeout", "5", "--junit", str(report))
+    run = mrtr_here("check", "--url", "http://127.0.0.1:9/mcp", "--timeout", "5", "--junit", str(report))
     assert run.code == 4
     suite = suite_of(report)
     assert counts(suite) == {"tests": 1, "failure": 0, "error": 1, "skipped": 0}
@@ -99,14 +96,14 @@ def test_check_that_cannot_reach_the_server_still_writes_a_report(tmp_path: Path
 def test_an_unwritable_report_is_one_line_and_exit_1_before_anything_runs(tmp_path: Path):
     path = str(tmp_path / "missing" / "r.xml")
     for command in (["replay", str(BOOK_TABLE), "--demo"], ["check", "--demo"]):
-        run = mrtr(*command, "--junit", path)
+        run = mrtr_here(*command, "--junit", path)
         assert run.code == 1 and run.stderr == f"✗ cannot write --junit '{path}': its folder does not exist; pick " \
             "another path\n", run.stderr  # the one line: nothing was replayed or probed first
 
 
 def test_annotations_point_at_the_transcript_and_the_round(tmp_path: Path):
     files = transcripts(tmp_path)[:2]
-    run = mrtr("replay", *files, "--demo", env={"GITHUB_ACTIONS": "true"})
+    run = mrtr_here("replay", *files, "--demo", env={"GITHUB_ACTIONS": "true"})
     assert run.code == 6
     (line,) = [line for line in run.stderr.splitlines() if line.startswith("::error")]
     round_two = next(number for number, text in enumerate(Path(files[1]).read_text().splitlines(), 1)
@@ -114,7 +111,7 @@ def test_annotations_point_at_the_transcript_and_the_round(tmp_path: Path):
     assert line.startswith(f"::error file={files[1]},line={round_two},"
                            "title=mrtr replay%3A diverged from the recording::round 2, question 'party'")
     assert "\x1b" not in line and "\x00" not in line and "\\u001b[2J" in line
-    assert "::error" not in mrtr("replay", *files, "--demo", env={"GITHUB_ACTIONS": ""}).stderr
+    assert "::error" not in mrtr_here("replay", *files, "--demo", env={"GITHUB_ACTIONS": ""}).stderr
 
 
 def test_raw_control_characters_become_visible_escapes_in_the_xml(tmp_path: Path):
@@ -134,17 +131,6 @@ def test_raw_control_characters_become_visible_escapes_in_the_xml(tmp_path: Path
 def test_annotations_are_escaped_as_github_requires(message: str, title: str, expected: str):
     assert error_annotation(message, title) == expected
     assert error_annotation("m", "t", "dir/a,b:c.yaml", 7) == "::error file=dir/a%2Cb%3Ac.yaml,line=7,title=t::m"
-
-
-def test_a_plain_call_imports_neither_the_plugin_nor_xml():
-    code = ("import sys\nfrom mrtr_cli.entry import main\n"
-            "try:\n    main(['call', 'book_table', '--demo', '--answers', 'examples/book_table.yaml'])\n"
-            "except SystemExit:\n    pass\n"
-            "print(sorted(m for m in sys.modules if m.startswith(('xml', 'pytest', '_pytest', "
-            "'mrtr_cli.pytest_plugin', 'mrtr_cli.render.junit', 'mrtr_cli.commands.from_python'))))")
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
-    assert "Booked a table" in loaded.stdout, loaded.stderr
-    assert loaded.stdout.strip().splitlines()[-1] == "[]"
 
 
 def commands_the_runner_acts_on(output: str) -> list[str]:
@@ -167,10 +153,8 @@ def test_a_server_can_neither_forge_nor_hide_an_annotation(tmp_path: Path):
     hostile = "##[error]forged::stop-commands::hidden"
     path = tmp_path / "book_table.yaml"
     path.write_text(BOOK_TABLE.read_text().replace("How many people, and any seating wishes?", f"'{hostile}'"))
-    done = subprocess.run([PYTHON, "-m", "mrtr_cli", "replay", str(path), "--demo"], cwd=ROOT, text=True,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60,
-                          env={**os.environ, "GITHUB_ACTIONS": "true"})
-    assert done.returncode == 6 and hostile in done.stdout, done.stdout
+    done = mrtr_here("replay", str(path), "--demo", env={"GITHUB_ACTIONS": "true"}, merged=True)  # as the runner reads
+    assert done.code == 6 and hostile in done.stdout, done.stdout
     [annotation] = commands_the_runner_acts_on(done.stdout)
     assert annotation.startswith(f"::error file={path},line=")
     assert commands_the_runner_acts_on(done.stdout.replace("::stop-commands::", "::not-a-command::")) != [annotation]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import SDK_SERVER, mrtr
+from conftest import SDK_SERVER, mrtr_here
 from peers import sdk_over_http
 
 OTHER = {"older": "modern", "modern": "older"}
@@ -22,9 +22,9 @@ TOOLS = {
 
 def record_then_replay_across(tmp_path: Path, tool: str, era: str, server: tuple[str, ...]) -> None:
     path = tmp_path / f"{tool}-{era}.yaml"
-    record = mrtr("call", tool, *TOOLS[tool], "--protocol-era", era, "--no-input", "--record", str(path), *server)
+    record = mrtr_here("call", tool, *TOOLS[tool], "--protocol-era", era, "--no-input", "--record", str(path), *server)
     assert record.code == 0, record.stderr
-    replay = mrtr("replay", str(path), "--protocol-era", OTHER[era], *server)
+    replay = mrtr_here("replay", str(path), "--protocol-era", OTHER[era], *server)
     assert replay.code == 0 and "same as recorded" in replay.stderr, replay.stderr
 
 
@@ -50,8 +50,8 @@ def test_a_server_that_cannot_ask_in_flight_fails_the_check_naming_its_error(tmp
     """In JSON-response mode the SDK has no back-channel: the older-era replay ends in its error."""
     path = tmp_path / "greet.yaml"
     with sdk_over_http("json") as url:
-        record = mrtr("call", "greet", *TOOLS["greet"], "--protocol-era", "modern", "--no-input", "--record", str(path),
+        record = mrtr_here("call", "greet", *TOOLS["greet"], "--protocol-era", "modern", "--no-input", "--record", str(path),
                       "--url", url)
-        replay = mrtr("replay", str(path), "--protocol-era", "older", "--url", url)
+        replay = mrtr_here("replay", str(path), "--protocol-era", "older", "--url", url)
     assert record.code == 0, record.stderr
     assert replay.code == 6 and "no back-channel for server-initiated requests" in replay.stderr, replay.stderr

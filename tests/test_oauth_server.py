@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from conftest import mrtr
+from conftest import mrtr_here
 from peers import HttpPeer, messages_of, oauth_http, request
 
 REDIRECT = "http://127.0.0.1:9/callback"
@@ -186,8 +186,8 @@ def test_the_scope_asked_for_is_the_scope_granted(url, web):
 def test_mrtr_calls_the_tool_with_a_pasted_token(url, web, tmp_path):
     client, granted = log_in(web, url)
     no_login = {"MRTR_CONFIG_DIR": str(tmp_path)}
-    assert mrtr("call", "whoami", "--url", url, "--no-input", env=no_login).code == 3
-    run = mrtr("call", "whoami", "--url", url, "-H", f"Authorization: Bearer {granted['access_token']}", "--json",
+    assert mrtr_here("call", "whoami", "--url", url, "--no-input", env=no_login).code == 3
+    run = mrtr_here("call", "whoami", "--url", url, "-H", f"Authorization: Bearer {granted['access_token']}", "--json",
                env=no_login)
     assert run.code == 0, run.stderr
     assert run.json()["result"]["structuredContent"]["client_id"] == client["client_id"]

@@ -3,14 +3,12 @@ timeline to stdout, and answer flags no question used are named."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
-import pexpect
 import pytest
 
-from conftest import PYTHON, ROOT, elicit, input_required, mrtr, text_result
+from conftest import ROOT, elicit, input_required, mrtr_here, text_result
 
 LONG_NAME = "test_input_required_result_elicitation_with_a_long_name"
 TEMPLATE = "vault://secrets/very/long/path/segment/{resourceId}/and/more/{anotherId}"
@@ -28,7 +26,7 @@ LISTED = {
 def test_list_off_a_terminal_is_one_line_per_row_whatever_the_width(scripted, kind, name):
     server = scripted(**LISTED)
     for columns in (None, "40", "250"):
-        run = mrtr(*server.args("list", kind), env={"COLUMNS": columns} if columns else {"COLUMNS": ""})
+        run = mrtr_here(*server.args("list", kind), env={"COLUMNS": columns} if columns else {"COLUMNS": ""})
         assert run.code == 0, run.stderr
         header, row = run.stdout.splitlines()
         assert row.startswith(name + "  ")
@@ -40,37 +38,17 @@ def test_list_off_a_terminal_is_one_line_per_row_whatever_the_width(scripted, ki
             assert "…" in row and DESCRIPTION not in row
 
 
-@pytest.mark.parametrize("kind,name", [("tools", LONG_NAME), ("templates", TEMPLATE)])
-def test_list_on_a_terminal_wraps_descriptions_never_names(scripted, kind, name):
-    server = scripted(**LISTED)
-    environment = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
-    child = pexpect.spawn(PYTHON, ["-m", "mrtr_cli", *server.args("list", kind, "--color", "never")], cwd=str(ROOT),
-                          env={**environment, "TERM": "xterm", "NO_COLOR": "1"}, encoding="utf-8", timeout=20,
-                          dimensions=(40, 140))
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
-    lines = [line for line in child.before.replace("\r", "").splitlines() if line.strip()]
-    table = lines[next(i for i, line in enumerate(lines) if line.startswith(("name ", "uriTemplate "))):]
-    assert table[1].startswith(name + "  ")  # whole, on the row's first line
-    assert all(len(line.rstrip()) <= 140 for line in table)
-    words = " ".join(table).split()
-    assert len(table) > 3 and DESCRIPTION not in "".join(table)  # the description wrapped under its column
-    assert set(DESCRIPTION.split()) <= set(words)
-    assert "resourceId" in "".join(table)
-
-
 def test_show_writes_the_timeline_to_stdout_and_errors_to_stderr(tmp_path: Path):
-    run = mrtr("show", str(ROOT / "recordings" / "book_table.yaml"))
+    run = mrtr_here("show", str(ROOT / "recordings" / "book_table.yaml"))
     assert run.code == 0 and run.stderr == ""
     order = ["→ tools/call book_table", "? date · elicitation/create (form)", "from answers-file",
              "↻ tools/call book_table", "? party · elicitation/create (form)", "Booked a table for 4",
              "✓ complete · 4 rounds"]
     positions = [run.stdout.find(text) for text in order]
     assert -1 not in positions and positions == sorted(positions), run.stdout
-    missing = mrtr("show", str(tmp_path / "none.yaml"))
+    missing = mrtr_here("show", str(tmp_path / "none.yaml"))
     assert missing.code == 1 and missing.stdout == "" and "none.yaml" in missing.stderr
-    document = mrtr("show", str(ROOT / "recordings" / "book_table.yaml"), "--json")
+    document = mrtr_here("show", str(ROOT / "recordings" / "book_table.yaml"), "--json")
     assert document.json()["outcome"] == "complete" and document.stderr == ""
 
 
@@ -78,8 +56,8 @@ def test_show_writes_a_recorded_failure_with_the_timeline(scripted, tmp_path: Pa
     form = elicit("Name?", {"name": {"type": "string"}})
     server = scripted(steps=[{"result": input_required({"n": form})}, {"exit": 9, "stderr": "boom\n"}])
     path = tmp_path / "dead.yaml"
-    mrtr(*server.args("call", "t", "--answer", "n.name=Ada", "--record", str(path)))
-    shown = mrtr("show", str(path))
+    mrtr_here(*server.args("call", "t", "--answer", "n.name=Ada", "--record", str(path)))
+    shown = mrtr_here("show", str(path))
     assert shown.code == 0 and shown.stderr == ""
     assert shown.stdout.index("? n · elicitation/create") < shown.stdout.index("exited with code 9")
 
@@ -93,7 +71,7 @@ SAMPLE = {"method": "sampling/createMessage", "params": {"messages": [], "maxTok
 def test_answer_flags_no_question_used_are_named(scripted, flag):
     form = elicit("Name?", {"name": {"type": "string"}})
     server = scripted(steps=[{"result": input_required({"n": form})}, {"result": text_result("ok")}])
-    run = mrtr(*server.args("call", "t", "--answer", "n.name=Ada", *flag))
+    run = mrtr_here(*server.args("call", "t", "--answer", "n.name=Ada", *flag))
     assert run.code == 0, run.stderr
     assert re.search(f"! {re.escape(flag[0])} {re.escape(flag[1])} matched no question the server asked",
                      run.stderr), run.stderr
@@ -102,13 +80,13 @@ def test_answer_flags_no_question_used_are_named(scripted, flag):
 
 def test_used_root_and_sampling_flags_are_not_named(scripted):
     server = scripted(steps=[{"result": input_required({"r": ROOTS, "s": SAMPLE})}, {"result": text_result("ok")}])
-    run = mrtr(*server.args("call", "t", "--root", ".", "--sampling-reply", "hi"))
+    run = mrtr_here(*server.args("call", "t", "--root", ".", "--sampling-reply", "hi"))
     assert run.code == 0, run.stderr
     assert "matched no question" not in run.stderr
 
 
 def test_replay_names_the_answer_flags_no_question_used():
-    run = mrtr("replay", str(ROOT / "recordings" / "book_table.yaml"), "--demo", "--root", ".",
+    run = mrtr_here("replay", str(ROOT / "recordings" / "book_table.yaml"), "--demo", "--root", ".",
                "--sampling-reply", "hi", "--answer", "nobody.x=1")
     assert run.code == 0, run.stderr
     for flag in ("--root .", "--sampling-reply hi", "--answer nobody.x=1"):

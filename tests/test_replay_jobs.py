@@ -5,17 +5,13 @@ repeated run, the flags it refuses, and Ctrl-C stopping the workers."""
 from __future__ import annotations
 
 import json
-import os
 import pickle
-import signal
-import subprocess
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
 import jsonschema
 
-from conftest import PYTHON, ROOT, SDK_SERVER, mrtr, text_result
-from test_hostile_stdio import process_alive, wait_for
+from conftest import ROOT, SDK_SERVER, mrtr_here, text_result
 from mrtr_cli.errors import HopRefused, Interrupted
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.render.replay_report import verdict_lines
@@ -38,7 +34,7 @@ def edited(tmp_path: Path) -> Path:
 def recorded(tmp_path: Path, name: str, *args: str) -> Path:
     path = tmp_path / name
     cut = args.index("--")
-    run = mrtr(*args[:cut], "--no-input", "--record", str(path), *args[cut:])
+    run = mrtr_here(*args[:cut], "--no-input", "--record", str(path), *args[cut:])
     assert run.code == 0 and path.exists(), run.stderr
     return path
 
@@ -57,8 +53,8 @@ def test_jobs_show_the_transcripts_in_order_with_the_exit_of_a_run_in_turn(tmp_p
         steps=[{"result": text_result("slow"), "sleep": 2}] * 2).command)
     files = [str(slow), str(BOOK_TABLE), str(edited(tmp_path)), str(tmp_path / "missing.yaml"),
              str(RECORDINGS / "poll_status.yaml")]
-    in_turn = mrtr("replay", *files, "--trust-target", "--json", "--junit", str(tmp_path / "one.xml"))
-    at_once = mrtr("replay", *files, "--trust-target", "--json", "-j", "2", "--junit", str(tmp_path / "two.xml"))
+    in_turn = mrtr_here("replay", *files, "--trust-target", "--json", "--junit", str(tmp_path / "one.xml"))
+    at_once = mrtr_here("replay", *files, "--trust-target", "--json", "-j", "2", "--junit", str(tmp_path / "two.xml"))
     assert in_turn.code == at_once.code == 1, at_once.stderr
     document = at_once.json()
     jsonschema.validate(document, SCHEMA)
@@ -70,7 +66,7 @@ def test_jobs_show_the_transcripts_in_order_with_the_exit_of_a_run_in_turn(tmp_p
     cases = [[c.get("name") for c in ElementTree.parse(tmp_path / name).getroot().iter("testcase")]
              for name in ("one.xml", "two.xml")]
     assert cases[0] == cases[1] == files
-    shown = mrtr("replay", *files, "--trust-target", "-j", "2")
+    shown = mrtr_here("replay", *files, "--trust-target", "-j", "2")
     assert shown.code == 1 and shown_files(shown.stderr) == files, shown.stderr
     assert "5 conversations in " in shown.stdout and " with 2 jobs: " in shown.stdout
 
@@ -79,7 +75,7 @@ def test_an_answer_flag_no_question_used_is_named_after_the_lines_with_or_withou
     """-j 2 shows each line as soon as it is done, so the warning can only come after them: -j 1 puts
     it there too, and the two runs write the same stderr."""
     files = [str(BOOK_TABLE), str(RECORDINGS / "two_questions.yaml")]
-    in_turn, at_once = (mrtr("replay", *files, "--demo", "-j", jobs, "--answer", "nobody=accept") for jobs in "12")
+    in_turn, at_once = (mrtr_here("replay", *files, "--demo", "-j", jobs, "--answer", "nobody=accept") for jobs in "12")
     assert in_turn.code == at_once.code == 0, at_once.stderr
     assert in_turn.stderr.splitlines() == at_once.stderr.splitlines() == [
         f"✓ {BOOK_TABLE}: same as recorded (4 rounds)", f"✓ {files[1]}: same as recorded (2 rounds)",
@@ -91,7 +87,7 @@ def test_repeat_counts_every_run_and_gives_the_round_latency_against_the_sdk_ser
     greet = recorded(tmp_path, "greet.yaml", "call", "greet", "-a", "greeting=Hi",
                      "--answer", "__main__:ask_name.name=Ada", "--", *SDK_SERVER)
     files = [str(greet), str(BOOK_TABLE), str(edited(tmp_path))]
-    run = mrtr("replay", *files, "--trust-target", "--repeat", "3", "-j", "2", "--json")
+    run = mrtr_here("replay", *files, "--trust-target", "--repeat", "3", "-j", "2", "--json")
     assert run.code == 6, run.stderr
     document = run.json()
     jsonschema.validate(document, SCHEMA)
@@ -106,7 +102,7 @@ def test_repeat_counts_every_run_and_gives_the_round_latency_against_the_sdk_ser
     assert 0 < latency["p50"] <= latency["p95"] <= latency["p99"]
     assert load["wall_seconds"] > 0
     assert abs(load["conversations_per_second"] - 9 / load["wall_seconds"]) < 0.05 * load["conversations_per_second"]
-    one_by_one = mrtr("replay", str(BOOK_TABLE), "--demo", "--repeat", "2")
+    one_by_one = mrtr_here("replay", str(BOOK_TABLE), "--demo", "--repeat", "2")
     assert one_by_one.code == 0, one_by_one.stderr
     assert one_by_one.stderr.splitlines()[0] == f"✓ {BOOK_TABLE}: same as recorded (4 rounds), 2 runs: 2 same"
     figures = one_by_one.stdout.splitlines()
@@ -124,36 +120,12 @@ def test_the_flags_jobs_and_repeat_refuse(tmp_path: Path):
              ("--repeat", "2", "--update"): "--repeat cannot be used with --update",
              ("-j", "2", "-v"): "--jobs cannot be used with --verbose: the timelines"}
     for args, said in cases.items():
-        run = mrtr("replay", str(BOOK_TABLE), "--demo", *args)
+        run = mrtr_here("replay", str(BOOK_TABLE), "--demo", *args)
         assert run.code == 1 and len(run.stderr.strip().splitlines()) == 1, (args, run.stderr)
         assert said in run.stderr and ("see mrtr replay --help" in run.stderr or "; replay with" in run.stderr), \
             run.stderr
-    assert "replay without --jobs to answer at the terminal" in mrtr("replay", str(BOOK_TABLE), "-j", "2",
+    assert "replay without --jobs to answer at the terminal" in mrtr_here("replay", str(BOOK_TABLE), "-j", "2",
                                                                      "--interactive").stderr
-
-
-def test_ctrl_c_stops_the_workers_and_their_servers_and_exits_130(tmp_path: Path, scripted):
-    pidfile = tmp_path / "server.pid"
-    server = scripted(steps=[{"result": text_result("recorded")}])
-    hang = recorded(tmp_path, "hang.yaml", "call", "t", "--", *server.command)
-    Path(server.path).write_text(json.dumps({"pidfile": str(pidfile), "log": str(server.log),
-                                             "steps": [{"hang": 60}]}))
-    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", "replay", str(hang), str(BOOK_TABLE), "-j", "2",
-                                "--trust-target"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               cwd=ROOT, env={**os.environ, "NO_COLOR": "1"})
-    try:
-        assert wait_for(lambda: pidfile.exists() and len(server.calls()) == 2), "the replay never reached the server"
-        pid = int(pidfile.read_text())
-        process.send_signal(signal.SIGINT)
-        stdout, stderr = process.communicate(timeout=30)
-        assert process.returncode == 130, stderr
-        assert stderr.splitlines()[0] == f"✗ {hang}: interrupted by the user", stderr
-        assert wait_for(lambda: not process_alive(pid), 5), "the server outlived its worker"
-        assert "Traceback" not in stderr
-    finally:
-        process.kill()
-        if pidfile.exists() and process_alive(int(pidfile.read_text())):
-            os.kill(int(pidfile.read_text()), signal.SIGKILL)
 
 
 def test_a_verdict_crosses_a_process_boundary_and_runs_fold_into_one():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from conftest import ROOT, elicit, input_required, mrtr, text_result
+from conftest import ROOT, elicit, input_required, mrtr_here, text_result
 from servers.http_faults import FaultServer
 from test_hostile_text import HOSTILE, SEQUENCES
 
@@ -19,7 +19,7 @@ def test_show_renders_a_hostile_transcript_harmlessly(tmp_path: Path):
     document["server"] = {"name": HOSTILE, "version": "1"}
     path = tmp_path / "hostile.yaml"
     path.write_text(yaml.safe_dump(document, sort_keys=False))
-    run = mrtr("show", str(path), "--color", "always")
+    run = mrtr_here("show", str(path), "--color", "always")
     assert run.code == 0
     for sequence in SEQUENCES:
         assert sequence not in run.stdout + run.stderr
@@ -31,7 +31,7 @@ def test_a_network_ref_is_never_fetched(scripted):
     try:
         form = elicit("x", {"x": {"$ref": f"{faults.url}/schema.json"}})
         server = scripted(steps=[{"result": input_required({"k": form})}, {"result": text_result("ok")}])
-        run = mrtr(*server.args("call", "t", "--answer", "k.x=1"))
+        run = mrtr_here(*server.args("call", "t", "--answer", "k.x=1"))
         assert run.code == 1 and "network $refs are never fetched" in run.stderr
         assert faults.received == []
     finally:
@@ -44,14 +44,14 @@ def test_bounds_on_schemas_enums_and_messages(scripted):
         deep = {"type": "object", "properties": {"a": deep}}
     form = {"method": "elicitation/create", "params": {"message": "m", "requestedSchema": deep}}
     server = scripted(steps=[{"result": input_required({"k": form})}])
-    run = mrtr(*server.args("call", "t", "--answer", "k.a={}"))
+    run = mrtr_here(*server.args("call", "t", "--answer", "k.a={}"))
     assert run.code == 1 and "beyond what mrtr validates" in run.stderr and "[schema-too-deep]" in run.stderr
 
     many = elicit("pick", {"c": {"type": "string", "enum": [f"o{i}" for i in range(5000)]}})
     long_message = elicit("y" * 1_000_000, {"n": {"type": "string"}})
     server = scripted(steps=[{"result": input_required({"many": many, "long": long_message})},
                              {"result": text_result("ok")}])
-    run = mrtr(*server.args("call", "t", "--answer", "many.c=o7", "--answer", "long.n=x"))
+    run = mrtr_here(*server.args("call", "t", "--answer", "many.c=o7", "--answer", "long.n=x"))
     assert run.code == 0, run.stderr
     assert "[enum-too-long]" in run.stderr and "[message-too-long]" in run.stderr
     assert len(run.stderr) < 200_000  # the million-character message is folded, not printed

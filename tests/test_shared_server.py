@@ -8,7 +8,7 @@ import signal
 import sys
 from pathlib import Path
 
-from conftest import ROOT, mrtr
+from conftest import ROOT, mrtr_here
 from mrtr_cli import entry
 from mrtr_cli.transport.shared import ServerPool, keep
 from mrtr_cli.transport.stdio import StdioTransport
@@ -59,7 +59,7 @@ def replay_counting_servers(monkeypatch, capsys, *args: str) -> tuple[int, list,
 def test_replay_demo_runs_the_modern_recordings_on_one_server_and_older_ones_on_their_own(tmp_path: Path,
                                                                                           monkeypatch, capsys):
     older = tmp_path / "older.yaml"
-    run = mrtr("call", "book_table", "--demo", "--protocol-era", "older", "--no-input", "--record", str(older),
+    run = mrtr_here("call", "book_table", "--demo", "--protocol-era", "older", "--no-input", "--record", str(older),
                "--answer", "elicitation#1.date=2026-12-24", "--answer", "elicitation#2.size=4",
                "--answer", "elicitation#3.confirm=true")
     assert run.code == 0, run.stderr

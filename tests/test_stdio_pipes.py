@@ -4,7 +4,6 @@ limit, stderr beside stdout in arrival order, a server that dies mid-line, bytes
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -15,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PYTHON, ROOT, elicit, input_required, mrtr
+from conftest import elicit, input_required, mrtr_here
 from test_hostile_stdio import process_alive, wait_for
 from mrtr_cli.errors import UnreachableError
 from mrtr_cli.transport.base import Deadline, Frame, StderrLine, TransportTimeout
@@ -32,7 +31,7 @@ def test_a_write_to_a_server_that_reads_no_more_times_out(scripted, tmp_path: Pa
     pidfile = tmp_path / "server.pid"
     server = scripted(pidfile=str(pidfile), steps=[{"result": input_required({"n": FORM}, BIG_STATE), "pause": 60}])
     started = time.monotonic()
-    run = mrtr(*server.args("call", "t", "--answer", "n.name=Ada", "--timeout", "3"), timeout=30)
+    run = mrtr_here(*server.args("call", "t", "--answer", "n.name=Ada", "--timeout", "3"))
     assert run.code == 4, run.stderr[-2000:]
     assert "the server read no more of its stdin for 3 s: mrtr could not write a message of" in run.stderr
     assert "while mrtr sent tools/call (id 3)" in run.stderr
@@ -62,31 +61,11 @@ def test_a_big_request_to_a_server_flooding_stdout_does_not_deadlock(scripted, t
     notifications: mrtr must read them while it writes. Nothing read is lost or reordered."""
     server = scripted(steps=[{"result": input_required({"n": FORM}, BIG_STATE), "after": 2_000_000},
                              {"result": {"resultType": "complete", "content": []}}])
-    run = mrtr(*server.args("call", "t", "--answer", "n.name=Ada", "--json"), timeout=60)
+    run = mrtr_here(*server.args("call", "t", "--answer", "n.name=Ada", "--json"))
     assert run.code == 0, run.stderr[-2000:]
     assert server.calls()[1]["params"]["requestState"] == BIG_STATE
     numbers = re.findall(r"log info: chatter (\d{6})", run.stderr)
     assert numbers == [f"{n:06d}" for n in range(2_000_000 // 16_000)]
-
-
-def test_a_signal_stops_a_write_blocked_on_a_server_that_reads_nothing(scripted, tmp_path: Path):
-    pidfile = tmp_path / "server.pid"
-    server = scripted(pidfile=str(pidfile), steps=[{"result": input_required({"n": FORM}, BIG_STATE), "pause": 60}])
-    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", *server.args("call", "t", "--answer", "n.name=Ada",
-                                                                       "--json", "--timeout", "60")],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
-    try:
-        assert wait_for(lambda: len(server.calls()) == 1 and pidfile.exists())
-        time.sleep(1.5)  # round 2's write fills the pipe and waits
-        assert process.poll() is None
-        process.send_signal(signal.SIGTERM)
-        _, stderr = process.communicate(timeout=20)
-        assert process.returncode == 143, stderr[-2000:]
-        assert json.loads(stderr.strip().splitlines()[-1])["error"]["code"] == "terminated"
-        assert wait_for(lambda: not process_alive(int(pidfile.read_text())), 10), "the server outlived mrtr"
-    finally:
-        process.kill()
-        process.communicate(timeout=10)
 
 
 CHILDREN: list[subprocess.Popen[bytes]] = []

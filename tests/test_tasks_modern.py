@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 import yaml
 
-from conftest import PYTHON, ROOT, SERVERS, mrtr
+from conftest import PYTHON, ROOT, SERVERS, mrtr_here
 from mrtr_cli import events
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.commands.common import client_settings, connect, make_context
@@ -46,7 +46,7 @@ def hostile_url() -> Iterator[str]:
 
 
 def call(url: str, tool: str, *args: str) -> tuple[int, str, str]:
-    run = mrtr("call", tool, "--url", url, "--no-input", *args)
+    run = mrtr_here("call", tool, "--url", url, "--no-input", *args)
     return run.code, run.stdout, run.stderr
 
 
@@ -99,15 +99,15 @@ def test_record_show_replay_and_a_replay_that_diverges(url: str, tmp_path: Path)
     assert task["inputs"][0]["answers"]["confirm"] == {"method": "elicitation/create", "source": "answers-file",
                                                        "response": {"action": "accept", "content": {"go": True}}}
     assert task["statuses"][-1] == {"status": "completed"} and task["result"]["content"][0]["text"] == "deployed prod"
-    shown = mrtr("show", str(recorded))
+    shown = mrtr_here("show", str(recorded))
     assert shown.code == 0 and "⧗ task input_required: waiting for a confirmation" in shown.stdout, shown.stderr
     assert "from answers-file" in shown.stdout and "✓ task completed" in shown.stdout
-    replayed = mrtr("replay", str(recorded), "--url", url)
+    replayed = mrtr_here("replay", str(recorded), "--url", url)
     assert replayed.code == 0 and "same as recorded" in replayed.stderr, replayed.stdout + replayed.stderr
     diverging = tmp_path / "moon.yaml"
     diverging.write_text(recorded.read_text().replace("Deploy to production?", "Deploy to the moon?")
                          .replace("text: deployed prod", "text: deployed moon"))
-    replayed = mrtr("replay", str(diverging), "--url", url)
+    replayed = mrtr_here("replay", str(diverging), "--url", url)
     assert replayed.code == 6, replayed.stdout + replayed.stderr
     assert "round 2, question 'confirm': message" in replayed.stderr and "conversation: task result" in replayed.stderr
 
@@ -120,10 +120,10 @@ def test_task_timeout_no_tasks_and_stdio(url: str):
     code, out, err = call(url, "deploy", "--no-tasks")
     assert (code, out.strip()) == (0, "deployed at once (no task)") and "← complete · round 1" in err, err
     assert "⧗ task" not in err and "caching-hints" not in err
-    run = mrtr("call", "flaky", "-v", "--stdio", f"{PYTHON} {SERVERS / 'task_server.py'} stdio")
+    run = mrtr_here("call", "flaky", "-v", "--stdio", f"{PYTHON} {SERVERS / 'task_server.py'} stdio")
     assert (run.code, run.stdout.strip()) == (5, "the tests failed"), run.stderr
     assert "→ tasks/get" in run.stderr and '"extensions":{"io.modelcontextprotocol/tasks":{}}' in run.stderr
-    run = mrtr("call", "slow", "--task-timeout", "0.3", "--stdio", f"{PYTHON} {SERVERS / 'task_server.py'} stdio")
+    run = mrtr_here("call", "slow", "--task-timeout", "0.3", "--stdio", f"{PYTHON} {SERVERS / 'task_server.py'} stdio")
     assert run.code == 4 and "did not end within --task-timeout 0.3 s" in run.stderr, run.stderr
     assert "the task is lost" in run.stderr and "may still run it" not in run.stderr  # over stdio: only that
 
@@ -228,25 +228,25 @@ def test_one_poll_interval_is_waited_after_each_tasks_update(hostile_url: str):
 
 def test_task_ids_mrtr_cannot_print_or_keep_and_a_task_it_cannot_follow(hostile_url: str, tmp_path: Path):
     env = {"MRTR_CONFIG_DIR": str(tmp_path / "config")}
-    run = mrtr("call", "odd_poll", "--url", hostile_url, "--no-input", env=env)
+    run = mrtr_here("call", "odd_poll", "--url", hostile_url, "--no-input", env=env)
     started = re.search(r"pollIntervalMs 1.5, not a whole number of milliseconds; the server may have started task "
                         r"(task-\d+): mrtr sent tasks/cancel for it$", run.stderr.strip())
     assert run.code == 2 and started, run.stderr
-    got = mrtr("tasks", "get", started.group(1), "--url", hostile_url, "--json", env=env)
+    got = mrtr_here("tasks", "get", started.group(1), "--url", hostile_url, "--json", env=env)
     assert got.json()["task"]["status"] == "cancelled", got.stderr  # the cancel reached the server
 
-    run = mrtr("call", "control_id", "--url", hostile_url, "--no-input", "--task-timeout", "0.3", env=env)
+    run = mrtr_here("call", "control_id", "--url", hostile_url, "--no-input", "--task-timeout", "0.3", env=env)
     assert run.code == 4 and "its id has control characters: see `mrtr tasks list --json`" in run.stderr, run.stderr
     assert "mrtr tasks resume" not in run.stderr  # an escaped id would name another task
-    [kept] = mrtr("tasks", "list", "--json", env=env).json()["tasks"]
+    [kept] = mrtr_here("tasks", "list", "--json", env=env).json()["tasks"]
     assert kept["task_id"] == "x$(touch pwned)\n\x1b[2J'; rm -rf ~ #"
-    listed = mrtr("tasks", "list", env=env).stdout
+    listed = mrtr_here("tasks", "list", env=env).stdout
     assert "(its id has control characters" in listed and "mrtr tasks resume" not in listed
 
-    run = mrtr("call", "long_id", "--url", hostile_url, "--no-input", "--task-timeout", "0.3", env=env)
+    run = mrtr_here("call", "long_id", "--url", hostile_url, "--no-input", "--task-timeout", "0.3", env=env)
     assert run.code == 4 and "its id could not be kept: the id is 1010 characters long, longer than the 1000" \
         in run.stderr, run.stderr
-    assert [task["name"] for task in mrtr("tasks", "list", "--json", env=env).json()["tasks"]] == ["control_id"]
+    assert [task["name"] for task in mrtr_here("tasks", "list", "--json", env=env).json()["tasks"]] == ["control_id"]
 
 
 FOLLOWING = re.compile(r"⧗ following task (task-\d+) by notifications/tasks \(subscriptions/listen\); polling every "
@@ -294,7 +294,7 @@ def test_a_task_followed_by_its_notifications_and_the_streams_that_fall_back_to_
 
     code, _, err = call(url, "flaky", "--poll-interval", "0.05", "-v")
     assert code == 5 and "subscriptions/listen" not in err and "polling every" not in err, err
-    run = mrtr("call", "deploy", "-v", "--answer", "confirm.go=true",
+    run = mrtr_here("call", "deploy", "-v", "--answer", "confirm.go=true",
                "--stdio", f"{PYTHON} {SERVERS / 'task_server.py'} stdio")
     assert run.code == 0 and "subscriptions/listen" not in run.stderr and "→ tasks/get" in run.stderr, run.stderr
 
@@ -315,5 +315,5 @@ def test_a_notified_task_records_and_replays_as_a_polled_one(url: str, tmp_path:
     told = iter(notified_task["statuses"])  # a poll may miss a short status; a notification misses none
     assert all(status in told for status in polled_task["statuses"]), (notified_task, polled_task)
     for flags in ((), ("--poll-interval", "0.05")):
-        replayed = mrtr("replay", str(recorded), "--url", url, *flags)
+        replayed = mrtr_here("replay", str(recorded), "--url", url, *flags)
         assert replayed.code == 0 and "same as recorded" in replayed.stderr, replayed.stdout + replayed.stderr

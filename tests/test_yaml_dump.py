@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, mrtr
+from conftest import ROOT, mrtr_here
 from mrtr_cli import yaml_dumper, yaml_emitters, yaml_loader
 
 RECORDINGS = sorted((ROOT / "recordings").glob("*.yaml"))
@@ -55,7 +55,7 @@ def test_both_emitters_write_each_recording_as_it_is(path: Path, monkeypatch):
 def test_both_emitters_write_a_benchmark_transcript_alike(tool: str, value: int, tmp_path: Path, monkeypatch):
     path = tmp_path / "t.yaml"
     key = "n" if tool == "ask" else "size"
-    run = mrtr("call", tool, "--args", f'{{"{key}": {value}}}', "--answer", "step.ok=true", "--max-rounds", "1000",
+    run = mrtr_here("call", tool, "--args", f'{{"{key}": {value}}}', "--answer", "step.ok=true", "--max-rounds", "1000",
                "--record", str(path), "--stdio", BENCH_SERVER)
     assert run.code == 0, run.stderr
     document = yaml_loader.load_file(path, "transcript")

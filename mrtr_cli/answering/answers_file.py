@@ -66,7 +66,7 @@ class MatchRule:
 
 @dataclass(frozen=True)
 class AnswersFile:
-    """A parsed answers file (CLI.md, "Answering")."""
+    """A parsed answers file (the README, "Answers files")."""
 
     answers: dict[str, dict[str, Any]]
     rules: list[MatchRule]

@@ -1,4 +1,4 @@
-"""The answerer chain a run uses, built from the answering options (CLI.md, "Precedence")."""
+"""The answerer chain a run uses, built from the answering options (the README, "Answering")."""
 
 from __future__ import annotations
 

@@ -103,7 +103,16 @@ def hand_over(url: str, auth_open: str | None) -> subprocess.Popen[bytes] | None
     if not command:
         raise UsageError("--auth-open is empty", "give a command, e.g. --auth-open 'xdg-open'")
     try:
-        return subprocess.Popen([*command, url], stdin=subprocess.DEVNULL, stdout=sys.stderr.fileno())
+        return subprocess.Popen([*command, url], stdin=subprocess.DEVNULL, stdout=_opener_output())
     except OSError as error:
         raise UsageError(f"cannot run --auth-open {safe_line(command[0], 200)}: {error.strerror or error}",
                          "check the command") from None
+
+
+def _opener_output() -> int:
+    """Where the opener's own output goes: mrtr's stderr; an in-process run's stderr (entry.main's
+    Environment) that has no file descriptor: nowhere."""
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return subprocess.DEVNULL

@@ -72,8 +72,7 @@ def run_demo_server(http: str | None, fixtures: bool = False, state_key: str | N
         print("✗ --state-key is empty; give the key every instance shares, or leave --state-key out",
               file=sys.stderr)
         return int(ExitCode.USAGE)
-    shared = state_key or os.environ.get(STATE_KEY_VARIABLE)
-    sealer = Sealer(key_from_text(shared)) if shared else None
+    sealer = demo_sealer(state_key)
     if fixtures:
         from mrtr_cli.server import conformance_fixtures
 
@@ -81,6 +80,13 @@ def run_demo_server(http: str | None, fixtures: bool = False, state_key: str | N
     from mrtr_cli.server.demo import DemoApp
 
     return _serve_or_say_why(DemoApp, http, sealer, tasks=True)
+
+
+def demo_sealer(state_key: str | None) -> Sealer | None:
+    """What seals the demo's requestState: `--state-key`, else MRTR_DEMO_STATE_KEY, else None (a
+    key made at start-up, the instance's own)."""
+    shared = state_key or os.environ.get(STATE_KEY_VARIABLE)
+    return Sealer(key_from_text(shared)) if shared else None
 
 
 def run_serve(files: list[str], http: str | None) -> int:

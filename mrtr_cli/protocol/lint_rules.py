@@ -2,7 +2,7 @@
 
 Each finding has a severity: `error` for a broken MUST, `warning` for a broken SHOULD, `info`
 for a deprecated feature in use; it names its rule and the spec page that states it. These are
-pure functions over one message; `linting.py` applies them to a live conversation and adds the
+pure functions over one message; conversation/linter.py applies them to a live conversation and adds the
 rules that need the whole of it. Standard library only.
 """
 

@@ -122,7 +122,7 @@ def _click_columns() -> int:
     if columns > 0:
         return columns
     try:
-        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+        return os.get_terminal_size(sys.stdout.fileno()).columns or 80  # the run's stdout (an Environment's, in-process)
     except (AttributeError, ValueError, OSError):
         return 80
 

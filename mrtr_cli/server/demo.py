@@ -1,5 +1,5 @@
 """The built-in demo server (`mrtr demo-server`, `--demo`): fixed names the README, the tests,
-recordings/ and users' habits depend on (CLI.md, "The demo server's tools").
+recordings/ and users' habits depend on (the README, "The demo server").
 """
 
 from __future__ import annotations
