@@ -57,7 +57,7 @@ class PersonTyping:
         self.clock = clock
         self.handled: list[str] = []
 
-    def handle(self, message: jsonrpc.Request, in_flight: int | None) -> None:
+    def handle(self, message: jsonrpc.Request, in_flight: int | None, outside: bool = False) -> None:
         self.clock.now += 42.0
         self.handled.append(message.method)
 
