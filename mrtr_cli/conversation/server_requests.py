@@ -56,6 +56,11 @@ class ServerRequests:
         self.answers: dict[str, Answer] = {}
         self._counts: Counter[str] = Counter()
 
+    def answer_through(self, chain: Chain) -> None:
+        """Answer through `chain` from now on: `mrtr shell` keeps one session open, and each of its
+        calls has its own answering flags."""
+        self.chain = chain
+
     def begin_call(self) -> None:
         """A call starts. What the server asked since the last call ended (server-filesystem's
         `roots/list` right after the handshake) belongs to it: whether such a request arrives just
