@@ -51,7 +51,7 @@ class LineEditor:
 def _completer(candidates: Candidates) -> Any:
     from prompt_toolkit.completion import Completer, Completion
 
-    class WordCompleter(Completer):  # type: ignore[misc]  # prompt_toolkit's classes are untyped here
+    class WordCompleter(Completer):
         def get_completions(self, document: Any, complete_event: Any) -> Iterator[Any]:
             before = document.text_before_cursor
             last = before.split(" ")[-1]

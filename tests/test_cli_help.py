@@ -11,7 +11,7 @@ import pytest
 from conftest import mrtr
 from mrtr_cli.cli.subcommands import command_for
 
-COMMANDS = ["call", "read", "prompt", "discover", "list", "demo-server", "serve", "show", "replay", "check", "proxy",
+COMMANDS = ["call", "read", "prompt", "discover", "list", "shell", "demo-server", "serve", "show", "replay", "check", "proxy",
             "auth", "tasks"]
 
 

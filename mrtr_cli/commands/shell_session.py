@@ -83,8 +83,9 @@ class Lists:
         merged, _ = list_all(self._client, method, key)
         ttl = merged.get("ttlMs")
         expires = time.monotonic() + ttl / 1000 if isinstance(ttl, (int, float)) and ttl >= 0 else None
-        self._kept[kind] = (merged[key], expires)
-        return merged[key]
+        items: list[Any] = merged[key]
+        self._kept[kind] = (items, expires)
+        return items
 
     def known(self, kind: str) -> list[Any]:
         """The list `kind` for completion: fetched when the server offers it, [] when it cannot be read
@@ -156,9 +157,8 @@ class ShellSession:
         handler = self.client.era.server_requests
         if isinstance(handler, ServerRequests):
             handler.answer_through(chain)
-        self.client.settings.log_level = settings.log_level
         if self.client.era.name != "older":
-            self.client.settings.capabilities = settings.capabilities
+            self.client.declare(settings.capabilities, settings.log_level)
         elif settings.capabilities.declared() != self._declared.declared():
             context.consoles.err.print(warning_line(
                 "the older era declared the client's capabilities once, at initialize: this session keeps "
