@@ -34,15 +34,19 @@ class LineEditor:
     Ctrl-C, as input() does."""
 
     def __init__(self, candidates: Candidates) -> None:
+        import sys
+
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
+        from prompt_toolkit.output import create_output
 
         try:
             history: Any = FileHistory(str(history_path()))
         except OSError:  # a folder mrtr cannot write: a shell without history, not no shell
             history = None
         self._session: Any = PromptSession(history=history, completer=_completer(candidates),
-                                           complete_while_typing=False)
+                                           complete_while_typing=False,
+                                           output=create_output(stdout=sys.stderr))  # stdout: the results
 
     def read(self, prompt: str) -> str:
         return str(self._session.prompt(prompt))
