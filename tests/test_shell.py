@@ -90,9 +90,9 @@ def test_completion_a_question_and_ctrl_d_at_a_terminal(tmp_path: Path):
     session = Pty(tmp_path, "shell", "--demo", env={"MRTR_CONFIG_DIR": str(config)})
     session.expect("mrtr>")
     session.child.send("call bo" + TAB)
-    session.expect("book_table")
+    session.expect("ok_table")  # what Tab added (the line may or may not be drawn again whole)
     session.child.send(" ci" + TAB)
-    session.expect("city=")
+    session.expect("ty=")
     session.child.send("Paris" + ENTER)
     session.expect("Which day would you like a table in Paris")  # call's own prompt for the question
     session.expect(r"Date \*")
@@ -100,8 +100,9 @@ def test_completion_a_question_and_ctrl_d_at_a_terminal(tmp_path: Path):
     session.expect("interrupted by the user")
     session.expect("mrtr>")
     session.child.send("list " + TAB)
-    session.expect("templates")
-    session.child.send(CTRL_C)  # at the prompt: the line is dropped, the shell goes on
+    session.expect("templates")  # the menu of the four lists
+    session.child.send(ENTER)  # `list ` alone: a mistake, said, and the prompt again
+    session.expect("list what")
     session.expect("mrtr>")
     session.child.send(CTRL_D)
     assert session.finish() == 0
