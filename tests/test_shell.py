@@ -4,6 +4,7 @@ server-everything, an older-era server whose one session serves every call."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -143,3 +144,38 @@ def test_an_older_era_session_stays_open_across_calls():
     assert "mcp-servers/everything" in run.stdout  # discover: what initialize returned
     assert run.stderr.count("→ initialize") == 1  # one handshake, one session, for every call
     assert "era: older" in run.stderr
+
+
+def test_a_list_is_kept_until_its_ttl_lapses_or_the_server_says_it_changed(scripted):
+    tools = [{"name": "ping", "inputSchema": {"type": "object"}}]
+    changed = '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}'
+    kept = scripted(tools=tools, cache={"ttlMs": 600000, "cacheScope": "public"},
+                    steps=[{"result": text_result("pong")}, {"result": text_result("pong"), "before": [changed]}])
+    lapsing = scripted(tools=tools, steps=[{"result": text_result("pong")}] * 2)  # ttlMs 0
+    script = "list tools\nlist tools\ncall ping\nlist tools\ncall ping\nlist tools\n"
+
+    def listed(server) -> int:
+        run = shell("--stdio", " ".join(map(shlex.quote, server.command)), lines=script)
+        assert run.code == 0, run.stderr
+        assert run.stdout.count("ping") == 4
+        return sum(message.get("method") == "tools/list" for message in server.received())
+
+    assert listed(kept) == 2  # once, then again after the second call's list_changed
+    assert listed(lapsing) == 4  # every time
+
+
+def test_a_session_over_http_keeps_its_settings_across_calls(tmp_path: Path):
+    from peers import demo_http
+
+    with demo_http() as url:
+        run = shell("--url", url, lines="set --answers examples/book_table.yaml --json\n"
+                                        "call book_table city=Porto\ncall book_table city=Faro\n")
+    assert run.code == 0, run.stderr
+    documents, text, decoder = [], run.stdout.strip(), json.JSONDecoder()
+    while text:
+        document, end = decoder.raw_decode(text)
+        documents.append(document)
+        text = text[end:].strip()
+    assert [document["outcome"] for document in documents] == ["complete", "complete"]
+    assert "Faro" in json.dumps(documents[1]["result"])
+    assert run.stderr.count("→ server/discover") == 1
