@@ -179,3 +179,40 @@ def test_a_session_over_http_keeps_its_settings_across_calls(tmp_path: Path):
     assert [document["outcome"] for document in documents] == ["complete", "complete"]
     assert "Faro" in json.dumps(documents[1]["result"])
     assert run.stderr.count("→ server/discover") == 1
+
+
+LISTS = {"tools": [{"name": "book", "inputSchema": {"type": "object", "properties": {
+    "city": {"type": "string"}, "seating": {"type": "string", "enum": ["window", "terrace"]}}}},
+                   {"name": "ping"}],
+         "prompts": [{"name": "haiku", "arguments": [{"name": "topic"}]}],
+         "resources": [{"uri": "notes://diary"}]}
+
+
+def test_tab_offers_names_argument_names_and_enum_values_from_the_lists():
+    from mrtr_cli.commands.shell_words import candidates
+
+    def offered(before: str) -> list[str]:
+        return list(candidates(before, lambda kind: LISTS.get(kind, [])))
+
+    assert offered("ca") == ["call"]
+    assert offered("call ") == ["book", "ping"]
+    assert offered("call book ") == ["city=", "seating="]
+    assert offered("call book city=Porto se") == ["seating="]
+    assert offered("call book seating=") == ["seating=window", "seating=terrace"]
+    assert offered("call book seating=t") == ["seating=terrace"]
+    assert offered("prompt haiku t") == ["topic="]
+    assert offered("read n") == ["notes://diary"]
+    assert offered("list t") == ["tools", "templates"]
+    assert "--max-rounds" in offered("set --max") and "--url" not in offered("set --")
+
+
+def test_set_reads_options_as_call_does_and_unset_restores_the_default():
+    from mrtr_cli.commands.shell_session import ShellOptions
+    from mrtr_cli.commands.shell_words import set_lines, set_options, unset_option
+
+    groups = set_options(["--answer", "date.date=2026-12-24", "--answer=party=decline", "--max-rounds", "3",
+                          "--no-input", "--redact", "token"], ShellOptions()._asdict())
+    assert groups["answering"].answers == ("date.date=2026-12-24", "party=decline")
+    assert set_lines(groups) == ["--answer date.date=2026-12-24", "--answer party=decline", "--no-input",
+                                 "--max-rounds 3", "--redact token"]
+    assert unset_option("max-rounds", groups)["answering"].max_rounds == ShellOptions().answering.max_rounds
