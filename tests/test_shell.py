@@ -136,10 +136,17 @@ def test_ctrl_c_cancels_the_call_in_progress_and_the_server_stays(tmp_path: Path
     assert sum(message.get("method") == "server/discover" for message in received) == 1  # one process
 
 
-def test_an_older_era_session_stays_open_across_calls():
+def test_an_older_era_session_stays_open_across_calls(tmp_path: Path):
     command = " ".join(map(shlex.quote, reference_server("everything", "stdio")))
-    run = shell("--stdio", command, lines="call echo message=first\nlist tools\ncall echo message=second\ndiscover\n")
+    run = shell("--stdio", command, lines="call echo message=first  # the handshake was before it\n"
+                                          "list tools\n"
+                                          f"record {tmp_path / 'kept'}\n"
+                                          "call echo message=second\n"
+                                          "discover\n")
     assert run.code == 0, run.stderr
+    [transcript] = (tmp_path / "kept").iterdir()  # its recorder learnt the era the session chose before it
+    assert "era: older\nprotocol_version: '2025-11-25'" in transcript.read_text()
+    assert "Echo: second" in mrtr("show", str(transcript)).stdout
     assert "Echo: first" in run.stdout and "Echo: second" in run.stdout
     assert "mcp-servers/everything" in run.stdout  # discover: what initialize returned
     assert run.stderr.count("→ initialize") == 1  # one handshake, one session, for every call

@@ -50,7 +50,7 @@ TARGET_NAMES = {name for option in TABLE if option.group == "target" for name in
 def split(line: str) -> list[str]:
     """The words of a command line, split as a shell would (quotes keep spaces)."""
     try:
-        return shlex.split(line)
+        return shlex.split(line, comments=True)  # a script may say why, after a #
     except ValueError as error:
         raise UsageError(f"cannot read the line: {error}", "close the quote") from None
 
