@@ -54,7 +54,8 @@ def test_the_first_failing_command_ends_a_scripted_session_with_its_code():
 def test_a_shell_mistake_is_one_line_and_exit_1():
     for line, said in (("set --url http://localhost:1/mcp", "--url is a target option"),
                        ("set --max-rounds many", "--max-rounds many:"),
-                       ("set --nope", "set takes no option '--nope'"),
+                       ("set --nope", "no option '--nope' to set"),
+                       ("unset --url", "--url is a target option"),
                        ("frobnicate", "no shell command 'frobnicate'"),
                        ("call", "call needs a name"),
                        ("call book_table city", "'city' is not KEY=VALUE")):

@@ -109,8 +109,8 @@ def _settable(name: str) -> Option:
                          "start another mrtr shell with it")
     option = SETTABLE.get(name)
     if option is None:
-        raise UsageError(f"set takes no option {name!r}", "help set; the options are call's answering, tasks, "
-                         "recording and output options (mrtr call --help)")
+        raise UsageError(f"no option {name!r} to set", "set and unset take call's answering, tasks, recording "
+                         "and output options (mrtr call --help)")
     return option
 
 
