@@ -224,3 +224,27 @@ def test_set_reads_options_as_call_does_and_unset_restores_the_default():
     assert set_lines(groups) == ["--answer date.date=2026-12-24", "--answer party=decline", "--no-input",
                                  "--max-rounds 3", "--redact token"]
     assert unset_option("max-rounds", groups)["answering"].max_rounds == ShellOptions().answering.max_rounds
+
+
+def test_ctrl_c_over_http_closes_the_call_and_the_shell_goes_on(tmp_path: Path):
+    from servers.http_faults import FaultServer
+
+    faults = FaultServer().start()  # its /slow path never answers a call
+    try:
+        session = Pty(tmp_path, "shell", "--url", f"{faults.url}/slow")
+        session.expect("mrtr>")
+        session.child.send("call wait" + ENTER)
+        session.expect("→ tools/call wait")
+        session.child.send(CTRL_C)
+        session.expect("interrupted")
+        session.expect("mrtr>")
+        session.child.send("list tools" + ENTER)  # the next request, on the same shell
+        session.expect("← complete")  # the list's response (the prompt's own redraw says mrtr> too)
+        session.expect("mrtr>")
+        session.child.send(CTRL_D)
+        assert session.finish() == 0
+    finally:
+        faults.stop()
+    # tools/list for the call's x-mcp-header arguments, the call cut short, then the shell's own list
+    assert [r["body"]["method"] for r in faults.received] == ["tools/list", "tools/call", "tools/list"]
+    assert "region" in session.stdout()
