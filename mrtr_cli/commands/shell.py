@@ -34,7 +34,7 @@ class Shell:
     def __init__(self, session: ShellSession, options: ShellOptions, record_dir: str | None) -> None:
         self.session = session
         self.options = options
-        self.record_dir: Any = None
+        self.record_dir: _RecordDir | None = None
         self.last_recorded: str | None = None
         if record_dir:
             self._record([record_dir])
@@ -115,8 +115,10 @@ class Shell:
         return ExitCode.OK
 
     def _show(self, rest: list[str]) -> ExitCode:
+        if len(rest) > 1:
+            raise UsageError("show takes one transcript", f"usage: {words.COMMANDS['show'].usage}")
         path = rest[0] if rest else self.last_recorded
-        if path is None or len(rest) > 1:
+        if path is None:
             raise UsageError("nothing recorded yet to show", "record DIR (or set --record FILE) first, or show FILE")
         from mrtr_cli.commands import show
 
@@ -196,7 +198,7 @@ def _at_terminal(shell: Shell, context: Context) -> ExitCode:
     from mrtr_cli.line_editor import LineEditor
 
     editor = LineEditor(shell.complete)
-    for line in _typed(editor, context):
+    for line in _typed(editor):
         try:
             shell.run(line)
         except Leave:
@@ -206,7 +208,8 @@ def _at_terminal(shell: Shell, context: Context) -> ExitCode:
     return ExitCode.OK
 
 
-def _typed(editor: Any, context: Context) -> Iterator[str]:
+def _typed(editor: Any) -> Iterator[str]:
+    """The lines typed, until Ctrl-D."""
     while True:
         try:
             yield editor.read(PROMPT)
