@@ -69,6 +69,12 @@ COMMANDS = (
     Command("list", "The tools, prompts, resources or resource templates of a server, every page.",
             (Argument("kind", "What to list.", choices=tuple(LIST_METHODS)),),
             (("target", ()),) + DECLARING + (("output", ()),)),
+    Command("shell", "One connection to a server, and commands typed at a mrtr> prompt: call, read, prompt, list, "
+            "set, record...\n\n"
+            "The server is started (or reached) once, its era chosen once, its lists kept until their ttlMs lapses. "
+            "Type help at the prompt. Not at a terminal, commands are read from stdin one a line and the first that "
+            "fails ends the shell with its exit code.",
+            groups=CONVERSING + (("proxying", ("record_dir",)),)),
     Command("demo-server", "The built-in demo server: every tool asks for input through MRTR (stdio by default).",
             groups=(("serving", ()),)),
     Command("serve", "Play transcripts back as a 2026-07-28 server (stdio by default).",

@@ -35,7 +35,9 @@ ERA_MEMORY = "eras"
 """Reserved for a later issue: which era each server spoke when last seen. Nothing uses it yet."""
 TASKS = "tasks"
 """The ids of tasks mrtr started over HTTP and may come back to (kept_tasks.py): one JSON file per server."""
-FOLDERS = (TOKENS, ERA_MEMORY, TASKS)
+SHELL = "shell"
+"""`mrtr shell`'s command history (line_editor.py): one file, `history`."""
+FOLDERS = (TOKENS, ERA_MEMORY, TASKS, SHELL)
 """Every folder mrtr keeps in its configuration directory."""
 
 

@@ -298,8 +298,8 @@ OWN = (
            "(default: MRTR_DEMO_STATE_KEY).", "KEY"),
     Option(("--to",), "proxying", "to", "value", "With --http: the server's Streamable HTTP endpoint, where every "
            "request goes on to.", "URL"),
-    Option(("--record-dir",), "proxying", "record_dir", "value", "Keep each conversation that crosses the proxy "
-           "as a transcript in DIR (show, replay and serve read it).", "DIR"),
+    Option(("--record-dir",), "proxying", "record_dir", "value", "Keep each conversation (that crosses the proxy, or "
+           "of the shell) as a transcript in DIR, one file each (show, replay and serve read it).", "DIR"),
     Option(("--timeline",), "proxying", "timeline", "value", "Over stdio: write the live timeline to FILE (the "
            "host owns stdout); -v adds the raw frames.", "FILE"),
     Option(("--json",), "proxying", "json_report", "value", "At exit, write what the judge of the client found "

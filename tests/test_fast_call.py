@@ -188,3 +188,27 @@ def test_a_demo_server_value_like_an_option_is_left_to_typer(monkeypatch):
     assert served_by_typer(["--http", "--conformance-fixtures"], monkeypatch) == ("--conformance-fixtures", False, None)
 
 
+def shell_by_typer(args: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[Any, ...] | None:
+    """What typer hands the shell's `run` for `mrtr shell ARGS`; None when it runs nothing."""
+    from mrtr_cli.commands import shell
+
+    seen: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(shell, "run", lambda *given: seen.append(given) or 0)
+    typer_run(["shell", *args])
+    return seen[0] if seen else None
+
+
+@pytest.mark.parametrize("args", [["--demo"], ["--url", "http://x/mcp", "--answers", "a.yaml", "--max-rounds", "3"],
+                                  ["--record-dir", "kept", "--no-input", "-v", "--", "server", "--port", "1"],
+                                  ["--stdio", "cmd a", "--json", "--no-tasks", "--redact", "x", "--redact", "y"]],
+                         ids=" ".join)
+def test_the_shells_options_are_read_from_the_table_as_typer_reads_them(args, monkeypatch):
+    fast = fast_call.parse_shell(args)
+    assert fast is not None
+    assert tuple(fast) == shell_by_typer(args, monkeypatch)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["x"], ["--demo", "--nope"], ["--to", "u"], ["-a", "k=v"]], ids=" ".join)
+def test_the_shells_help_and_mistakes_are_left_to_typer(args, monkeypatch):
+    assert fast_call.parse_shell(args) is None
+    assert shell_by_typer(args, monkeypatch) is None

@@ -18,7 +18,7 @@ PACKAGE = ROOT / "mrtr_cli"
 OWNERS = {
     "httpx": {"transport/http/"},
     "questionary": {"answering/interactive.py"},
-    "prompt_toolkit": {"answering/interactive.py"},
+    "prompt_toolkit": {"answering/interactive.py", "line_editor.py"},  # questions; the shell's command line
     "yaml": {"yaml_loader.py", "yaml_dumper.py"},
     "jsonschema": {"validation.py"},
     "referencing": {"validation.py"},
@@ -183,7 +183,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "commands/": {"answering/", "auth/", "check/", "conversation/", "forms/", "proxy/", "render/", "server/", "transcript/",
                   "transport/", "protocol/", "target.py", "arguments.py", "options.py", "events.py", "files.py",
                   "yaml_loader.py", "yaml_dumper.py", "validation.py", "workflow_commands.py", "signals.py",
-                  "mcp_config.py", "option_table.py", "command_table.py", "kept_tasks.py"},
+                  "mcp_config.py", "option_table.py", "command_table.py", "kept_tasks.py", "line_editor.py"},
     # `mrtr load` and TranscriptUser: replay's machinery on Locust (which it alone imports)
     "load/": {"commands/", "transcript/", "target.py", "options.py", "events.py", "files.py"},
     "target.py": {"target_kinds.py", "transport/", "protocol/", "mcp_config.py", "options.py"},
@@ -219,6 +219,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "jsonc_spans.py": set(),
     "config_dir.py": set(),
     "kept_tasks.py": {"config_dir.py"},
+    "line_editor.py": {"config_dir.py"},
     "signals.py": set(),
     "yaml_emitters.py": set(),
     "workflow_commands.py": set(),

@@ -163,8 +163,8 @@ def from_table(entry: Command) -> Callable[[Callable[..., int]], Callable[..., i
 
 def _takes_server_command(group: str, fields: tuple[str, ...]) -> bool:
     """Whether `group`'s Options carry the `-- CMD ARGS` cli.run cut off: the whole target group's,
-    and `mrtr proxy`'s (the server its stdio shim runs)."""
-    return (group == "target" and not fields) or group == "proxying"
+    and `mrtr proxy`'s (the server its stdio shim runs; `mrtr shell` takes only its --record-dir)."""
+    return (group == "target" or group == "proxying") and not fields
 
 
 def with_groups(own: List[inspect.Parameter],

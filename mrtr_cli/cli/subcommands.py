@@ -77,6 +77,14 @@ def list_(*, kind: str, target: TargetOptions, answering: AnsweringOptions, task
     return command.run_list(kind, target, answering, tasks, output)
 
 
+@command(command_named("shell"))
+def shell(*, target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions, output: OutputOptions,
+          recording: RecordingOptions, proxying: ProxyOptions) -> int:
+    from mrtr_cli.commands import shell as command
+
+    return command.run(target, answering, tasks, output, recording, proxying.record_dir)
+
+
 @command(command_named("demo-server"))
 def demo_server(*, serving: ServingOptions) -> int:
     from mrtr_cli.commands import serving as command

@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from typing import TYPE_CHECKING, Any, Optional
 
 from mrtr_cli import events, files
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
-from mrtr_cli.answering.questions import Answerer
+from mrtr_cli.answering.questions import Answerer, Chain
 from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.conversation.older_tasks import as_task
 from mrtr_cli.conversation.preparation import Preparation, after_failure, missing_arguments, prepare_call
 from mrtr_cli.commands.common import (Context, client_settings, connect, guarded, person_answerer,
                                       person_at_terminal, warn_missing_arguments, warn_unused_flags)
-from mrtr_cli.commands.hops import opener, plan, routed
+from mrtr_cli.commands.hops import Plan, opener, plan, routed
 from mrtr_cli.errors import MrtrError, UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.commands.task_interrupt import settle, show_unfinished, watch_tasks
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions, TaskOptions
 from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.render.outcome import failure_message, print_outcome
+from mrtr_cli.conversation.client import Client, ClientSettings
+from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.target import Target, http_url, resolve_target
@@ -35,6 +38,14 @@ def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, o
 
 def _converse(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
               recording: RecordingOptions, tasks: TaskOptions) -> ExitCode:
+    outcome, _ = hold_conversation(context, call, options, answering, people_to_ask(context, answering), recording,
+                                   finisher(context, answering), tasks)
+    return outcome.exit_code(context.output.strict)
+
+
+def finisher(context: Context, answering: AnsweringOptions) -> Finish:
+    """What `call` does with its outcome: the unused answer flags warned of, --save-answers written,
+    the outcome shown."""
     def finish(outcome: Outcome, flags: AnswerFlags) -> None:
         warn_unused_flags(context, flags.unused(), flags.likely_questions())
         if answering.save_answers:
@@ -43,10 +54,14 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
             save_answers(answering.save_answers, outcome.rounds)
         show_outcome(context, outcome)
 
-    outcome, _ = hold_conversation(context, call, options, answering, people_to_ask(context, answering), recording,
-                                   finish, tasks)
-    return outcome.exit_code(context.output.strict)
+    return finish
 
+
+Connection = Callable[[ClientSettings, Chain], AbstractContextManager[tuple[Client, Optional[Instances]]]]
+"""How a conversation reaches its server, given the client's settings and the chain that answers the
+server's own requests: a client (and the instances its rounds go to, with --replica or
+--restart-between-rounds). By default a new connection per conversation (`connect_anew`); `mrtr
+shell` hands its one live client to every conversation (commands/shell_session.py)."""
 
 Finish = Callable[[Outcome, AnswerFlags], None]
 """What a command does with the outcome, called once: before the server is stopped when the
@@ -57,12 +72,13 @@ result back), after it otherwise."""
 def hold_conversation(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
                       people: list[Answerer], recording: RecordingOptions | None = None,
                       finish: Finish | None = None, tasks: TaskOptions = TaskOptions(),
-                      resuming: KeptTask | None = None) -> tuple[Outcome, AnswerFlags]:
+                      resuming: KeptTask | None = None,
+                      connection: Connection | None = None) -> tuple[Outcome, AnswerFlags]:
     """One request and its whole conversation, answered by the flags, then `people`; every
     failure is kept in the outcome, which `finish` gets. `tasks`: how a task the server makes of it is
     followed (and, in the older era, whether the call asks for one); it is kept over HTTP, and what Ctrl-C leaves
     of it said (commands/task_interrupt.py). `resuming`: no request is sent, the task it names (made by `call`) is
-    followed instead."""
+    followed instead. `connection`: how the server is reached (none: connected anew, stopped after)."""
     chain, flags = build_chain(answering, options.timeout, people)
     target = resolve_target(options)
     hops = plan(options, target)
@@ -79,9 +95,8 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
     shown = False
     try:
         outcome.params = request_params(call, Preparation())  # kept should the server fail before it is sent
-        opening = opener(options, context.output.verbose, context.output.show_secrets)
-        with connect(context, target, options, settings, chain=chain) as client, \
-                routed(hops, client, target, opening) as instances:
+        connecting = connection or connect_anew(context, target, options, hops)
+        with connecting(settings, chain) as (client, instances):
             session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances,
                               tasks=TaskSettings(tasks.poll_interval, tasks.task_timeout,
                                                  listen=http_url(target) is not None))
@@ -104,6 +119,19 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
         finish(outcome, flags)
     show_unfinished(context, watch, outcome)
     return outcome, flags
+
+
+def connect_anew(context: Context, target: Target, options: TargetOptions, hops: Plan | None) -> Connection:
+    """A connection made for one conversation: the target opened, its era chosen, its hops routed;
+    all of it stopped when the conversation ends."""
+    @contextmanager
+    def connecting(settings: ClientSettings, chain: Chain) -> Iterator[tuple[Client, Optional[Instances]]]:
+        opening = opener(options, context.output.verbose, context.output.show_secrets)
+        with connect(context, target, options, settings, chain=chain) as client, \
+                routed(hops, client, target, opening) as instances:
+            yield client, instances
+
+    return connecting
 
 
 def _send(context: Context, session: Session, target: Target, call: CallOptions, as_a_task: bool) -> Outcome:

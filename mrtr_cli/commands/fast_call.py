@@ -62,6 +62,28 @@ def parse_demo_server(args: list[str]) -> ServingOptions | None:
     return ServingOptions(**read[0].get("serving", {}))
 
 
+ShellParsed = tuple[TargetOptions, AnsweringOptions, TaskOptions, OutputOptions, RecordingOptions, "str | None"]
+
+
+def parse_shell(args: list[str]) -> ShellParsed | None:
+    """`mrtr shell ...` (`args` after the command's name) as its Options and --record-dir, read by the same
+    rules from its entry in the command table; None as for `parse`."""
+    from mrtr_cli.command_table import command_named
+
+    args, server = cut_server(args)
+    entry = command_named("shell")
+    options = {name: option for group, fields in entry.groups for option in of_group(group, fields)
+               for name in option.names}
+    read = _read(args, options)
+    if read is None or read[1]:
+        return None
+    values = read[0]
+    return (TargetOptions(command=tuple(server), **values.get("target", {})),
+            AnsweringOptions(**values.get("answering", {})), TaskOptions(**values.get("tasks", {})),
+            OutputOptions(**values.get("output", {})), RecordingOptions(**values.get("recording", {})),
+            values.get("proxying", {}).get("record_dir"))
+
+
 def _read(words: list[str], options: dict[str, Option]) -> tuple[dict[str, dict[str, Any]], list[str]] | None:
     """The values of `options` among `words` by group and field, and the other words (positionals);
     None when typer should decide (a word no option has, `-x=1`, a value that does not convert)."""
@@ -109,7 +131,9 @@ def _take(group: dict[str, Any], spec: Option, attached: str | None, words: Any)
 
 
 def run(args: list[str]) -> int | None:
-    """Run `mrtr call|read|prompt ...` when `parse` reads it; None when typer should."""
+    """Run `mrtr call|read|prompt|shell ...` when `parse` (`parse_shell`) reads it; None when typer should."""
+    if args[:1] == ["shell"]:
+        return _run_shell(args[1:])
     parsed = parse(args)
     if parsed is None:
         return None
@@ -118,6 +142,20 @@ def run(args: list[str]) -> int | None:
 
         return int(command.run(*parsed))
     except KeyboardInterrupt as raised:  # Ctrl-C, SIGTERM or SIGHUP before the command's own guard
+        from mrtr_cli.errors import interruption
+
+        return int(interruption(raised).exit_code)
+
+
+def _run_shell(args: list[str]) -> int | None:
+    parsed = parse_shell(args)
+    if parsed is None:
+        return None
+    try:
+        from mrtr_cli.commands import shell
+
+        return int(shell.run(*parsed))
+    except KeyboardInterrupt as raised:
         from mrtr_cli.errors import interruption
 
         return int(interruption(raised).exit_code)

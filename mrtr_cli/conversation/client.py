@@ -96,6 +96,12 @@ class Client:
             self.server_info = info
             self.emit(events.ServerIdentified(info))
 
+    def declare(self, capabilities: meta.Capabilities, log_level: str | None) -> None:
+        """Declare `capabilities` and ask for `log_level` from the next request on: a session that stays
+        open (`mrtr shell`) gives each call its own flags. 2026-07-28 declares them in each request's
+        `_meta`; the older era declared them at initialize, where its caller leaves them."""
+        self.settings.capabilities, self.settings.log_level = capabilities, log_level
+
     def reconnect(self, transport: Transport) -> None:
         """The server exited while the era was chosen: speak to it on `transport`, a fresh start of it."""
         self.transport.close()

@@ -87,6 +87,11 @@ class ServerRequests:
         self._unprompted: Counter[str] = Counter()
         """Unprompted requests per method, over the whole connection (their keys never restart)."""
 
+    def answer_through(self, chain: Chain) -> None:
+        """Answer through `chain` from now on: `mrtr shell` keeps one session open, and each of its
+        calls has its own answering flags."""
+        self.chain = chain
+
     def begin_call(self) -> None:
         """A call starts: from now until `end_call`, an elicitation or a sampling request is its question."""
         self.round = 1

@@ -41,12 +41,18 @@ class RecordDir:
 
     def _name(self, start: ConversationStart) -> str:
         """`20261201T223455.123456Z-tools-call-book_table.yaml`: time, method, subject."""
-        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
-        subject = subject_of(start.params)
-        shown = UNSAFE.sub("_", str(subject))[:SUBJECT_LIMIT] if subject is not None else "unnamed"
-        name, number = f"{now}-{start.method.replace('/', '-')}-{shown}", 1
-        while name + (f"-{number}" if number > 1 else "") in self._names:
-            number += 1
-        name += f"-{number}" if number > 1 else ""
-        self._names.add(name)
-        return name + ".yaml"
+        return transcript_name(start.method, subject_of(start.params), self._names)
+
+
+def transcript_name(method: str, subject: Any, taken: set[str]) -> str:
+    """The file name of a conversation that starts now: `20261201T223455.123456Z-tools-call-book_table.yaml`
+    (time, method, subject), numbered past the names in `taken`, which it joins. `mrtr shell`'s
+    `record DIR` names its transcripts so too."""
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.%fZ")
+    shown = UNSAFE.sub("_", str(subject))[:SUBJECT_LIMIT] if subject is not None else "unnamed"
+    name, number = f"{now}-{method.replace('/', '-')}-{shown}", 1
+    while name + (f"-{number}" if number > 1 else "") in taken:
+        number += 1
+    name += f"-{number}" if number > 1 else ""
+    taken.add(name)
+    return name + ".yaml"

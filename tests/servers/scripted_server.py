@@ -9,6 +9,7 @@ The script is a JSON object:
                or a list of steps (below; "default" for the usual answer), one for each
                server/discover in turn, then the usual answer
   "tools":     the tools of tools/list (default: none)
+  "cache":     the ttlMs and cacheScope of the lists (default: {"ttlMs": 0, "cacheScope": "private"})
   "on_initialized": lines written when notifications/initialized arrives; a roots/list request
                only when the client declared roots in initialize (as a server must)
   "linger":    seconds the server stays after its stdin closes, deaf to SIGTERM (a server slow to exit)
@@ -79,7 +80,7 @@ def respond(script: dict[str, Any], steps: Any, message: dict[str, Any]) -> None
     if method.endswith("/list"):
         key = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
                "resources/templates/list": "resourceTemplates"}[method]
-        result = complete({key: script.get(key, []), **CACHE})
+        result = complete({key: script.get(key, []), **script.get("cache", CACHE)})
         return send({"jsonrpc": "2.0", "id": message["id"], "result": result})
     if method.startswith("mrtr/probe"):  # mrtr check's unknown-method probe: not part of a script
         return send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "Method not found"}})

@@ -1,0 +1,250 @@
+"""`mrtr shell` through real processes: the demo scripted on stdin (calls, lists, set, record, exit
+codes), a pseudo-terminal (completion, a question's prompt, Ctrl-C cancelling a call, Ctrl-D), and
+server-everything, an older-era server whose one session serves every call."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import stat
+import subprocess
+from pathlib import Path
+
+from conftest import PYTHON, ROOT, Run, mrtr, text_result
+from conformance import reference_server
+from pty_session import ENTER, Pty
+
+CTRL_C, CTRL_D, TAB = "\x03", "\x04", "\t"
+
+
+def shell(*args: str, lines: str, timeout: float = 60) -> Run:
+    """`mrtr shell ARGS` with `lines` on stdin (not a terminal: scripted)."""
+    done = subprocess.run([PYTHON, "-m", "mrtr_cli", "shell", *args], input=lines, capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env={**os.environ, "NO_COLOR": "1"})
+    return Run(done.returncode, done.stdout, done.stderr)
+
+
+def test_a_scripted_session_lists_sets_and_calls_on_one_server():
+    run = shell("--demo", lines="list tools\n"
+                                "set --answers examples/book_table.yaml --max-rounds 5\n"
+                                "set\n"
+                                "call book_table city=Porto\n"
+                                "unset --max-rounds\n"
+                                "set\n"
+                                "exit\n"
+                                "list tools\n")  # after exit: never run
+    assert run.code == 0, run.stderr
+    assert re.search(r"^book_table +Books a restaurant table", run.stdout, re.M)  # the listing
+    assert "Porto" in run.stdout  # the result
+    assert "--answers examples/book_table.yaml\n--max-rounds 5\n" in run.stdout
+    assert run.stdout.rstrip().endswith("--answers examples/book_table.yaml")  # the second set: max-rounds unset
+    assert run.stderr.count("→ server/discover") == 1  # one server, its era chosen once
+    assert "✓ complete · 4 rounds" in run.stderr  # every round on the one server
+
+
+def test_the_first_failing_command_ends_a_scripted_session_with_its_code():
+    run = shell("--demo", lines="set --no-input\ncall book_table city=Porto\nlist tools\n")
+    assert run.code == 7
+    assert "nothing answered question 'date'" in run.stderr
+    assert "workspace_roots" not in run.stdout  # the list after the failure was not run
+
+
+def test_a_shell_mistake_is_one_line_and_exit_1():
+    for line, said in (("set --url http://localhost:1/mcp", "--url is a target option"),
+                       ("set --max-rounds many", "--max-rounds many:"),
+                       ("set --nope", "no option '--nope' to set"),
+                       ("unset --url", "--url is a target option"),
+                       ("frobnicate", "no shell command 'frobnicate'"),
+                       ("call", "call needs a name"),
+                       ("call book_table city", "'city' is not KEY=VALUE")):
+        run = shell("--demo", lines=line + "\n")
+        assert run.code == 1, line
+        failures = [row for row in run.stderr.splitlines() if row.startswith("✗")]
+        assert len(failures) == 1 and said in failures[0], (line, run.stderr)
+        assert "Traceback" not in run.stderr
+
+
+def test_record_dir_keeps_one_transcript_per_conversation(tmp_path: Path):
+    kept, later = tmp_path / "kept", tmp_path / "later"
+    run = shell("--demo", "--record-dir", str(kept),
+                lines="set --answers examples/book_table.yaml\n"
+                      "call book_table city=Porto\n"
+                      "call book_table city=Lisbon\n"
+                      "show\n"
+                      "record off\n"
+                      "call book_table city=Faro\n"
+                      f"record {later}\n"
+                      "read demo://readme\n")
+    assert run.code == 0, run.stderr
+    names = sorted(path.name for path in kept.iterdir())
+    assert len(names) == 2 and all(re.fullmatch(r"\d{8}T\d{6}\.\d{6}Z-tools-call-book_table(-2)?\.yaml", name)
+                                   for name in names), names
+    assert [path.name.split("-", 1)[1] for path in later.iterdir()] == ["resources-read-demo_readme.yaml"]
+    assert "Lisbon" in mrtr("show", str(kept / names[1])).stdout
+    assert "Faro" not in "".join(path.read_text() for path in kept.iterdir())
+    assert run.stdout.count("Lisbon") >= 2  # the call's result, and `show` of its transcript
+
+
+def test_completion_a_question_and_ctrl_d_at_a_terminal(tmp_path: Path):
+    config = tmp_path / "config"
+    session = Pty(tmp_path, "shell", "--demo", env={"MRTR_CONFIG_DIR": str(config)})
+    session.expect("mrtr>")
+    session.child.send("call bo" + TAB)
+    session.expect("ok_table")  # what Tab added (the line may or may not be drawn again whole)
+    session.child.send(" ci" + TAB)
+    session.expect("ty=")
+    session.child.send("Paris" + ENTER)
+    session.expect("Which day would you like a table in Paris")  # call's own prompt for the question
+    session.expect(r"Date \*")
+    session.child.send(CTRL_C)  # at the question: the call ends, the shell goes on
+    session.expect("interrupted by the user")
+    session.expect("mrtr>")
+    session.child.send("list " + TAB)
+    session.expect("templates")  # the menu of the four lists
+    session.child.send(ENTER)  # `list ` alone: a mistake, said, and the prompt again
+    session.expect("list what")
+    session.expect("mrtr>")
+    session.child.send(CTRL_D)
+    assert session.finish() == 0
+    history = config / "shell" / "history"
+    assert stat.S_IMODE(history.stat().st_mode) == 0o600
+    assert "+call book_table city=Paris" in history.read_text()
+
+
+def test_ctrl_c_cancels_the_call_in_progress_and_the_server_stays(tmp_path: Path, scripted):
+    server = scripted(steps=[{"silent": True}, {"result": text_result("second call answered")}])
+    command = " ".join(map(shlex.quote, server.command))
+    session = Pty(tmp_path, "shell", "--stdio", command)
+    session.expect("mrtr>")
+    session.child.send("call slow" + ENTER)
+    session.expect("→ tools/call slow")
+    session.child.send(CTRL_C)
+    session.expect("interrupted")
+    session.expect("mrtr>")
+    session.child.send("call quick" + ENTER)
+    session.expect("✓ complete")
+    session.expect("mrtr>")
+    session.child.send(CTRL_D)
+    assert session.finish() == 0
+    assert "second call answered" in session.stdout()
+    received = server.received()
+    calls = [message for message in received if message.get("method") == "tools/call"]
+    cancelled = [message for message in received if message.get("method") == "notifications/cancelled"]
+    assert [call["params"]["name"] for call in calls] == ["slow", "quick"]
+    assert [message["params"]["requestId"] for message in cancelled] == [calls[0]["id"]]
+    assert sum(message.get("method") == "server/discover" for message in received) == 1  # one process
+
+
+def test_an_older_era_session_stays_open_across_calls(tmp_path: Path):
+    command = " ".join(map(shlex.quote, reference_server("everything", "stdio")))
+    run = shell("--stdio", command, lines="call echo message=first  # the handshake was before it\n"
+                                          "list tools\n"
+                                          f"record {tmp_path / 'kept'}\n"
+                                          "call echo message=second\n"
+                                          "discover\n")
+    assert run.code == 0, run.stderr
+    [transcript] = (tmp_path / "kept").iterdir()  # its recorder learnt the era the session chose before it
+    assert "era: older\nprotocol_version: '2025-11-25'" in transcript.read_text()
+    assert "Echo: second" in mrtr("show", str(transcript)).stdout
+    assert "Echo: first" in run.stdout and "Echo: second" in run.stdout
+    assert "mcp-servers/everything" in run.stdout  # discover: what initialize returned
+    assert run.stderr.count("→ initialize") == 1  # one handshake, one session, for every call
+    assert "era: older" in run.stderr
+
+
+def test_a_list_is_kept_until_its_ttl_lapses_or_the_server_says_it_changed(scripted):
+    tools = [{"name": "ping", "inputSchema": {"type": "object"}}]
+    changed = '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}'
+    kept = scripted(tools=tools, cache={"ttlMs": 600000, "cacheScope": "public"},
+                    steps=[{"result": text_result("pong")}, {"result": text_result("pong"), "before": [changed]}])
+    lapsing = scripted(tools=tools, steps=[{"result": text_result("pong")}] * 2)  # ttlMs 0
+    script = "list tools\nlist tools\ncall ping\nlist tools\ncall ping\nlist tools\n"
+
+    def listed(server) -> int:
+        run = shell("--stdio", " ".join(map(shlex.quote, server.command)), lines=script)
+        assert run.code == 0, run.stderr
+        assert run.stdout.count("ping") == 4
+        return sum(message.get("method") == "tools/list" for message in server.received())
+
+    assert listed(kept) == 2  # once, then again after the second call's list_changed
+    assert listed(lapsing) == 4  # every time
+
+
+def test_a_session_over_http_keeps_its_settings_across_calls(tmp_path: Path):
+    from peers import demo_http
+
+    with demo_http() as url:
+        run = shell("--url", url, lines="set --answers examples/book_table.yaml --json\n"
+                                        "call book_table city=Porto\ncall book_table city=Faro\n")
+    assert run.code == 0, run.stderr
+    documents, text, decoder = [], run.stdout.strip(), json.JSONDecoder()
+    while text:
+        document, end = decoder.raw_decode(text)
+        documents.append(document)
+        text = text[end:].strip()
+    assert [document["outcome"] for document in documents] == ["complete", "complete"]
+    assert "Faro" in json.dumps(documents[1]["result"])
+    assert run.stderr.count("→ server/discover") == 1
+
+
+LISTS = {"tools": [{"name": "book", "inputSchema": {"type": "object", "properties": {
+    "city": {"type": "string"}, "seating": {"type": "string", "enum": ["window", "terrace"]}}}},
+                   {"name": "ping"}],
+         "prompts": [{"name": "haiku", "arguments": [{"name": "topic"}]}],
+         "resources": [{"uri": "notes://diary"}]}
+
+
+def test_tab_offers_names_argument_names_and_enum_values_from_the_lists():
+    from mrtr_cli.commands.shell_words import candidates
+
+    def offered(before: str) -> list[str]:
+        return list(candidates(before, lambda kind: LISTS.get(kind, [])))
+
+    assert offered("ca") == ["call"]
+    assert offered("call ") == ["book", "ping"]
+    assert offered("call book ") == ["city=", "seating="]
+    assert offered("call book city=Porto se") == ["seating="]
+    assert offered("call book seating=") == ["seating=window", "seating=terrace"]
+    assert offered("call book seating=t") == ["seating=terrace"]
+    assert offered("prompt haiku t") == ["topic="]
+    assert offered("read n") == ["notes://diary"]
+    assert offered("list t") == ["tools", "templates"]
+    assert "--max-rounds" in offered("set --max") and "--url" not in offered("set --")
+
+
+def test_set_reads_options_as_call_does_and_unset_restores_the_default():
+    from mrtr_cli.commands.shell_session import ShellOptions
+    from mrtr_cli.commands.shell_words import set_lines, set_options, unset_option
+
+    groups = set_options(["--answer", "date.date=2026-12-24", "--answer=party=decline", "--max-rounds", "3",
+                          "--no-input", "--redact", "token"], ShellOptions()._asdict())
+    assert groups["answering"].answers == ("date.date=2026-12-24", "party=decline")
+    assert set_lines(groups) == ["--answer date.date=2026-12-24", "--answer party=decline", "--no-input",
+                                 "--max-rounds 3", "--redact token"]
+    assert unset_option("max-rounds", groups)["answering"].max_rounds == ShellOptions().answering.max_rounds
+
+
+def test_ctrl_c_over_http_closes_the_call_and_the_shell_goes_on(tmp_path: Path):
+    from servers.http_faults import FaultServer
+
+    faults = FaultServer().start()  # its /slow path never answers a call
+    try:
+        session = Pty(tmp_path, "shell", "--url", f"{faults.url}/slow")
+        session.expect("mrtr>")
+        session.child.send("call wait" + ENTER)
+        session.expect("→ tools/call wait")
+        session.child.send(CTRL_C)
+        session.expect("interrupted")
+        session.expect("mrtr>")
+        session.child.send("list tools" + ENTER)  # the next request, on the same shell
+        session.expect("← complete")  # the list's response (the prompt's own redraw says mrtr> too)
+        session.expect("mrtr>")
+        session.child.send(CTRL_D)
+        assert session.finish() == 0
+    finally:
+        faults.stop()
+    # tools/list for the call's x-mcp-header arguments, the call cut short, then the shell's own list
+    assert [r["body"]["method"] for r in faults.received] == ["tools/list", "tools/call", "tools/list"]
+    assert "region" in session.stdout()
