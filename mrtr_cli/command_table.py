@@ -78,7 +78,7 @@ COMMANDS = (
     Command("replay", "Re-run transcripts against a live server and report any divergence (exit 6).\n\n"
             "--strict also compares notifications, findings, HTTP status and content type.",
             (Argument("files", "Transcripts to replay.", TRANSCRIPTS, many=True),),
-            (("call", ("arguments",)), ("replaying", ()), ("report", ()), ("target", ()), ("answering", ()),
+            (("call", ("arguments",)), ("replaying", ()), ("report", ("junit", "sarif")), ("target", ()), ("answering", ()),
              ("tasks", ("poll_interval", "task_timeout")), ("output", ()))),
     Command("check", "Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails.",
             groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
@@ -88,7 +88,7 @@ COMMANDS = (
             "Over stdio a host launches `mrtr proxy [OPTIONS] -- CMD ARGS` instead of the server; over HTTP "
             "`mrtr proxy --http [HOST:]PORT --to URL` forwards to the server at URL.",
             groups=(("proxying", ()), ("serving", ("http",)), ("target", ("max_message_size", "config", "server")),
-                    ("report", ("junit",)),
+                    ("report", ("junit", "sarif", "sarif_location")),
                     ("output", ("verbose", "show_secrets", "color", "debug")))),
 )
 """mrtr's commands, in the order its help lists them (`auth` and `tasks` after them)."""

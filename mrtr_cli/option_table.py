@@ -249,6 +249,10 @@ OWN = (
     Option(("--repeat",), "replaying", "repeat", "value", "Replay each transcript K times; the summary gives "
            "round latency percentiles and conversations per second.", "K", REPEAT),
     Option(("--junit",), "report", "junit", "value", "Also write the run as a JUnit XML report to FILE.", "FILE"),
+    Option(("--sarif",), "report", "sarif", "value", "Also write the failures and warnings as a SARIF 2.1.0 log "
+           "to FILE (GitHub code scanning reads it).", "FILE"),
+    Option(("--sarif-location",), "report", "sarif_location", "value", "The repository file the SARIF results "
+           "point at (default: the transcript for replay, else --config or the stdio server's script).", "PATH"),
     Option(("--http",), "serving", "http", "value", "Serve Streamable HTTP on HOST:PORT (HOST defaults to "
            "127.0.0.1; port 0 picks a free one) instead of stdio.", "[HOST:]PORT"),
     Option(("--conformance-fixtures",), "serving", "conformance_fixtures", "flag", "Also serve the conformance "

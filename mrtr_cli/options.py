@@ -224,9 +224,11 @@ class ReplayingOptions(NamedTuple):
 
 
 class ReportOptions(NamedTuple):
-    """`--junit FILE` of replay and check."""
+    """`--junit FILE`, `--sarif FILE` and `--sarif-location PATH` of replay, check and proxy."""
 
     junit: str | None = None
+    sarif: str | None = None
+    sarif_location: str | None = None
 
 
 class ServingOptions(NamedTuple):

@@ -103,6 +103,7 @@ def replay(*, files: List[str], call: ArgumentOptions, replaying: ReplayingOptio
     from mrtr_cli.commands import replay as command
 
     options = command.ReplayOptions(tuple(files), call.arguments, strict=output.strict, junit=report.junit,
+                                    sarif=report.sarif,
                                     poll_interval=tasks.poll_interval, task_timeout=tasks.task_timeout,
                                     **replaying._asdict())
     return command.run(options, target, answering, output)
@@ -116,7 +117,7 @@ def check(*, probes: ProbeOptions, call: ArgumentOptions, report: ReportOptions,
     called = CallOptions("tools/call", probes.tool, *call) if probes.tool else None
     prompt_args = ((), None) if probes.tool else call  # -a and --args are the tool's when one is named
     named_requests = command.named_requests(probes.prompt, probes.resource, *prompt_args)
-    return command.run(called, target, answering, output, report.junit, named_requests, probes)
+    return command.run(called, target, answering, output, report, named_requests, probes)
 
 
 @command(command_named("proxy"))
@@ -125,10 +126,11 @@ def proxy(*, proxying: ProxyOptions, serving: ServingOptions, target: TargetOpti
     if proxying.wrap or proxying.unwrap:
         from mrtr_cli.commands import proxy_wrap
 
-        return proxy_wrap.run(proxying, serving.http, target.config, target.server, output, report.junit)
+        return proxy_wrap.run(proxying, serving.http, target.config, target.server, output, report.junit,
+                              report.sarif)
     from mrtr_cli.commands import proxy_judging
 
-    return proxy_judging.run(proxying, serving.http, target.max_message_size, report.junit, output,
+    return proxy_judging.run(proxying, serving.http, target.max_message_size, report, output,
                              (target.config, target.server))
 
 

@@ -57,6 +57,7 @@ class ReplayOptions:
     trust_target: bool = False
     strict: bool = False
     junit: str | None = None
+    sarif: str | None = None
     jobs: int = 1
     repeat: int = 1
     poll_interval: float | None = None
@@ -68,6 +69,8 @@ class ReplayOptions:
 def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
         files.check_writable(options.junit, "--junit")
+        files.check_writable(options.sarif, "--sarif")
+        _sarif_paths(options)
         ignore = [parse_path(path, "--ignore") for path in options.ignore]
         if options.jobs > 1 or options.repeat > 1:
             return _run_many(context, options, target, answering)
@@ -80,14 +83,15 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
             context.print_json({"version": json_report.VERSION, "transcripts": [v.as_dict() for v in verdicts]})
         elif len(verdicts) > 1:
             context.consoles.out.print(summary_table(verdicts))
-        return _finish(context, verdicts, decide(v.code for v in verdicts), options.junit)
+        return _finish(context, verdicts, decide(v.code for v in verdicts), options, target)
 
     return guarded(output, body)
 
 
-def _finish(context: Context, verdicts: list[ReplayVerdict], code: ExitCode, junit: str | None) -> ExitCode:
+def _finish(context: Context, verdicts: list[ReplayVerdict], code: ExitCode, options: ReplayOptions,
+            target: TargetOptions) -> ExitCode:
     """The reports for CI, and with --json the error line when not every transcript replayed the same."""
-    _report_for_ci(context, verdicts, junit)
+    _report_for_ci(context, verdicts, options, target)
     if code != ExitCode.OK and context.output.json:
         context.error_line(code, f"{sum(v.code != ExitCode.OK for v in verdicts)} of {len(verdicts)} "
                                  "transcripts did not replay the same")
@@ -113,7 +117,7 @@ def _run_many(context: Context, options: ReplayOptions, target: TargetOptions,
             context.consoles.out.print(summary_table(replayed.verdicts))
         for line in load_lines(figures):
             context.consoles.out.print(line)
-    return _finish(context, replayed.verdicts, _decided(replayed), options.junit)
+    return _finish(context, replayed.verdicts, _decided(replayed), options, target)
 
 
 def _decided(replayed: Replayed) -> ExitCode:
@@ -259,9 +263,20 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     return outcome, builder, flags
 
 
-def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], junit: str | None) -> None:
-    """The JUnit report (--junit), and GitHub Actions annotations on stderr when run there; the
-    XML code loads only for --junit."""
+def _sarif_paths(options: ReplayOptions) -> None:
+    """Before any replay, with --sarif: every transcript is a repository path (render/sarif.py), or exit 1."""
+    if options.sarif is not None:
+        from mrtr_cli.render.sarif import repository_path
+
+        for path in options.files:
+            repository_path(path)
+
+
+def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], options: ReplayOptions,
+                   target: TargetOptions) -> None:
+    """The JUnit report (--junit), the SARIF log (--sarif), and GitHub Actions annotations on stderr
+    when run there; the XML and SARIF code loads only when asked for."""
+    junit = options.junit
     from mrtr_cli.render.annotations import replay_annotations
     from mrtr_cli.workflow_commands import in_github_actions, write_commands
 
@@ -269,6 +284,11 @@ def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], junit: str |
         from mrtr_cli.render.junit import replay_suite, write_report
 
         write_report(junit, replay_suite(verdicts))
+    if options.sarif:
+        from mrtr_cli.render.sarif import replay_log, server_named, write_log
+
+        write_log(options.sarif, replay_log(verdicts, lambda path, difference: model.round_line(path, difference.round),
+                                            server_named(target, "the server each transcript recorded")))
     if in_github_actions():
         lines = replay_annotations(verdicts, lambda path, first: model.round_line(path, first.round))
         write_commands(context.consoles.err.file, lines)
