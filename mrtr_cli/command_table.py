@@ -50,6 +50,8 @@ class CommandGroup(NamedTuple):
 CONVERSING: Groups = (("target", ()), ("answering", ()), ("tasks", ()), ("output", ()), ("recording", ()))
 """The option groups of the commands that hold a conversation (call, read, prompt)."""
 SENT: Groups = (("call", ()),)
+PAGE = ("recording", ("html", "show_state"))
+"""`--html FILE` and `--show-state` of the commands that record nothing (show, replay, check, proxy)."""
 DECLARING: Groups = (("answering", ("answers_file", "roots", "no_elicitation", "no_sampling", "no_roots")),
                      ("tasks", ("no_tasks",)))
 """What `discover` and `list` declare as `call` would, and answer the server's own requests from (never a prompt)."""
@@ -74,21 +76,22 @@ COMMANDS = (
     Command("serve", "Play transcripts back as a 2026-07-28 server (stdio by default).",
             (Argument("files", "Transcripts to serve.", TRANSCRIPTS, many=True),), (("serving", ("http",)),)),
     Command("show", "A transcript's timeline and result, as call showed them; no server needed.",
-            (Argument("file", "The transcript to show.", "TRANSCRIPT.yaml"),), (("output", ()),)),
+            (Argument("file", "The transcript to show.", "TRANSCRIPT.yaml"),),
+            (("output", ()), PAGE)),
     Command("replay", "Re-run transcripts against a live server and report any divergence (exit 6).\n\n"
             "--strict also compares notifications, findings, HTTP status and content type.",
             (Argument("files", "Transcripts to replay.", TRANSCRIPTS, many=True),),
             (("call", ("arguments",)), ("replaying", ()), ("report", ("junit", "sarif")), ("target", ()), ("answering", ()),
-             ("tasks", ("poll_interval", "task_timeout")), ("output", ()))),
+             ("tasks", ("poll_interval", "task_timeout")), ("output", ()), PAGE)),
     Command("check", "Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails.",
             groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
-                    ("output", ()))),
+                    ("output", ()), PAGE)),
     Command("proxy", "Stand between a host and a server: every message passes on unchanged; each conversation "
             "is seen and kept.\n\n"
             "Over stdio a host launches `mrtr proxy [OPTIONS] -- CMD ARGS` instead of the server; over HTTP "
             "`mrtr proxy --http [HOST:]PORT --to URL` forwards to the server at URL.",
             groups=(("proxying", ()), ("serving", ("http",)), ("target", ("max_message_size", "config", "server")),
-                    ("report", ("junit", "sarif", "sarif_location")),
+                    ("report", ("junit", "sarif", "sarif_location")), PAGE,
                     ("output", ("verbose", "show_secrets", "color", "debug")))),
 )
 """mrtr's commands, in the order its help lists them (`auth` and `tasks` after them)."""

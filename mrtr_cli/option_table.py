@@ -199,8 +199,12 @@ RECORDING = (
            "FILE.yaml"),
     Option(("--redact",), "recording", "redact", "many", "Also hide this header, argument or JSON path "
            "($.rounds[*]...) in the transcript. Repeatable.", "NAME_OR_PATH"),
+    Option(("--html",), "recording", "html", "value", "Also write the conversation (a check's checklist, a "
+           "replay's differences) as one self-contained HTML page to FILE.", "FILE"),
+    Option(("--show-state",), "recording", "show_state", "flag", "In the --html page, show each requestState "
+           "itself, not only its size."),
 )
-"""`--record FILE.yaml` and what to `--redact` in it (RecordingOptions)."""
+"""`--record FILE.yaml`, what to `--redact` in it, and the `--html FILE` page (RecordingOptions)."""
 
 TASKS = (
     Option(("--no-tasks",), "tasks", "no_tasks", "flag", "Withhold the tasks extension "

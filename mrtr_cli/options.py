@@ -165,10 +165,12 @@ class OutputOptions(NamedTuple):
 
 
 class RecordingOptions(NamedTuple):
-    """`--record FILE.yaml` and what to `--redact` in it."""
+    """`--record FILE.yaml`, what to `--redact` in it, and `--html FILE` (render/html_page.py)."""
 
     record: str | None = None
     redact: tuple[str, ...] = ()
+    html: str | None = None
+    show_state: bool = False
 
 
 class TaskOptions(NamedTuple):
