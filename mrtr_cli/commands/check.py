@@ -39,12 +39,13 @@ from mrtr_cli.target import Target, logs_in_as_machine, parse_headers, resolve_t
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
         report: ReportOptions = ReportOptions(), named: tuple[CallOptions, ...] = (),
-        probes: ProbeOptions = ProbeOptions()) -> int:
-    """`report`: --junit, --sarif and --sarif-location; `named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py);
+        probes: ProbeOptions = ProbeOptions(), html: str | None = None) -> int:
+    """`report`: --junit, --sarif and --sarif-location; `html`: --html FILE, the checklist as a page; `named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py);
     `probes`: --skip-probe, --state-age, --at-most-once and --other-principal."""
     def body(context: Context) -> ExitCode:
         files.check_writable(report.junit, "--junit")
         files.check_writable(report.sarif, "--sarif")
+        files.check_writable(html, "--html")
         location = _sarif_location(report, target)
         started = time.monotonic()
         try:
@@ -53,6 +54,7 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
                                          Asked(skipped, _replay_flags(probes, tool), probes.other_principal))
         except MrtrError as error:  # no probe ran: the report still says why
             _report_for_ci(context, [], time.monotonic() - started, report, location, error.one_line())
+            _write_page(html, [], None, error.one_line())
             raise
         checks = by_request(checks, skipped)  # the checks judged from another's exchange, too
         if output.json:
@@ -62,6 +64,7 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
             for line in check_lines(checks, era["line"]):
                 context.consoles.out.print(line)
         _report_for_ci(context, checks, time.monotonic() - started, report, location)
+        _write_page(html, checks, era["line"])
         failed = [c for c in checks if c.status == "fail"]
         if failed and output.json:
             context.error_line(ExitCode.PROTOCOL, f"{len(failed)} check{'s' if len(failed) != 1 else ''} failed: "
@@ -99,6 +102,16 @@ def _report_for_ci(context: Context, checks: list[Check], elapsed: float, report
     if in_github_actions():
         lines = check_annotations(checks) + ([error_annotation(failure, "mrtr check")] if failure else [])
         write_commands(context.consoles.err.file, lines)
+
+
+def _write_page(path: str | None, checks: list[Check], era_line: str | None, failure: str | None = None) -> None:
+    """--html FILE: the checklist grouped by level (render/html_page.py, loaded only then)."""
+    if path is None:
+        return
+    from mrtr_cli.render.html_page import checklist, failure as not_run, page, write_page
+
+    body = [checklist(checks, era_line or "")] if failure is None else [not_run(failure)]
+    write_page(path, page("mrtr check", body))
 
 
 class Asked(NamedTuple):

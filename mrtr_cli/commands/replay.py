@@ -58,6 +58,8 @@ class ReplayOptions:
     strict: bool = False
     junit: str | None = None
     sarif: str | None = None
+    html: str | None = None
+    show_state: bool = False
     jobs: int = 1
     repeat: int = 1
     poll_interval: float | None = None
@@ -70,6 +72,7 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
     def body(context: Context) -> ExitCode:
         files.check_writable(options.junit, "--junit")
         files.check_writable(options.sarif, "--sarif")
+        files.check_writable(options.html, "--html")
         _sarif_paths(options)
         ignore = [parse_path(path, "--ignore") for path in options.ignore]
         if options.jobs > 1 or options.repeat > 1:
@@ -92,6 +95,8 @@ def _finish(context: Context, verdicts: list[ReplayVerdict], code: ExitCode, opt
             target: TargetOptions) -> ExitCode:
     """The reports for CI, and with --json the error line when not every transcript replayed the same."""
     _report_for_ci(context, verdicts, options, target)
+    if options.html:
+        _write_page(options.html, verdicts, options.show_state)
     if code != ExitCode.OK and context.output.json:
         context.error_line(code, f"{sum(v.code != ExitCode.OK for v in verdicts)} of {len(verdicts)} "
                                  "transcripts did not replay the same")
@@ -261,6 +266,21 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
         outcome.status, outcome.error = status_of(error), error
         emit(events.OutcomeReached(outcome))
     return outcome, builder, flags
+
+
+def _write_page(path: str, verdicts: list[ReplayVerdict], show_state: bool) -> None:
+    """--html FILE: each transcript's recorded rounds with the live run's differences beside them
+    (render/html_page.py, loaded only then); one that cannot be read again, with why it did not replay."""
+    from mrtr_cli.render.html_page import conversations, failure, page, write_page
+
+    documents, unread = [], []
+    for verdict in verdicts:
+        try:
+            documents.append((verdict.file, model.load(verdict.file).data))
+        except MrtrError:
+            unread.append(failure(f"{verdict.file}: {verdict.error.one_line() if verdict.error else 'not read'}"))
+    differences = {verdict.file: verdict.differences for verdict in verdicts}
+    write_page(path, page("mrtr replay", [*conversations(documents, show_state, differences), *unread]))
 
 
 def _sarif_paths(options: ReplayOptions) -> None:

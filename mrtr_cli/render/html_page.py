@@ -30,6 +30,8 @@ MAX_CONVERSATIONS = 50
 quick to open; the ones left out are counted."""
 JSON_LIMIT = 20_000
 """The most characters of one JSON value shown (a huge result is cut, and says so)."""
+ORDER = ("fail", "warn", "pass", "skipped")
+"""The order of a level's checks on the page: what needs looking at first."""
 COMPACT = 72
 """A JSON value this short or shorter is shown on one line; a longer one indented."""
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; base-uri 'none'"
@@ -63,7 +65,7 @@ li.round.differs { border-color: var(--bad); }
 .tag.warn { background: #fff8c5; color: var(--warn); }
 .tag.good { background: #dafbe1; color: var(--good); }
 .columns { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 12px; }
-.columns.one { grid-template-columns: minmax(0, 1fr); }
+.columns.replay { grid-template-columns: minmax(0, 2fr) minmax(0, 1fr); }
 .part { margin-top: 6px; }
 .part > b { color: var(--dim); font-weight: 600; font-size: 12px; text-transform: uppercase; }
 pre { margin: 2px 0; padding: 6px 8px; background: #f6f8fa; border: 1px solid #eaeef2; border-radius: 4px;
@@ -141,7 +143,7 @@ def checklist(checks: Sequence[Check], era_line: str) -> str:
     parts = [f"<section class=\"checklist\"><h2>Checklist</h2><p class=\"meta\">{_text(era_line)} · "
              f"{_text(_counts(checks))}</p>"]
     for level in ("MUST", "SHOULD"):
-        these = [check for check in checks if check.level == level]
+        these = sorted((check for check in checks if check.level == level), key=lambda c: ORDER.index(c.status))
         if not these:
             continue
         parts.append(f"<h3 id=\"level-{level}\">{level} ({len(these)})</h3><table><tr><th>status</th><th>probe</th>"
@@ -188,7 +190,7 @@ def _round(entry: dict[str, Any], show_state: bool, differences: list[Difference
     body = recorded
     if differences is not None:
         beside = "".join(_difference(d) for d in differences) or "<p class=\"meta\">the same as recorded</p>"
-        body = (f"<div class=\"columns\"><div><div class=\"part\"><b>Recorded</b></div>{recorded}</div>"
+        body = (f"<div class=\"columns replay\"><div><div class=\"part\"><b>Recorded</b></div>{recorded}</div>"
                 f"<div><div class=\"part\"><b>Live run</b></div>{beside}</div></div>")
     return (f"<li class=\"round{' differs' if differs else ''}\" id=\"round-{_text(number)}\" "
             f"data-round=\"{_text(number)}\"><div class=\"round-head\">{' '.join(marks)}</div>{body}</li>")
