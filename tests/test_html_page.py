@@ -214,3 +214,20 @@ class MessageText(html.parser.HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.inside:
             self.message += data
+
+
+def test_proxy_writes_its_conversations_and_the_clients_findings(tmp_path: Path):
+    from test_proxy_judge import DEMO, Proxied, wrong_modern_client
+
+    page_path = tmp_path / "proxy.html"
+    peer = Proxied([PYTHON, "-m", "mrtr_cli", "proxy", "--html", str(page_path), "--", *DEMO])
+    try:
+        wrong_modern_client(peer)
+    finally:
+        peer.close()
+    tags = parsed(dom(page_path, tmp_path)).tags
+    names = [attrs["data-name"] for tag, attrs in tags if tag == "section" and "data-name" in attrs]
+    assert names[0] == "1. tools/call two_questions" and names[-1] == "5. tools/call workspace_roots"
+    rules = [attrs["data-rule"] for _, attrs in tags if attrs.get("data-rule")]
+    assert "retry-id-reused" in rules and "request-state-invented" in rules
+    assert distinct_colours(screenshot(page_path, tmp_path, "proxy.png")) > 20

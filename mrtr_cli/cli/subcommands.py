@@ -123,7 +123,7 @@ def check(*, probes: ProbeOptions, call: ArgumentOptions, report: ReportOptions,
 
 @command(command_named("proxy"))
 def proxy(*, proxying: ProxyOptions, serving: ServingOptions, target: TargetOptions, report: ReportOptions,
-          output: OutputOptions) -> int:
+          output: OutputOptions, recording: RecordingOptions) -> int:
     if proxying.wrap or proxying.unwrap:
         from mrtr_cli.commands import proxy_wrap
 
@@ -132,7 +132,7 @@ def proxy(*, proxying: ProxyOptions, serving: ServingOptions, target: TargetOpti
     from mrtr_cli.commands import proxy_judging
 
     return proxy_judging.run(proxying, serving.http, target.max_message_size, report, output,
-                             (target.config, target.server))
+                             (target.config, target.server), recording)
 
 
 AUTH = "auth"

@@ -5,13 +5,14 @@ for the shim), `--json FILE` and `--junit FILE` written at exit, and `--strict`'
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from mrtr_cli import files
 from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.commands.proxy import ShownTimeline
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import OutputOptions, ProxyOptions, ReportOptions
+from mrtr_cli.options import OutputOptions, ProxyOptions, RecordingOptions, ReportOptions
 from mrtr_cli.protocol.lint_rules import CLIENT_RULES
 from mrtr_cli.proxy.judge import ClientJudge
 from mrtr_cli.proxy.watching import Crossed, Watcher
@@ -23,10 +24,12 @@ STRICT_EXIT = ExitCode.PROTOCOL
 
 
 def run(proxying: ProxyOptions, http: str | None, max_message_size: int, report: ReportOptions,
-        output: OutputOptions, host_config: tuple[str | None, str | None] = (None, None)) -> int:
+        output: OutputOptions, host_config: tuple[str | None, str | None] = (None, None),
+        page: RecordingOptions = RecordingOptions()) -> int:
     """Run the proxy with the judge; the proxy's exit code (the server's, for the shim), or 2 under
     --strict when the client broke a MUST, or 1 when a report cannot be written or an option
-    cannot apply (`host_config`: --config and --server, which only --wrap and --unwrap take)."""
+    cannot apply (`host_config`: --config and --server, which only --wrap and --unwrap take; `page`:
+    --html FILE and --show-state, the conversations and the findings as a page at exit)."""
     from mrtr_cli.commands import proxy
 
     junit_path = report.junit
@@ -39,6 +42,7 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, report:
                              "edit", "give --wrap or --unwrap, or drop them")
         proxy.check_values(proxying, junit_path)
         located.extend(_sarif_place(proxying, report))
+        files.check_writable(page.html, "--html")
         return _checked(proxying.json_report, junit_path, report.sarif)
 
     checked = guarded(output, checked_first)
@@ -50,8 +54,11 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, report:
         judge.report_to(timeline)
         return [Summarized(judge, timeline)]
 
-    code = proxy.run(proxying, http, max_message_size, output, judged)
+    captures = proxy.Captures() if page.html else None
+    code = proxy.run(proxying, http, max_message_size, output, judged, captures)
     written = guarded(output, lambda context: _reported(judge, proxying.json_report, junit_path))
+    if written == ExitCode.OK and captures is not None:
+        written = guarded(output, lambda context: _page_written(judge, captures, page))
     if written == ExitCode.OK and report.sarif is not None:
         written = guarded(output, lambda context: _sarif_written(judge, report.sarif or "", *located[0]))
     return written if written != ExitCode.OK else exit_code(judge, proxying.strict, code)
@@ -76,6 +83,16 @@ def _sarif_place(proxying: ProxyOptions, report: ReportOptions) -> list[tuple[st
 
     location = sarif_location(report.sarif_location, None, proxying.command)
     return [(location, proxying.to or join(proxying.command))]
+
+
+def _page_written(judge: ClientJudge, captures: Any, page: RecordingOptions) -> ExitCode:
+    """--html FILE: the conversations kept (at most a page's), then what the judge found."""
+    from mrtr_cli.render.html_page import client_findings, conversations, page as whole_page, write_page
+
+    body = [*conversations(captures.documents(), page.show_state, not_kept=captures.more),
+            client_findings(judge.findings)]
+    write_page(page.html or "", whole_page("mrtr proxy", body))
+    return ExitCode.OK
 
 
 def _sarif_written(judge: ClientJudge, path: str, location: str, server: str) -> ExitCode:

@@ -71,6 +71,9 @@ li.round.differs { border-color: var(--bad); }
 pre { margin: 2px 0; padding: 6px 8px; background: #f6f8fa; border: 1px solid #eaeef2; border-radius: 4px;
       white-space: pre-wrap; word-break: break-word; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace;
       max-height: 320px; overflow: auto; }
+.message { margin: 2px 0; padding: 3px 8px; background: #ddf4ff; border-radius: 4px; white-space: pre-wrap;
+       word-break: break-word; }
+.question pre { max-height: 220px; }
 .question { border-left: 3px solid #0969da; padding-left: 8px; margin: 6px 0; }
 .answer { border-left: 3px solid var(--good); padding-left: 8px; margin: 6px 0; }
 .finding { border-left: 3px solid var(--warn); padding-left: 8px; margin: 6px 0; }
@@ -97,12 +100,13 @@ def page(title: str, body: Iterable[str]) -> str:
 
 
 def conversations(documents: Sequence[tuple[str, dict[str, Any]]], show_state: bool = False,
-                  differences: dict[str, list[Difference]] | None = None) -> list[str]:
+                  differences: dict[str, list[Difference]] | None = None, not_kept: int = 0) -> list[str]:
     """A section a transcript document (its name, its document), at most MAX_CONVERSATIONS;
-    `differences`: a replay's, by the same name, shown beside the recorded rounds."""
+    `differences`: a replay's, by the same name, shown beside the recorded rounds; `not_kept`: how
+    many more there were that the caller did not keep (a proxy's)."""
     parts = [conversation(name, document, show_state, (differences or {}).get(name))
              for name, document in documents[:MAX_CONVERSATIONS]]
-    left = len(documents) - MAX_CONVERSATIONS
+    left = len(documents) - MAX_CONVERSATIONS + not_kept
     if left > 0:
         parts.append(f"<p class=\"more\">{left} more conversation{'s' if left != 1 else ''} not shown "
                      f"(a page shows at most {MAX_CONVERSATIONS}).</p>")
@@ -152,6 +156,13 @@ def checklist(checks: Sequence[Check], era_line: str) -> str:
         parts.append("</table>")
     parts.append("</section>")
     return "".join(parts)
+
+
+def client_findings(findings: Sequence[Any]) -> str:
+    """`mrtr proxy`: what the judge of the client found (lint_rules.Finding), with their rules' pages."""
+    shown = "".join(_finding({"severity": f.severity, "rule": f.rule, "message": f.message, "page": f.page})
+                    for f in findings) or "<p class=\"meta\">nothing: the client kept every rule mrtr judges</p>"
+    return f"<section class=\"checklist\"><h2>The client</h2>{shown}</section>"
 
 
 def failure(message: str) -> str:
