@@ -12,7 +12,7 @@ from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.arguments import tool_arguments
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded
+from mrtr_cli.commands.common import Context, client_settings, connect, guarded, server_named
 from mrtr_cli.commands.hops import opener, plan, routed
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UsageError
@@ -79,7 +79,7 @@ def _sarif_location(report: ReportOptions, target: TargetOptions) -> tuple[str, 
     and the server they are about."""
     if report.sarif is None:
         return None
-    from mrtr_cli.render.sarif import sarif_location, server_named
+    from mrtr_cli.render.sarif import sarif_location
 
     return sarif_location(report.sarif_location, target.config, target.command), server_named(target)
 

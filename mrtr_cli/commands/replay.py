@@ -17,7 +17,7 @@ from mrtr_cli import events, files, yaml_dumper
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.commands.hops import opener, plan, routed
-from mrtr_cli.commands.common import (Context, client_settings, connect, era_flags, guarded, make_context,
+from mrtr_cli.commands.common import (Context, client_settings, connect, era_flags, guarded, make_context, server_named,
                                       person_answerer, person_at_terminal, warn_unused_flags)
 from mrtr_cli.commands.replay_jobs import STOPPED, Replayed, replay_many
 from mrtr_cli.errors import HopRefused, MrtrError, UsageError, interruption
@@ -305,7 +305,7 @@ def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], options: Rep
 
         write_report(junit, replay_suite(verdicts))
     if options.sarif:
-        from mrtr_cli.render.sarif import replay_log, server_named, write_log
+        from mrtr_cli.render.sarif import replay_log, write_log
 
         write_log(options.sarif, replay_log(verdicts, lambda path, difference: model.round_line(path, difference.round),
                                             server_named(target, "the server each transcript recorded")))

@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shlex
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -27,7 +26,6 @@ from typing import Any
 from mrtr_cli import __version__
 from mrtr_cli.check.verdicts import Check
 from mrtr_cli.errors import UsageError
-from mrtr_cli.options import TargetOptions
 from mrtr_cli.protocol.lint_rules import SPEC, Finding
 from mrtr_cli.render.annotations import describe_difference
 from mrtr_cli.text import safe, safe_line
@@ -66,18 +64,6 @@ def sarif_location(given: str | None, config: str | None, command: Sequence[str]
         raise UsageError(f"{flag} needs a file in the repository to point its results at, and this server has none "
                          "(no --config, no stdio server script)", "give --sarif-location PATH (e.g. mcp.json)")
     return repository_path(script)
-
-
-def server_named(target: TargetOptions, otherwise: str = "mrtr demo") -> str:
-    """The server the results are about, for the log's `properties`: its URL, `--config`'s entry,
-    the stdio command, the demo, or `otherwise` (replay without target flags: each transcript's own)."""
-    if target.url:
-        return target.url
-    if target.config:
-        return f"{target.config}: {target.server}" if target.server else target.config
-    if target.command:
-        return shlex.join(target.command)
-    return "mrtr demo" if target.demo else otherwise
 
 
 def repository_path(path: str) -> str:
