@@ -51,7 +51,9 @@ CONVERSING: Groups = (("target", ()), ("answering", ()), ("tasks", ()), ("output
 """The option groups of the commands that hold a conversation (call, read, prompt)."""
 SENT: Groups = (("call", ()),)
 PAGE = ("recording", ("html", "show_state"))
-"""`--html FILE` and `--show-state` of the commands that record nothing (show, replay, check, proxy)."""
+"""`--html FILE` and `--show-state` of the commands that record nothing (show, check)."""
+EXCHANGES = ("recording", ("html", "show_state", "har"))
+"""Those and `--har FILE`, for replay and proxy."""
 DECLARING: Groups = (("answering", ("answers_file", "roots", "no_elicitation", "no_sampling", "no_roots")),
                      ("tasks", ("no_tasks",)))
 """What `discover` and `list` declare as `call` would, and answer the server's own requests from (never a prompt)."""
@@ -81,8 +83,9 @@ COMMANDS = (
     Command("replay", "Re-run transcripts against a live server and report any divergence (exit 6).\n\n"
             "--strict also compares notifications, findings, HTTP status and content type.",
             (Argument("files", "Transcripts to replay.", TRANSCRIPTS, many=True),),
-            (("call", ("arguments",)), ("replaying", ()), ("report", ("junit", "sarif")), ("target", ()), ("answering", ()),
-             ("tasks", ("poll_interval", "task_timeout")), ("output", ()), PAGE)),
+            (("call", ("arguments",)), ("replaying", ()), ("report", ("junit", "sarif")), ("target", ()),
+             ("answering", ()),
+             ("tasks", ("poll_interval", "task_timeout")), ("output", ()), EXCHANGES)),
     Command("check", "Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails.",
             groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
                     ("output", ()), PAGE)),
@@ -91,7 +94,7 @@ COMMANDS = (
             "Over stdio a host launches `mrtr proxy [OPTIONS] -- CMD ARGS` instead of the server; over HTTP "
             "`mrtr proxy --http [HOST:]PORT --to URL` forwards to the server at URL.",
             groups=(("proxying", ()), ("serving", ("http",)), ("target", ("max_message_size", "config", "server")),
-                    ("report", ("junit", "sarif", "sarif_location")), PAGE,
+                    ("report", ("junit", "sarif", "sarif_location")), EXCHANGES,
                     ("output", ("verbose", "show_secrets", "color", "debug")))),
 )
 """mrtr's commands, in the order its help lists them (`auth` and `tasks` after them)."""

@@ -203,6 +203,8 @@ RECORDING = (
            "replay's differences) as one self-contained HTML page to FILE.", "FILE"),
     Option(("--show-state",), "recording", "show_state", "flag", "In the --html page, show each requestState "
            "itself, not only its size."),
+    Option(("--har",), "recording", "har", "value", "Over HTTP: also write the exchanges as a HAR 1.2 log to FILE "
+           "(browsers' developer tools open it).", "FILE"),
 )
 """`--record FILE.yaml`, what to `--redact` in it, and the `--html FILE` page (RecordingOptions)."""
 

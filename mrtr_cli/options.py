@@ -171,6 +171,7 @@ class RecordingOptions(NamedTuple):
     redact: tuple[str, ...] = ()
     html: str | None = None
     show_state: bool = False
+    har: str | None = None
 
 
 class TaskOptions(NamedTuple):

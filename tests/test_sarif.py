@@ -71,7 +71,8 @@ def test_a_config_file_is_the_location_and_an_unreachable_server_is_a_failed_exe
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"gone": {"url": "http://127.0.0.1:9/mcp"}}}))
     report = tmp_path / "check.sarif"
-    done = mrtr("check", "--config", "mcp.json", "--server", "gone", "--timeout", "5", "--sarif", str(report), cwd=tmp_path)
+    done = mrtr("check", "--config", "mcp.json", "--server", "gone", "--timeout", "5", "--sarif", str(report),
+                cwd=tmp_path)
     assert done.code == 4, done.stderr
     run = run_of(report)
     assert run["results"] == [] and run["invocations"][0]["executionSuccessful"] is False

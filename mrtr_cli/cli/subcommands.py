@@ -105,6 +105,7 @@ def replay(*, files: List[str], call: ArgumentOptions, replaying: ReplayingOptio
 
     options = command.ReplayOptions(tuple(files), call.arguments, strict=output.strict, junit=report.junit,
                                     sarif=report.sarif, html=recording.html, show_state=recording.show_state,
+                                    har=recording.har,
                                     poll_interval=tasks.poll_interval, task_timeout=tasks.task_timeout,
                                     **replaying._asdict())
     return command.run(options, target, answering, output)

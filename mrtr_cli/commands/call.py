@@ -105,14 +105,21 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
     if paged is not None and recording is not None and recording.html:
         write_conversation_page(recording.html, f"mrtr {call.method} {call.name}", [(call.name, paged.document())],
                                 recording.show_state)
+    if paged is not None and recording is not None and recording.har:
+        write_exchanges(recording.har, [paged.document()])
     return outcome, flags
 
 
 def _page_builder(context: Context, recording: RecordingOptions | None, target: dict[str, Any],
                   settings: Any) -> Any:
-    """With --html: a transcript built in memory (redacted as --record's), for the page at the end."""
-    if recording is None or not recording.html:
+    """With --html or --har: a transcript built in memory (redacted as --record's), for the page or
+    the log at the end; --har over stdio is exit 1 (there are no HTTP exchanges)."""
+    if recording is None or not (recording.html or recording.har):
         return None
+    if recording.har and not target.get("url"):
+        raise UsageError("--har writes HTTP exchanges, and this server is not reached over HTTP",
+                         "give --url URL (or a --config entry with a url), or drop --har")
+    files.check_writable(recording.har, "--har")
     from mrtr_cli.transcript.recorder import TranscriptBuilder
     from mrtr_cli.transcript.redact import Redaction
 
@@ -121,6 +128,13 @@ def _page_builder(context: Context, recording: RecordingOptions | None, target: 
                                 Redaction.from_flags(list(recording.redact)))
     context.emit.subscribe(builder)
     return builder
+
+
+def write_exchanges(path: str, documents: list[dict[str, Any]]) -> None:
+    """The --har log of conversations over HTTP (render/har.py, loaded only for --har)."""
+    from mrtr_cli.render.har import har_log, write_log
+
+    write_log(path, har_log(documents))
 
 
 def write_conversation_page(path: str, title: str, documents: list[tuple[str, dict[str, Any]]],

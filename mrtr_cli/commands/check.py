@@ -40,7 +40,8 @@ from mrtr_cli.target import Target, logs_in_as_machine, parse_headers, resolve_t
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
         report: ReportOptions = ReportOptions(), named: tuple[CallOptions, ...] = (),
         probes: ProbeOptions = ProbeOptions(), html: str | None = None) -> int:
-    """`report`: --junit, --sarif and --sarif-location; `html`: --html FILE, the checklist as a page; `named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py);
+    """`report`: --junit, --sarif and --sarif-location; `html`: --html FILE, the checklist as a page;
+    `named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py);
     `probes`: --skip-probe, --state-age, --at-most-once and --other-principal."""
     def body(context: Context) -> ExitCode:
         files.check_writable(report.junit, "--junit")

@@ -43,6 +43,10 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, report:
         proxy.check_values(proxying, junit_path)
         located.extend(_sarif_place(proxying, report))
         files.check_writable(page.html, "--html")
+        files.check_writable(page.har, "--har")
+        if page.har and http is None:
+            raise UsageError("--har writes HTTP exchanges, and the stdio shim has none",
+                             "give --http [HOST:]PORT --to URL, or drop --har")
         return _checked(proxying.json_report, junit_path, report.sarif)
 
     checked = guarded(output, checked_first)
@@ -54,11 +58,13 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, report:
         judge.report_to(timeline)
         return [Summarized(judge, timeline)]
 
-    captures = proxy.Captures() if page.html else None
+    captures = proxy.Captures() if page.html or page.har else None
     code = proxy.run(proxying, http, max_message_size, output, judged, captures)
     written = guarded(output, lambda context: _reported(judge, proxying.json_report, junit_path))
-    if written == ExitCode.OK and captures is not None:
+    if written == ExitCode.OK and captures is not None and page.html:
         written = guarded(output, lambda context: _page_written(judge, captures, page))
+    if written == ExitCode.OK and captures is not None and page.har:
+        written = guarded(output, lambda context: _har_written(captures, page.har or ""))
     if written == ExitCode.OK and report.sarif is not None:
         written = guarded(output, lambda context: _sarif_written(judge, report.sarif or "", *located[0]))
     return written if written != ExitCode.OK else exit_code(judge, proxying.strict, code)
@@ -92,6 +98,14 @@ def _page_written(judge: ClientJudge, captures: Any, page: RecordingOptions) -> 
     body = [*conversations(captures.documents(), page.show_state, not_kept=captures.more),
             client_findings(judge.findings)]
     write_page(page.html or "", whole_page("mrtr proxy", body))
+    return ExitCode.OK
+
+
+def _har_written(captures: Any, path: str) -> ExitCode:
+    """--har FILE: the exchanges of the conversations kept (at most a page's worth)."""
+    from mrtr_cli.commands.call import write_exchanges
+
+    write_exchanges(path, [document for _, document in captures.documents()])
     return ExitCode.OK
 
 

@@ -36,8 +36,9 @@ def run(proxying: ProxyOptions, http: str | None, config: str | None, server: st
 
 def _no_judging(proxying: ProxyOptions, junit_path: str | None, sarif_path: str | None = None) -> None:
     """--json, --junit, --sarif and --strict judge a proxy that runs: --wrap and --unwrap run none."""
-    given = [name for name, value in (("--json", proxying.json_report), ("--junit", junit_path), ("--sarif", sarif_path),
-                                      ("--strict", proxying.strict or None)) if value is not None]
+    given = [name for name, value in (("--json", proxying.json_report), ("--junit", junit_path),
+                                      ("--sarif", sarif_path), ("--strict", proxying.strict or None))
+             if value is not None]
     if given:
         verb = "judges" if len(given) == 1 else "judge"
         raise UsageError(f"{', '.join(given)} {verb} a proxy that runs; --wrap and --unwrap only edit a configuration",

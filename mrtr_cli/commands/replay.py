@@ -60,6 +60,7 @@ class ReplayOptions:
     sarif: str | None = None
     html: str | None = None
     show_state: bool = False
+    har: str | None = None
     jobs: int = 1
     repeat: int = 1
     poll_interval: float | None = None
@@ -73,6 +74,8 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
         files.check_writable(options.junit, "--junit")
         files.check_writable(options.sarif, "--sarif")
         files.check_writable(options.html, "--html")
+        files.check_writable(options.har, "--har")
+        _har_over_http(options, target)
         _sarif_paths(options)
         ignore = [parse_path(path, "--ignore") for path in options.ignore]
         if options.jobs > 1 or options.repeat > 1:
@@ -97,6 +100,10 @@ def _finish(context: Context, verdicts: list[ReplayVerdict], code: ExitCode, opt
     _report_for_ci(context, verdicts, options, target)
     if options.html:
         _write_page(options.html, verdicts, options.show_state)
+    if options.har:
+        from mrtr_cli.commands.call import write_exchanges
+
+        write_exchanges(options.har, [verdict.live for verdict in verdicts if verdict.live is not None])
     if code != ExitCode.OK and context.output.json:
         context.error_line(code, f"{sum(v.code != ExitCode.OK for v in verdicts)} of {len(verdicts)} "
                                  "transcripts did not replay the same")
@@ -206,6 +213,7 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
         return verdict
     verdict.rounds, verdict.unused_flags = len(live.rounds), flags.unused()
     document = builder.document()
+    verdict.live = document if options.har else None
     verdict.round_ms = [float(part["elapsed_ms"]) for part in document.get("rounds", []) if "elapsed_ms" in part]
     verdict.differences = compare_conversations(transcript.data, document, ignore, options.strict)
     failure = live.error.exit_code if live.error is not None else ExitCode.OK
@@ -281,6 +289,14 @@ def _write_page(path: str, verdicts: list[ReplayVerdict], show_state: bool) -> N
             unread.append(failure(f"{verdict.file}: {verdict.error.one_line() if verdict.error else 'not read'}"))
     differences = {verdict.file: verdict.differences for verdict in verdicts}
     write_page(path, page("mrtr replay", [*conversations(documents, show_state, differences), *unread]))
+
+
+def _har_over_http(options: ReplayOptions, target: TargetOptions) -> None:
+    """--har writes HTTP exchanges: a stdio server or the demo is exit 1 before any replay (the
+    transcripts' own servers, without target flags, give the log only those that went over HTTP)."""
+    if options.har and (target.command or target.demo):
+        raise UsageError("--har writes HTTP exchanges, and this server is not reached over HTTP",
+                         "give --url URL, or drop --har")
 
 
 def _sarif_paths(options: ReplayOptions) -> None:
