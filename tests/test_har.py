@@ -97,3 +97,16 @@ def test_over_stdio_it_is_exit_1_before_anything_runs(tmp_path: Path):
         assert done.code == 1 and done.stderr.count("\n") == 1 and "--har writes HTTP exchanges" in done.stderr, \
             done.stderr
         assert not har.exists()
+
+
+def test_an_http_proxy_writes_the_exchanges_that_crossed_it_without_secrets(tmp_path: Path, demo_url: str):
+    from test_proxy_http import proxy
+
+    har = tmp_path / "proxy.har"
+    with proxy(demo_url, "--har", str(har)) as running:
+        done = mrtr("call", "book_table", "--url", running.url, "--answers", "examples/book_table.yaml",
+                    "-H", f"Authorization: {SECRET}")
+        assert done.code == 0, done.stderr
+    entries = log_of(har)
+    assert len(entries) == 4 and {entry["request"]["url"] for entry in entries} == {demo_url}
+    assert "sekrit" not in har.read_text()
