@@ -231,3 +231,13 @@ def test_proxy_writes_its_conversations_and_the_clients_findings(tmp_path: Path)
     rules = [attrs["data-rule"] for _, attrs in tags if attrs.get("data-rule")]
     assert "retry-id-reused" in rules and "request-state-invented" in rules
     assert distinct_colours(screenshot(page_path, tmp_path, "proxy.png")) > 20
+
+
+def test_each_round_names_the_instance_it_went_to(tmp_path: Path):
+    page_path = tmp_path / "hops.html"
+    done = mrtr("call", *BOOK, "--restart-between-rounds", "--html", str(page_path),
+                env={"MRTR_DEMO_STATE_KEY": "shared by every instance"})
+    assert done.code == 0, done.stderr
+    shown = parsed(dom(page_path, tmp_path))
+    text = " ".join(shown.texts)
+    assert "instance first start (#0)" in text and "instance restart 3 (#3)" in text
