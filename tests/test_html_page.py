@@ -241,3 +241,14 @@ def test_each_round_names_the_instance_it_went_to(tmp_path: Path):
     shown = parsed(dom(page_path, tmp_path))
     text = " ".join(shown.texts)
     assert "instance first start (#0)" in text and "instance restart 3 (#3)" in text
+
+
+def test_a_tasks_statuses_are_on_the_page(tmp_path: Path):
+    page_path = tmp_path / "task.html"
+    done = mrtr("call", "deploy_service", "-a", "service=web", "--demo", "--answer", "approve.approve=true",
+                "--html", str(page_path))
+    assert done.code == 0, done.stderr
+    shown = parsed(dom(page_path, tmp_path))
+    statuses = [text for text in shown.texts if text in ("working", "input_required", "completed")]
+    assert statuses[0] == "working" and "input_required" in statuses and statuses[-1] == "completed"
+    assert "Building web (step 1 of 3)" in shown.texts
