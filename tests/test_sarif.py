@@ -1,5 +1,6 @@
 """`--sarif FILE` on check, replay and proxy: valid against the OASIS SARIF 2.1.0 JSON schema (kept
-here as tests/sarif-schema-2.1.0.json, from oasis-tcs/sarif-spec, sarif-2.1/schema), one result a
+here as tests/sarif-schema-2.1.0.json, unchanged from github.com/oasis-tcs/sarif-spec at commit e0583813,
+sarif-2.1/schema, under the OASIS IPR policy that repository's LICENSE.md names), one result a
 failure or warning at a repository path, the rule's spec page as its help, stable fingerprints,
 and exit 1 when no repository path can be named."""
 
