@@ -5,11 +5,10 @@ for the shim), `--json FILE` and `--junit FILE` written at exit, and `--strict`'
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from mrtr_cli import files
 from mrtr_cli.commands.common import Context, guarded
-from mrtr_cli.commands.proxy import ShownTimeline
+from mrtr_cli.commands.proxy import Captures, ShownTimeline
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import OutputOptions, ProxyOptions, RecordingOptions, ReportOptions
@@ -42,11 +41,7 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, report:
                              "edit", "give --wrap or --unwrap, or drop them")
         proxy.check_values(proxying, junit_path)
         located.extend(_sarif_place(proxying, report))
-        files.check_writable(page.html, "--html")
-        files.check_writable(page.har, "--har")
-        if page.har and http is None:
-            raise UsageError("--har writes HTTP exchanges, and the stdio shim has none",
-                             "give --http [HOST:]PORT --to URL, or drop --har")
+        _check_page(page, http)
         return _checked(proxying.json_report, junit_path, report.sarif)
 
     checked = guarded(output, checked_first)
@@ -61,10 +56,8 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, report:
     captures = proxy.Captures() if page.html or page.har else None
     code = proxy.run(proxying, http, max_message_size, output, judged, captures)
     written = guarded(output, lambda context: _reported(judge, proxying.json_report, junit_path))
-    if written == ExitCode.OK and captures is not None and page.html:
-        written = guarded(output, lambda context: _page_written(judge, captures, page))
-    if written == ExitCode.OK and captures is not None and page.har:
-        written = guarded(output, lambda context: _har_written(captures, page.har or ""))
+    if written == ExitCode.OK and captures is not None:
+        written = guarded(output, lambda context: _captures_written(judge, captures, page))
     if written == ExitCode.OK and report.sarif is not None:
         written = guarded(output, lambda context: _sarif_written(judge, report.sarif or "", *located[0]))
     return written if written != ExitCode.OK else exit_code(judge, proxying.strict, code)
@@ -91,21 +84,28 @@ def _sarif_place(proxying: ProxyOptions, report: ReportOptions) -> list[tuple[st
     return [(location, proxying.to or join(proxying.command))]
 
 
-def _page_written(judge: ClientJudge, captures: Any, page: RecordingOptions) -> ExitCode:
-    """--html FILE: the conversations kept (at most a page's), then what the judge found."""
-    from mrtr_cli.render.html_page import client_findings, conversations, page as whole_page, write_page
+def _check_page(page: RecordingOptions, http: str | None) -> None:
+    """Before the proxy starts: --html's and --har's folders; --har only over HTTP (exit 1)."""
+    files.check_writable(page.html, "--html")
+    files.check_writable(page.har, "--har")
+    if page.har and http is None:
+        raise UsageError("--har writes HTTP exchanges, and the stdio shim has none",
+                         "give --http [HOST:]PORT --to URL, or drop --har")
 
-    body = [*conversations(captures.documents(), page.show_state, not_kept=captures.more),
-            client_findings(judge.findings)]
-    write_page(page.html or "", whole_page("mrtr proxy", body))
-    return ExitCode.OK
 
+def _captures_written(judge: ClientJudge, captures: Captures, page: RecordingOptions) -> ExitCode:
+    """--html FILE: the conversations kept (at most a page's), then what the judge found; --har
+    FILE: their exchanges."""
+    if page.html:
+        from mrtr_cli.render.html_page import client_findings, conversations, page as whole_page, write_page
 
-def _har_written(captures: Any, path: str) -> ExitCode:
-    """--har FILE: the exchanges of the conversations kept (at most a page's worth)."""
-    from mrtr_cli.commands.call import write_exchanges
+        body = [*conversations(captures.documents(), page.show_state, not_kept=captures.more),
+                client_findings(judge.findings)]
+        write_page(page.html, whole_page("mrtr proxy", body))
+    if page.har:
+        from mrtr_cli.commands.call import write_exchanges
 
-    write_exchanges(path, [document for _, document in captures.documents()])
+        write_exchanges(page.har, [document for _, document in captures.documents()])
     return ExitCode.OK
 
 
