@@ -50,6 +50,10 @@ class CommandGroup(NamedTuple):
 CONVERSING: Groups = (("target", ()), ("answering", ()), ("tasks", ()), ("output", ()), ("recording", ()))
 """The option groups of the commands that hold a conversation (call, read, prompt)."""
 SENT: Groups = (("call", ()),)
+PAGE = ("recording", ("html", "show_state"))
+"""`--html FILE` and `--show-state` of the commands that record nothing (show, check)."""
+EXCHANGES = ("recording", ("html", "show_state", "har"))
+"""Those and `--har FILE`, for replay and proxy."""
 DECLARING: Groups = (("answering", ("answers_file", "roots", "no_elicitation", "no_sampling", "no_roots")),
                      ("tasks", ("no_tasks",)))
 """What `discover` and `list` declare as `call` would, and answer the server's own requests from (never a prompt)."""
@@ -80,12 +84,14 @@ COMMANDS = (
     Command("serve", "Play transcripts back as a 2026-07-28 server (stdio by default).",
             (Argument("files", "Transcripts to serve.", TRANSCRIPTS, many=True),), (("serving", ("http",)),)),
     Command("show", "A transcript's timeline and result, as call showed them; no server needed.",
-            (Argument("file", "The transcript to show.", "TRANSCRIPT.yaml"),), (("output", ()),)),
+            (Argument("file", "The transcript to show.", "TRANSCRIPT.yaml"),),
+            (("output", ()), PAGE)),
     Command("replay", "Re-run transcripts against a live server and report any divergence (exit 6).\n\n"
             "--strict also compares notifications, findings, HTTP status and content type.",
             (Argument("files", "Transcripts to replay.", TRANSCRIPTS, many=True),),
-            (("call", ("arguments",)), ("replaying", ()), ("report", ()), ("target", ()), ("answering", ()),
-             ("tasks", ("poll_interval", "task_timeout")), ("output", ()))),
+            (("call", ("arguments",)), ("replaying", ()), ("report", ("junit", "sarif")), ("target", ()),
+             ("answering", ()),
+             ("tasks", ("poll_interval", "task_timeout")), ("output", ()), EXCHANGES)),
     Command("load", "Replay transcripts as Locust users against live servers over HTTP: each round timed, "
             "each conversation judged as replay judges it (exit 6 when any diverged or failed).\n\n"
             "Needs the extra: pip install 'mrtr[load]'. Round k goes to instance (k-1) mod n of --url and the "
@@ -102,13 +108,13 @@ COMMANDS = (
              ("output", ("json", "color", "debug")))),
     Command("check", "Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails.",
             groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
-                    ("output", ()))),
+                    ("output", ()), PAGE)),
     Command("proxy", "Stand between a host and a server: every message passes on unchanged; each conversation "
             "is seen and kept.\n\n"
             "Over stdio a host launches `mrtr proxy [OPTIONS] -- CMD ARGS` instead of the server; over HTTP "
             "`mrtr proxy --http [HOST:]PORT --to URL` forwards to the server at URL.",
             groups=(("proxying", ()), ("serving", ("http",)), ("target", ("max_message_size", "config", "server")),
-                    ("report", ("junit",)),
+                    ("report", ("junit", "sarif", "sarif_location")), EXCHANGES,
                     ("output", ("verbose", "show_secrets", "color", "debug")))),
     Command("help", "The help of mrtr, or of COMMAND: what `mrtr COMMAND --help` prints.",
             (Argument("command", "The command, and its subcommand (`mrtr help auth login`).", "[COMMAND]...",

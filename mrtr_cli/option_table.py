@@ -206,8 +206,14 @@ RECORDING = (
            "FILE.yaml"),
     Option(("--redact",), "recording", "redact", "many", "Also hide this header, argument or JSON path "
            "($.rounds[*]...) in the transcript. Repeatable.", "NAME_OR_PATH"),
+    Option(("--html",), "recording", "html", "value", "Also write the conversation (a check's checklist, a "
+           "replay's differences) as one self-contained HTML page to FILE.", "FILE"),
+    Option(("--show-state",), "recording", "show_state", "flag", "In the --html page, show each requestState "
+           "itself, not only its size."),
+    Option(("--har",), "recording", "har", "value", "Over HTTP: also write the exchanges as a HAR 1.2 log to FILE "
+           "(browsers' developer tools open it).", "FILE"),
 )
-"""`--record FILE.yaml` and what to `--redact` in it (RecordingOptions)."""
+"""`--record FILE.yaml`, what to `--redact` in it, and the `--html FILE` page (RecordingOptions)."""
 
 TASKS = (
     Option(("--no-tasks",), "tasks", "no_tasks", "flag", "Withhold the tasks extension "
@@ -289,6 +295,10 @@ OWN = (
     Option(("--processes",), "loading", "processes", "value", "Run N local worker processes under a master in "
            "this one.", "N", USERS),
     Option(("--junit",), "report", "junit", "value", "Also write the run as a JUnit XML report to FILE.", "FILE"),
+    Option(("--sarif",), "report", "sarif", "value", "Also write the failures and warnings as a SARIF 2.1.0 log "
+           "to FILE (GitHub code scanning reads it).", "FILE"),
+    Option(("--sarif-location",), "report", "sarif_location", "value", "The repository file the SARIF results "
+           "point at (default: the transcript for replay, else --config or the stdio server's script).", "PATH"),
     Option(("--http",), "serving", "http", "value", "Serve Streamable HTTP on HOST:PORT (HOST defaults to "
            "127.0.0.1; port 0 picks a free one) instead of stdio.", "[HOST:]PORT"),
     Option(("--conformance-fixtures",), "serving", "conformance_fixtures", "flag", "Also serve the conformance "

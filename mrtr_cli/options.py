@@ -219,10 +219,13 @@ class OutputOptions(NamedTuple):
 
 
 class RecordingOptions(NamedTuple):
-    """`--record FILE.yaml` and what to `--redact` in it."""
+    """`--record FILE.yaml`, what to `--redact` in it, and `--html FILE` (render/html_page.py)."""
 
     record: str | None = None
     redact: tuple[str, ...] = ()
+    html: str | None = None
+    show_state: bool = False
+    har: str | None = None
 
 
 class TaskOptions(NamedTuple):
@@ -310,9 +313,11 @@ class LoadingOptions(NamedTuple):
 
 
 class ReportOptions(NamedTuple):
-    """`--junit FILE` of replay and check."""
+    """`--junit FILE`, `--sarif FILE` and `--sarif-location PATH` of replay, check and proxy."""
 
     junit: str | None = None
+    sarif: str | None = None
+    sarif_location: str | None = None
 
 
 class ServingOptions(NamedTuple):

@@ -100,18 +100,21 @@ def serve_(*, files: List[str], serving: ServingOptions) -> int:
 
 
 @command(command_named("show"))
-def show(*, file: str, output: OutputOptions) -> int:
+def show(*, file: str, output: OutputOptions, recording: RecordingOptions) -> int:
     from mrtr_cli.commands import show as command
 
-    return command.run(file, output)
+    return command.run(file, output, recording)
 
 
 @command(command_named("replay"))
 def replay(*, files: List[str], call: ArgumentOptions, replaying: ReplayingOptions, report: ReportOptions,
-           target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions, output: OutputOptions) -> int:
+           target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions, output: OutputOptions,
+           recording: RecordingOptions) -> int:
     from mrtr_cli.commands import replay as command
 
     options = command.ReplayOptions(tuple(files), call.arguments, strict=output.strict, junit=report.junit,
+                                    sarif=report.sarif, html=recording.html, show_state=recording.show_state,
+                                    har=recording.har,
                                     poll_interval=tasks.poll_interval, task_timeout=tasks.task_timeout,
                                     **replaying._asdict())
     return command.run(options, target, answering, output)
@@ -127,26 +130,27 @@ def load(*, files: Optional[List[str]], call: ArgumentOptions, loading: LoadingO
 
 @command(command_named("check"))
 def check(*, probes: ProbeOptions, call: ArgumentOptions, report: ReportOptions, target: TargetOptions,
-          answering: AnsweringOptions, output: OutputOptions) -> int:
+          answering: AnsweringOptions, output: OutputOptions, recording: RecordingOptions) -> int:
     from mrtr_cli.commands import check as command
 
     called = CallOptions("tools/call", probes.tool, *call) if probes.tool else None
     prompt_args = ((), None) if probes.tool else call  # -a and --args are the tool's when one is named
     named_requests = command.named_requests(probes.prompt, probes.resource, *prompt_args)
-    return command.run(called, target, answering, output, report.junit, named_requests, probes)
+    return command.run(called, target, answering, output, report, named_requests, probes, recording.html)
 
 
 @command(command_named("proxy"))
 def proxy(*, proxying: ProxyOptions, serving: ServingOptions, target: TargetOptions, report: ReportOptions,
-          output: OutputOptions) -> int:
+          output: OutputOptions, recording: RecordingOptions) -> int:
     if proxying.wrap or proxying.unwrap:
         from mrtr_cli.commands import proxy_wrap
 
-        return proxy_wrap.run(proxying, serving.http, target.config, target.server, output, report.junit)
+        return proxy_wrap.run(proxying, serving.http, target.config, target.server, output, report.junit,
+                              report.sarif)
     from mrtr_cli.commands import proxy_judging
 
-    return proxy_judging.run(proxying, serving.http, target.max_message_size, report.junit, output,
-                             (target.config, target.server))
+    return proxy_judging.run(proxying, serving.http, target.max_message_size, report, output,
+                             (target.config, target.server), recording)
 
 
 @command(command_named("help"))

@@ -90,6 +90,7 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
             raise UsageError(f"--record {recording.record!r} is the answers file that --answers reads: the recording "
                              "would replace it", "record to another file")
         context.emit.subscribe(make_recorder(recording, target.transcript_entry(), settings, context.emit))
+    paged = _page_builder(context, recording, target.transcript_entry(), settings)
     watch = watch_tasks(context, target, call, tasks, resuming)
     outcome = Outcome(call.method, {NAMED_METHODS[call.method]: call.name})
     shown = False
@@ -118,6 +119,11 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
     if finish is not None and not shown:
         finish(outcome, flags)
     show_unfinished(context, watch, outcome)
+    if paged is not None and recording is not None and recording.html:
+        write_conversation_page(recording.html, f"mrtr {call.method} {call.name}", [(call.name, paged.document())],
+                                recording.show_state)
+    if paged is not None and recording is not None and recording.har:
+        write_exchanges(recording.har, [paged.document()])
     return outcome, flags
 
 
@@ -132,6 +138,41 @@ def connect_anew(context: Context, target: Target, options: TargetOptions, hops:
             yield client, instances
 
     return connecting
+
+
+def _page_builder(context: Context, recording: RecordingOptions | None, target: dict[str, Any],
+                  settings: Any) -> Any:
+    """With --html or --har: a transcript built in memory (redacted as --record's), for the page or
+    the log at the end; --har over stdio is exit 1 (there are no HTTP exchanges)."""
+    if recording is None or not (recording.html or recording.har):
+        return None
+    if recording.har and not target.get("url"):
+        raise UsageError("--har writes HTTP exchanges, and this server is not reached over HTTP",
+                         "give --url URL (or a --config entry with a url), or drop --har")
+    files.check_writable(recording.har, "--har")
+    from mrtr_cli.transcript.recorder import TranscriptBuilder
+    from mrtr_cli.transcript.redact import Redaction
+
+    files.check_writable(recording.html, "--html")
+    builder = TranscriptBuilder(target, settings.version, settings.capabilities.declared(),
+                                Redaction.from_flags(list(recording.redact)))
+    context.emit.subscribe(builder)
+    return builder
+
+
+def write_exchanges(path: str, documents: list[dict[str, Any]]) -> None:
+    """The --har log of conversations over HTTP (render/har.py, loaded only for --har)."""
+    from mrtr_cli.render.har import har_log, write_log
+
+    write_log(path, har_log(documents))
+
+
+def write_conversation_page(path: str, title: str, documents: list[tuple[str, dict[str, Any]]],
+                            show_state: bool) -> None:
+    """The --html page of conversations (render/html_page.py, loaded only for --html)."""
+    from mrtr_cli.render.html_page import conversations, page, write_page
+
+    write_page(path, page(title, conversations(documents, show_state)))
 
 
 def _send(context: Context, session: Session, target: Target, call: CallOptions, as_a_task: bool) -> Outcome:

@@ -12,7 +12,7 @@ from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.arguments import tool_arguments
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded
+from mrtr_cli.commands.common import Context, client_settings, connect, guarded, server_named
 from mrtr_cli.commands.hops import opener, plan, routed
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UsageError
@@ -20,7 +20,7 @@ from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.commands.call import request_params
 from mrtr_cli.conversation.lists import unlisted_hint
 from mrtr_cli.conversation.preparation import Preparation, prepare_call
-from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, ProbeOptions, TargetOptions
+from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, ProbeOptions, ReportOptions, TargetOptions
 from mrtr_cli.check import authorization, older
 from mrtr_cli.check.catalog import skipped_by_request
 from mrtr_cli.check.probes import Check, Prober
@@ -38,18 +38,24 @@ from mrtr_cli.target import Target, logs_in_as_machine, parse_headers, resolve_t
 
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
-        junit: str | None = None, named: tuple[CallOptions, ...] = (), probes: ProbeOptions = ProbeOptions()) -> int:
-    """`named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py);
+        report: ReportOptions = ReportOptions(), named: tuple[CallOptions, ...] = (),
+        probes: ProbeOptions = ProbeOptions(), html: str | None = None) -> int:
+    """`report`: --junit, --sarif and --sarif-location; `html`: --html FILE, the checklist as a page;
+    `named`: the prompt (prompts/get) and resource (resources/read) to probe, if any (check/named.py);
     `probes`: --skip-probe, --state-age, --at-most-once and --other-principal."""
     def body(context: Context) -> ExitCode:
-        files.check_writable(junit, "--junit")
+        files.check_writable(report.junit, "--junit")
+        files.check_writable(report.sarif, "--sarif")
+        files.check_writable(html, "--html")
+        location = _sarif_location(report, target)
         started = time.monotonic()
         try:
             skipped = skipped_by_request(probes.skip_probes)
             checks, server, era = _probe(context, tool, target, answering, named,
                                          Asked(skipped, _replay_flags(probes, tool), probes.other_principal))
         except MrtrError as error:  # no probe ran: the report still says why
-            _report_for_ci(context, [], time.monotonic() - started, junit, error.one_line())
+            _report_for_ci(context, [], time.monotonic() - started, report, location, error.one_line())
+            _write_page(html, [], None, error.one_line())
             raise
         checks = by_request(checks, skipped)  # the checks judged from another's exchange, too
         if output.json:
@@ -58,7 +64,8 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
         else:
             for line in check_lines(checks, era["line"]):
                 context.consoles.out.print(line)
-        _report_for_ci(context, checks, time.monotonic() - started, junit)
+        _report_for_ci(context, checks, time.monotonic() - started, report, location)
+        _write_page(html, checks, era["line"])
         failed = [c for c in checks if c.status == "fail"]
         if failed and output.json:
             context.error_line(ExitCode.PROTOCOL, f"{len(failed)} check{'s' if len(failed) != 1 else ''} failed: "
@@ -68,20 +75,44 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
     return guarded(output, body)
 
 
-def _report_for_ci(context: Context, checks: list[Check], elapsed: float, junit: str | None,
-                   failure: str | None = None) -> None:
-    """The JUnit report (--junit), and GitHub Actions annotations on stderr when run there; the
-    XML code loads only for --junit."""
+def _sarif_location(report: ReportOptions, target: TargetOptions) -> tuple[str, str] | None:
+    """Before any probe: the file the SARIF results point at (render/sarif.py), exit 1 when none,
+    and the server they are about."""
+    if report.sarif is None:
+        return None
+    from mrtr_cli.render.sarif import sarif_location
+
+    return sarif_location(report.sarif_location, target.config, target.command), server_named(target)
+
+
+def _report_for_ci(context: Context, checks: list[Check], elapsed: float, report: ReportOptions,
+                   location: tuple[str, str] | None, failure: str | None = None) -> None:
+    """The JUnit report (--junit), the SARIF log (--sarif, at `location`), and GitHub Actions
+    annotations on stderr when run there; the XML and SARIF code loads only when asked for."""
     from mrtr_cli.render.annotations import check_annotations, error_annotation
     from mrtr_cli.workflow_commands import in_github_actions, write_commands
 
-    if junit:
+    if report.junit:
         from mrtr_cli.render.junit import check_suite, write_report
 
-        write_report(junit, check_suite(checks, elapsed, failure))
+        write_report(report.junit, check_suite(checks, elapsed, failure))
+    if report.sarif and location is not None:
+        from mrtr_cli.render.sarif import check_log, write_log
+
+        write_log(report.sarif, check_log(checks, *location, failure))
     if in_github_actions():
         lines = check_annotations(checks) + ([error_annotation(failure, "mrtr check")] if failure else [])
         write_commands(context.consoles.err.file, lines)
+
+
+def _write_page(path: str | None, checks: list[Check], era_line: str | None, failure: str | None = None) -> None:
+    """--html FILE: the checklist grouped by level (render/html_page.py, loaded only then)."""
+    if path is None:
+        return
+    from mrtr_cli.render.html_page import checklist, failure as not_run, page, write_page
+
+    body = [checklist(checks, era_line or "")] if failure is None else [not_run(failure)]
+    write_page(path, page("mrtr check", body))
 
 
 class Asked(NamedTuple):

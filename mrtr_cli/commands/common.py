@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -159,3 +160,15 @@ def connect(context: Context, target: Target, options: TargetOptions, settings: 
         yield client
     finally:
         client.transport.close()
+
+
+def server_named(target: TargetOptions, otherwise: str = "mrtr demo") -> str:
+    """The server the results are about, for a report's `properties` (render/sarif.py): its URL, `--config`'s entry,
+    the stdio command, the demo, or `otherwise` (replay without target flags: each transcript's own)."""
+    if target.url:
+        return target.url
+    if target.config:
+        return f"{target.config}: {target.server}" if target.server else target.config
+    if target.command:
+        return shlex.join(target.command)
+    return "mrtr demo" if target.demo else otherwise

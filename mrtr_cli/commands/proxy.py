@@ -39,16 +39,17 @@ WatchersFor = Callable[["ShownTimeline"], list[Watcher]]
 
 
 def run(proxying: ProxyOptions, http: str | None, max_message_size: int, output: OutputOptions,
-        more_watchers: WatchersFor | None = None) -> int:
+        more_watchers: WatchersFor | None = None, captures: Captures | None = None) -> int:
     """Run the proxy until the server or the host ends it (stdio), or until interrupted (HTTP).
-    `more_watchers` adds watchers of its own (the judge of the client) beside the conversations."""
+    `more_watchers` adds watchers of its own (the judge of the client) beside the conversations;
+    `captures` keeps each conversation in memory too (--html)."""
 
     def body(context: Context) -> int:
         sys.setswitchinterval(SWITCH_SECONDS)
         try:
             if http is not None:
-                return _run_http(proxying, http, max_message_size, output, context, more_watchers)
-            return _run_stdio(proxying, max_message_size, output, more_watchers)
+                return _run_http(proxying, http, max_message_size, output, context, more_watchers, captures)
+            return _run_stdio(proxying, max_message_size, output, more_watchers, captures)
         except KeyboardInterrupt as raised:  # Ctrl-C, or the host's SIGTERM: how a proxy ends, said by its code
             return int(interruption(raised).exit_code)
 
@@ -76,7 +77,7 @@ def check_upstream(url: str) -> None:
 
 
 def _run_stdio(proxying: ProxyOptions, max_message_size: int, output: OutputOptions,
-               more_watchers: WatchersFor | None) -> int:
+               more_watchers: WatchersFor | None, captures: Captures | None = None) -> int:
     from mrtr_cli.proxy.stdio_shim import run_shim
 
     if not proxying.command:
@@ -87,12 +88,12 @@ def _run_stdio(proxying: ProxyOptions, max_message_size: int, output: OutputOpti
     target = {"transport": "stdio", "command": list(proxying.command), "cwd": str(Path.cwd().resolve())}
     with _timeline_file(proxying.timeline, output) as timeline:
         shown = ShownTimeline(timeline)
-        watchers = _watchers(proxying.record_dir, target, shown, more_watchers)
+        watchers = _watchers(proxying.record_dir, target, shown, more_watchers, captures)
         return run_shim(list(proxying.command), max_message_size, watchers, shown)
 
 
 def _run_http(proxying: ProxyOptions, http: str, max_message_size: int, output: OutputOptions, context: Context,
-              more_watchers: WatchersFor | None) -> int:
+              more_watchers: WatchersFor | None, captures: Captures | None = None) -> int:
     from mrtr_cli.commands.serving import parse_listen
     from mrtr_cli.proxy.http_proxy import serve_proxy
 
@@ -108,28 +109,62 @@ def _run_http(proxying: ProxyOptions, http: str, max_message_size: int, output: 
     check_upstream(proxying.to)
     host, port = parse_listen(http)
     shown = ShownTimeline(Timeline(context.consoles.err, verbose=output.verbose, live=False, answered_by_mrtr=False))
-    watchers = _watchers(proxying.record_dir, {"transport": "http", "url": proxying.to}, shown, more_watchers)
+    watchers = _watchers(proxying.record_dir, {"transport": "http", "url": proxying.to}, shown, more_watchers,
+                         captures)
     return serve_proxy(host, port, proxying.to, watchers, max_message_size, output.show_secrets, shown)
 
 
 def _watchers(record_dir: str | None, target: dict[str, Any], timeline: ShownTimeline,
-              more_watchers: WatchersFor | None) -> list[Watcher]:
-    """The conversations' follower (to the timeline and the recorders), then any more."""
+              more_watchers: WatchersFor | None, captures: Captures | None = None) -> list[Watcher]:
+    """The conversations' follower (to the timeline, the recorders and the captures), then any more."""
     keeping = RecordDir(record_dir, target) if record_dir is not None else None
 
     def open_conversation(start: ConversationStart) -> events.Observer:
-        if keeping is None:
+        observers: list[events.Observer] = [timeline]
+        if keeping is not None:
+            observers.append(keeping.recorder(start, timeline))
+        if captures is not None:
+            observers += captures.capture(start, target)
+        if len(observers) == 1:
             return timeline
-        recorder = keeping.recorder(start, timeline)
 
-        def both(event: Any) -> None:
-            timeline(event)
-            recorder(event)
+        def each(event: Any) -> None:
+            for observer in observers:
+                observer(event)
 
-        return both
+        return each
 
     followed: Watcher = Conversations(open_conversation, timeline)
     return [followed, *(more_watchers(timeline) if more_watchers else [])]
+
+
+class Captures:
+    """`--html FILE`: each conversation that crosses, built as a transcript in memory (secrets never
+    kept, as --record-dir's), the first MAX_CONVERSATIONS of them; the rest only counted."""
+
+    def __init__(self) -> None:
+        from mrtr_cli.render.html_page import MAX_CONVERSATIONS
+
+        self.limit = MAX_CONVERSATIONS
+        self.kept: list[tuple[str, Any]] = []
+        self.more = 0
+
+    def capture(self, start: ConversationStart, target: dict[str, Any]) -> list[events.Observer]:
+        """The builder of a conversation that starts now, or none once the page is full."""
+        if len(self.kept) >= self.limit:
+            self.more += 1
+            return []
+        from mrtr_cli.proxy.conversation import subject_of
+        from mrtr_cli.transcript.recorder import TranscriptBuilder
+        from mrtr_cli.transcript.redact import Redaction
+
+        builder = TranscriptBuilder(target, start.version, start.capabilities, Redaction())
+        builder.tools = [start.tool] if start.tool else []
+        self.kept.append((f"{len(self.kept) + 1}. {start.method} {subject_of(start.params) or ''}".strip(), builder))
+        return [builder]
+
+    def documents(self) -> list[tuple[str, dict[str, Any]]]:
+        return [(name, builder.document()) for name, builder in self.kept]
 
 
 class ShownTimeline:

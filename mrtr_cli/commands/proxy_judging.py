@@ -8,10 +8,10 @@ from pathlib import Path
 
 from mrtr_cli import files
 from mrtr_cli.commands.common import Context, guarded
-from mrtr_cli.commands.proxy import ShownTimeline
+from mrtr_cli.commands.proxy import Captures, ShownTimeline
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import OutputOptions, ProxyOptions
+from mrtr_cli.options import OutputOptions, ProxyOptions, RecordingOptions, ReportOptions
 from mrtr_cli.protocol.lint_rules import CLIENT_RULES
 from mrtr_cli.proxy.judge import ClientJudge
 from mrtr_cli.proxy.watching import Crossed, Watcher
@@ -22,12 +22,17 @@ STRICT_EXIT = ExitCode.PROTOCOL
 """`--strict`: the exit code when the client broke a MUST (2, as `call --strict` for a server)."""
 
 
-def run(proxying: ProxyOptions, http: str | None, max_message_size: int, junit_path: str | None,
-        output: OutputOptions, host_config: tuple[str | None, str | None] = (None, None)) -> int:
+def run(proxying: ProxyOptions, http: str | None, max_message_size: int, report: ReportOptions,
+        output: OutputOptions, host_config: tuple[str | None, str | None] = (None, None),
+        page: RecordingOptions = RecordingOptions()) -> int:
     """Run the proxy with the judge; the proxy's exit code (the server's, for the shim), or 2 under
     --strict when the client broke a MUST, or 1 when a report cannot be written or an option
-    cannot apply (`host_config`: --config and --server, which only --wrap and --unwrap take)."""
+    cannot apply (`host_config`: --config and --server, which only --wrap and --unwrap take; `page`:
+    --html FILE and --show-state, the conversations and the findings as a page at exit)."""
     from mrtr_cli.commands import proxy
+
+    junit_path = report.junit
+    located: list[tuple[str, str]] = []
 
     def checked_first(context: Context) -> ExitCode:
         given = [name for name, value in zip(("--config", "--server"), host_config) if value is not None]
@@ -35,7 +40,9 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, junit_p
             raise UsageError(f"{' and '.join(given)} name a host's configuration, which only --wrap and --unwrap "
                              "edit", "give --wrap or --unwrap, or drop them")
         proxy.check_values(proxying, junit_path)
-        return _checked(proxying.json_report, junit_path)
+        located.extend(_sarif_place(proxying, report))
+        _check_page(page, http)
+        return _checked(proxying.json_report, junit_path, report.sarif)
 
     checked = guarded(output, checked_first)
     if checked != ExitCode.OK:
@@ -46,15 +53,67 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, junit_p
         judge.report_to(timeline)
         return [Summarized(judge, timeline)]
 
-    code = proxy.run(proxying, http, max_message_size, output, judged)
+    captures = proxy.Captures() if page.html or page.har else None
+    code = proxy.run(proxying, http, max_message_size, output, judged, captures)
     written = guarded(output, lambda context: _reported(judge, proxying.json_report, junit_path))
+    if written == ExitCode.OK and captures is not None:
+        written = guarded(output, lambda context: _captures_written(judge, captures, page))
+    if written == ExitCode.OK and report.sarif is not None:
+        written = guarded(output, lambda context: _sarif_written(judge, report.sarif or "", *located[0]))
     return written if written != ExitCode.OK else exit_code(judge, proxying.strict, code)
 
 
-def _checked(json_path: str | None, junit_path: str | None) -> ExitCode:
+def _checked(json_path: str | None, junit_path: str | None, sarif_path: str | None = None) -> ExitCode:
     """Before the proxy starts: the reports' folders exist and are writable."""
     files.check_writable(json_path, "--json")
     files.check_writable(junit_path, "--junit")
+    files.check_writable(sarif_path, "--sarif")
+    return ExitCode.OK
+
+
+def _sarif_place(proxying: ProxyOptions, report: ReportOptions) -> list[tuple[str, str]]:
+    """With --sarif: the file its results point at (the stdio server's script, or
+    --sarif-location; exit 1 when none) and the server (--to's URL, or the command)."""
+    if report.sarif is None:
+        return []
+    from shlex import join
+
+    from mrtr_cli.render.sarif import sarif_location
+
+    location = sarif_location(report.sarif_location, None, proxying.command)
+    return [(location, proxying.to or join(proxying.command))]
+
+
+def _check_page(page: RecordingOptions, http: str | None) -> None:
+    """Before the proxy starts: --html's and --har's folders; --har only over HTTP (exit 1)."""
+    files.check_writable(page.html, "--html")
+    files.check_writable(page.har, "--har")
+    if page.har and http is None:
+        raise UsageError("--har writes HTTP exchanges, and the stdio shim has none",
+                         "give --http [HOST:]PORT --to URL, or drop --har")
+
+
+def _captures_written(judge: ClientJudge, captures: Captures, page: RecordingOptions) -> ExitCode:
+    """--html FILE: the conversations kept (at most a page's), then what the judge found; --har
+    FILE: their exchanges."""
+    if page.html:
+        from mrtr_cli.render.html_page import client_findings, conversations, page as whole_page, write_page
+
+        body = [*conversations(captures.documents(), page.show_state, not_kept=captures.more),
+                client_findings(judge.findings)]
+        write_page(page.html, whole_page("mrtr proxy", body))
+    if page.har:
+        from mrtr_cli.commands.call import write_exchanges
+
+        write_exchanges(page.har, [document for _, document in captures.documents()])
+    return ExitCode.OK
+
+
+def _sarif_written(judge: ClientJudge, path: str, location: str, server: str) -> ExitCode:
+    from mrtr_cli.protocol.lint_rules import CLIENT_RULES
+    from mrtr_cli.render.sarif import client_log, write_log
+
+    write_log(path, client_log(judge.findings, sorted(CLIENT_RULES), CLIENT_RULES, location, server))
     return ExitCode.OK
 
 

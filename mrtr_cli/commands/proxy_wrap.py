@@ -14,14 +14,14 @@ from mrtr_cli.options import OutputOptions, ProxyOptions
 
 
 def run(proxying: ProxyOptions, http: str | None, config: str | None, server: str | None,
-        output: OutputOptions, junit_path: str | None = None) -> int:
+        output: OutputOptions, junit_path: str | None = None, sarif_path: str | None = None) -> int:
     """Wrap or unwrap one entry; what happened goes to stderr in one line."""
 
     def body(context: Context) -> ExitCode:
         from mrtr_cli.proxy import host_config
         from mrtr_cli.text import safe_line
 
-        _no_judging(proxying, junit_path)
+        _no_judging(proxying, junit_path, sarif_path)
         path, name = _config_and_server(proxying._replace(to=proxying.to or http), config, server)
         if proxying.unwrap:
             note = host_config.unwrap_file(path, name)
@@ -34,10 +34,11 @@ def run(proxying: ProxyOptions, http: str | None, config: str | None, server: st
     return guarded(output, body)
 
 
-def _no_judging(proxying: ProxyOptions, junit_path: str | None) -> None:
-    """--json, --junit and --strict judge a proxy that runs: --wrap and --unwrap run none."""
+def _no_judging(proxying: ProxyOptions, junit_path: str | None, sarif_path: str | None = None) -> None:
+    """--json, --junit, --sarif and --strict judge a proxy that runs: --wrap and --unwrap run none."""
     given = [name for name, value in (("--json", proxying.json_report), ("--junit", junit_path),
-                                      ("--strict", proxying.strict or None)) if value is not None]
+                                      ("--sarif", sarif_path), ("--strict", proxying.strict or None))
+             if value is not None]
     if given:
         verb = "judges" if len(given) == 1 else "judge"
         raise UsageError(f"{', '.join(given)} {verb} a proxy that runs; --wrap and --unwrap only edit a configuration",

@@ -17,7 +17,7 @@ from mrtr_cli import events, files, yaml_dumper
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.commands.hops import opener, plan, routed
-from mrtr_cli.commands.common import (Context, client_settings, connect, era_flags, guarded, make_context,
+from mrtr_cli.commands.common import (Context, client_settings, connect, era_flags, guarded, make_context, server_named,
                                       person_answerer, person_at_terminal, warn_unused_flags)
 from mrtr_cli.commands.replay_jobs import STOPPED, Replayed, replay_many
 from mrtr_cli.errors import HopRefused, MrtrError, UsageError, interruption
@@ -58,6 +58,10 @@ class ReplayOptions:
     trust_target: bool = False
     strict: bool = False
     junit: str | None = None
+    sarif: str | None = None
+    html: str | None = None
+    show_state: bool = False
+    har: str | None = None
     jobs: int = 1
     repeat: int = 1
     poll_interval: float | None = None
@@ -69,6 +73,11 @@ class ReplayOptions:
 def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
         files.check_writable(options.junit, "--junit")
+        files.check_writable(options.sarif, "--sarif")
+        files.check_writable(options.html, "--html")
+        files.check_writable(options.har, "--har")
+        _har_over_http(options, target)
+        _sarif_paths(options)
         ignore = [parse_path(path, "--ignore") for path in options.ignore]
         if options.jobs > 1 or options.repeat > 1:
             return _run_many(context, options, target, answering)
@@ -81,14 +90,21 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
             context.print_json({"version": json_report.VERSION, "transcripts": [v.as_dict() for v in verdicts]})
         elif len(verdicts) > 1:
             context.consoles.out.print(summary_table(verdicts))
-        return _finish(context, verdicts, decide(v.code for v in verdicts), options.junit)
+        return _finish(context, verdicts, decide(v.code for v in verdicts), options, target)
 
     return guarded(output, body)
 
 
-def _finish(context: Context, verdicts: list[ReplayVerdict], code: ExitCode, junit: str | None) -> ExitCode:
+def _finish(context: Context, verdicts: list[ReplayVerdict], code: ExitCode, options: ReplayOptions,
+            target: TargetOptions) -> ExitCode:
     """The reports for CI, and with --json the error line when not every transcript replayed the same."""
-    _report_for_ci(context, verdicts, junit)
+    _report_for_ci(context, verdicts, options, target)
+    if options.html:
+        _write_page(options.html, verdicts, options.show_state)
+    if options.har:
+        from mrtr_cli.commands.call import write_exchanges
+
+        write_exchanges(options.har, [verdict.live for verdict in verdicts if verdict.live is not None])
     if code != ExitCode.OK and context.output.json:
         context.error_line(code, f"{sum(v.code != ExitCode.OK for v in verdicts)} of {len(verdicts)} "
                                  "transcripts did not replay the same")
@@ -114,7 +130,7 @@ def _run_many(context: Context, options: ReplayOptions, target: TargetOptions,
             context.consoles.out.print(summary_table(replayed.verdicts))
         for line in load_lines(figures):
             context.consoles.out.print(line)
-    return _finish(context, replayed.verdicts, _decided(replayed), options.junit)
+    return _finish(context, replayed.verdicts, _decided(replayed), options, target)
 
 
 def _decided(replayed: Replayed) -> ExitCode:
@@ -198,6 +214,7 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
         return verdict
     verdict.rounds, verdict.unused_flags = len(live.rounds), flags.unused()
     document = builder.document()
+    verdict.live = document if options.har else None
     verdict.round_ms = [float(part["elapsed_ms"]) for part in document.get("rounds", []) if "elapsed_ms" in part]
     verdict.differences = compare_conversations(transcript.data, document, ignore, options.strict)
     failure = live.error.exit_code if live.error is not None else ExitCode.OK
@@ -261,9 +278,43 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     return outcome, builder, flags
 
 
-def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], junit: str | None) -> None:
-    """The JUnit report (--junit), and GitHub Actions annotations on stderr when run there; the
-    XML code loads only for --junit."""
+def _write_page(path: str, verdicts: list[ReplayVerdict], show_state: bool) -> None:
+    """--html FILE: each transcript's recorded rounds with the live run's differences beside them
+    (render/html_page.py, loaded only then); one that cannot be read again, with why it did not replay."""
+    from mrtr_cli.render.html_page import conversations, failure, page, write_page
+
+    documents, unread = [], []
+    for verdict in verdicts:
+        try:
+            documents.append((verdict.file, model.load(verdict.file).data))
+        except MrtrError:
+            unread.append(failure(f"{verdict.file}: {verdict.error.one_line() if verdict.error else 'not read'}"))
+    differences = {verdict.file: verdict.differences for verdict in verdicts}
+    write_page(path, page("mrtr replay", [*conversations(documents, show_state, differences), *unread]))
+
+
+def _har_over_http(options: ReplayOptions, target: TargetOptions) -> None:
+    """--har writes HTTP exchanges: a stdio server or the demo is exit 1 before any replay (the
+    transcripts' own servers, without target flags, give the log only those that went over HTTP)."""
+    if options.har and (target.command or target.demo):
+        raise UsageError("--har writes HTTP exchanges, and this server is not reached over HTTP",
+                         "give --url URL, or drop --har")
+
+
+def _sarif_paths(options: ReplayOptions) -> None:
+    """Before any replay, with --sarif: every transcript is a repository path (render/sarif.py), or exit 1."""
+    if options.sarif is not None:
+        from mrtr_cli.render.sarif import repository_path
+
+        for path in options.files:
+            repository_path(path)
+
+
+def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], options: ReplayOptions,
+                   target: TargetOptions) -> None:
+    """The JUnit report (--junit), the SARIF log (--sarif), and GitHub Actions annotations on stderr
+    when run there; the XML and SARIF code loads only when asked for."""
+    junit = options.junit
     from mrtr_cli.render.annotations import replay_annotations
     from mrtr_cli.workflow_commands import in_github_actions, write_commands
 
@@ -271,6 +322,11 @@ def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], junit: str |
         from mrtr_cli.render.junit import replay_suite, write_report
 
         write_report(junit, replay_suite(verdicts))
+    if options.sarif:
+        from mrtr_cli.render.sarif import replay_log, write_log
+
+        write_log(options.sarif, replay_log(verdicts, lambda path, difference: model.round_line(path, difference.round),
+                                            server_named(target, "the server each transcript recorded")))
     if in_github_actions():
         lines = replay_annotations(verdicts, lambda path, first: model.round_line(path, first.round))
         write_commands(context.consoles.err.file, lines)

@@ -6,19 +6,26 @@ mrtr's own failures (an unreadable transcript) go to stderr.
 
 from __future__ import annotations
 
+from mrtr_cli import files
 from mrtr_cli.render import json_report
 from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import OutputOptions
+from mrtr_cli.options import OutputOptions, RecordingOptions
 from mrtr_cli.render.outcome import print_outcome
 from mrtr_cli.render.timeline import Timeline
 from mrtr_cli.transcript import model
 
 
-def run(path: str, output: OutputOptions) -> int:
+def run(path: str, output: OutputOptions, recording: RecordingOptions = RecordingOptions()) -> int:
     def body(context: Context) -> ExitCode:
+        files.check_writable(recording.html, "--html")
         transcript = model.load(path)
         outcome = model.outcome_of(transcript)
+        if recording.html:
+            from mrtr_cli.commands.call import write_conversation_page
+
+            write_conversation_page(recording.html, f"mrtr show {path}", [(path, transcript.data)],
+                                    recording.show_state)
         if output.json:
             context.print_json(json_report.conversation(outcome))
             return ExitCode.OK

@@ -8,6 +8,8 @@ import signal
 import sys
 import time
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -105,8 +107,9 @@ def run_local(context: Context, plan: Plan, loading: LoadingOptions) -> ExitCode
     runner = environment.create_local_runner()
     started = time.monotonic()
     try:
-        start(context, environment, loading)
-        interrupted = wait_or_interrupt(plan.budget.reached, run_time_of(loading))
+        with ctrl_c_caught() as ctrl_c:  # before the web UI's line: a Ctrl-C right after it is caught too
+            start(context, environment, loading)
+            interrupted = wait_or_interrupt(plan.budget.reached, run_time_of(loading), ctrl_c)
     finally:
         runner.quit()
         if environment.web_ui is not None:
@@ -114,17 +117,27 @@ def run_local(context: Context, plan: Plan, loading: LoadingOptions) -> ExitCode
     return finish(context, environment, collected, loading, time.monotonic() - started, interrupted)
 
 
-def wait_or_interrupt(done: Any, timeout: float | None) -> bool:
-    """Wait for `done` (an event, a greenlet) or `timeout`; True when Ctrl-C came first. The signal is
-    taken by gevent's loop: Python's own handler would raise KeyboardInterrupt in whichever greenlet runs
-    (gevent's hub, which prints a traceback), not in the one waiting here."""
+@contextmanager
+def ctrl_c_caught() -> Iterator[Any]:
+    """An event set by Ctrl-C while the block runs. The signal is taken by gevent's loop: Python's own
+    handler would raise KeyboardInterrupt in whichever greenlet runs (gevent's hub, which prints a
+    traceback), not in the one waiting."""
     interrupted = gevent.event.Event()
     handler = gevent.signal_handler(signal.SIGINT, interrupted.set)
     try:
-        gevent.wait([done, interrupted], timeout=timeout, count=1)
+        yield interrupted
     finally:
         handler.cancel()
-    return bool(interrupted.is_set())
+
+
+def wait_or_interrupt(done: Any, timeout: float | None, ctrl_c: Any = None) -> bool:
+    """Wait for `done` (an event, a greenlet) or `timeout`; True when Ctrl-C came first (`ctrl_c`: the
+    event of a ctrl_c_caught already around the caller, else one caught for the wait alone)."""
+    if ctrl_c is None:
+        with ctrl_c_caught() as caught:
+            return wait_or_interrupt(done, timeout, caught)
+    gevent.wait([done, ctrl_c], timeout=timeout, count=1)
+    return bool(ctrl_c.is_set())
 
 
 def start(context: Context, environment: Environment, loading: LoadingOptions) -> None:

@@ -40,7 +40,7 @@ def replay_annotations(verdicts: list[ReplayVerdict],
     for verdict in verdicts:
         if verdict.result == "diverged":
             first = verdict.differences[0]
-            message = "\n".join(_difference(d) for d in verdict.differences)
+            message = "\n".join(describe_difference(d) for d in verdict.differences)
             lines.append(error_annotation(message, "mrtr replay: diverged from the recording", verdict.file,
                                           line_of(verdict.file, first)))
         elif verdict.result == "failed":
@@ -55,7 +55,7 @@ def check_annotations(checks: list[Check]) -> list[str]:
             for check in checks if check.status == "fail"]
 
 
-def _difference(difference: Difference) -> str:
+def describe_difference(difference: Difference) -> str:
     """`WHERE: WHAT: recorded X, live Y`, the values as JSON."""
     recorded, live = (json.dumps(v, ensure_ascii=False, sort_keys=True) for v in (difference.recorded, difference.live))
     return f"{difference.where()}: {difference.what}: recorded {recorded}, live {live}"

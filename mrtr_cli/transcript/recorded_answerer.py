@@ -57,10 +57,10 @@ class RecordedAnswerer:
             if recorded is not None:
                 return recorded
         if self.live_era() != self.recorded_era:
-            pick = self._take(next((r for r in self.pool if not r.used and r.method == question.method), None))
-            if pick is None and question.method == ROOTS:  # the older era kept its roots/list beside the round
+            taken = self._take(next((r for r in self.pool if not r.used and r.method == question.method), None))
+            if taken is None and question.method == ROOTS:  # the older era kept its roots/list beside the round
                 return self._unprompted(ROOTS)
-            return pick
+            return taken
         same_key = [r for r in self.pool if not r.used and r.key == question.key and r.method == question.method]
         pick = next((r for r in same_key if r.round == question.round), same_key[0] if same_key else None)
         if pick is None:

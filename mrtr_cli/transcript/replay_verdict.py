@@ -60,6 +60,8 @@ class ReplayVerdict:
     """With --repeat: how many runs were the same, diverged or failed (this verdict is one of them)."""
     shown_run: int = 1
     """Which run this verdict is (1: the first)."""
+    live: dict[str, Any] | None = None
+    """With --har: the live run's transcript document (its exchanges go to the log)."""
 
     @property
     def result(self) -> str:
