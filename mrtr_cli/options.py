@@ -152,6 +152,40 @@ def protocol_version(text: str) -> str:
     return text
 
 
+def command_words(text: str, flag: str) -> list[str]:
+    """A command given as one string (`--stdio "python server.py"`), split as a shell would; an
+    unbalanced quote or a trailing backslash is a usage error naming it, never shlex's ValueError."""
+    import shlex
+
+    try:
+        return shlex.split(text)
+    except ValueError:
+        from mrtr_cli.errors import UsageError
+        from mrtr_cli.text import safe_line
+
+        problem, fix = _unbalanced(text)
+        raise UsageError(f"{flag} {safe_line(text, 200)!r}: {problem}", fix) from None
+
+
+def _unbalanced(text: str) -> tuple[str, str]:
+    """What shlex's POSIX reading could not finish: the quote left open (and where), or a last backslash."""
+    quote, opened, index = "", 0, 0
+    while index < len(text):
+        char = text[index]
+        if char == "\\" and quote != "'":
+            index += 1  # the next character is taken as it is
+        elif char in "'\"" and not quote:
+            quote, opened = char, index
+        elif char == quote:
+            quote = ""
+        index += 1
+    if quote:
+        name = "single" if quote == "'" else "double"
+        return (f"the {name} quote {quote} at character {opened + 1} is never closed",
+                "close it, or quote the whole command with the other kind of quote")
+    return "it ends in a backslash, which escapes nothing", "drop the last backslash, or write \\\\ for one"
+
+
 class TargetOptions(NamedTuple):
     """Which server, how to reach it, and how long to wait."""
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import shlex
 import sys
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.options import TargetOptions
+from mrtr_cli.options import TargetOptions, command_words
 from mrtr_cli.protocol.headers import TOKEN
 from mrtr_cli.target_kinds import KINDS, DemoTarget, HttpTarget, StdioTarget, check_url, shell_slip
 from mrtr_cli.transport.base import Transport
@@ -171,7 +170,7 @@ def _build(source: str, options: TargetOptions) -> Target:
     if source == "--demo":
         return DemoTarget(demo_command(), _environment(options, {}), _cwd(options.cwd))
     if source == "--stdio":
-        command = tuple(shlex.split(str(options.stdio)))
+        command = tuple(command_words(str(options.stdio), "--stdio"))
     else:
         command = options.command
     if not command:

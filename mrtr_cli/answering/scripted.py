@@ -14,6 +14,7 @@ from mrtr_cli.answering import sources
 from mrtr_cli.answering.answer_flags import ACTIONS, parse_flag, typed_fields, value_not_an_action
 from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Question, Refusal, Response, Decision
 from mrtr_cli.errors import UsageError
+from mrtr_cli.options import command_words
 from mrtr_cli.protocol.per_value import PerValue
 from mrtr_cli.text import safe_line
 
@@ -163,9 +164,7 @@ class SamplerAnswerer:
     name = sources.SAMPLER
 
     def __init__(self, command: str, model: str, timeout: float) -> None:
-        import shlex  # --sampler only
-
-        self.argv = shlex.split(command)
+        self.argv = command_words(command, "--sampler")
         if not self.argv:
             raise UsageError("--sampler is empty", "give a command, e.g. --sampler './my-llm.sh'")
         self.model = model

@@ -10,7 +10,6 @@ The wait is bounded by --auth-timeout. Standard library only.
 
 from __future__ import annotations
 
-import shlex
 import subprocess
 import sys
 import threading
@@ -19,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
 from mrtr_cli.errors import AuthError, UsageError
+from mrtr_cli.options import command_words
 from mrtr_cli.text import safe_line
 
 CALLBACK_PATH = "/callback"
@@ -99,7 +99,7 @@ def hand_over(url: str, auth_open: str | None) -> subprocess.Popen[bytes] | None
 
         webbrowser.open(url)
         return None
-    command = shlex.split(auth_open)
+    command = command_words(auth_open, "--auth-open")
     if not command:
         raise UsageError("--auth-open is empty", "give a command, e.g. --auth-open 'xdg-open'")
     try:
