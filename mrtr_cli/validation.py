@@ -150,7 +150,12 @@ def check_document(document: Any, schema: dict[str, Any], locate: Callable[[Sequ
     problem = document_problem(document, schema)
     if problem is not None:
         where, message = problem
-        raise UsageError(f"{locate(where)}: {files.spot(where)}: {message}", hint)
+        said = message if message.startswith(UNKNOWN_KEY) else f"{files.spot(where)}: {message}"
+        raise UsageError(f"{locate(where)}: {said}", hint)
+
+
+UNKNOWN_KEY = "unknown key "
+"""How a key the schema does not know is told: the line's place already says where it is."""
 
 
 def document_problem(document: Any, schema: dict[str, Any]) -> tuple[list[str | int], str] | None:
@@ -167,9 +172,20 @@ def document_problem(document: Any, schema: dict[str, Any]) -> tuple[list[str | 
     if error.validator == "additionalProperties" and isinstance(part, dict):
         known = list(part.get("properties", {}))
         extra = next(key for key in value if key not in known)
-        return [*path, extra], "is not a key mrtr knows here" + (f" (use {', '.join(known)})" if known else "")
+        return [*path, extra], _unknown_key(extra, known)
     expected = part.get("description") if isinstance(part, dict) else None
     return path, f"expected {expected or _expectation(error)}, found {_shown(value)}"
+
+
+def _unknown_key(key: Any, known: list[str]) -> str:
+    """`unknown key 'acton' (did you mean 'action'?)`, or the keys known there when none is close."""
+    import difflib
+
+    close = difflib.get_close_matches(str(key), known, n=1)
+    told = f"{UNKNOWN_KEY}{safe_line(key, 60)!r}"
+    if close:
+        return f"{told} (did you mean {close[0]!r}?)"
+    return told + (f" (known here: {', '.join(known)})" if known else "")
 
 
 _TYPES = {"object": "a mapping", "array": "a list", "string": "text", "integer": "an integer",

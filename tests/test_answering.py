@@ -278,7 +278,7 @@ def test_answers_file_by_key_then_by_match(tmp_path: Path):
 
 @pytest.mark.parametrize("content,message", [
     ("- a list\n", "a.yaml:1:1: the document: expected a mapping with answers: and match:, found a list"),
-    ("answer: {}\n", "a.yaml:1:9: answer: is not a key mrtr knows here (use answers, match)"),
+    ("answer: {}\n", "a.yaml:1:9: unknown key 'answer' (did you mean 'answers'?)"),
     ("match:\n  - method: ping\n    response: {}\n", "a.yaml:2:13: match[0].method: expected one of"),
     ("match:\n  - method: roots/list\n    message: '('\n    response: {}\n",
      "a.yaml:3:14: match[0].message is not a valid regular expression"),

@@ -104,7 +104,7 @@ ANSWERS_FILES = [
     ("answers:\n  k: {text: \"a\x01b\"}\n", ":2:15: the answers file holds the control character"),
     ("", ": the answers file is empty"),
     ("- a list\n", ":1:1: the document: expected a mapping with answers: and match:"),
-    ("{1: 2}\n", ":1:5: 1: is not a key mrtr knows here (use answers, match)"),
+    ("{1: 2}\n", ":1:5: unknown key '1' (known here: answers, match)"),
     ("answers:\n  k: [1]\n", ":2:6: answers.k: expected an answer"),
     ("match:\n  - method: ping\n    response: {}\n", ":2:13: match[0].method: expected one of"),
     ("match:\n  - method: roots/list\n    message: '('\n    response: {}\n", ":3:14: match[0].message is not a valid"),

@@ -259,7 +259,7 @@ def test_a_malformed_transcript_gets_one_line_with_its_line_number(tmp_path: Pat
     assert run.code == 1
     line = run.stderr.strip().splitlines()[-1]
     expected = good.splitlines().index("  received:") + 2  # the value of the misspelt key, below it
-    assert f"broken.yaml:{expected}:5: rounds[0].receivd: is not a key mrtr knows here (use answers," in line
+    assert f"broken.yaml:{expected}:5: unknown key 'receivd' (did you mean 'received'?)" in line
 
 
 def test_rerecording_changes_only_what_changes_between_runs(tmp_path: Path):

@@ -43,3 +43,30 @@ def test_the_pytest_options_open_quote_fails_the_item_with_the_same_line(tmp_pat
     assert done.returncode == 1, done.stdout
     assert "single quote ' at character 8 is never closed" in done.stdout
     assert "ValueError" not in done.stdout
+
+
+@pytest.mark.parametrize("entry,line", [
+    ("    acton: decline\n", "a.yaml:3:12: unknown key 'acton' (did you mean 'action'?)"),
+    ("    contnet: {date: 2026-12-24}\n", "a.yaml:3:14: unknown key 'contnet' (did you mean 'content'?)"),
+    ("    action: decline\n    txet: hi\n", "a.yaml:4:11: unknown key 'txet' (did you mean 'text'?)"),
+])
+def test_a_misspelled_key_in_an_answers_entry_is_named_with_its_place(tmp_path: Path, entry: str, line: str):
+    answers = tmp_path / "a.yaml"
+    answers.write_text("answers:\n  date:\n" + entry)
+    run = mrtr("call", "book_table", "--demo", "--answers", str(answers), "--no-input")
+    assert run.code == 1
+    last = run.stderr.strip().splitlines()[-1]
+    assert f"{answers.parent}/{line}" in last and "fix the answers file" in last
+    assert "tools/call" not in run.stderr  # refused before anything ran
+
+
+def test_a_key_given_as_null_in_an_answers_entry_is_as_if_left_out(tmp_path: Path):
+    runs = []
+    for action in ("", "    action: null\n    model: null\n"):
+        answers = tmp_path / "a.yaml"
+        answers.write_text("answers:\n  date:\n" + action + "    content: {date: 2026-12-24}\n"
+                           "  party:\n    content: {size: 2}\n    roots: null\n  confirm:\n    content: {confirm: true}\n")
+        runs.append(mrtr("call", "book_table", "--demo", "--answers", str(answers), "--no-input", "--json"))
+    assert runs[0].code == runs[1].code == 0, runs[1].stderr
+    assert runs[0].json()["result"] == runs[1].json()["result"]
+    assert runs[1].json()["rounds"][0]["questions"]["date"]["response"]["action"] == "accept"

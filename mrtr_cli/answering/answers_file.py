@@ -39,7 +39,13 @@ def load_answers_file(path: str) -> AnswersFile:
                                   "fix the answers file (see the README, \"Answers files\")")
     document = located.data
     rules = [_rule(entry, index, locate) for index, entry in enumerate(document.get("match") or [])]
-    return AnswersFile(dict(document.get("answers") or {}), rules)
+    answers = {key: _given(entry) for key, entry in (document.get("answers") or {}).items()}
+    return AnswersFile(answers, rules)
+
+
+def _given(entry: dict[str, Any]) -> dict[str, Any]:
+    """An answer without the keys given as null: `action: null` means what leaving it out means."""
+    return {key: value for key, value in entry.items() if value is not None}
 
 
 def _rule(entry: dict[str, Any], index: int, locate: Callable[[Any], str]) -> MatchRule:
@@ -49,7 +55,7 @@ def _rule(entry: dict[str, Any], index: int, locate: Callable[[Any], str]) -> Ma
     except re.error as error:
         raise UsageError(f"{locate(['match', index, 'message'])}: match[{index}].message is not a valid "
                          f"regular expression: {error}", "fix the regular expression") from None
-    return MatchRule(entry["method"], pattern, entry["response"])
+    return MatchRule(entry["method"], pattern, _given(entry["response"]))
 
 
 @dataclass(frozen=True)
