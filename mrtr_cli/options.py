@@ -10,7 +10,7 @@ start-up (Python 3.11 compiles each dataclass method separately).
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 COLORS = ("auto", "always", "never")
@@ -239,6 +239,9 @@ class AnsweringOptions(NamedTuple):
     no_sampling: bool = False
     no_roots: bool = False
     save_answers: str | None = None
+    answers_given: Any = None
+    """Answers given from Python (the pytest fixture's `answers=`), in the answers file's shape: no
+    flag sets it; with it, messages speak of `answers=`, never of a file or of flags."""
 
 
 class OutputOptions(NamedTuple):

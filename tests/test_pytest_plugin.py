@@ -132,3 +132,52 @@ def test_the_entry_point_names_the_plugin_module():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert project["project"]["entry-points"]["pytest11"] == {"mrtr_cli.pytest_plugin": "mrtr_cli.pytest_plugin"}
     assert (ROOT / "mrtr_cli" / "pytest_plugin.py").is_file()
+
+
+def test_the_fixtures_errors_speak_of_answers_and_the_mapping_given(pytester: pytest.Pytester,
+                                                                     monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makepyfile(test_answers_given="""
+        DATE = {"content": {"date": "2026-12-24"}}
+
+        def speaks_of_the_mapping(error):
+            assert "answers=" in error, error
+            for cli_word in ("--answer", "--answers", "--no-input", "terminal", ".yaml", "mrtr-answers-"):
+                assert cli_word not in error, error
+
+        def test_a_misspelled_key(mrtr):
+            outcome = mrtr.call("book_table", demo=True, answers={"answers": {"date": {"acton": "decline"}}})
+            assert outcome.exit_code == 1
+            assert outcome.error.startswith(
+                "answers=['answers']['date']: unknown key 'acton' (did you mean 'action'?); fix the mapping given as answers=")
+            speaks_of_the_mapping(outcome.error)
+
+        def test_a_question_left_unanswered(mrtr):
+            outcome = mrtr.call("book_table", demo=True, answers={"answers": {"date": DATE}})
+            assert outcome.exit_code == 7
+            assert "give it an entry in answers=, e.g. answers={'answers': {'party': {'content': {FIELD: VALUE}}}}" in outcome.error
+            speaks_of_the_mapping(outcome.error)
+
+        def test_no_answers_at_all(mrtr):
+            outcome = mrtr.call("book_table", demo=True)
+            assert outcome.exit_code == 7
+            speaks_of_the_mapping(outcome.error)
+
+        def test_a_key_close_to_the_question(mrtr):
+            outcome = mrtr.call("book_table", demo=True, answers={"answers": {"dat": DATE}})
+            assert outcome.exit_code == 7 and "the answers= mapping has an entry 'dat'; did you mean 'date'?" in outcome.error
+            speaks_of_the_mapping(outcome.error)
+
+        def test_an_invalid_answer(mrtr):
+            outcome = mrtr.call("book_table", demo=True, answers={"answers": {"date": {"content": {"date": "tomorrow"}}}})
+            assert outcome.exit_code == 1 and "the answer to 'date' is invalid" in outcome.error
+            speaks_of_the_mapping(outcome.error)
+
+        def test_a_wrong_shape_and_a_value_that_is_not_json(mrtr):
+            for answers in ({"answers": {"date": {"action": "maybe"}}}, {"answers": {"date": {"content": {"date": object()}}}}):
+                outcome = mrtr.call("book_table", demo=True, answers=answers)
+                assert outcome.exit_code == 1
+                speaks_of_the_mapping(outcome.error)
+    """)
+    result = pytester.runpytest_subprocess(*PLUGIN, timeout=120)
+    result.assert_outcomes(passed=6)

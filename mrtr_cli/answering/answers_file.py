@@ -35,12 +35,48 @@ def load_answers_file(path: str) -> AnswersFile:
 
     schema = validation.packaged_schema(SCHEMA)
     if not answers_shape.certainly_fits(located.data, schema):  # jsonschema only to say what is wrong
-        validation.check_document(located.data, schema, locate,
-                                  "fix the answers file (see the README, \"Answers files\")")
-    document = located.data
+        validation.check_document(located.data, schema, locate, ANSWERS_FILE.fix)
+    return _answers(located.data, locate, ANSWERS_FILE)
+
+
+def answers_from_python(given: Any) -> AnswersFile:
+    """The pytest fixture's `answers=`, checked against the answers file's schema, its errors told
+    as the mapping's place (`answers=['answers']['date']`), never as a file."""
+    import json
+
+    try:
+        document = json.loads(json.dumps(given))
+    except (TypeError, ValueError) as error:
+        raise UsageError(f"{ANSWERS_ARGUMENT} holds a value that is not JSON: {error}", FROM_PYTHON.fix) from None
+
+    def locate(where: Any) -> str:
+        return ANSWERS_ARGUMENT + "".join(f"[{step!r}]" for step in where)
+
+    problem = validation.document_problem(document, validation.packaged_schema(SCHEMA))
+    if problem is not None:
+        where, message = problem
+        unknown = message.startswith(validation.UNKNOWN_KEY)
+        raise UsageError(f"{locate(where[:-1] if unknown else where)}: {message}", FROM_PYTHON.fix)
+    return _answers(document, locate, FROM_PYTHON)
+
+
+@dataclass(frozen=True)
+class Wording:
+    """How messages name where the answers came from: a file, or the fixture's `answers=`."""
+
+    named: str
+    fix: str
+
+
+ANSWERS_ARGUMENT = "answers="
+ANSWERS_FILE = Wording("the answers file", "fix the answers file (see the README, \"Answers files\")")
+FROM_PYTHON = Wording("the answers= mapping", "fix the mapping given as answers= ({'answers': {KEY: {...}}, 'match': [...]})")
+
+
+def _answers(document: dict[str, Any], locate: Callable[[Any], str], wording: Wording) -> AnswersFile:
     rules = [_rule(entry, index, locate) for index, entry in enumerate(document.get("match") or [])]
     answers = {key: _given(entry) for key, entry in (document.get("answers") or {}).items()}
-    return AnswersFile(answers, rules)
+    return AnswersFile(answers, rules, wording)
 
 
 def _given(entry: dict[str, Any]) -> dict[str, Any]:
@@ -76,6 +112,7 @@ class AnswersFile:
 
     answers: dict[str, dict[str, Any]]
     rules: list[MatchRule]
+    wording: Wording = ANSWERS_FILE
 
     def offers_roots(self) -> bool:
         """Whether an entry or a rule answers roots/list."""
@@ -94,13 +131,13 @@ class AnswersFile:
         if not keys or self.entry_for(question) is not None:
             return None
         if question.in_flight and not any("#" in key for key in keys):
-            return (f"the answers file's keys ({_listed(keys)}) are MRTR keys, which the older era's questions "
+            return (f"{self.wording.named}'s keys ({_listed(keys)}) are MRTR keys, which the older era's questions "
                     f"do not have (this one is {question.key!r}): answer them by message with match: rules "
                     "(see examples/match_rules.yaml)")
         import difflib  # only for a did-you-mean
 
         close = difflib.get_close_matches(question.key, keys, n=1)
-        return f"the answers file has an entry {close[0]!r}; did you mean {question.key!r}?" if close else None
+        return f"{self.wording.named} has an entry {close[0]!r}; did you mean {question.key!r}?" if close else None
 
 
 class AnswersFileAnswerer:
@@ -119,15 +156,22 @@ class AnswersFileAnswerer:
         entry = self.document.entry_for(question)
         if entry is None:
             return None
+        try:
+            return self._response(question, entry)
+        except UsageError as error:  # an answer from here is fixed here, not with --answer
+            raise UsageError(error.message, self.document.wording.fix) from None
+
+    def _response(self, question: Question, entry: dict[str, Any]) -> Response:
+        named = self.document.wording.named
         if question.method == ELICIT:
             content = entry.get("content") or {}
             if not isinstance(content, dict):
-                raise UsageError(f"the answers file gives {question.key!r} a list as content",
-                                 "a form answer's content: is a mapping of fields, e.g. content: {name: Ada}")
+                raise UsageError(f"{named} gives {question.key!r} a list as content, where a form answer's content "
+                                 "is a mapping of fields")
             return elicit_response(question, str(entry.get("action", "accept")), content)
         if question.method == SAMPLE:
             return self._sampling(entry)
-        return Response({"roots": [_file_root(r) for r in entry.get("roots") or []]})
+        return Response({"roots": [_file_root(r, named) for r in entry.get("roots") or []]})
 
     def _sampling(self, entry: dict[str, Any]) -> Response:
         model = str(entry.get("model", self.sampling_model))
@@ -142,7 +186,7 @@ def _listed(keys: list[str]) -> str:
     return shown + (f" and {len(keys) - 5} more" if len(keys) > 5 else "")
 
 
-def _file_root(root: Any) -> dict[str, Any]:
+def _file_root(root: Any, named: str) -> dict[str, Any]:
     if not isinstance(root, dict) or urlparse(str(root.get("uri", ""))).scheme != "file":
-        raise UsageError(f"the answers file offers the root {root!r}", "roots must be {uri: file:///...}")
+        raise UsageError(f"{named} offers the root {root!r}, where roots must be {{uri: file:///...}}")
     return root

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from mrtr_cli.answering.answers_file import AnswersFile, AnswersFileAnswerer, load_answers_file
-from mrtr_cli.answering.questions import AT_TERMINAL, Advice, Answerer, Chain, Question, how_to_answer
+from mrtr_cli.answering.answers_file import AnswersFile, AnswersFileAnswerer, answers_from_python, load_answers_file
+from mrtr_cli.answering.questions import (AT_TERMINAL, Advice, Answerer, Chain, Question, how_to_answer,
+                                         how_to_answer_in_python)
 from mrtr_cli.answering.scripted import (
     FlagAnswerer,
     RootsAnswerer,
@@ -51,7 +52,7 @@ def build_chain(options: AnsweringOptions, timeout: float, after: Sequence[Answe
     `person`: how a person would come to answer, for the message when nothing answers."""
     if options.sampling_reply is not None and options.sampler:
         raise UsageError("--sampling-reply and --sampler both answer sampling", "pass one of them")
-    document = load_answers_file(options.answers_file) if options.answers_file else None
+    document = _answers_document(options)
     answer_flags = FlagAnswerer(list(options.answers), document)
     flags: list[Any] = [answer_flags]
     if options.sampling_reply is not None:
@@ -65,7 +66,16 @@ def build_chain(options: AnsweringOptions, timeout: float, after: Sequence[Answe
         answerers.append(AnswersFileAnswerer(document, options.sampling_model))
     answerers.extend(after)
     advice = _advice(answer_flags, document, person)
+    if options.answers_given is not None:
+        advice = _advice_in_python(document)
     return Chain(answerers, advice), AnswerFlags(flags, answer_flags)
+
+
+def _answers_document(options: AnsweringOptions) -> AnswersFile | None:
+    """The answers of --answers FILE, or of the pytest fixture's `answers=`."""
+    if options.answers_given is not None:
+        return answers_from_python(options.answers_given)
+    return load_answers_file(options.answers_file) if options.answers_file else None
 
 
 def _advice(answer_flags: FlagAnswerer, document: AnswersFile | None, person: str) -> Advice:
@@ -74,5 +84,13 @@ def _advice(answer_flags: FlagAnswerer, document: AnswersFile | None, person: st
     def advise(question: Question) -> str:
         slip = answer_flags.near_miss(question) or (document.near_miss(question) if document else None)
         return slip or how_to_answer(question, person, answers_file=document is not None)
+
+    return advise
+
+
+def _advice_in_python(document: AnswersFile | None) -> Advice:
+    """The same for the pytest fixture, where the one way to answer is the `answers=` mapping."""
+    def advise(question: Question) -> str:
+        return (document.near_miss(question) if document else None) or how_to_answer_in_python(question)
 
     return advise

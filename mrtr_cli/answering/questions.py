@@ -176,6 +176,19 @@ class Chain:
         raise IncompleteError(f"nothing answered {question.describe()}", self.advice(question))
 
 
+def how_to_answer_in_python(question: Question) -> str:
+    """The way to answer a question from Python: an entry in the `answers=` mapping, its shape shown."""
+    if question.method == SAMPLE:
+        entry = "{'text': '...'}"
+    elif question.method == ROOTS:
+        entry = "{'roots': [{'uri': 'file:///...'}]}"
+    elif question.mode == "url":
+        entry = "{'action': 'accept'}"
+    else:
+        entry = "{'content': {FIELD: VALUE}}"
+    return f"give it an entry in answers=, e.g. answers={{'answers': {{{question.key!r}: {entry}}}}}"
+
+
 def how_to_answer(question: Question, person: str = AT_TERMINAL, answers_file: bool = False) -> str:
     """The ways to answer a question: flags, an answers file (an entry in the one given), a person."""
     if question.method == SAMPLE:

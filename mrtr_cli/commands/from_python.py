@@ -6,14 +6,11 @@ fixture. The same code as `mrtr call`, `read` and `prompt` (commands/call.py's
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrtr_cli import events, yaml_dumper
+from mrtr_cli import events
 from mrtr_cli.commands.call import hold_conversation
 from mrtr_cli.commands.common import make_context
 from mrtr_cli.conversation.session import Outcome
@@ -76,12 +73,11 @@ def converse(method: str, name: str, arguments: Mapping[str, Any] | None, target
     context = make_context(OutputOptions(color="never"))
     asked = AskedQuestions()
     context.emit.subscribe(asked)
-    with _answers_file(answers) as path:
-        answering = AnsweringOptions(answers_file=path, no_input=True)
-        try:
-            outcome, _ = hold_conversation(context, call, target.options(), answering, people=[])
-        except MrtrError as error:  # before anything was sent: no server named, answers that do not fit
-            return ConversationOutcome(int(error.exit_code), "aborted", None, [], [], error.one_line())
+    answering = AnsweringOptions(answers_given=dict(answers or {}), no_input=True)
+    try:
+        outcome, _ = hold_conversation(context, call, target.options(), answering, people=[])
+    except MrtrError as error:  # before anything was sent: no server named, answers that do not fit
+        return ConversationOutcome(int(error.exit_code), "aborted", None, [], [], error.one_line())
     return outcome_data(outcome, asked.questions)
 
 
@@ -131,18 +127,3 @@ def replay_transcript(path: str, target: Target, update: bool, ignore: tuple[str
     if update and verdict.result == "diverged":
         lines.append(f"{path} was rewritten from the live run (--mrtr-update)")
     return "\n".join(lines)
-
-
-@contextmanager
-def _answers_file(answers: Mapping[str, Any] | None) -> Iterator[str | None]:
-    """The answers as a temporary answers file, so they are checked as `--answers` checks one."""
-    if answers is None:
-        yield None
-        return
-    descriptor, path = tempfile.mkstemp(prefix="mrtr-answers-", suffix=".yaml")
-    try:
-        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-            file.write(yaml_dumper.dumps(dict(answers)))
-        yield path
-    finally:
-        os.unlink(path)
