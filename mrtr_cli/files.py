@@ -137,6 +137,23 @@ def parse_json(text: str, name: str, what: str) -> Any:
     return value
 
 
+_COMMENTS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|/\*.*?\*/', re.S)
+_TRAILING_COMMAS = re.compile(r'"(?:[^"\\\n]|\\.)*"|,(?=\s*[\]}])')
+"""A JSON string (kept whole, so `//` or `,]` inside it is text), then a comment, or a comma with only
+spacing before the closing bracket (read once the comments are spaces)."""
+
+
+def without_comments(text: str) -> str:
+    """JSON with comments (VS Code's mcp.json) as plain JSON of the same length: `//` and `/* */`
+    comments and trailing commas become spaces, newlines stay, so every offset (and a line and column
+    told from it) is where it was in the file. Text that is no JSON with comments stays broken where it was."""
+    def blank(part: re.Match[str]) -> str:
+        found = part.group()
+        return found if found.startswith('"') else re.sub(r"[^\n]", " ", found)
+
+    return _TRAILING_COMMAS.sub(blank, _COMMENTS.sub(blank, text))
+
+
 class _TooLong(ValueError):
     """An integer past MAX_DIGITS (found again by `_limit_problem`, which knows where)."""
 

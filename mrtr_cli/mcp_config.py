@@ -20,14 +20,18 @@ CONFIG_SCHEMA = Path(__file__).with_name("mcp_config.schema.json")
 
 
 def server_entry(path: str, name: str | None) -> dict[str, Any]:
-    """The entry `name` of the mcpServers file at `path`, checked and expanded."""
-    text = files.read_text(path, "--config file")
+    """The entry `name` of the mcpServers file at `path` (the one entry when `name` is None and the
+    file has one), checked and expanded. Comments and trailing commas are read as hosts write them."""
+    text = files.without_comments(files.read_text(path, "--config file"))
     document = files.parse_json(text, path, "--config file")
     servers = document.get("mcpServers", document.get("servers")) if isinstance(document, dict) else None
     if not isinstance(servers, dict):
         raise UsageError(f"{path}: the --config file has no mcpServers object", "use an mcp.json-style file")
+    if not name and len(servers) == 1:
+        name = next(iter(servers))
     if not name:
-        raise UsageError("--config needs --server NAME", f"servers in the file: {', '.join(servers) or 'none'}")
+        raise UsageError(f"--config needs --server NAME: {path} has {len(servers)} servers",
+                         f"servers in the file: {', '.join(servers) or 'none'}")
     if name not in servers:
         raise UsageError(f"no server {name!r} in {path}", f"servers in the file: {', '.join(servers) or 'none'}")
     _check_entry(text, path, document, name)

@@ -4,13 +4,18 @@ config with comments, through the real CLI."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import ROOT, mrtr
+from mrtr_cli import files
+from mrtr_cli.mcp_config import server_entry
 
 
 @pytest.mark.parametrize("args", [
@@ -70,3 +75,90 @@ def test_a_key_given_as_null_in_an_answers_entry_is_as_if_left_out(tmp_path: Pat
     assert runs[0].code == runs[1].code == 0, runs[1].stderr
     assert runs[0].json()["result"] == runs[1].json()["result"]
     assert runs[1].json()["rounds"][0]["questions"]["date"]["response"]["action"] == "accept"
+
+
+JSON_TEXT = st.text(alphabet=st.sampled_from('ab /*,]}"\\\n\u00e9'), max_size=12)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**6, 10**6) | JSON_TEXT,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(JSON_TEXT, inner, max_size=4), max_leaves=12)
+COMMENTS = st.sampled_from(["", " ", "\n", "// a comment, with ] and }\n", "/* a } comment */", "/*\n, */", "\t//\n"])
+
+
+def jsonc(value: object, draw: st.DrawFn) -> str:
+    """`value` as JSON with comments between its tokens and, now and then, a trailing comma."""
+    def gap() -> str:
+        return draw(COMMENTS)
+
+    if isinstance(value, dict):
+        members = [f"{gap()}{json.dumps(key)}{gap()}:{gap()}{jsonc(item, draw)}{gap()}" for key, item in value.items()]
+    elif isinstance(value, list):
+        members = [f"{gap()}{jsonc(item, draw)}{gap()}" for item in value]
+    else:
+        return json.dumps(value)
+    trailing = "," + gap() if members and draw(st.booleans()) else ""
+    opening, closing = ("{", "}") if isinstance(value, dict) else ("[", "]")
+    return opening + ",".join(members) + trailing + gap() + closing
+
+
+@st.composite
+def commented(draw: st.DrawFn) -> tuple[object, str]:
+    value = draw(JSON_VALUES)
+    return value, draw(COMMENTS) + jsonc(value, draw) + draw(COMMENTS)
+
+
+@settings(max_examples=200, deadline=None)
+@given(case=commented())
+def test_json_with_comments_and_trailing_commas_reads_as_its_plain_json(case: tuple[object, str]):
+    value, text = case
+    plain = files.without_comments(text)
+    assert len(plain) == len(text) and plain.count("\n") == text.count("\n")  # every place stays where it was
+    assert files.parse_json(plain, "mcp.json", "--config file") == value
+
+
+@settings(max_examples=60, deadline=None)
+@given(entry=commented())
+def test_an_mcp_servers_entry_with_comments_reads_as_its_plain_json(tmp_path_factory: pytest.TempPathFactory,
+                                                                   entry: tuple[object, str]):
+    value, text = entry
+    path = tmp_path_factory.mktemp("config") / "mcp.json"
+    path.write_text('{"servers": {/* one */ "demo": {"command": "x", "args": [], "env": {}, "meta": ' + text + "},},}")
+    assert server_entry(str(path), None) == {"command": "x", "args": [], "env": {}, "meta": value}
+
+
+VS_CODE_CONFIG = """// VS Code's mcp.json allows comments
+{
+  "servers": {
+    /* the demo, run as a user runs it */
+    "demo": {
+      "command": "%s",
+      "args": ["-m", "mrtr_cli", "demo-server",],  // a trailing comma
+    },
+  },
+}
+"""
+
+
+def test_call_reads_a_host_config_with_comments_and_its_one_server_needs_no_name(tmp_path: Path):
+    config = tmp_path / "mcp.json"
+    config.write_text(VS_CODE_CONFIG % sys.executable.replace("\\", "\\\\"))
+    run = mrtr("call", "book_table", "--config", str(config), "--answer", "date.date=2026-12-24", "--answer",
+               "party.size=2", "--answer", "confirm=accept", "--no-input")
+    assert run.code == 0, run.stderr
+    assert "Booked a table for 2" in run.stdout
+
+
+def test_several_servers_and_no_name_is_a_usage_error_naming_them(tmp_path: Path):
+    config = tmp_path / "mcp.json"
+    config.write_text('{"mcpServers": {"a": {"command": "x"}, // first\n "b": {"command": "y"},}}')
+    run = mrtr("list", "tools", "--config", str(config))
+    assert run.code == 1
+    assert run.stderr.strip().splitlines()[-1] == (f"✗ --config needs --server NAME: {config} has 2 servers; "
+                                                   "servers in the file: a, b")
+
+
+def test_a_broken_host_config_with_comments_is_told_at_its_place(tmp_path: Path):
+    config = tmp_path / "mcp.json"
+    config.write_text('{\n  // a comment\n  "servers": {"a": {"command": "x"} /* never closed\n}\n')
+    run = mrtr("list", "tools", "--config", str(config))
+    assert run.code == 1
+    assert f"{config}:3:37: the --config file is not valid JSON" in run.stderr
