@@ -6,6 +6,7 @@ fixture. The same code as `mrtr call`, `read` and `prompt` (commands/call.py's
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,6 +122,8 @@ def replay_transcript(path: str, target: Target, update: bool, ignore: tuple[str
     except MrtrError as error:
         return error.one_line()
     verdict = replay_file(context, path, options, paths, target.options(), AnsweringOptions(no_input=True))
+    for warning in verdict.warnings:
+        warnings.warn(warning.removeprefix("! ").replace("--ignore", "--mrtr-ignore", 1), UserWarning, stacklevel=2)
     if verdict.result == "same":
         return None
     lines = [line.plain for line in verdict_lines(verdict)]

@@ -24,6 +24,7 @@ from mrtr_cli.errors import HopRefused, MrtrError, UsageError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
+from mrtr_cli.render.diagnostics import warning_line
 from mrtr_cli.render.replay_report import load_lines, summary_table, verdict_lines
 from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.conversation.session import Outcome, Session, status_of
@@ -33,6 +34,7 @@ from mrtr_cli.target import http_url, resolve_target, sharing_server
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.recorded_answerer import RecordedAnswerer
 from mrtr_cli.transcript.across_eras import compare_conversations
+from mrtr_cli.transcript.compare import matched_nothing, unmatched_warning
 from mrtr_cli.transcript.task_record import is_resumed
 from mrtr_cli.transcript.paths import JsonPath, parse_path
 from mrtr_cli.transcript.recorder import TranscriptBuilder
@@ -82,9 +84,8 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
         if options.jobs > 1 or options.repeat > 1:
             return _run_many(context, options, target, answering)
         verdicts = _replay_all(context, options, ignore, target, answering)
-        if not output.json:
-            for verdict in verdicts:
-                _print_lines(context, verdict)
+        for verdict in verdicts:
+            _print_lines(context, verdict)
         warn_unused_flags(context, _unused_everywhere(verdicts))  # after the lines, as with --jobs (shown as done)
         if output.json:
             context.print_json({"version": json_report.VERSION, "transcripts": [v.as_dict() for v in verdicts]})
@@ -119,7 +120,7 @@ def _run_many(context: Context, options: ReplayOptions, target: TargetOptions,
     workers_ask_no_one = answering._replace(no_input=True) if options.jobs > 1 else answering
     replay = Replaying(options, target, workers_ask_no_one, context.output)
     replayed = replay_many(replay, options.files, options.jobs, options.repeat,
-                           lambda verdict: None if context.output.json else _print_lines(context, verdict))
+                           lambda verdict: _print_lines(context, verdict))
     figures = load_figures(options.jobs, options.repeat, replayed.runs, replayed.wall)
     warn_unused_flags(context, _unused_everywhere(replayed.runs))
     if context.output.json:
@@ -204,6 +205,7 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
     try:
         transcript = model.load(path)
         _refuse_resumed(transcript)
+        verdict.warnings = [unmatched_warning(unmatched, path) for unmatched in matched_nothing(transcript.data, ignore)]
         live, builder, flags = _run_live(context, transcript, options, target, answering, pool)
     except MrtrError as error:
         verdict.code, verdict.error = error.exit_code, error
@@ -219,11 +221,17 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
     verdict.differences = compare_conversations(transcript.data, document, ignore, options.strict)
     failure = live.error.exit_code if live.error is not None else ExitCode.OK
     verdict.error = live.error if failure in LIVE_FAILURES else None
-    verdict.cause = live.error if isinstance(live.error, HopRefused) else None
+    verdict.cause = live.error if isinstance(live.error, HopRefused) or _before_the_call(live) else None
     verdict.code = failure if failure in LIVE_FAILURES else (ExitCode.DIVERGED if verdict.differences else ExitCode.OK)
     if options.update and verdict.code in (ExitCode.OK, ExitCode.DIVERGED) and verdict.cause is None:
         _rewrite(path, builder.document())
     return verdict
+
+
+def _before_the_call(live: Outcome) -> bool:
+    """Whether the live run failed before its request was sent (server/discover refused, say): that
+    error is what made it diverge, named as a tools/call error is in its round."""
+    return live.error is not None and not live.rounds
 
 
 def _refuse_resumed(transcript: model.Transcript) -> None:
@@ -362,5 +370,8 @@ def _rewrite(path: str, document: dict[str, Any]) -> None:
 
 
 def _print_lines(context: Context, verdict: ReplayVerdict) -> None:
-    for line in verdict_lines(verdict):
+    """The verdict's lines (none with --json: the document says it), then its warnings."""
+    for line in [] if context.output.json else verdict_lines(verdict):
         context.consoles.err.print(line)
+    for warning in verdict.warnings:
+        context.consoles.err.print(warning_line(warning))

@@ -15,11 +15,13 @@ older-era server's is unprompted (conversation/server_requests.py), kept beside 
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from typing import Any
 
-from mrtr_cli.transcript.compare import Difference, compare
+from mrtr_cli.transcript.compare import IGNORED, Difference, compare
 from mrtr_cli.transcript.task_record import compare_tasks
-from mrtr_cli.transcript.paths import JsonPath
+from mrtr_cli.transcript.paths import JsonPath, replace
 from mrtr_cli.transcript.rounds import AskedQuestion, final_result, question_sequence, roots_asked
 
 FORM_KEYWORDS = ("type", "properties", "required")
@@ -41,11 +43,13 @@ def compare_conversations(recorded: dict[str, Any], live: dict[str, Any], ignore
     of the request (`compare_tasks`), else across eras."""
     if era_of(recorded) == era_of(live):
         return compare(recorded, live, ignore, strict) + compare_tasks(recorded.get("task"), live.get("task"))
-    return compare_across_eras(recorded, live)
+    return compare_across_eras(recorded, live, ignore)
 
 
-def compare_across_eras(recorded: dict[str, Any], live: dict[str, Any]) -> list[Difference]:
-    """Every difference that matters between conversations of two eras."""
+def compare_across_eras(recorded: dict[str, Any], live: dict[str, Any],
+                        ignore: Sequence[JsonPath] = ()) -> list[Difference]:
+    """Every difference that matters between conversations of two eras; of `ignore`, the paths
+    under `$.rounds[*].received.result` apply to the final result (rounds do not match across eras)."""
     differences = _outcomes(recorded, live)
     old, new = question_sequence(recorded.get("rounds", [])), question_sequence(live.get("rounds", []))
     differences += _first_different_question(old, new)
@@ -54,8 +58,25 @@ def compare_across_eras(recorded: dict[str, Any], live: dict[str, Any]) -> list[
     roots = (roots_asked(recorded.get("rounds", [])), roots_asked(live.get("rounds", [])))
     if roots[0] != roots[1]:  # compared apart: when an older-era server asks it over stdio is timing
         differences.append(Difference(None, None, "roots asked", *roots))
-    differences += _results(recorded.get("rounds", []), live.get("rounds", []))
+    differences += _results(recorded.get("rounds", []), live.get("rounds", []), _in_results(ignore))
     return differences
+
+
+def _in_results(ignore: Sequence[JsonPath]) -> list[JsonPath]:
+    """The part inside a round's result of each path that reaches into one (`[]`: the whole result)."""
+    return [path[4:] for path in ignore if path[0] == "rounds" and len(path) >= 4 and path[2:4] == ["received", "result"]]
+
+
+def _ignoring(result: dict[str, Any] | None, ignore: list[JsonPath]) -> dict[str, Any] | None:
+    """A copy of the final result with what `ignore` reaches made `<ignored>`."""
+    if result is None or not ignore:
+        return result
+    if [] in ignore:
+        return {"result": IGNORED}
+    shown: dict[str, Any] = json.loads(json.dumps(result))
+    for path in ignore:
+        replace(shown, path, IGNORED)
+    return shown
 
 
 def _outcomes(recorded: dict[str, Any], live: dict[str, Any]) -> list[Difference]:
@@ -93,8 +114,9 @@ def _shown(fields: dict[str, Any]) -> dict[str, Any]:
     return {**fields, "requestedSchema": {key: schema[key] for key in FORM_KEYWORDS if key in schema}}
 
 
-def _results(old_rounds: list[dict[str, Any]], new_rounds: list[dict[str, Any]]) -> list[Difference]:
-    before, after = final_result(old_rounds), final_result(new_rounds)
+def _results(old_rounds: list[dict[str, Any]], new_rounds: list[dict[str, Any]],
+             ignore: list[JsonPath]) -> list[Difference]:
+    before, after = _ignoring(final_result(old_rounds), ignore), _ignoring(final_result(new_rounds), ignore)
     if before is not None and after is not None:
         left_out = MODERN_ONLY + (() if "structuredContent" in before and "structuredContent" in after
                                   else ("structuredContent",))

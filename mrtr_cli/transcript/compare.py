@@ -7,7 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli.transcript.paths import JsonPath, inside, replace
+from mrtr_cli.text import safe_line
+from mrtr_cli.transcript.paths import JsonPath, inside, reaches, replace
 from mrtr_cli.transcript.rounds import (QUESTION_FIELDS, asked_in, asked_in_flight, comparable, roots_beside,
                                        unprompted_methods)
 
@@ -131,6 +132,32 @@ def _comparable(document: dict[str, Any], ignore: list[JsonPath]) -> dict[str, A
                                      for entry in document.get("rounds", [])])
     return {"outcome": document.get("outcome", "aborted"), "rounds": rounds, "unprompted": unprompted,
             "error": error.get("kind") if isinstance(error, dict) else None}
+
+
+def matched_nothing(document: dict[str, Any], ignore: list[JsonPath]) -> list[JsonPath]:
+    """The `--ignore` paths that reach no value in any round of `document`, as replay compares
+    them: each is a path a user meant for something else (paths start at `$.rounds[*]`)."""
+    views = [comparable(entry) for entry in document.get("rounds", [])]
+
+    def matched(path: JsonPath) -> bool:
+        return any(within is not None and reaches(view, within)
+                   for index, view in enumerate(views) for within in [inside(path, index)])
+
+    return [path for path in ignore if not matched(path)]
+
+
+def unmatched_warning(path: JsonPath, file: str) -> str:
+    """`! --ignore '$.result.time' matched nothing in time.yaml; ...`, with the path likely meant."""
+    meant = {"result": ["rounds", "*", "received"], "received": ["rounds", "*"]}.get(str(path[0]))
+    hint = (f"did you mean {_written([*meant, *path])!r}?" if meant is not None
+            else "e.g. '$.rounds[*].received.result.content'")
+    said = f"! --ignore {_written(path)!r} matched nothing in {file}; paths start at $.rounds[*] ({hint})"
+    return safe_line(said, None)
+
+
+def _written(path: JsonPath) -> str:
+    """A path as --ignore takes it, a wildcard as `[*]`."""
+    return "$" + "".join(f".{step}" if isinstance(step, str) and step != "*" else f"[{step}]" for step in path)
 
 
 def _kind(entry: dict[str, Any]) -> str:

@@ -41,6 +41,13 @@ def inside(path: JsonPath, round_index: int | None) -> JsonPath | None:
     return path[2:]
 
 
+def reaches(node: Any, path: JsonPath) -> bool:
+    """Whether `path` reaches any value inside `node` (nothing is changed)."""
+    if not path:
+        return True
+    return any(reaches(node[key], path[1:]) for key in _children(node, path[0]))
+
+
 def replace(node: Any, path: JsonPath, value: Any) -> bool:
     """Set every value `path` reaches inside `node` to `value`; whether any was reached."""
     step, rest = path[0], path[1:]

@@ -62,6 +62,8 @@ class ReplayVerdict:
     """Which run this verdict is (1: the first)."""
     live: dict[str, Any] | None = None
     """With --har: the live run's transcript document (its exchanges go to the log)."""
+    warnings: list[str] = field(default_factory=list)
+    """What the replay warns of, shown under its lines: an --ignore path that matched nothing."""
 
     @property
     def result(self) -> str:

@@ -173,6 +173,12 @@ def delete_folder(folder: str, ctx: Context) -> CallToolResult | InputRequiredRe
 
 
 @mcp.tool()
+def stamped(who: Annotated[Name, Resolve(ask_name)]) -> dict[str, Any]:
+    """Greets after asking the name (in either era), and says when: a result that differs on every run."""
+    return {"greeting": f"Hello, {who.name}!", "at": time.time_ns()}
+
+
+@mcp.tool()
 def fails() -> str:
     """Always ends with isError."""
     raise ToolError("this tool always fails")
