@@ -182,6 +182,21 @@ class Unanswered(NamedTuple):
     said: str = ""
 
 
+class ProbeUnanswered(NamedTuple):
+    """The era probe (request `id`) got no answer within --era-probe-wait: mrtr tries the handshake
+    and keeps listening for it, so a late answer is still an answer."""
+
+    id: int
+    method: str
+    seconds: float
+
+
+class EraReprobed(NamedTuple):
+    """Replay spoke the recorded era without a probe, and the server refused it: the era is probed once."""
+
+    reason: str
+
+
 class EraChosen(NamedTuple):
     """Which era mrtr speaks with this server (modern or older), in which version, and why."""
 

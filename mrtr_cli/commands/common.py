@@ -142,12 +142,13 @@ def person_answerer(context: Context, sampling_model: str) -> Answerer:
 
 @contextmanager
 def connect(context: Context, target: Target, options: TargetOptions, settings: ClientSettings,
-            probe: bool = True, chain: Chain | None = None) -> Iterator[Client]:
+            probe: bool = True, chain: Chain | None = None, recorded: bool = False) -> Iterator[Client]:
     """A client on a live transport to the target, linted, in the era conversation/era.py chose;
     the transport is shut down afterwards. `chain` answers the server's own requests in the older
     era (none given: nothing is answered, and a request outside a call gets an error).
 
-    `probe=False`: the `discover` command sends server/discover itself (modern era).
+    `probe=False`: the `discover` command sends server/discover itself (modern era); `recorded`:
+    replay of a 2026-07-28 transcript speaks its era without a probe (conversation/era.py).
     """
     from mrtr_cli.conversation.era import choose_era
 
@@ -156,7 +157,8 @@ def connect(context: Context, target: Target, options: TargetOptions, settings: 
     client = Client(transport, settings, context.emit)
     try:
         reopen = lambda: target.open(options, context.output.verbose, context.output.show_secrets)  # noqa: E731
-        choose_era(client, era_flags(options), reopen, chain or Chain([]), probes=target.probes_era, discovers=probe)
+        choose_era(client, era_flags(options), reopen, chain or Chain([]), probes=target.probes_era, discovers=probe,
+                   recorded=recorded)
         yield client
     finally:
         client.transport.close()

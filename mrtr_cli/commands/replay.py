@@ -20,12 +20,13 @@ from mrtr_cli.commands.hops import opener, plan, routed
 from mrtr_cli.commands.common import (Context, client_settings, connect, era_flags, guarded, make_context, server_named,
                                       person_answerer, person_at_terminal, warn_unused_flags)
 from mrtr_cli.commands.replay_jobs import STOPPED, Replayed, replay_many
-from mrtr_cli.errors import HopRefused, MrtrError, UsageError, interruption
+from mrtr_cli.errors import HopRefused, MrtrError, ProtocolError, UsageError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.render.diagnostics import warning_line
 from mrtr_cli.render.replay_report import load_lines, summary_table, verdict_lines
+from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.era import requested_era
@@ -41,6 +42,7 @@ from mrtr_cli.transcript.recorder import TranscriptBuilder
 from mrtr_cli.transcript.redact import Redaction
 from mrtr_cli.transcript.replay_setup import recorded_capabilities, recorded_era, replay_params, replay_target
 from mrtr_cli.transcript.replay_verdict import ReplayVerdict, load_figures
+from mrtr_cli.text import safe_line
 from mrtr_cli.transcript.rounds import unprompted_methods
 from mrtr_cli.transport.shared import ServerPool, keep
 
@@ -206,7 +208,7 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
         transcript = model.load(path)
         _refuse_resumed(transcript)
         verdict.warnings = [unmatched_warning(unmatched, path) for unmatched in matched_nothing(transcript.data, ignore)]
-        live, builder, flags = _run_live(context, transcript, options, target, answering, pool)
+        live, builder, flags = _run_live(context, transcript, options, target, answering, pool, verdict.warnings)
     except MrtrError as error:
         verdict.code, verdict.error = error.exit_code, error
         return verdict
@@ -243,7 +245,9 @@ def _refuse_resumed(transcript: model.Transcript) -> None:
 
 
 def _run_live(context: Context, transcript: model.Transcript, options: ReplayOptions, target: TargetOptions,
-              answering: AnsweringOptions, pool: ServerPool | None) -> tuple[Outcome, TranscriptBuilder, AnswerFlags]:
+              answering: AnsweringOptions, pool: ServerPool | None,
+              warnings: list[str]) -> tuple[Outcome, TranscriptBuilder, AnswerFlags]:
+    """The live run; `warnings` takes what the verdict must say besides (the era probed again)."""
     terminal = person_at_terminal() and not answering.no_input  # --no-input: never ask, not even consent
     person = options.interactive and terminal
     chosen = recorded_era(transcript, replay_target(transcript, target, options.trust_target,
@@ -266,18 +270,30 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     chain, flags = build_chain(answering, chosen.timeout, [recorded] + people, person=ASK_A_PERSON)
     settings.capabilities = dataclasses.replace(settings.capabilities, roots_answerable=chain.offers_roots())
     outcome = Outcome(transcript.request["method"], params)
+    unprobed = transcript.era == "modern" and chosen.protocol_era == "auto" and not chosen.protocol_version
     try:
         opening = opener(chosen, context.output.verbose, context.output.show_secrets)
-        with connect(live_context, resolved, chosen, settings, chain=chain) as client, \
+        with connect(live_context, resolved, chosen, settings, chain=chain, recorded=unprobed) as client, \
                 routed(hops, client, resolved, opening) as instances:
             recorded.live_era = lambda: client.era.name
             method = transcript.request["method"]
-            prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
-            session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances,
-                              tasks=TaskSettings(options.poll_interval, options.task_timeout,
-                                                 listen=http_url(resolved) is not None),
-                              awaited_unprompted=unprompted_methods(transcript.rounds))
-            outcome = session.run(method, params, prepared.mirrored)
+
+            def converse() -> Outcome:
+                prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
+                session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances,
+                                  tasks=TaskSettings(options.poll_interval, options.task_timeout,
+                                                     listen=http_url(resolved) is not None),
+                                  awaited_unprompted=unprompted_methods(transcript.rounds))
+                return session.run(method, params, prepared.mirrored)
+
+            outcome = converse()
+            if _refused_the_era(outcome, transcript) and client.era.on_refusal is not None:
+                builder = _probed_again(client, emit, builder, outcome)
+                warnings.append(f"! {transcript.path}: the server refused the recorded era (2026-07-28), so mrtr "
+                                f"probed it once: it speaks the {client.era.name} era "
+                                f"({'the conversation was held again in it' if client.era.name == 'older' else 'the refusal stands'})")
+                if client.era.name == "older":  # the server speaks the other era now: the migration check
+                    outcome = converse()
             if outcome.error is None and client.era.name == "modern" and hops is None:
                 keep(client.transport)  # every request answered: the next transcript may use this server
     except MrtrError as error:  # before the request was sent: compared like any other ending
@@ -316,6 +332,36 @@ def _sarif_paths(options: ReplayOptions) -> None:
 
         for path in options.files:
             repository_path(path)
+
+
+def _refused_the_era(live: Outcome, transcript: model.Transcript) -> bool:
+    """Whether the server refused the first request of a transcript's era spoken unprobed: it ended
+    in an error on round 1 (or before it), where the recording's round 1 did not."""
+    first = transcript.data["rounds"][0]["received"] if transcript.data.get("rounds") else {}
+    refused = isinstance(live.error, ProtocolError) and len(live.rounds) <= 1 \
+        and all(r.reply.error is not None for r in live.rounds)
+    return refused and "error" not in first
+
+
+def _probed_again(client: Client, emit: Broadcast, builder: TranscriptBuilder, refused: Outcome) -> TranscriptBuilder:
+    """The era probed once, visibly (`Era.on_refusal`), after the server refused the recorded one; when
+    it proves older, the conversation is held again, recorded afresh (the refused try is not the live run)."""
+    assert client.era.on_refusal is not None and refused.error is not None
+    emit(events.EraReprobed(f"the server refused the recorded era's {refused.method}: "
+                            f"{safe_line(refused.error.message, 200)}"))
+    again = TranscriptBuilder(builder.context["target"], client.settings.version, builder.context["capabilities"],
+                              builder.redaction)
+    _record_with(emit, builder, again)  # the probe's era and server go to the conversation held again
+    client.era.on_refusal()
+    if client.era.name == "older":
+        return again
+    _record_with(emit, again, builder)  # it speaks the recorded era after all: the refusal stands
+    return builder
+
+
+def _record_with(emit: Broadcast, before: TranscriptBuilder, after: TranscriptBuilder) -> None:
+    emit.unsubscribe(before)
+    emit.subscribe(after)
 
 
 def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], options: ReplayOptions,

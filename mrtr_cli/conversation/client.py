@@ -54,8 +54,9 @@ class Era:
     speaks_modern: bool | None = None
     """Whether the server answered `server/discover` while mrtr chose the era (None: not asked)."""
     on_refusal: Callable[[], Era] | None = None
-    """auto, the era not yet decided (the `discover` command sends server/discover itself): the
-    handshake to run when the server refuses it as an older-era server does; it returns the older era."""
+    """auto, the era not yet decided (the `discover` command sends server/discover itself; replay
+    speaks a transcript's era unprobed): what to run when the server refuses it as an older-era
+    server does (the handshake; replay's probe); it returns the era then spoken."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,10 @@ class Client:
         self._ids = jsonrpc.IdSequence()
         self.heard = False
         """Whether the server has sent a frame yet: until it has, a long wait is said on the timeline."""
+        self._outstanding: tuple[int, str, float] | None = None
+        """A request left waiting past its wait (the era probe): its id, method and when it was sent."""
+        self.late_reply: Reply | None = None
+        """The answer to that request, when it came while another was awaited."""
 
     def speak(self, era: Era) -> None:
         """Speak `era` from now on: its version, its `_meta`, its handling of server requests; in
@@ -114,15 +119,16 @@ class Client:
 
     def request(self, method: str, params: dict[str, Any], *, round: int | None = None,
                 purpose: events.Purpose = "request", mirrored: Mirrored | None = None,
-                timeout: float | None = None, within: float | None = None) -> Reply:
+                timeout: float | None = None, within: float | None = None, patient: bool = False) -> Reply:
         """Send one request; on -32022 retry once with a version both sides speak. `mirrored`: the
         arguments a tools/call also sends as headers (see conversation/preparation.py). `timeout`:
         how long the response is waited for (None: --timeout), started again after each question of
         the server's answered; `within`: seconds from now no wait passes, whatever starts it again (a
         task's --task-timeout; None: none). In a conversation the events from its response on are
-        held (`events.HeldEvents`)."""
+        held (`events.HeldEvents`). `patient`: on timeout the request is not cancelled but left
+        outstanding, and its late answer, arriving while another request waits, is kept (`late_reply`)."""
         not_after = None if within is None else time.monotonic() + within
-        sending = _Sending(method, params, round, purpose, mirrored, timeout, not_after)
+        sending = _Sending(method, params, round, purpose, mirrored, timeout, not_after, patient)
         reply = self._reissuing(sending)
         error = reply.error
         if error is None or error.get("code") != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION or self.settings.version_fixed:
@@ -153,16 +159,38 @@ class Client:
             raise explain(method, reply.error)
         return reply.result
 
-    def discover(self, timeout: float | None = None) -> dict[str, Any]:
+    def discover(self, timeout: float | None = None, patient: bool = False) -> dict[str, Any]:
         """`server/discover`, which also tells a modern server from one of the handshake era;
-        `timeout`: how long it is waited for (None: --timeout)."""
+        `timeout`: how long it is waited for (None: --timeout); `patient`: see `request`."""
         try:
-            reply = self.request("server/discover", {}, purpose="era", timeout=timeout)
+            reply = self.request("server/discover", {}, purpose="era", timeout=timeout, patient=patient)
         except RequestTimeout as unanswered:
             raise SilentToProbe.seen(unanswered.message, LEGACY_HINT, other_cause="it hung") from None
         if reply.error is not None:
             raise _discover_error(reply.error)
         return self._check_discover_result(reply.result)
+
+    def late_discover(self) -> dict[str, Any] | None:
+        """The DiscoverResult that answered the era probe late (None: none came, or not that)."""
+        late = self.late_reply
+        if late is None or late.method != "server/discover" or late.error is not None:
+            return None
+        try:
+            return self._check_discover_result(late.result)
+        except ProtocolError:
+            return None
+
+    def _take_late(self, message: Response) -> bool:
+        """Whether `message` answers the request left outstanding: then it is an answer, told as one."""
+        if self._outstanding is None or not jsonrpc.same_id(message.id, self._outstanding[0]):
+            return False
+        request_id, method, started = self._outstanding
+        self._outstanding = None
+        elapsed = (time.monotonic() - started) * 1000
+        self.late_reply = Reply(request_id, method, message.result, message.error, elapsed)
+        self._note_server(message.result)
+        self.emit(events.ResponseReceived(request_id, method, message.result, message.error, elapsed, None))
+        return True
 
     def _check_discover_result(self, result: Any) -> dict[str, Any]:
         if not isinstance(result, dict) or not isinstance(result.get("supportedVersions"), list):
@@ -255,7 +283,7 @@ class Client:
         deadline = Deadline(self.settings.timeout if sending.timeout is None else sending.timeout, sending.not_after,
                             notices=not self.heard)  # a server silent so far: say what mrtr waits for
         waiting = Waiting(request_id, method, deadline, self.emit, self.era.server_requests, self.emit.held,
-                          stopwatch)
+                          stopwatch, late=self._take_late)
         try:
             self.emit.held.before_waiting()  # what was held is shown while the server works on this request
             for incoming in exchange.frames(deadline):
@@ -264,7 +292,11 @@ class Client:
                 if response is not None:
                     return response, waiting
         except TransportTimeout:
-            self._cancel(exchange, request_id, "timed out")
+            if sending.patient:  # still listened for: a late answer is an answer
+                self._outstanding = (request_id, method, time.monotonic() - deadline.elapsed())
+                self.emit(events.ProbeUnanswered(request_id, method, deadline.seconds))
+            else:
+                self._cancel(exchange, request_id, "timed out")
             raise timed_out(f"{method} (id {request_id})", deadline) from None
         except KeyboardInterrupt as raised:
             stopped = interruption(raised, f"while waiting for {method} (id {request_id})")
@@ -329,6 +361,8 @@ class _Sending(NamedTuple):
     timeout: float | None
     not_after: float | None = None
     """A time.monotonic() time no wait for the response passes (None: none)."""
+    patient: bool = False
+    """On timeout, left outstanding instead of cancelled (`Client.request`)."""
 
 
 NOT_DISCOVER_RESULT = "a result that is no DiscoverResult (no supportedVersions list)"

@@ -54,12 +54,15 @@ def requested_era(options: EraFlags) -> str:
 
 
 def choose_era(client: Client, flags: EraFlags, reopen: Callable[[], Transport], chain: Chain, *,
-               probes: bool, discovers: bool = True) -> Era:
+               probes: bool, discovers: bool = True, recorded: bool = False) -> Era:
     """Decide the era and, for the older one, run the handshake; the client speaks the era
     returned (`Client.speak`). `probes`: the target takes a server/discover probe in the modern era
     too (stdio); `discovers`: auto may send server/discover (the `discover` command sends it
-    itself); `reopen` starts a stdio server once more."""
+    itself); `recorded`: replay of a 2026-07-28 transcript, whose era auto speaks unprobed
+    (`_speak_recorded`); `reopen` starts a stdio server once more."""
     era = requested_era(flags)
+    if recorded and era == "auto":
+        return _speak_recorded(client, flags, reopen, chain)
     if era == "older":
         return initialize(client, chain, f"asked for by {_asking_flag(flags, era)}")
     if era == "modern" or flags.no_discover:
@@ -70,6 +73,15 @@ def choose_era(client: Client, flags: EraFlags, reopen: Callable[[], Transport],
     if not discovers:
         return _speak(client, Era("modern", client.settings.version, on_refusal=lambda: _fall_back(client, chain)))
     return _probe(client, flags, reopen, chain)
+
+
+def _speak_recorded(client: Client, flags: EraFlags, reopen: Callable[[], Transport], chain: Chain) -> Era:
+    """Replay: the era the transcript was recorded in, spoken with no probe (basic/versioning lets a
+    client keep what it learnt of a server, "re-probing if the cached assumption later fails"); the
+    era's `on_refusal` probes once, for a server that refuses it."""
+    version = client.settings.version
+    client.emit(events.EraChosen("modern", version, "the era the transcript was recorded in (no probe)"))
+    return _speak(client, Era("modern", version, on_refusal=lambda: _probe(client, flags, reopen, chain)))
 
 
 def _speak(client: Client, era: Era) -> Era:
@@ -95,7 +107,7 @@ def _probe(client: Client, flags: EraFlags, reopen: Callable[[], Transport], cha
     heard = _Heard()
     client.emit.subscribe(heard)
     try:
-        said = client.discover(timeout=flags.era_probe_wait)
+        said = client.discover(timeout=flags.era_probe_wait, patient=True)
     except LegacyServerError as sign:
         reason = _reason(sign)
     except UnreachableError as error:
@@ -116,14 +128,31 @@ def _probe(client: Client, flags: EraFlags, reopen: Callable[[], Transport], cha
 
 def _handshake_after_probe(client: Client, chain: Chain, reason: str) -> Era:
     """The handshake, `reason` why; a server silent at the probe that refuses it may be a modern
-    one slow to start (`_slow_to_start`)."""
+    one slow to start: its late answer to the probe decides (`_answered_late`), else it is asked
+    once more (`_slow_to_start`). After silence the era is told once it is known, not before."""
+    silent = reason == SILENT
     try:
-        return initialize(client, chain, reason, speaks_modern=False)
+        return initialize(client, chain, reason, speaks_modern=False, told_first=not silent)
     except ServerError:
-        slow = _slow_to_start(client) if reason == SILENT and client.era.name == "modern" else None
-        if slow is None:
+        if not silent or client.era.name != "modern":
             raise
-        return slow
+        era = _answered_late(client) or _slow_to_start(client)
+        if era is None:
+            raise
+        return era
+
+
+def _answered_late(client: Client) -> Era | None:
+    """The era of a server whose DiscoverResult came after --era-probe-wait (while initialize was
+    awaited): an answer, only late; None when none came."""
+    said = client.late_discover()
+    late = client.late_reply
+    if said is None or late is None:
+        return None
+    era = _speak(client, Era("modern", client.settings.version, said, speaks_modern=True))
+    client.emit(events.EraChosen("modern", era.version, f"the server answered server/discover late, after "
+                                 f"{late.elapsed_ms / 1000:.1f} s (it was slow to start), and refused initialize"))
+    return era
 
 
 def _handshake_after_text(client: Client, chain: Chain, text: str, wait: float) -> Era:
@@ -189,17 +218,19 @@ def _slow_to_start(client: Client) -> Era | None:
 
 
 def initialize(client: Client, chain: Chain, reason: str, wait: float | None = None,
-               speaks_modern: bool | None = None) -> Era:
+               speaks_modern: bool | None = None, told_first: bool = True) -> Era:
     """The handshake: initialize, the version chosen (the client speaks the older era from then
     on, answering the server's requests through `chain`), notifications/initialized,
     logging/setLevel. `wait`: how long initialize is waited for (None: --timeout);
-    `speaks_modern`: what the probe learnt, kept in the era."""
+    `speaks_modern`: what the probe learnt, kept in the era; `told_first`: the era is told before
+    initialize is sent (else once it is answered: a probe still awaited may yet say modern)."""
     from mrtr_cli.conversation.server_requests import ServerRequests
 
     settings = client.settings
     version = settings.version if handshake.era_of(settings.version) == "older" else handshake.LATEST_OLDER
     params = handshake.initialize_params(version, settings.capabilities, settings.identity)
-    client.emit(events.EraChosen("older", version, reason))
+    if told_first:
+        client.emit(events.EraChosen("older", version, reason))
     try:
         reply = client.raw("initialize", params, purpose="handshake", timeout=wait)
     except RequestTimeout as timeout:
@@ -219,8 +250,11 @@ def initialize(client: Client, chain: Chain, reason: str, wait: float | None = N
     chosen = _chosen_version(reply.result, version, settings.version_fixed)
     answering = ServerRequests(chain, chosen, settings.capabilities, emit=client.emit, send=client.send,
                                who_asks=client.who_asks, tied=ties_requests(client.transport))
-    era = _speak(client, Era("older", chosen, reply.result, answering, speaks_modern))
-    if chosen != version:
+    answered_late = client.late_discover() is not None  # a dual-era server: the probe's answer came meanwhile
+    era = _speak(client, Era("older", chosen, reply.result, answering, True if answered_late else speaks_modern))
+    if not told_first:
+        client.emit(events.EraChosen("older", chosen, reason))
+    elif chosen != version:
         client.emit(events.EraChosen("older", chosen, f"the server chose {chosen} in its initialize result"))
     client.send(jsonrpc.notification("notifications/initialized", {}), "notifications/initialized")
     if settings.log_level is not None:

@@ -39,12 +39,14 @@ class Linter:
         """Findings on an error answering the era probe, held back: that refusal is what an older-era server
         is expected to send, so they are told only if the server proves to speak 2026-07-28."""
         self.cancelled: set[int] = set()
-        """Requests mrtr cancelled: a response to one may still come, and is no fault (basic/utilities/cancellation)."""
+        """Requests mrtr cancelled, or stopped waiting for (the era probe): a response to one may still come, and
+        is no fault (basic/utilities/cancellation)."""
         self._handlers: dict[type, events.Observer] = {
             events.RequestSent: self._sent, events.FrameReceived: self._frame,
             events.ResponseReceived: self._response, events.OutcomeReached: self._end,
             events.EraChosen: self._era, events.InputRequested: self._asked_in_flight,
-            events.CancelSent: self._cancelled, events.TaskStreamProblem: self._task_stream}
+            events.CancelSent: self._cancelled, events.TaskStreamProblem: self._task_stream,
+            events.ProbeUnanswered: self._left_waiting}
 
     def __call__(self, event: Any) -> None:
         handler = self._handlers.get(type(event))
@@ -59,6 +61,10 @@ class Linter:
         self._report([lint_rules.finding(event.rule, event.message)])
 
     def _cancelled(self, event: events.CancelSent) -> None:
+        self.cancelled.add(event.id)
+
+    def _left_waiting(self, event: events.ProbeUnanswered) -> None:
+        """The era probe, still listened for past its wait: its late answer is no fault either."""
         self.cancelled.add(event.id)
 
     def _era(self, event: events.EraChosen) -> None:

@@ -7,6 +7,7 @@ handler that answers it; anything else is reported and passed over.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli import events
@@ -45,10 +46,13 @@ class Waiting:
 
     def __init__(self, request_id: int, method: str, deadline: Deadline, emit: Observer,
                  server_requests: ServerRequestHandler | None = None,
-                 held: HeldEvents | None = None, stopwatch: Stopwatch | None = None) -> None:
+                 held: HeldEvents | None = None, stopwatch: Stopwatch | None = None,
+                 late: Callable[[Response], bool] | None = None) -> None:
         self.server_requests = server_requests
         self.stopwatch = stopwatch or Stopwatch()
         """The request's time, which leaves out the answering of the server's requests."""
+        self.late = late
+        """Takes the late answer to an earlier request left outstanding (the era probe); True: it was one."""
         self.held = held
         """Told when the frame of the response awaited arrives, before it is reported."""
         self.request_id = request_id
@@ -118,6 +122,8 @@ class Waiting:
     def _response(self, message: Response) -> Response | None:
         if self._awaited(message):
             return message
+        if self.late is not None and self.late(message):
+            return None
         self.emit(events.FrameIgnored(message.raw, f"a response for id {message.id!r}, which is not "
                                       f"the request in flight (id {self.request_id})"))
         return None

@@ -73,6 +73,11 @@ class Timeline:
             events.Finding: lambda e: self.print(finding_line(e)),
             events.InstanceChosen: lambda e: self.print(instance_line(e)),
             events.EraChosen: self._era,
+            events.ProbeUnanswered: lambda e: self.print(StyledLine(
+                f"  · no answer to {e.method} (id {e.id}) within --era-probe-wait ({e.seconds:g} s): trying the "
+                "initialize handshake, still listening for it", "mrtr.dim")),
+            events.EraReprobed: lambda e: self.print(StyledLine(
+                f"  ! {safe_line(e.reason, 300)}: probing the era once", "mrtr.warn")),
             events.TaskCreated: lambda e: self.print(created_line(e)),
             events.TaskStatusChanged: lambda e: self.print(status_line(e)),
             events.TaskFollowing: lambda e: self.print(following_line(e)),
