@@ -3,12 +3,14 @@
 `--protocol-era modern` speaks 2026-07-28 (stdio probes with `server/discover` unless
 `--no-discover`); `older` opens a session with the `initialize` handshake; `auto` (the default)
 probes and falls back to the handshake at once when `server/discover` gets an error, after
-`--era-probe-wait` seconds of silence, or when a stdio server that had written something exits
+`--era-probe-wait` seconds of silence (the probe is still listened for: a DiscoverResult that comes while
+initialize is awaited is an answer, only late), or when a stdio server that had written something exits
 after the probe (it is started once more; one that wrote nothing died at start-up: exit 4). Over HTTP the same probe
 decides: anything but a DiscoverResult, or an error only a 2026-07-28 server gives, means the older era. `--protocol-version V` implies V's era.
 A command that is no MCP server is said at once (exit 4): mrtr's own request echoed back (`cat`), or only
 text that is not JSON-RPC on stdout and no answer to server/discover nor to initialize, each waited for
 `--era-probe-wait`. Total silence still waits --timeout for initialize: a cold server may say nothing for long.
+Replay of a 2026-07-28 transcript speaks its era unprobed, and probes once only when the server refuses it.
 """
 
 from __future__ import annotations
