@@ -70,7 +70,8 @@ class Wording:
 
 ANSWERS_ARGUMENT = "answers="
 ANSWERS_FILE = Wording("the answers file", "fix the answers file (see the README, \"Answers files\")")
-FROM_PYTHON = Wording("the answers= mapping", "fix the mapping given as answers= ({'answers': {KEY: {...}}, 'match': [...]})")
+FROM_PYTHON = Wording("the answers= mapping",
+                      "fix the mapping given as answers= ({'answers': {KEY: {...}}, 'match': [...]})")
 
 
 def _answers(document: dict[str, Any], locate: Callable[[Any], str], wording: Wording) -> AnswersFile:

@@ -207,7 +207,8 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
     try:
         transcript = model.load(path)
         _refuse_resumed(transcript)
-        verdict.warnings = [unmatched_warning(unmatched, path) for unmatched in matched_nothing(transcript.data, ignore)]
+        verdict.warnings = [unmatched_warning(unmatched, path)
+                            for unmatched in matched_nothing(transcript.data, ignore)]
         live, builder, flags = _run_live(context, transcript, options, target, answering, pool, verdict.warnings)
     except MrtrError as error:
         verdict.code, verdict.error = error.exit_code, error
@@ -289,9 +290,7 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
             outcome = converse()
             if _refused_the_era(outcome, transcript) and client.era.on_refusal is not None:
                 builder = _probed_again(client, emit, builder, outcome)
-                warnings.append(f"! {transcript.path}: the server refused the recorded era (2026-07-28), so mrtr "
-                                f"probed it once: it speaks the {client.era.name} era "
-                                f"({'the conversation was held again in it' if client.era.name == 'older' else 'the refusal stands'})")
+                warnings.append(_probed_note(transcript.path, client.era.name))
                 if client.era.name == "older":  # the server speaks the other era now: the migration check
                     outcome = converse()
             if outcome.error is None and client.era.name == "modern" and hops is None:
@@ -359,7 +358,15 @@ def _probed_again(client: Client, emit: Broadcast, builder: TranscriptBuilder, r
     return builder
 
 
+def _probed_note(path: str, era: str) -> str:
+    """What the verdict says of the probe a refusal brought: it is no part of the recording."""
+    then = "the conversation was held again in it" if era == "older" else "the refusal stands"
+    return (f"! {safe_line(path, 200)}: the server refused the recorded era (2026-07-28), so mrtr probed it once: "
+            f"it speaks the {era} era ({then})")
+
+
 def _record_with(emit: Broadcast, before: TranscriptBuilder, after: TranscriptBuilder) -> None:
+    """The live run is recorded by `after` from now on, not by `before`."""
     emit.unsubscribe(before)
     emit.subscribe(after)
 

@@ -64,7 +64,8 @@ def compare_across_eras(recorded: dict[str, Any], live: dict[str, Any],
 
 def _in_results(ignore: Sequence[JsonPath]) -> list[JsonPath]:
     """The part inside a round's result of each path that reaches into one (`[]`: the whole result)."""
-    return [path[4:] for path in ignore if path[0] == "rounds" and len(path) >= 4 and path[2:4] == ["received", "result"]]
+    return [path[4:] for path in ignore
+            if path[0] == "rounds" and len(path) >= 4 and path[2:4] == ["received", "result"]]
 
 
 def _ignoring(result: dict[str, Any] | None, ignore: list[JsonPath]) -> dict[str, Any] | None:
