@@ -318,5 +318,6 @@ def test_a_lone_surrogate_from_a_server_is_recorded_as_u_fffd_with_a_finding(tmp
     assert [f["rule"] for f in document["rounds"][0]["findings"]] == ["lone-surrogate"]
     shown = mrtr("show", str(path))
     assert shown.code == 0 and "[lone-surrogate]" in shown.stdout, shown.stderr
-    replayed = mrtr("replay", str(path), "--trust-target")
+    # the raw answer names id 2, after the era probe's id 1: --protocol-era modern probes as the recording did
+    replayed = mrtr("replay", str(path), "--trust-target", "--protocol-era", "modern")
     assert replayed.code == 0 and "same as recorded (1 round)" in replayed.stderr, replayed.stderr
