@@ -329,10 +329,11 @@ OWN = (
 TABLE: tuple[Option, ...] = (*TARGET, *ANSWERING, *TASKS, *OUTPUT, *RECORDING, *CALL, *OWN)
 """Every entry, in the order the help lists them."""
 
-SHARED_NAMES = {"--json": ("output", "proxying"), "--strict": ("output", "proxying")}
+SHARED_NAMES = {"--json": ("output", "proxying"), "--strict": ("output", "proxying"), "--html": ("loading", "recording")}
 """Names two entries share, by the groups of those entries (no command has both): `--json` is the
 output flag of most commands and `mrtr proxy --json FILE` the judge's report; `--strict` is exit 2
-for a server's broken MUST, and for the client's under `mrtr proxy`."""
+for a server's broken MUST, and for the client's under `mrtr proxy`; `--html FILE` is mrtr's page of
+the conversations, and under `mrtr load` Locust's own report."""
 
 BY_NAME: dict[str, Option] = {name: option for option in TABLE for name in option.names if name not in SHARED_NAMES}
 """Each entry by each of its names; a name in SHARED_NAMES is not here (it names two entries)."""

@@ -36,7 +36,7 @@ def test_mrtr_config_dir_is_the_directory_and_names_each_folder(tmp_path, monkey
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
     assert config_dir.location() == tmp_path / "mine"
     assert [config_dir.folder(name) for name in config_dir.FOLDERS] == \
-        [tmp_path / "mine" / "auth", tmp_path / "mine" / "eras", tmp_path / "mine" / "tasks"]
+        [tmp_path / "mine" / "auth", tmp_path / "mine" / "eras", tmp_path / "mine" / "tasks", tmp_path / "mine" / "shell"]
     with pytest.raises(ValueError, match="not one of mrtr's folders"):
         config_dir.folder("../elsewhere")
 

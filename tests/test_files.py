@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, mrtr
+from conftest import ROOT, mrtr_here
 from mrtr_cli import files, yaml_dumper, yaml_loader
 from mrtr_cli.answering.answers_file import load_answers_file
 from mrtr_cli.errors import UsageError
@@ -83,7 +83,7 @@ def test_an_unquoted_date_answers_a_date_field(tmp_path: Path):
     answers = tmp_path / "a.yaml"
     answers.write_text("answers:\n  date: {content: {date: 2026-12-24}}\n  party: {content: {size: 4}}\n"
                        "  confirm: {content: {confirm: true}}\n")
-    run = mrtr("call", "book_table", "--demo", "--answers", str(answers), "--json")
+    run = mrtr_here("call", "book_table", "--demo", "--answers", str(answers), "--json")
     assert run.code == 0, run.stderr
     assert run.json()["result"]["structuredContent"]["received"]["date"] == {"date": "2026-12-24"}
 
@@ -117,16 +117,16 @@ ANSWERS_FILES = [
 def test_a_broken_answers_file_is_exit_1_with_file_line_column(tmp_path: Path, text: str, message: str):
     path = tmp_path / "a.yaml"
     path.write_text(text)
-    run = mrtr("call", "book_table", "--demo", "--answers", str(path))
+    run = mrtr_here("call", "book_table", "--demo", "--answers", str(path))
     one_line_exit_1(run, f"{path}{message}")
 
 
 def test_binary_junk_a_directory_and_dev_zero_as_answers_files(tmp_path: Path):
     junk = tmp_path / "junk.yaml"
     junk.write_bytes(b"answers:\n  k: \xff\xfe\x00\x95junk\n")
-    one_line_exit_1(mrtr("call", "book_table", "--demo", "--answers", str(junk)), f"{junk}:2:6:", "not UTF-8")
-    one_line_exit_1(mrtr("call", "book_table", "--demo", "--answers", str(tmp_path)), str(tmp_path), "cannot read")
-    one_line_exit_1(mrtr("call", "book_table", "--demo", "--answers", "/dev/zero"), "/dev/zero",
+    one_line_exit_1(mrtr_here("call", "book_table", "--demo", "--answers", str(junk)), f"{junk}:2:6:", "not UTF-8")
+    one_line_exit_1(mrtr_here("call", "book_table", "--demo", "--answers", str(tmp_path)), str(tmp_path), "cannot read")
+    one_line_exit_1(mrtr_here("call", "book_table", "--demo", "--answers", "/dev/zero"), "/dev/zero",
                     "larger than 16 MiB")
 
 
@@ -144,7 +144,7 @@ def test_an_endless_fifo_stops_at_the_size_limit(tmp_path: Path):
 
     writer = threading.Thread(target=write_endlessly, daemon=True)
     writer.start()
-    one_line_exit_1(mrtr("call", "book_table", "--demo", "--answers", str(fifo)), str(fifo), "larger than 16 MiB")
+    one_line_exit_1(mrtr_here("call", "book_table", "--demo", "--answers", str(fifo)), str(fifo), "larger than 16 MiB")
     writer.join(timeout=30)
     assert not writer.is_alive()
 
@@ -161,14 +161,14 @@ def test_a_request_without_its_name_is_refused_before_serving(tmp_path: Path):
     path = transcript_with(tmp_path, lambda d: d["request"]["params"].pop("name"))
     line = path.read_text().splitlines().index("  params:") + 2
     for command in ("show", "serve"):
-        one_line_exit_1(mrtr(command, str(path)), f"{path}:{line}:5: request.params: lacks 'name', which is required")
+        one_line_exit_1(mrtr_here(command, str(path)), f"{path}:{line}:5: request.params: lacks 'name', which is required")
 
 
 def test_a_transcript_of_the_wrong_shape_is_refused_by_show_serve_and_replay(tmp_path: Path):
     path = transcript_with(tmp_path, lambda d: d["rounds"][1]["sent"]["params"].update(inputResponses=[1, 2]))
     line = path.read_text().splitlines().index("      inputResponses:") + 2  # the list starts below its key
     for command in ("show", "serve", "replay"):
-        one_line_exit_1(mrtr(command, str(path)), f"{path}:{line}:7: rounds[1].sent.params.inputResponses: "
+        one_line_exit_1(mrtr_here(command, str(path)), f"{path}:{line}:7: rounds[1].sent.params.inputResponses: "
                                                   "expected a mapping of question keys to responses, found a list")
 
 
@@ -185,7 +185,7 @@ def test_an_answers_file_or_a_config_named_as_a_transcript_is_said_to_be_one(tmp
              str(stranger): f"{stranger}: not an mrtr transcript: it has no mrtr_transcript: line"}
     for path, message in cases.items():
         for command in ("show", "serve", "replay"):
-            assert one_line_exit_1(mrtr(command, path), path).startswith(f"✗ {message}"), command
+            assert one_line_exit_1(mrtr_here(command, path), path).startswith(f"✗ {message}"), command
 
 
 def test_hostile_transcripts_are_one_line_for_show_and_serve(tmp_path: Path):
@@ -200,7 +200,7 @@ def test_hostile_transcripts_are_one_line_for_show_and_serve(tmp_path: Path):
         path = tmp_path / name
         path.write_text(text)
         for command in ("show", "serve"):
-            one_line_exit_1(mrtr(command, str(path)), str(path), message)
+            one_line_exit_1(mrtr_here(command, str(path)), str(path), message)
 
 
 CONFIGS = [
@@ -218,7 +218,7 @@ CONFIGS = [
 def test_a_config_entry_of_the_wrong_shape_is_exit_1(tmp_path: Path, document, message: str):
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps(document, indent=2))
-    one_line_exit_1(mrtr("call", "t", "--config", str(config), "--server", "x"), f"{config}:{message}")
+    one_line_exit_1(mrtr_here("call", "t", "--config", str(config), "--server", "x"), f"{config}:{message}")
 
 
 JSON_FILES = [
@@ -232,9 +232,9 @@ JSON_FILES = [
 def test_hostile_json_files_are_exit_1_with_their_place(tmp_path: Path, text: str, message: str):
     path = tmp_path / "f.json"
     path.write_text(text)
-    one_line_exit_1(mrtr("call", "t", "--config", str(path), "--server", "x"),
+    one_line_exit_1(mrtr_here("call", "t", "--config", str(path), "--server", "x"),
                     f"{path}:{message.format(what='--config file')}")
-    one_line_exit_1(mrtr("call", "book_table", "--demo", "--args", f"@{path}"),
+    one_line_exit_1(mrtr_here("call", "book_table", "--demo", "--args", f"@{path}"),
                     f"{path}:{message.format(what='--args file')}")
 
 
@@ -242,4 +242,4 @@ def test_json_with_a_long_float_and_bad_utf8(tmp_path: Path):
     assert files.parse_json('{"x": 1.' + "5" * 5000 + "}", "x", "y")["x"] == 1.5555555555555556
     path = tmp_path / "bad.json"
     path.write_bytes(b'{"mcpServers": {"x": {"command": "\xff"}}}')
-    one_line_exit_1(mrtr("call", "t", "--config", str(path), "--server", "x"), f"{path}:1:35:", "not UTF-8")
+    one_line_exit_1(mrtr_here("call", "t", "--config", str(path), "--server", "x"), f"{path}:1:35:", "not UTF-8")

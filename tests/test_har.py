@@ -12,7 +12,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from peers import demo_http
 
 SECRET = "Bearer sekrit-token-1234"
@@ -55,7 +55,7 @@ def log_of(path: Path) -> list[dict[str, Any]]:
 
 def test_a_call_is_one_entry_a_round_without_its_secret(tmp_path: Path, demo_url: str):
     har = tmp_path / "call.har"
-    done = mrtr("call", "book_table", "--url", demo_url, "--answers", "examples/book_table.yaml",
+    done = mrtr_here("call", "book_table", "--url", demo_url, "--answers", "examples/book_table.yaml",
                 "-H", f"Authorization: {SECRET}", "--har", str(har))
     assert done.code == 0, done.stderr
     entries = log_of(har)
@@ -71,7 +71,7 @@ def test_a_call_is_one_entry_a_round_without_its_secret(tmp_path: Path, demo_url
 
 def test_an_event_streams_messages_are_kept_as_sse_text(tmp_path: Path, demo_url: str):
     har = tmp_path / "poll.har"
-    assert mrtr("call", "poll_status", "--url", demo_url, "--no-input", "--har", str(har)).code == 0
+    assert mrtr_here("call", "poll_status", "--url", demo_url, "--no-input", "--har", str(har)).code == 0
     streamed = [entry["response"]["content"] for entry in log_of(har)
                 if entry["response"]["content"]["mimeType"] == "text/event-stream"]
     assert streamed
@@ -83,7 +83,7 @@ def test_an_event_streams_messages_are_kept_as_sse_text(tmp_path: Path, demo_url
 
 def test_replay_writes_the_live_runs_exchanges(tmp_path: Path, demo_url: str):
     har = tmp_path / "replay.har"
-    done = mrtr("replay", str(ROOT / "recordings" / "book_table.yaml"), "--url", demo_url, "--har", str(har))
+    done = mrtr_here("replay", str(ROOT / "recordings" / "book_table.yaml"), "--url", demo_url, "--har", str(har))
     assert done.code == 0, done.stderr
     assert len(log_of(har)) == 4
 
@@ -92,8 +92,8 @@ def test_over_stdio_it_is_exit_1_before_anything_runs(tmp_path: Path):
     har = tmp_path / "x.har"
     for command in (["call", "book_table", "--demo", "--har", str(har)],
                     ["replay", str(ROOT / "recordings" / "book_table.yaml"), "--demo", "--har", str(har)],
-                    ["proxy", "--har", str(har), "--", PYTHON, "-m", "mrtr_cli", "demo-server"]):
-        done = mrtr(*command)
+                    ["proxy", "--har", str(har), "--", PYTHON, "server.py"]):
+        done = mrtr_here(*command)
         assert done.code == 1 and done.stderr.count("\n") == 1 and "--har writes HTTP exchanges" in done.stderr, \
             done.stderr
         assert not har.exists()
@@ -104,7 +104,7 @@ def test_an_http_proxy_writes_the_exchanges_that_crossed_it_without_secrets(tmp_
 
     har = tmp_path / "proxy.har"
     with proxy(demo_url, "--har", str(har)) as running:
-        done = mrtr("call", "book_table", "--url", running.url, "--answers", "examples/book_table.yaml",
+        done = mrtr_here("call", "book_table", "--url", running.url, "--answers", "examples/book_table.yaml",
                     "-H", f"Authorization: {SECRET}")
         assert done.code == 0, done.stderr
     entries = log_of(har)

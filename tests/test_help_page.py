@@ -20,7 +20,7 @@ import sys
 
 import pytest
 
-from conftest import mrtr
+from conftest import mrtr_here
 from mrtr_cli.cli.option_groups import click_module
 from mrtr_cli.cli.subcommands import command_for
 from mrtr_cli.render import help as rendered
@@ -103,7 +103,7 @@ def _number(text: str) -> str:
 
 @pytest.mark.parametrize("path", COMMANDS, ids=lambda path: " ".join(path) or "mrtr")
 def test_the_help_shows_what_typers_help_showed(path, monkeypatch):
-    shown = mrtr(*path, "--help", env={"COLUMNS": str(WIDE)})
+    shown = mrtr_here(*path, "--help", env={"COLUMNS": str(WIDE)})
     assert shown.code == 0, shown.stderr
     old, new = [as_mrtr_shows_it(line) for line in content(typer_help(path, monkeypatch))], content(shown.stdout)
     assert [line for line in new if line[0] == "panel"] == [line for line in old if line[0] == "panel"]
@@ -111,14 +111,14 @@ def test_the_help_shows_what_typers_help_showed(path, monkeypatch):
 
 
 def test_a_written_default_is_shown_as_written():
-    shown = mrtr("call", "--help", env={"COLUMNS": str(WIDE)})
+    shown = mrtr_here("call", "--help", env={"COLUMNS": str(WIDE)})
     assert "renegotiated [default: 2026-07-28]." in " ".join(shown.stdout.split())
 
 
 @pytest.mark.parametrize("width", [80, 100, 132])
 @pytest.mark.parametrize("path", COMMANDS, ids=lambda path: " ".join(path) or "mrtr")
 def test_the_help_fits_the_width(path, width):
-    shown = mrtr(*path, "--help", env={"COLUMNS": str(width)})
+    shown = mrtr_here(*path, "--help", env={"COLUMNS": str(width)})
     assert shown.code == 0, shown.stderr
     assert max(len(line) for line in shown.stdout.splitlines()) == width
     assert "\x1b" not in shown.stdout
@@ -175,7 +175,7 @@ def help_column(row: str) -> int:
 def test_call_help_at_80_columns_keeps_the_help_readable():
     """`call --help` at 80 columns once squeezed descriptions into 15 characters behind
     `SECONDS [0.001<=x<=1000000.0]`, and its usage line read `{tool}` and its rows `<str>`."""
-    shown = mrtr("call", "--help", env={"COLUMNS": "80"}).stdout
+    shown = mrtr_here("call", "--help", env={"COLUMNS": "80"}).stdout
     rows = shown.splitlines()
     assert "Usage: mrtr call [OPTIONS] TOOL" in shown and "<str>" not in shown and "{tool}" not in shown
     timeout = next(row for row in rows if row.startswith("│ --timeout "))

@@ -18,7 +18,7 @@ import yaml
 from hypothesis import given, settings, strategies
 
 from browser import distinct_colours, dom, screenshot
-from conftest import PYTHON, ROOT, SERVERS, mrtr
+from conftest import PYTHON, ROOT, SERVERS, mrtr_here
 from mrtr_cli.render.html_page import MAX_CONVERSATIONS, conversation, conversations, page
 from mrtr_cli.text import safe
 
@@ -90,7 +90,7 @@ def hostile_transcript(folder: Path, listener: str) -> Path:
 
 def test_a_call_is_a_page_with_every_round_question_and_answer(tmp_path: Path):
     page_path = tmp_path / "call.html"
-    done = mrtr("call", *BOOK, "--html", str(page_path))
+    done = mrtr_here("call", *BOOK, "--html", str(page_path))
     assert done.code == 0, done.stderr
     shown = dom(page_path, tmp_path)
     tags = parsed(shown).tags
@@ -108,14 +108,14 @@ def test_a_call_is_a_page_with_every_round_question_and_answer(tmp_path: Path):
 
 def test_show_state_shows_the_state_itself(tmp_path: Path):
     page_path = tmp_path / "show.html"
-    assert mrtr("show", str(BOOK_TABLE), "--html", str(page_path), "--show-state").code == 0
+    assert mrtr_here("show", str(BOOK_TABLE), "--html", str(page_path), "--show-state").code == 0
     assert yaml.safe_load(BOOK_TABLE.read_text())["rounds"][0]["received"]["result"]["requestState"] \
         in page_path.read_text()
 
 
 def test_a_finding_is_on_its_round_with_its_rule_page(tmp_path: Path):
     page_path = tmp_path / "finding.html"
-    mrtr("call", "book_table", "--answers", "examples/book_table.yaml", "--no-elicitation", "--no-input",
+    mrtr_here("call", "book_table", "--answers", "examples/book_table.yaml", "--no-elicitation", "--no-input",
          "--html", str(page_path), "--", PYTHON, str(SERVERS / "broken_server.py"), "asks-withheld")
     shown = parsed(dom(page_path, tmp_path))
     (finding,) = [attrs for _, attrs in shown.tags if attrs.get("data-rule")]
@@ -127,7 +127,7 @@ def test_a_finding_is_on_its_round_with_its_rule_page(tmp_path: Path):
 def test_a_hostile_servers_markup_stays_text_and_no_request_leaves_the_page(tmp_path: Path, listener: str):
     hostile = hostile_transcript(tmp_path, listener)
     page_path = tmp_path / "hostile.html"
-    assert mrtr("show", str(hostile), "--html", str(page_path)).code == 0
+    assert mrtr_here("show", str(hostile), "--html", str(page_path)).code == 0
     shown = dom(page_path, tmp_path)
     tags = parsed(shown).tags
     assert {tag for tag, _ in tags} & {"script", "img", "iframe", "link"} == set()
@@ -142,7 +142,7 @@ def test_replay_shows_each_difference_beside_its_recorded_round(tmp_path: Path, 
     hostile = hostile_transcript(tmp_path, listener)
     shutil.copy(BOOK_TABLE, tmp_path / "same.yaml")
     page_path = tmp_path / "replay.html"
-    done = mrtr("replay", str(tmp_path / "same.yaml"), str(hostile), "--demo", "--html", str(page_path))
+    done = mrtr_here("replay", str(tmp_path / "same.yaml"), str(hostile), "--demo", "--html", str(page_path))
     assert done.code == 6, done.stderr
     shown = dom(page_path, tmp_path)
     tags = parsed(shown).tags
@@ -159,7 +159,7 @@ def test_replay_shows_each_difference_beside_its_recorded_round(tmp_path: Path, 
 
 def test_check_is_its_checklist_grouped_by_level(tmp_path: Path):
     page_path = tmp_path / "check.html"
-    done = mrtr("check", "--html", str(page_path), "--", PYTHON, str(SERVERS / "broken_server.py"),
+    done = mrtr_here("check", "--html", str(page_path), "--", PYTHON, str(SERVERS / "broken_server.py"),
                 "meta-not-required")
     assert done.code == 2
     tags = parsed(dom(page_path, tmp_path)).tags
@@ -173,7 +173,7 @@ def test_check_is_its_checklist_grouped_by_level(tmp_path: Path):
 def test_an_unwritable_page_is_exit_1_before_anything_runs(tmp_path: Path):
     path = str(tmp_path / "missing" / "p.html")
     for command in (["call", *BOOK], ["check", "--demo"], ["show", str(BOOK_TABLE)]):
-        done = mrtr(*command, "--html", path)
+        done = mrtr_here(*command, "--html", path)
         assert done.code == 1 and done.stderr == f"✗ cannot write --html '{path}': its folder does not exist; " \
             "pick another path\n", done.stderr
 
@@ -216,26 +216,9 @@ class MessageText(html.parser.HTMLParser):
             self.message += data
 
 
-def test_proxy_writes_its_conversations_and_the_clients_findings(tmp_path: Path):
-    from test_proxy_judge import DEMO, Proxied, wrong_modern_client
-
-    page_path = tmp_path / "proxy.html"
-    peer = Proxied([PYTHON, "-m", "mrtr_cli", "proxy", "--html", str(page_path), "--", *DEMO])
-    try:
-        wrong_modern_client(peer)
-    finally:
-        peer.close()
-    tags = parsed(dom(page_path, tmp_path)).tags
-    names = [attrs["data-name"] for tag, attrs in tags if tag == "section" and "data-name" in attrs]
-    assert names[0] == "1. tools/call two_questions" and names[-1] == "5. tools/call workspace_roots"
-    rules = [attrs["data-rule"] for _, attrs in tags if attrs.get("data-rule")]
-    assert "retry-id-reused" in rules and "request-state-invented" in rules
-    assert distinct_colours(screenshot(page_path, tmp_path, "proxy.png")) > 20
-
-
 def test_each_round_names_the_instance_it_went_to(tmp_path: Path):
     page_path = tmp_path / "hops.html"
-    done = mrtr("call", *BOOK, "--restart-between-rounds", "--html", str(page_path),
+    done = mrtr_here("call", *BOOK, "--restart-between-rounds", "--html", str(page_path),
                 env={"MRTR_DEMO_STATE_KEY": "shared by every instance"})
     assert done.code == 0, done.stderr
     shown = parsed(dom(page_path, tmp_path))
@@ -245,7 +228,7 @@ def test_each_round_names_the_instance_it_went_to(tmp_path: Path):
 
 def test_a_tasks_statuses_are_on_the_page(tmp_path: Path):
     page_path = tmp_path / "task.html"
-    done = mrtr("call", "deploy_service", "-a", "service=web", "--demo", "--answer", "approve.approve=true",
+    done = mrtr_here("call", "deploy_service", "-a", "service=web", "--demo", "--answer", "approve.approve=true",
                 "--html", str(page_path))
     assert done.code == 0, done.stderr
     shown = parsed(dom(page_path, tmp_path))

@@ -17,7 +17,7 @@ import pexpect
 import pytest
 import yaml
 
-from conftest import PYTHON, ROOT, input_required, mrtr_here, text_result
+from conftest import PYTHON, ROOT, input_required, mrtr, mrtr_here, text_result
 from test_hostile_stdio import process_alive, wait_for
 from test_output_rules import DESCRIPTION, LISTED, LONG_NAME, TEMPLATE
 from test_replay_jobs import BOOK_TABLE, recorded
@@ -172,3 +172,14 @@ def test_a_small_result_to_a_reader_gone_is_141():
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 141, stderr
     assert b"Traceback" not in stderr
+
+
+def test_an_answer_a_served_recording_did_not_give_gets_advice_about_the_answer():
+    """A `serve` answer mismatch once ended `check the name and the arguments`."""
+    run = mrtr("call", "book_table", "--answers", "examples/book_table.yaml", "--answer", "date.date=2031-01-01",
+               "--no-input", "--", PYTHON, "-m", "mrtr_cli", "serve", "recordings/book_table.yaml")
+    assert run.code == 2, run.stderr
+    assert run.stderr.rstrip().endswith(
+        'content.date is "2031-01-01", recorded "2026-12-24"; the server plays back a recording, which answered '
+        "'date' otherwise: give the recorded answer (--answer, --answers), or serve a recording of this answer too")
+    assert "check the name and the arguments" not in run.stderr

@@ -406,3 +406,22 @@ def test_a_failing_watcher_keeps_no_frame_from_the_others_and_a_slow_one_stops_w
     slow.release.set()
     told.ended()
     assert slow.seen == ["aa", "ended"] and len(notes) == 1 and "or 3 bytes waiting" in notes[0].raw, notes
+
+
+def test_proxy_writes_its_conversations_and_the_clients_findings(tmp_path: Path):
+    """--html on a proxy a host launches (test_html_page.py holds the page itself)."""
+    from browser import distinct_colours, dom, screenshot
+    from test_html_page import parsed
+
+    page_path = tmp_path / "proxy.html"
+    peer = Proxied([PYTHON, "-m", "mrtr_cli", "proxy", "--html", str(page_path), "--", *DEMO])
+    try:
+        wrong_modern_client(peer)
+    finally:
+        peer.close()
+    tags = parsed(dom(page_path, tmp_path)).tags
+    names = [attrs["data-name"] for tag, attrs in tags if tag == "section" and "data-name" in attrs]
+    assert names[0] == "1. tools/call two_questions" and names[-1] == "5. tools/call workspace_roots"
+    rules = [attrs["data-rule"] for _, attrs in tags if attrs.get("data-rule")]
+    assert "retry-id-reused" in rules and "request-state-invented" in rules
+    assert distinct_colours(screenshot(page_path, tmp_path, "proxy.png")) > 20
