@@ -80,6 +80,14 @@ COMMANDS = (
             (Argument("files", "Transcripts to replay.", TRANSCRIPTS, many=True),),
             (("call", ("arguments",)), ("replaying", ()), ("report", ()), ("target", ()), ("answering", ()),
              ("tasks", ("poll_interval", "task_timeout")), ("output", ()))),
+    Command("answer", "Continue a paused conversation (a transcript whose last round asks) from its file, to "
+            "the recorded server or another instance.\n\n"
+            "The retry carries the recorded requestState byte for byte, the recorded protocol version and client "
+            "capabilities (no era probe); FILE is rewritten whole, its earlier rounds as they were, or --record "
+            "OTHER gets the conversation. --list DIR shows the paused transcripts in DIR.",
+            (Argument("file", "The paused transcript.", "[FILE.yaml]", required=False),),
+            (("paused", ()), ("call", ("arguments",)), ("replaying", ("trust_target",)), ("target", ()),
+             ("answering", ()), ("output", ()), ("recording", ("record",)))),
     Command("check", "Probe a server's MRTR and 2026-07-28 behaviour: a checklist, exit 2 when a MUST fails.",
             groups=(("probes", ()), ("call", ()), ("report", ()), ("target", ()), ("answering", ()),
                     ("output", ()))),

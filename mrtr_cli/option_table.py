@@ -15,7 +15,7 @@ from typing import Any, Literal, NamedTuple
 
 from mrtr_cli.options import (COLORS, MAX_JOBS, MAX_REPEAT, MAX_SECONDS, MAX_STATE_AGE, MIN_SECONDS, MIN_STATE_AGE,
                               AnsweringOptions, AppOptions, ArgumentOptions,
-                              LogoutOptions, OutputOptions, ProbeOptions, ProxyOptions, RecordingOptions, ReplayingOptions,
+                              LogoutOptions, OutputOptions, PausedOptions, ProbeOptions, ProxyOptions, RecordingOptions, ReplayingOptions,
                               ReportOptions, ServingOptions, TargetOptions, TaskOptions, jobs, protocol_version, repeat,
                               round_limit, seconds, state_age)
 from mrtr_cli.protocol.choices import LOG_LEVELS
@@ -24,7 +24,7 @@ GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions
                           "recording": RecordingOptions, "call": ArgumentOptions, "probes": ProbeOptions,
                           "replaying": ReplayingOptions, "report": ReportOptions, "serving": ServingOptions,
                           "logout": LogoutOptions, "app": AppOptions, "tasks": TaskOptions,
-                          "proxying": ProxyOptions}
+                          "proxying": ProxyOptions, "paused": PausedOptions}
 """Each group and the Options NamedTuple its entries fill (and whose defaults they take)."""
 
 PANELS = {"target": "Server", "answering": "Answering", "output": "Output", "recording": "Transcripts",
@@ -248,6 +248,8 @@ OWN = (
            "process (never asks: a recorded stdio command needs --trust-target).", "N", JOBS),
     Option(("--repeat",), "replaying", "repeat", "value", "Replay each transcript K times; the summary gives "
            "round latency percentiles and conversations per second.", "K", REPEAT),
+    Option(("--list",), "paused", "list_dir", "value", "List the paused transcripts in DIR (server, request, "
+           "questions waiting, state age) instead of answering one.", "DIR"),
     Option(("--junit",), "report", "junit", "value", "Also write the run as a JUnit XML report to FILE.", "FILE"),
     Option(("--http",), "serving", "http", "value", "Serve Streamable HTTP on HOST:PORT (HOST defaults to "
            "127.0.0.1; port 0 picks a free one) instead of stdio.", "[HOST:]PORT"),

@@ -223,6 +223,12 @@ class ReplayingOptions(NamedTuple):
     repeat: int = 1
 
 
+class PausedOptions(NamedTuple):
+    """`mrtr answer`'s own: which paused conversations to list."""
+
+    list_dir: str | None = None
+
+
 class ReportOptions(NamedTuple):
     """`--junit FILE` of replay and check."""
 

@@ -17,7 +17,7 @@ from mrtr_cli import __version__
 from mrtr_cli.cli.help_command import HelpGroup
 from mrtr_cli.cli.option_groups import command_of, named
 from mrtr_cli.command_table import APP, Command, command_named
-from mrtr_cli.options import (AnsweringOptions, ArgumentOptions, CallOptions, OutputOptions, ProbeOptions,
+from mrtr_cli.options import (AnsweringOptions, ArgumentOptions, CallOptions, OutputOptions, PausedOptions, ProbeOptions,
                               ProxyOptions, RecordingOptions, ReplayingOptions, ReportOptions, ServingOptions,
                               TargetOptions, TaskOptions)
 
@@ -106,6 +106,16 @@ def replay(*, files: List[str], call: ArgumentOptions, replaying: ReplayingOptio
                                     poll_interval=tasks.poll_interval, task_timeout=tasks.task_timeout,
                                     **replaying._asdict())
     return command.run(options, target, answering, output)
+
+
+@command(command_named("answer"))
+def answer(*, file: Optional[str], paused: PausedOptions, call: ArgumentOptions, replaying: ReplayingOptions,
+           target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
+           recording: RecordingOptions) -> int:
+    from mrtr_cli.commands import answer as command
+
+    options = command.AnswerOptions(file, paused.list_dir, call.arguments, replaying.trust_target)
+    return command.run(options, target, answering, output, recording)
 
 
 @command(command_named("check"))

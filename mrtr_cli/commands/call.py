@@ -41,6 +41,7 @@ def _converse(context: Context, call: CallOptions, options: TargetOptions, answe
             from mrtr_cli.answering.save import save_answers
 
             save_answers(answering.save_answers, outcome.rounds)
+        say_how_to_continue(outcome, recording.record)
         show_outcome(context, outcome)
 
     outcome, _ = hold_conversation(context, call, options, answering, people_to_ask(context, answering), recording,
@@ -113,6 +114,21 @@ def _send(context: Context, session: Session, target: Target, call: CallOptions,
     params = as_task(session.client, call.method, request_params(call, prepared), prepared.task_support, as_a_task)
     warn_missing_arguments(context, call.name, missing_arguments(prepared.schema, params.get("arguments")))
     return session.run(call.method, params, prepared.mirrored)
+
+
+def say_how_to_continue(outcome: Outcome, record: str | None) -> None:
+    """A 2026-07-28 conversation that stopped at a question (exit 7) can be answered later from its transcript:
+    the hint names the `mrtr answer` command, or says to record it (an older-era one waits in its session, and
+    a task on its server: neither is continued from a file)."""
+    error = outcome.error
+    if error is None or error.exit_code != ExitCode.INCOMPLETE or outcome.era != "modern" or outcome.task is not None:
+        return
+    if not outcome.rounds or outcome.rounds[-1].result_type != "input_required":
+        return
+    import shlex
+
+    error.hint += (f"; to answer it later: mrtr answer {shlex.quote(record)}" if record else
+                   "; add --record FILE to be able to continue it later with mrtr answer FILE")
 
 
 def people_to_ask(context: Context, answering: AnsweringOptions) -> list[Answerer]:
