@@ -11,7 +11,8 @@ import pytest
 from conftest import mrtr
 from mrtr_cli.cli.subcommands import command_for
 
-COMMANDS = ["call", "read", "prompt", "discover", "list", "demo-server", "serve", "show", "replay", "check", "proxy",
+COMMANDS = ["call", "read", "prompt", "discover", "list", "demo-server", "serve", "show", "replay", "answer", "check",
+            "proxy",
             "help", "auth", "tasks"]
 
 

@@ -39,7 +39,8 @@ WIDTHS = ["40", "60", "100"]
 
 def test_every_command_has_a_page():
     assert [" ".join(path) for path in PATHS] == [
-        "", "call", "read", "prompt", "discover", "list", "demo-server", "serve", "show", "replay", "check", "proxy",
+        "", "call", "read", "prompt", "discover", "list", "demo-server", "serve", "show", "replay", "answer", "check",
+        "proxy",
         "help", "auth", "auth status", "auth logout", "auth login", "tasks", "tasks list", "tasks get", "tasks resume",
         "tasks cancel"]
 

@@ -27,7 +27,7 @@ from mrtr_cli.render import help as rendered
 
 WIDE = 1000
 COMMANDS = [[], *[[name] for name in ("call", "read", "prompt", "discover", "list", "demo-server", "serve", "show",
-                                       "replay", "check", "auth", "tasks")],
+                                       "replay", "answer", "check", "auth", "tasks")],
             ["auth", "status"], ["auth", "logout"], ["auth", "login"], ["tasks", "list"], ["tasks", "get"],
             ["tasks", "resume"], ["tasks", "cancel"]]
 
@@ -76,7 +76,7 @@ def as_mrtr_shows_it(line: tuple[str, ...]) -> tuple[str, ...]:
     if words[:1] == ["*"] and len(words) > 2:
         words[1] = words[1].upper() if words[1].islower() else words[1]
         words = [word for number, word in enumerate(words) if not (number == 2 and word == "<str>")]
-    if words[:1] == ["[URL]"] and words[1:2] == ["<str>"]:
+    if words[:1] in (["[URL]"], ["[FILE.yaml]"]) and words[1:2] == ["<str>"]:
         del words[1]
     found = next((number for number, word in enumerate(words) if BOUNDS.fullmatch(word)), None)
     if found is not None:
