@@ -242,3 +242,17 @@ def test_a_paused_file_rewritten_keeps_its_earlier_rounds_byte_for_byte(tmp_path
     again = model.load(str(path))
     assert again.rounds[:-2] == rounds[:-1] and again.rounds[-2:] == new
     assert paused.load_paused(str(path)).number == len(texts) + 1
+
+
+def test_a_paused_task_is_resumed_with_tasks_resume(tmp_path: Path):
+    """A task waits on its server, not in the file: the answer is `mrtr tasks resume ID`."""
+    path = tmp_path / "task.yaml"
+    with http_server(DEMO) as a:
+        run = mrtr("call", "deploy_service", "--url", a, "-a", "service=billing", "--no-input", "--record", str(path))
+        assert run.code == 7, run.stderr
+        assert "mrtr answer" not in run.stderr
+        task_id = model.load(str(path)).data["task"]["id"]
+        refused = mrtr("answer", str(path))
+    assert refused.code == 1
+    assert refused.stderr == (f"✗ {path}: the conversation is a task ({task_id}), which the server keeps, not the "
+                              f"file; continue it with mrtr tasks resume {task_id}\n")
