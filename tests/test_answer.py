@@ -256,3 +256,24 @@ def test_a_paused_task_is_resumed_with_tasks_resume(tmp_path: Path):
     assert refused.code == 1
     assert refused.stderr == (f"✗ {path}: the conversation is a task ({task_id}), which the server keeps, not the "
                               f"file; continue it with mrtr tasks resume {task_id}\n")
+
+
+def test_the_sdk_mcpserver_continues_on_another_instance_only_with_a_shared_key(tmp_path: Path):
+    """The PyPI `mcp` SDK's MCPServer: paused on one process, answered on the other; by default each seals its
+    state under a key of its own, and the refusal is named."""
+    from peers import SHARED_STATE_KEY, sdk_instances_over_http
+
+    results = {}
+    for key in (SHARED_STATE_KEY, None):
+        path = tmp_path / f"greet-{bool(key)}.yaml"
+        with sdk_instances_over_http(key) as (first, second):
+            run = mrtr("call", "greet", "--url", first, "-a", "greeting=Hi", "--no-input", "--record", str(path))
+            assert run.code == 7, run.stderr
+            results[key] = mrtr("answer", str(path), "--url", second, "--answer", "__main__:ask_name.name=Ada")
+    shared, own = results[SHARED_STATE_KEY], results[None]
+    assert shared.code == 0, shared.stderr
+    assert "Hi, Ada!" in shared.stdout
+    assert own.code == 2
+    assert "with the requestState of round 1" in own.stderr
+    assert "refused: error -32602 'Invalid or expired requestState'; the state has expired, or was sealed under " \
+           "another key than this server's" in own.stderr
