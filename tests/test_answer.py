@@ -46,6 +46,8 @@ def test_paused_on_one_instance_and_answered_on_another_that_shares_the_key(tmp_
         assert again.code == 7, again.stderr
         assert again.stderr.rstrip().endswith(f"; to answer it later: mrtr answer {path}")
         assert "question 'party' of round 2" in again.stderr
+        assert f"era: modern (2026-07-28): as {path} recorded it (no era probe)" in again.stderr
+        assert "server/discover" not in again.stderr and "tools/list" not in again.stderr
         second = path.read_text()
         cut = first.index("\n- round: 1\n") + 1
         assert second[:cut] == first[:cut]  # the header, byte for byte
@@ -167,6 +169,7 @@ def test_a_recorded_stdio_command_runs_only_when_trusted_and_a_new_process_keeps
     done = mrtr("answer", str(path), "--answers", BOOK, "--trust-target", env=keyed)
     assert done.code == 0, done.stderr
     assert BOOKED in done.stdout
+    assert "server/discover" not in done.stderr  # over stdio too: no era probe
 
 
 def test_list_shows_the_paused_transcripts_of_a_folder(tmp_path: Path):

@@ -21,7 +21,7 @@ from mrtr_cli.commands.common import Context, client_settings, connect, guarded,
 from mrtr_cli.commands.hops import REPLICA_HINT, RESTART_HINT
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.errors import HopRefused, MrtrError, ServerError, UsageError
-from mrtr_cli.events import Broadcast, OutcomeReached
+from mrtr_cli.events import Broadcast, EraChosen, Observer, OutcomeReached
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.protocol.headers import header_params
@@ -91,14 +91,15 @@ def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, 
     transcript = paused.transcript
     person = people_to_ask(context, answering)
     chosen = replay_target(transcript, target, options.trust_target, _confirm if person else None)
-    chosen = chosen._replace(protocol_era="modern", protocol_version=transcript.data["protocol_version"])
+    chosen = chosen._replace(protocol_era="modern", protocol_version=transcript.data["protocol_version"],
+                             no_discover=True)  # the recorded era: no probe, over stdio either
     params = replay_params(transcript, options.arguments, None)
     resolved = resolve_target(chosen)
     chain, flags = build_chain(answering, chosen.timeout, person)
     settings = client_settings(chosen, answering, chain)
     settings.capabilities = dataclasses.replace(recorded_capabilities(transcript), roots_answerable=chain.offers_roots())
     builder = _builder(paused, resolved.transcript_entry(), settings.version, settings.capabilities.declared())
-    emit = Broadcast([context.timeline, builder])
+    emit = Broadcast([_as_recorded(context.timeline, transcript.path), builder])
     live = dataclasses.replace(context, emit=emit)
     method = transcript.request["method"]
     outcome = Outcome(method, params)
@@ -116,6 +117,15 @@ def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, 
     if refused is not None:
         outcome.error = refused
     return outcome, builder, len(outcome.rounds) > 1 and refused is None
+
+
+def _as_recorded(observer: Observer, path: str) -> Observer:
+    """`observer`, told that the era is the recorded one (the options fix the version only to speak it)."""
+    def see(event: Any) -> None:
+        observer(event._replace(reason=f"as {path} recorded it (no era probe)") if isinstance(event, EraChosen)
+                 else event)
+
+    return see
 
 
 def _builder(paused: pausing.Paused, target: dict[str, Any], version: str,
