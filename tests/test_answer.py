@@ -53,9 +53,12 @@ def test_paused_on_one_instance_and_answered_on_another_that_shares_the_key(tmp_
         assert second[:cut] == first[:cut]  # the header, byte for byte
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
         assert paused.load_paused(str(path)).number == 2  # paused again, at round 2
-        done = mrtr("answer", str(path), "--url", b, "--answers", BOOK, "--no-input")
+        saved = tmp_path / "saved.yaml"
+        done = mrtr("answer", str(path), "--url", b, "--answers", BOOK, "--no-input", "--save-answers", str(saved))
         assert done.code == 0, done.stderr
         assert BOOKED in done.stdout
+        assert done.stderr.rstrip().splitlines()[-1].startswith("✓ complete · 4 rounds")  # the whole conversation
+        assert mrtr("call", "book_table", "--url", a, "--answers", str(saved), "--no-input").code == 0
         third = path.read_text()
         cut = second.index("\n- round: 2\n") + 1
         assert third[:cut] == second[:cut]  # round 1, answered, kept as the second run wrote it

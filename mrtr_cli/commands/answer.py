@@ -81,6 +81,10 @@ def _answer(context: Context, path: str, options: AnswerOptions, target: TargetO
     outcome, builder, sent = _continue(context, paused, options, target, answering)
     if sent:
         _keep(paused, builder, recording.record or path, "--record" if recording.record else "FILE")
+    if answering.save_answers:
+        from mrtr_cli.answering.save import save_answers
+
+        save_answers(answering.save_answers, outcome.rounds)  # every round's, the recorded ones too
     say_how_to_continue(outcome, recording.record if recording.record and sent else path)
     return show_outcome(context, outcome)
 
@@ -108,7 +112,8 @@ def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, 
         with connect(live, resolved, chosen, settings, chain=chain) as client:
             session = Session(client, chain, max_rounds=answering.max_rounds)
             mirrored = header_params(schema) if resolved.mirrors_headers and isinstance(schema, dict) else {}
-            outcome = session.run(method, params, mirrored, paused=round_from_data(method, paused.round))
+            recorded = [round_from_data(method, entry) for entry in transcript.rounds]
+            outcome = session.run(method, params, mirrored, paused=recorded)
     except MrtrError as error:  # before the retry was sent
         outcome.status, outcome.error = status_of(error), error
         emit(OutcomeReached(outcome))
@@ -116,7 +121,7 @@ def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, 
     refused = _state_refused(outcome, paused, http_url(resolved))
     if refused is not None:
         outcome.error = refused
-    return outcome, builder, len(outcome.rounds) > 1 and refused is None
+    return outcome, builder, len(outcome.rounds) > paused.number and refused is None
 
 
 def _as_recorded(observer: Observer, path: str) -> Observer:
@@ -169,7 +174,8 @@ def _keep(paused: pausing.Paused, builder: TranscriptBuilder, path: str, flag: s
 
 def _state_refused(outcome: Outcome, paused: pausing.Paused, url: str | None) -> MrtrError | None:
     """The first retry refused: the server refused the old state; said so, with its age."""
-    if not isinstance(outcome.error, ServerError) or len(outcome.rounds) != 2 or outcome.rounds[-1].reply.error is None:
+    first_retry = len(outcome.rounds) == paused.number + 1
+    if not isinstance(outcome.error, ServerError) or not first_retry or outcome.rounds[-1].reply.error is None:
         return None
     age = pausing.age(paused.state_since, datetime.datetime.now(datetime.timezone.utc))
     where = url.split("//", 1)[-1].split("/", 1)[0] if url else "a new server process"

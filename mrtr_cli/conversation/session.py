@@ -122,10 +122,10 @@ class Session:
         releases before it waits (an answerer, a backoff)."""
 
     def run(self, method: str, params: dict[str, Any], mirrored: Mirrored | None = None,
-            paused: Round | None = None) -> Outcome:
+            paused: list[Round] | None = None) -> Outcome:
         """The whole conversation; `mirrored`: the arguments every round also sends as headers.
-        `paused`: the conversation goes on from that recorded input_required round (`mrtr answer`):
-        its questions are answered and the next round carries its requestState as it was."""
+        `paused`: the recorded rounds of a conversation that goes on from the last, an input_required one
+        (`mrtr answer`): its questions are answered and the next round carries its requestState as it was."""
         return self._outcome(Outcome(method, params),
                              lambda outcome: self._converse(method, params, outcome, mirrored, paused))
 
@@ -164,7 +164,7 @@ class Session:
         return outcome
 
     def _converse(self, method: str, params: dict[str, Any], outcome: Outcome,
-                  mirrored: Mirrored | None, paused: Round | None = None) -> dict[str, Any]:
+                  mirrored: Mirrored | None, paused: list[Round] | None = None) -> dict[str, Any]:
         """The rounds, a conversation for held events (`events.HeldEvents`): each round is shown and
         checked while the server works on the retry."""
         self.held.conversation_starts()
@@ -176,16 +176,17 @@ class Session:
             self.held.conversation_ends()
 
     def _rounds(self, method: str, params: dict[str, Any], outcome: Outcome,
-                mirrored: Mirrored | None, paused: Round | None = None) -> dict[str, Any]:
+                mirrored: Mirrored | None, paused: list[Round] | None = None) -> dict[str, Any]:
         responses: dict[str, Any] | None = None
         state: str | None = None
         delay = BACKOFF_START
         made_state: Instance | None = None
         first = 1
-        if paused is not None:  # its question asked again, as the round that asked it
-            outcome.rounds.append(paused)
-            responses = self._answer_all(paused) if paused.requests else None
-            state, first = paused.state, paused.number + 1
+        if paused:  # the conversation so far; the last round's questions asked again, as that round's
+            outcome.rounds.extend(paused)
+            last = paused[-1]
+            responses = self._answer_all(last) if last.requests else None
+            state, first = last.state, last.number + 1
         for number in itertools.count(first):
             sent = retry_params(params, responses, state)
             instance, chosen = self._route(number)
