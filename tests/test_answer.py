@@ -283,3 +283,17 @@ def test_the_sdk_mcpserver_continues_on_another_instance_only_with_a_shared_key(
     assert "with the requestState of round 1" in own.stderr
     assert "refused: error -32602 'Invalid or expired requestState'; the state has expired, or was sealed under " \
            "another key than this server's" in own.stderr
+
+
+def test_ctrl_c_at_a_prompt_leaves_a_paused_file_that_answer_continues(tmp_path: Path):
+    from pty_session import CTRL_C
+
+    path = tmp_path / "stopped.yaml"
+    with http_server([*DEMO, "--state-key", "k"]) as a, http_server([*DEMO, "--state-key", "k"]) as b:
+        pty = Pty(tmp_path, "call", "book_table", "--url", a, "--record", str(path))
+        pty.answer(prompt("Date *"), CTRL_C)
+        assert pty.finish() == 130
+        assert model.load(str(path)).outcome == "aborted" and paused.load_paused(str(path)).number == 1
+        done = mrtr("answer", str(path), "--url", b, "--answers", BOOK)
+    assert done.code == 0, done.stderr
+    assert model.load(str(path)).outcome == "complete"
