@@ -297,3 +297,21 @@ def test_ctrl_c_at_a_prompt_leaves_a_paused_file_that_answer_continues(tmp_path:
         done = mrtr("answer", str(path), "--url", b, "--answers", BOOK)
     assert done.code == 0, done.stderr
     assert model.load(str(path)).outcome == "complete"
+
+
+def test_the_retry_declares_what_the_recording_declared(tmp_path: Path):
+    """Recorded without sampling, roots and tasks: every retry of the continuation declares the same, in the
+    recorded version (seen on the wire with -v)."""
+    path, keyed = tmp_path / "narrow.yaml", {"MRTR_DEMO_STATE_KEY": "k"}
+    run = mrtr("call", "book_table", "--demo", "--no-sampling", "--no-roots", "--no-tasks", "--no-input",
+               "--record", str(path), env=keyed)
+    assert run.code == 7, run.stderr
+    recorded = model.load(str(path)).data["client_capabilities"]
+    assert recorded == {"elicitation": {"form": {}, "url": {}}}
+    done = mrtr("answer", str(path), "--answers", BOOK, "-v", env=keyed)
+    assert done.code == 0, done.stderr
+    sent = [json.loads(line.split("» ", 1)[1]) for line in done.stderr.splitlines() if line.strip().startswith("» {")]
+    metas = [frame["params"]["_meta"] for frame in sent if frame.get("method") == "tools/call"]
+    assert len(metas) == 3
+    assert all(meta["io.modelcontextprotocol/clientCapabilities"] == recorded for meta in metas)
+    assert all(meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" for meta in metas)

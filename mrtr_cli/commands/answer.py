@@ -101,7 +101,7 @@ def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, 
     resolved = resolve_target(chosen)
     chain, flags = build_chain(answering, chosen.timeout, person)
     settings = client_settings(chosen, answering, chain)
-    settings.capabilities = dataclasses.replace(recorded_capabilities(transcript), roots_answerable=chain.offers_roots())
+    settings.capabilities = _as_declared(transcript, chain.offers_roots())
     builder = _builder(paused, resolved.transcript_entry(), settings.version, settings.capabilities.declared())
     emit = Broadcast([_as_recorded(context.timeline, transcript.path), builder])
     live = dataclasses.replace(context, emit=emit)
@@ -122,6 +122,14 @@ def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, 
     if refused is not None:
         outcome.error = refused
     return outcome, builder, len(outcome.rounds) > paused.number and refused is None
+
+
+def _as_declared(transcript: Any, roots_answerable: bool) -> Any:
+    """The capabilities the recording declared, its elicitation modes too (`{}`: form alone)."""
+    capabilities = recorded_capabilities(transcript)
+    elicitation = transcript.data["client_capabilities"].get("elicitation")
+    modes = tuple(mode for mode in ("form", "url") if mode in elicitation) if isinstance(elicitation, dict) else ()
+    return dataclasses.replace(capabilities, roots_answerable=roots_answerable, elicitation_modes=modes or ("form",))
 
 
 def _as_recorded(observer: Observer, path: str) -> Observer:
