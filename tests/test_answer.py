@@ -315,3 +315,14 @@ def test_the_retry_declares_what_the_recording_declared(tmp_path: Path):
     assert len(metas) == 3
     assert all(meta["io.modelcontextprotocol/clientCapabilities"] == recorded for meta in metas)
     assert all(meta["io.modelcontextprotocol/protocolVersion"] == "2026-07-28" for meta in metas)
+
+
+def test_a_person_at_a_terminal_consents_to_the_recorded_command(tmp_path: Path):
+    command = f"{PYTHON} -m mrtr_cli demo-server"
+    path, keyed = tmp_path / "stdio.yaml", {"MRTR_DEMO_STATE_KEY": "kept"}
+    assert mrtr("call", "book_table", "--stdio", command, "--no-input", "--record", str(path), env=keyed).code == 7
+    pty = Pty(tmp_path, "answer", str(path), "--answers", BOOK, env=keyed)
+    pty.answer(r"Run it\? (?:\x1b\[[0-9;?]*[a-zA-Z])*\(y/N\)", "y")
+    assert "runs `" in pty.screen and "Run it?" in pty.screen
+    assert pty.finish() == 0, pty.screen
+    assert BOOKED in pty.stdout()

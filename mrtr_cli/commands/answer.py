@@ -24,9 +24,10 @@ from mrtr_cli.errors import HopRefused, MrtrError, ServerError, UsageError
 from mrtr_cli.events import Broadcast, EraChosen, Observer, OutcomeReached
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions
+from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import header_params
 from mrtr_cli.target import http_url, resolve_target
-from mrtr_cli.transcript import paused as pausing
+from mrtr_cli.transcript import model, paused as pausing
 from mrtr_cli.transcript.recorder import TranscriptBuilder, utc_now
 from mrtr_cli.transcript.redact import Redaction
 from mrtr_cli.transcript.replay_setup import recorded_capabilities, replay_params, replay_target
@@ -124,7 +125,7 @@ def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, 
     return outcome, builder, len(outcome.rounds) > paused.number and refused is None
 
 
-def _as_declared(transcript: Any, roots_answerable: bool) -> Any:
+def _as_declared(transcript: model.Transcript, roots_answerable: bool) -> meta.Capabilities:
     """The capabilities the recording declared, its elicitation modes too (`{}`: form alone)."""
     capabilities = recorded_capabilities(transcript)
     elicitation = transcript.data["client_capabilities"].get("elicitation")
