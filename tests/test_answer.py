@@ -326,3 +326,13 @@ def test_a_person_at_a_terminal_consents_to_the_recorded_command(tmp_path: Path)
     assert "runs `" in pty.screen and "Run it?" in pty.screen
     assert pty.finish() == 0, pty.screen
     assert BOOKED in pty.stdout()
+
+
+def test_a_states_age_in_words():
+    import datetime
+
+    now = datetime.datetime(2026, 12, 2, 12, 0, 0, tzinfo=datetime.timezone.utc)
+    said = {since: paused.age(since, now) for since in ("2026-12-02T12:00:00Z", "2026-12-02T11:59:59Z",
+                                                        "2026-12-02T11:58:01Z", "2026-12-02T11:00:00Z",
+                                                        "2026-11-30T12:00:00Z", "2026-12-02T12:00:09Z")}
+    assert list(said.values()) == ["0 seconds", "1 second", "119 seconds", "60 minutes", "2 days", "0 seconds"]

@@ -99,16 +99,15 @@ def continued_text(paused: Paused, rounds: list[dict[str, Any]], ending: dict[st
 
 def age(since: str, now: datetime.datetime) -> str:
     """How long ago `since` (a transcript's UTC time) was, in words: `40 seconds`, `12 minutes`, `3 hours`."""
-    then = datetime.datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
-    seconds = max(0, int((now - then).total_seconds()))
+    seconds = age_seconds(since, now)
     for unit, size, below in (("second", 1, 120), ("minute", 60, 120 * 60), ("hour", 3600, 48 * 3600)):
         if seconds < below:
             count = seconds // size
             return f"{count} {unit}{'s' if count != 1 else ''}"
-    days = seconds // 86400
-    return f"{days} days"
+    return f"{seconds // 86400} days"
 
 
 def age_seconds(since: str, now: datetime.datetime) -> int:
+    """Whole seconds from `since` (a transcript's UTC time) to `now`; never below 0 (another machine's clock)."""
     then = datetime.datetime.strptime(since, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
     return max(0, int((now - then).total_seconds()))
