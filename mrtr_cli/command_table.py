@@ -92,6 +92,14 @@ COMMANDS = (
             (("call", ("arguments",)), ("replaying", ()), ("report", ("junit", "sarif")), ("target", ()),
              ("answering", ()),
              ("tasks", ("poll_interval", "task_timeout")), ("output", ()), EXCHANGES)),
+    Command("answer", "Continue a paused conversation (a transcript whose last round asks) from its file, to "
+            "the recorded server or another instance.\n\n"
+            "The retry carries the recorded requestState byte for byte, the recorded protocol version and client "
+            "capabilities (no era probe); FILE is rewritten whole, its earlier rounds as they were, or --record "
+            "OTHER gets the conversation. --list DIR shows the paused transcripts in DIR.",
+            (Argument("file", "The paused transcript.", "[FILE.yaml]", required=False),),
+            (("paused", ()), ("call", ("arguments",)), ("replaying", ("trust_target",)), ("target", ()),
+             ("answering", ()), ("output", ()), ("recording", ("record",)))),
     Command("load", "Replay transcripts as Locust users against live servers over HTTP: each round timed, "
             "each conversation judged as replay judges it (exit 6 when any diverged or failed).\n\n"
             "Needs the extra: pip install 'mrtr[load]'. Round k goes to instance (k-1) mod n of --url and the "

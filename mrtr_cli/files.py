@@ -216,3 +216,16 @@ def _skip_space(text: str, offset: int) -> int:
     while offset < len(text) and text[offset] in " \t\r\n":
         offset += 1
     return offset
+
+
+def replace_text(path: str, text: str, flag: str) -> None:
+    """Write `text` to a file beside `path` (through a symbolic link: beside its target), readable by its owner
+    only, and rename it into place: a reader sees the old file or the new one, never half of one."""
+    import tempfile
+
+    target = replaced_path(path, flag)
+    descriptor, temporary = tempfile.mkstemp(prefix=".mrtr-", suffix=".yaml", dir=str(target.parent))
+    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+        file.write(text)
+    os.chmod(temporary, 0o600)
+    os.replace(temporary, target)

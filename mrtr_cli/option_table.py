@@ -16,7 +16,8 @@ from typing import Any, Literal, NamedTuple
 from mrtr_cli.options import (COLORS, MAX_CONVERSATIONS, MAX_JOBS, MAX_REPEAT, MAX_SECONDS, MAX_STATE_AGE, MAX_USERS,
                               MIN_SECONDS, MIN_STATE_AGE,
                               AnsweringOptions, AppOptions, ArgumentOptions, LoadingOptions,
-                              LogoutOptions, OutputOptions, ProbeOptions, ProxyOptions, RecordingOptions, ReplayingOptions,
+                              LogoutOptions, OutputOptions, PausedOptions, ProbeOptions, ProxyOptions, RecordingOptions,
+                              ReplayingOptions,
                               ReportOptions, ServingOptions, TargetOptions, TaskOptions, jobs, protocol_version, repeat,
                               round_limit, seconds, state_age, port, users, conversations, duration, rate, think)
 from mrtr_cli.protocol.choices import LOG_LEVELS
@@ -25,7 +26,7 @@ GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions
                           "recording": RecordingOptions, "call": ArgumentOptions, "probes": ProbeOptions,
                           "replaying": ReplayingOptions, "report": ReportOptions, "serving": ServingOptions,
                           "logout": LogoutOptions, "app": AppOptions, "tasks": TaskOptions,
-                          "proxying": ProxyOptions, "loading": LoadingOptions}
+                          "proxying": ProxyOptions, "loading": LoadingOptions, "paused": PausedOptions}
 """Each group and the Options NamedTuple its entries fill (and whose defaults they take)."""
 
 PANELS = {"target": "Server", "answering": "Answering", "output": "Output", "recording": "Transcripts",
@@ -294,6 +295,8 @@ OWN = (
            PORT),
     Option(("--processes",), "loading", "processes", "value", "Run N local worker processes under a master in "
            "this one.", "N", USERS),
+    Option(("--list",), "paused", "list_dir", "value", "List the paused transcripts in DIR (server, request, "
+           "questions waiting, state age) instead of answering one.", "DIR"),
     Option(("--junit",), "report", "junit", "value", "Also write the run as a JUnit XML report to FILE.", "FILE"),
     Option(("--sarif",), "report", "sarif", "value", "Also write the failures and warnings as a SARIF 2.1.0 log "
            "to FILE (GitHub code scanning reads it).", "FILE"),

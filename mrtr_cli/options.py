@@ -349,6 +349,12 @@ class LoadingOptions(NamedTuple):
     web_port: int = 8089
 
 
+class PausedOptions(NamedTuple):
+    """`mrtr answer`'s own: which paused conversations to list."""
+
+    list_dir: str | None = None
+
+
 class ReportOptions(NamedTuple):
     """`--junit FILE`, `--sarif FILE` and `--sarif-location PATH` of replay, check and proxy."""
 

@@ -11,8 +11,8 @@ import pytest
 from conftest import mrtr
 from mrtr_cli.cli.subcommands import command_for
 
-COMMANDS = ["call", "read", "prompt", "discover", "list", "shell", "demo-server", "serve", "show", "replay", "load",
-            "check", "proxy", "help", "auth", "tasks"]
+COMMANDS = ["call", "read", "prompt", "discover", "list", "shell", "demo-server", "serve", "show", "replay", "answer",
+            "load", "check", "proxy", "help", "auth", "tasks"]
 
 
 def test_the_help_lists_every_command_in_order():

@@ -39,8 +39,8 @@ WIDTHS = ["40", "60", "100"]
 
 def test_every_command_has_a_page():
     assert [" ".join(path) for path in PATHS] == [
-        "", "call", "read", "prompt", "discover", "list", "shell", "demo-server", "serve", "show", "replay", "load",
-        "check", "proxy", "help", "auth", "auth status", "auth logout", "auth login", "tasks", "tasks list",
+        "", "call", "read", "prompt", "discover", "list", "shell", "demo-server", "serve", "show", "replay", "answer",
+        "load", "check", "proxy", "help", "auth", "auth status", "auth logout", "auth login", "tasks", "tasks list",
         "tasks get", "tasks resume", "tasks cancel"]
 
 

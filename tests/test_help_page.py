@@ -27,7 +27,7 @@ from mrtr_cli.render import help as rendered
 
 WIDE = 1000
 COMMANDS = [[], *[[name] for name in ("call", "read", "prompt", "discover", "list", "demo-server", "serve", "show",
-                                       "replay", "load", "check", "auth", "tasks")],
+                                       "replay", "answer", "load", "check", "auth", "tasks")],
             ["auth", "status"], ["auth", "logout"], ["auth", "login"], ["tasks", "list"], ["tasks", "get"],
             ["tasks", "resume"], ["tasks", "cancel"]]
 

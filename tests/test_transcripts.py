@@ -268,7 +268,7 @@ def test_rerecording_changes_only_what_changes_between_runs(tmp_path: Path):
     first, second = record(tmp_path, "1.yaml", *args), record(tmp_path, "2.yaml", *args)
     changed = [a for a, b in zip(first.read_text().splitlines(), second.read_text().splitlines()) if a != b]
     assert len(first.read_text().splitlines()) == len(second.read_text().splitlines())
-    assert changed and all(line.strip().startswith(("at:", "requestState:", "elapsed_ms:")) for line in changed), changed
+    assert changed and all(line.strip().startswith(("at:", "requestState:", "elapsed_ms:", "sent_at:")) for line in changed), changed
 
 
 def test_recordings_replay_green():

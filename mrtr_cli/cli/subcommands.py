@@ -18,7 +18,7 @@ from mrtr_cli.cli.help_command import HelpGroup
 from mrtr_cli.cli.option_groups import command_of, named
 from mrtr_cli.command_table import APP, Command, command_named
 from mrtr_cli.options import (AnsweringOptions, ArgumentOptions, CallOptions, LoadingOptions, OutputOptions,
-                              ProbeOptions,
+                              PausedOptions, ProbeOptions,
                               ProxyOptions, RecordingOptions, ReplayingOptions, ReportOptions, ServingOptions,
                               TargetOptions, TaskOptions)
 
@@ -126,6 +126,16 @@ def load(*, files: Optional[List[str]], call: ArgumentOptions, loading: LoadingO
     from mrtr_cli.load import command
 
     return command.run(tuple(files or ()), call.arguments, loading, replaying.ignore, target, answering, output)
+
+
+@command(command_named("answer"))
+def answer(*, file: Optional[str], paused: PausedOptions, call: ArgumentOptions, replaying: ReplayingOptions,
+           target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
+           recording: RecordingOptions) -> int:
+    from mrtr_cli.commands import answer as command
+
+    options = command.AnswerOptions(file, paused.list_dir, call.arguments, replaying.trust_target)
+    return command.run(options, target, answering, output, recording)
 
 
 @command(command_named("check"))

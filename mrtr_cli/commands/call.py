@@ -39,19 +39,20 @@ def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, o
 def _converse(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
               recording: RecordingOptions, tasks: TaskOptions) -> ExitCode:
     outcome, _ = hold_conversation(context, call, options, answering, people_to_ask(context, answering), recording,
-                                   finisher(context, answering), tasks)
+                                   finisher(context, answering, recording.record), tasks)
     return outcome.exit_code(context.output.strict)
 
 
-def finisher(context: Context, answering: AnsweringOptions) -> Finish:
+def finisher(context: Context, answering: AnsweringOptions, record: str | None = None) -> Finish:
     """What `call` does with its outcome: the unused answer flags warned of, --save-answers written,
-    the outcome shown."""
+    how to continue a paused conversation said (from `record`, its transcript), the outcome shown."""
     def finish(outcome: Outcome, flags: AnswerFlags) -> None:
         warn_unused_flags(context, flags.unused(), flags.likely_questions())
         if answering.save_answers:
             from mrtr_cli.answering.save import save_answers
 
             save_answers(answering.save_answers, outcome.rounds)
+        say_how_to_continue(outcome, record)
         show_outcome(context, outcome)
 
     return finish
@@ -182,6 +183,21 @@ def _send(context: Context, session: Session, target: Target, call: CallOptions,
     params = as_task(session.client, call.method, request_params(call, prepared), prepared.task_support, as_a_task)
     warn_missing_arguments(context, call.name, missing_arguments(prepared.schema, params.get("arguments")))
     return session.run(call.method, params, prepared.mirrored)
+
+
+def say_how_to_continue(outcome: Outcome, record: str | None) -> None:
+    """A 2026-07-28 conversation that stopped at a question (exit 7) can be answered later from its transcript:
+    the hint names the `mrtr answer` command, or says to record it (an older-era one waits in its session, and
+    a task on its server: neither is continued from a file)."""
+    error = outcome.error
+    if error is None or error.exit_code != ExitCode.INCOMPLETE or outcome.era != "modern" or outcome.task is not None:
+        return
+    if not outcome.rounds or outcome.rounds[-1].result_type != "input_required":
+        return
+    import shlex
+
+    error.hint += (f"; to answer it later: mrtr answer {shlex.quote(record)}" if record else
+                   "; add --record FILE to be able to continue it later with mrtr answer FILE")
 
 
 def people_to_ask(context: Context, answering: AnsweringOptions) -> list[Answerer]:

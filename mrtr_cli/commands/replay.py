@@ -7,8 +7,6 @@ any difference, else 0.
 from __future__ import annotations
 
 import dataclasses
-import os
-import tempfile
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -414,12 +412,7 @@ def _ask(message: str) -> str:
 def _rewrite(path: str, document: dict[str, Any]) -> None:
     """Replace the transcript with the live run, atomically, readable by its owner only (through a
     symbolic link: its target)."""
-    target = files.replaced_path(path, "--update")
-    descriptor, temporary = tempfile.mkstemp(prefix=".mrtr-", suffix=".yaml", dir=str(target.parent))
-    with os.fdopen(descriptor, "w", encoding="utf-8") as file:
-        file.write(yaml_dumper.dumps(document))
-    os.chmod(temporary, 0o600)
-    os.replace(temporary, target)
+    files.replace_text(path, yaml_dumper.dumps(document), "--update")
 
 
 def _print_lines(context: Context, verdict: ReplayVerdict) -> None:

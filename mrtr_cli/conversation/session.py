@@ -121,9 +121,13 @@ class Session:
         """Held events' one owner (`events.HeldEvents`): the session marks the conversation and
         releases before it waits (an answerer, a backoff)."""
 
-    def run(self, method: str, params: dict[str, Any], mirrored: Mirrored | None = None) -> Outcome:
-        """The whole conversation; `mirrored`: the arguments every round also sends as headers."""
-        return self._outcome(Outcome(method, params), lambda outcome: self._converse(method, params, outcome, mirrored))
+    def run(self, method: str, params: dict[str, Any], mirrored: Mirrored | None = None,
+            paused: list[Round] | None = None) -> Outcome:
+        """The whole conversation; `mirrored`: the arguments every round also sends as headers.
+        `paused`: the recorded rounds of a conversation that goes on from the last, an input_required one
+        (`mrtr answer`): its questions are answered and the next round carries its requestState as it was."""
+        return self._outcome(Outcome(method, params),
+                             lambda outcome: self._converse(method, params, outcome, mirrored, paused))
 
     def follow_task(self, task_id: str, method: str = "tools/call", params: dict[str, Any] | None = None) -> Outcome:
         """Follow a task that already exists (known by its id, e.g. resumed) to its end, as `run` follows
@@ -160,24 +164,30 @@ class Session:
         return outcome
 
     def _converse(self, method: str, params: dict[str, Any], outcome: Outcome,
-                  mirrored: Mirrored | None) -> dict[str, Any]:
+                  mirrored: Mirrored | None, paused: list[Round] | None = None) -> dict[str, Any]:
         """The rounds, a conversation for held events (`events.HeldEvents`): each round is shown and
         checked while the server works on the retry."""
         self.held.conversation_starts()
         home = self.client.transport
         try:
-            return self._rounds(method, params, outcome, mirrored)
+            return self._rounds(method, params, outcome, mirrored, paused)
         finally:
             self.client.hop(home)  # the instances' owner stops the others
             self.held.conversation_ends()
 
     def _rounds(self, method: str, params: dict[str, Any], outcome: Outcome,
-                mirrored: Mirrored | None) -> dict[str, Any]:
+                mirrored: Mirrored | None, paused: list[Round] | None = None) -> dict[str, Any]:
         responses: dict[str, Any] | None = None
         state: str | None = None
         delay = BACKOFF_START
         made_state: Instance | None = None
-        for number in itertools.count(1):
+        first = 1
+        if paused:  # the conversation so far; the last round's questions asked again, as that round's
+            outcome.rounds.extend(paused)
+            last = paused[-1]
+            responses = self._answer_all(last) if last.requests else None
+            state, first = last.state, last.number + 1
+        for number in itertools.count(first):
             sent = retry_params(params, responses, state)
             instance, chosen = self._route(number)
             outcome.unanswered_round = number  # until its answer comes

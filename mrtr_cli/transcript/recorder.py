@@ -29,6 +29,11 @@ from mrtr_cli.transcript.rounds import RoundParts, finding_to_data, round_to_dat
 from mrtr_cli.transcript.task_record import TaskParts, task_to_data
 
 
+def utc_now() -> str:
+    """Now, as a transcript writes a time: UTC, to the second."""
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 class TranscriptBuilder:
     """Observes the engine's events and builds the transcript document, round by round.
 
@@ -103,7 +108,7 @@ class TranscriptBuilder:
         self._flush()
         if self.request is None:
             self.request = {"method": event.method, "params": self.redaction.params(event.params)}
-        self.pending = RoundParts(event.round, event.id, self.redaction.params(event.params))
+        self.pending = RoundParts(event.round, event.id, self.redaction.params(event.params), sent_at=utc_now())
         self._carry_over(self.pending)
         if self.next_instance is not None and self.next_instance.round == event.round:
             self.pending.instance = self.next_instance
@@ -253,8 +258,7 @@ class TranscriptBuilder:
             return []
         assert self.request is not None
         tool = next((t for t in self.tools if t.get("name") == self.request["params"].get("name")), None)
-        recorded = {"at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-                    "by": f"mrtr {__version__}"}
+        recorded = {"at": utc_now(), "by": f"mrtr {__version__}"}
         made = self.redaction.document(header(self.context["target"], self.context["era"], self.context["version"],
                                               self.context["capabilities"], self.server, tool, self.request, recorded))
         self.top, found = writable(made, [], None)

@@ -50,6 +50,8 @@ class RoundParts:
     findings: list[events.Finding] = field(default_factory=list)
     instance: events.InstanceChosen | None = None
     """The instance of the server the round went to (`--replica`, `--restart-between-rounds`)."""
+    sent_at: str | None = None
+    """When its request was sent (UTC, to the second): how old a paused round's requestState is."""
 
 
 def round_to_data(parts: RoundParts) -> dict[str, Any]:
@@ -61,10 +63,12 @@ def round_to_data(parts: RoundParts) -> dict[str, Any]:
     data.update(sent=sent, received=_received(parts))
     if parts.elapsed_ms is not None:
         data["elapsed_ms"] = round(parts.elapsed_ms, 3)
+    if parts.sent_at is not None:
+        data["sent_at"] = parts.sent_at
     if parts.unprompted:
         data["unprompted"] = parts.unprompted
     if parts.answers:
-        data["answers"] = {key: _answer_data(answer) for key, answer in parts.answers.items()}
+        data["answers"] = {key: answer_data(answer) for key, answer in parts.answers.items()}
     if parts.refused:
         data["refused"] = parts.refused
     if parts.findings:
@@ -81,7 +85,7 @@ def _received(parts: RoundParts) -> dict[str, Any]:
     return {key: known[key] for key in RECEIVED_KEYS if key in known}
 
 
-def _answer_data(answer: events.AnswerChosen) -> dict[str, Any]:
+def answer_data(answer: events.AnswerChosen) -> dict[str, Any]:
     return {"method": answer.method, "source": answer.source, "response": answer.response}
 
 
