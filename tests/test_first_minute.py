@@ -111,7 +111,7 @@ def test_a_multi_select_takes_bare_choices_and_a_flag_whose_key_is_close_to_a_qu
     (["--answer", "dat.date=2026-12-24"], 7,
      "✗ nothing answered question 'date' of round 1, elicitation/create (form): \"Which day would you like a table "
      "in Lisbon?\"; --answer dat.date=2026-12-24 names question 'dat'; did you mean question 'date'? write "
-     "--answer date.date=2026-12-24"),
+     "--answer date.date=2026-12-24; add --record FILE to be able to continue it later with mrtr answer FILE"),
     (["--answer", "date=accpet"], 1,
      "✗ --answer date=accpet: 'accpet' is not an action for question 'date' (accept, decline or cancel); did you "
      "mean 'accept'? write --answer date=accept"),

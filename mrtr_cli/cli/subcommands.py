@@ -120,14 +120,6 @@ def replay(*, files: List[str], call: ArgumentOptions, replaying: ReplayingOptio
     return command.run(options, target, answering, output)
 
 
-@command(command_named("load"))
-def load(*, files: Optional[List[str]], call: ArgumentOptions, loading: LoadingOptions, replaying: ReplayingOptions,
-         target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
-    from mrtr_cli.load import command
-
-    return command.run(tuple(files or ()), call.arguments, loading, replaying.ignore, target, answering, output)
-
-
 @command(command_named("answer"))
 def answer(*, file: Optional[str], paused: PausedOptions, call: ArgumentOptions, replaying: ReplayingOptions,
            target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
@@ -136,6 +128,14 @@ def answer(*, file: Optional[str], paused: PausedOptions, call: ArgumentOptions,
 
     options = command.AnswerOptions(file, paused.list_dir, call.arguments, replaying.trust_target)
     return command.run(options, target, answering, output, recording)
+
+
+@command(command_named("load"))
+def load(*, files: Optional[List[str]], call: ArgumentOptions, loading: LoadingOptions, replaying: ReplayingOptions,
+         target: TargetOptions, answering: AnsweringOptions, output: OutputOptions) -> int:
+    from mrtr_cli.load import command
+
+    return command.run(tuple(files or ()), call.arguments, loading, replaying.ignore, target, answering, output)
 
 
 @command(command_named("check"))
