@@ -280,3 +280,87 @@ def test_run_time_reads_durations_as_locust_writes_them(shared_pair):
     assert re.match(r"(\d+) conversations \(\1 same, 0 diverged, 0 failed\) in ", run.stdout), run.stdout
     wrong = mrtr("load", BOOK, "--url", a, "--run-time", "soon")
     assert wrong.code == 1 and "'soon' is not a duration" in wrong.stderr
+
+
+def test_weight_names_a_transcript_given_and_a_weight_of_1_or_more(shared_pair):
+    """Weight 0 is refused (a transcript never picked is one not given); each refusal is one line."""
+    a, _, _ = shared_pair
+    for text in (f"{TWO}=0", f"{TWO}=x", f"{TWO}", f"{TWO}.other=2"):
+        run = mrtr("load", BOOK, TWO, "--url", a, "--conversations", "1", "--weight", text)
+        assert (run.code, run.stderr) == (1, f"✗ --weight {text!r} is not FILE=N with FILE one of the transcripts "
+                                             "and N 1 or more; give --weight TRANSCRIPT.yaml=3, naming the "
+                                             "transcript as it is given\n"), text
+
+
+def test_weights_reach_the_users_plan_and_the_master_sends_them():
+    """In a process of its own (Locust patches it): the plan's weights are the --weight given, 1 else,
+    and a worker's plan from its master's message keeps them."""
+    script = f"""
+import locust, tempfile, pathlib
+from mrtr_cli.load.running import plan_of
+from mrtr_cli.load.distributed import plan_message, plan_from_message
+from mrtr_cli.options import AnsweringOptions, LoadingOptions, TargetOptions
+target = TargetOptions(url="http://127.0.0.1:1/mcp")
+plan = plan_of(({BOOK!r}, {TWO!r}), (), LoadingOptions(weights=({TWO + "=3"!r},)), (), target, AnsweringOptions())
+sent = plan_from_message(plan_message(plan, target.url, None), pathlib.Path(tempfile.mkdtemp()), target,
+                         AnsweringOptions())
+print([(t.name, t.weight) for t in plan.transcripts], [(t.name, t.weight) for t in sent.transcripts])
+"""
+    done = subprocess.run([PYTHON, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    weights = [("book_table.yaml", 1), ("two_questions.yaml", 3)]
+    assert done.stdout == f"{weights} {weights}\n"
+
+
+def test_think_and_spawn_rate_reach_locust():
+    """The user class's wait_time is --think; the runner starts users at --spawn-rate (default: --users)."""
+    script = f"""
+import locust
+from mrtr_cli.commands.common import make_context
+from mrtr_cli.load.running import plan_of, start, user_class
+from mrtr_cli.options import AnsweringOptions, LoadingOptions, OutputOptions, TargetOptions
+from locust.env import Environment
+for loading in (LoadingOptions(users=3, think=0.25, spawn_rate=1.5), LoadingOptions(users=3)):
+    plan = plan_of(({BOOK!r},), (), loading, (), TargetOptions(url="http://127.0.0.1:1/mcp"), AnsweringOptions())
+    environment = Environment(user_classes=[user_class(plan)])
+    runner = environment.create_local_runner()
+    started = []
+    runner.start = lambda users, spawn_rate, **_: started.append((users, spawn_rate))  # no user sends anything
+    start(make_context(OutputOptions(color="never")), environment, loading)
+    print(user_class(plan)(environment).wait_time(), started)
+"""
+    done = subprocess.run([PYTHON, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "0.25 [(3, 1.5)]\n0.0 [(3, 3)]\n"
+
+
+def test_think_and_spawn_rate_are_taken_and_their_bad_values_are_one_line(shared_pair):
+    a, b, _ = shared_pair
+    run = mrtr("load", BOOK, "--url", a, "--replica", b, "--conversations", "2", "--users", "2", "--think", "0.01",
+               "--spawn-rate", "100")
+    assert run.code == 0, run.stderr
+    assert run.stdout.startswith("2 conversations (2 same, 0 diverged, 0 failed) in "), run.stdout
+    for option, value in (("--think", "-1"), ("--think", "soon"), ("--spawn-rate", "0"), ("--spawn-rate", "x")):
+        wrong = mrtr("load", BOOK, "--url", a, "--conversations", "1", option, value)
+        assert wrong.code == 1 and wrong.stderr.count("\n") == 1, wrong.stderr  # the parser's line, as for any option
+        assert wrong.stderr.startswith(f"mrtr: {option}: {value!r} is not a number of "), wrong.stderr
+        assert wrong.stderr.endswith(" (see mrtr load --help)\n"), wrong.stderr
+
+
+def test_ctrl_c_right_after_the_masters_line_ends_it_with_the_summary_and_130(shared_pair):
+    """--processes: the master's web UI line comes once its worker is connected; a Ctrl-C then is caught."""
+    a, _, _ = shared_pair
+    port = free_port()
+    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", "load", BOOK, "--url", a, "--processes", "1", "--web",
+                                "--web-port", str(port)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                               env={**__import__("os").environ, "NO_COLOR": "1"})
+    try:
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith("Locust's web UI: ")
+        process.send_signal(__import__("signal").SIGINT)
+        stdout, stderr = process.communicate(timeout=60)
+    finally:
+        process.kill() if process.poll() is None else None
+    assert process.returncode == 130, stderr
+    assert stdout.startswith("0 conversations (0 same, 0 diverged, 0 failed) in "), stdout

@@ -21,7 +21,8 @@ from locust.env import Environment
 from mrtr_cli.commands.common import Context
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.load.running import Collected, finish, run_time_of, start, user_class, wait_or_interrupt
+from mrtr_cli.load.running import (Collected, ctrl_c_caught, finish, run_time_of, start, user_class,
+                                   wait_or_interrupt)
 from mrtr_cli.load.users import Budget, Plan, load_transcript
 from mrtr_cli.options import AnsweringOptions, LoadingOptions, TargetOptions
 
@@ -85,13 +86,14 @@ def run_master(context: Context, plan: Plan, loading: LoadingOptions, url: str) 
     started = time.monotonic()
     helpers = _local_workers(loading, plan.target.headers) if loading.processes else []
     try:
-        interrupted = _wait_for_workers(runner, workers)
-        if not interrupted:
-            for node, share in zip(list(runner.clients.ready), shares(loading.conversations, workers)):
-                runner.send_message(PLAN, plan_message(plan, url, share), client_id=node.id)
-            started = time.monotonic()
-            start(context, environment, loading)
-            interrupted = wait_or_interrupt(collected.reached, run_time_of(loading))
+        with ctrl_c_caught() as ctrl_c:  # before any line of the master's: a Ctrl-C right after one is caught too
+            interrupted = _wait_for_workers(runner, workers, ctrl_c)
+            if not interrupted:
+                for node, share in zip(list(runner.clients.ready), shares(loading.conversations, workers)):
+                    runner.send_message(PLAN, plan_message(plan, url, share), client_id=node.id)
+                started = time.monotonic()
+                start(context, environment, loading)
+                interrupted = wait_or_interrupt(collected.reached, run_time_of(loading), ctrl_c)
     finally:
         runner.quit()
         if environment.web_ui is not None:
@@ -101,11 +103,11 @@ def run_master(context: Context, plan: Plan, loading: LoadingOptions, url: str) 
     return finish(context, environment, collected, loading, time.monotonic() - started, interrupted)
 
 
-def _wait_for_workers(runner: Any, workers: int) -> bool:
+def _wait_for_workers(runner: Any, workers: int, ctrl_c: Any) -> bool:
     """Until `workers` workers are connected (nothing is measured yet); True on Ctrl-C meanwhile."""
     never = gevent.event.Event()
     while len(runner.clients.ready) < workers:
-        if wait_or_interrupt(never, 0.05):
+        if wait_or_interrupt(never, 0.05, ctrl_c):
             return True
     return False
 
