@@ -364,3 +364,40 @@ def test_ctrl_c_right_after_the_masters_line_ends_it_with_the_summary_and_130(sh
         process.kill() if process.poll() is None else None
     assert process.returncode == 130, stderr
     assert stdout.startswith("0 conversations (0 same, 0 diverged, 0 failed) in "), stdout
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="Linux alone signals a parent's death")
+def test_a_killed_masters_local_workers_die_with_it(shared_pair):
+    """--processes: killed outright (no handler runs), the master leaves no worker behind: the kernel
+    ends each (prctl PR_SET_PDEATHSIG). Their ends are awaited on pidfds, bounded, never slept on."""
+    import os
+    import select
+    import signal
+
+    a, _, _ = shared_pair
+    port = free_port()
+    master = subprocess.Popen([PYTHON, "-m", "mrtr_cli", "load", BOOK, "--url", a, "--processes", "2", "--web",
+                               "--web-port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                              env={**os.environ, "NO_COLOR": "1"})
+    workers: list[int] = []
+    try:
+        assert master.stderr is not None
+        assert master.stderr.readline().startswith("Locust's web UI: ")  # said once both workers are connected
+        children = Path(f"/proc/{master.pid}/task/{master.pid}/children").read_text().split()
+        workers = [int(pid) for pid in children]
+        assert len(workers) == 2, children
+        ends = [os.pidfd_open(pid) for pid in workers]
+        master.kill()
+        master.communicate(timeout=30)  # and its pipes closed
+        for end in ends:
+            ready, _, _ = select.select([end], [], [], 30)
+            assert ready, "a worker outlived its killed master"
+            os.close(end)
+    finally:
+        master.kill() if master.poll() is None else None
+        for pid in workers:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass

@@ -6,6 +6,9 @@ event, so the master's summary counts every conversation of every worker."""
 
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -30,6 +33,10 @@ PLAN = "mrtr_plan"
 """The message the master sends each worker before its users start: what they replay."""
 REQUEST = "mrtr_request"
 """The message a worker sends the master for every Locust request event (a round, a conversation)."""
+MASTER_PID = "MRTR_LOAD_MASTER_PID"
+"""Set for a --processes worker: its master's process id, so that it dies with it."""
+PR_SET_PDEATHSIG = 1
+"""Linux's prctl option: the signal a process gets when its parent dies (<linux/prctl.h>)."""
 SENT_TARGET_FIELDS = ("url", "replicas", "timeout", "protocol_version", "no_discover", "protocol_era")
 """What of the master's target options a worker takes: where to go and how to speak, never a header."""
 
@@ -125,8 +132,23 @@ def _local_workers(loading: LoadingOptions, headers: tuple[str, ...]) -> list[su
                "--master-port", str(loading.master_bind_port)]
     for header in headers:
         command += ["-H", header]
-    return [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    environment = {**os.environ, MASTER_PID: str(os.getpid())}
+    return [subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=environment)
             for _ in range(loading.processes or 0)]
+
+
+def _die_with_the_master() -> None:
+    """A --processes worker ends when its master does, killed or not: on Linux the kernel sends it
+    SIGTERM then (prctl PR_SET_PDEATHSIG), and a master already gone by now is seen as a changed parent.
+    macOS and Windows offer no such signal: there a killed master's workers run on until the
+    master's channel times out (Locust's heartbeat)."""
+    master = os.environ.pop(MASTER_PID, None)
+    if master is None or not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+    if os.getppid() != int(master):  # it died before the prctl: no signal will come
+        raise SystemExit(ExitCode.INTERRUPTED)
 
 
 def run_worker(context: Context, loading: LoadingOptions, target: TargetOptions,
@@ -135,6 +157,7 @@ def run_worker(context: Context, loading: LoadingOptions, target: TargetOptions,
     back to the master; at the end, this worker's own summary."""
     if not loading.master_host:
         raise UsageError("--worker needs the master's host", "give --master-host HOST (and --master-port PORT)")
+    _die_with_the_master()
     user = user_class(None)
     environment = Environment(user_classes=[user])
     collected = Collected()
