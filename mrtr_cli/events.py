@@ -133,6 +133,17 @@ class InstanceChosen(NamedTuple):
     name: str
 
 
+class Continued(NamedTuple):
+    """A recorded conversation was continued by `mrtr answer` from round `from_round`, at `at` (UTC), by `by`,
+    its retry sent to `target` (the transcript's form), `waited_seconds` after the paused round was sent."""
+
+    from_round: int
+    at: str
+    by: str
+    target: dict[str, Any]
+    waited_seconds: int
+
+
 class VersionChanged(NamedTuple):
     """The server did not speak the requested version; mrtr retries with another."""
 

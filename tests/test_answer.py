@@ -70,6 +70,19 @@ def test_paused_on_one_instance_and_answered_on_another_that_shares_the_key(tmp_
             document["rounds"][0]["received"]["result"]["requestState"])  # byte for byte
         shown = mrtr("show", str(path))
         assert shown.code == 0 and BOOKED in shown.stdout
+        lines = shown.stdout.splitlines()
+        drawn = [line for line in lines if line.startswith("  ⋯ continued")]
+        assert [re.sub(r"\d+ (second|minute|hour|day)s?", "N", line) for line in drawn] == [
+            f"  ⋯ continued from round {c['from_round']} at {c['at']} (waited N) → {b} · by {c['by']}"
+            for c in document["continued"]]
+        # each between the paused round's questions and the retry that continued it
+        retries = [i for i, line in enumerate(lines) if line.lstrip().startswith("→ tools/call")]
+        assert [i for i in retries if lines[i - 1] in drawn] == retries[1:3]
+        report = json.loads(mrtr("show", str(path), "--json").stdout)
+        assert [(c["from_round"], c["at"], c["target"]) for c in report["continued"]] == [
+            (c["from_round"], c["at"], c["target"]) for c in document["continued"]]
+        assert all(c["waited_seconds"] >= 0 for c in report["continued"])
+        jsonschema.validate(report, json.loads((ROOT / "docs" / "json" / "conversation.schema.json").read_text()))
         replayed = mrtr("replay", str(path), "--url", a)
         assert replayed.code == 0, replayed.stderr
         finished = mrtr("answer", str(path), "--url", b, "--answers", BOOK)

@@ -27,7 +27,7 @@ def run(path: str, output: OutputOptions, recording: RecordingOptions = Recordin
             write_conversation_page(recording.html, f"mrtr show {path}", [(path, transcript.data)],
                                     recording.show_state)
         if output.json:
-            context.print_json(json_report.conversation(outcome))
+            context.print_json(json_report.conversation(outcome, model.continuations(transcript)))
             return ExitCode.OK
         timeline = Timeline(context.consoles.out, verbose=output.verbose, live=False)
         for event in model.events_of(transcript):

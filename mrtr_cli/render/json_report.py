@@ -19,8 +19,8 @@ from mrtr_cli.transcript.rounds import report_view
 VERSION = 1
 
 
-def conversation(outcome: Outcome) -> dict[str, Any]:
-    """The document of `call`, `read` and `prompt`."""
+def conversation(outcome: Outcome, continued: list[Any] | None = None) -> dict[str, Any]:
+    """The document of `call`, `read` and `prompt` (and `show`, with each continuation `mrtr answer` made)."""
     document: dict[str, Any] = {"version": VERSION, "outcome": outcome.status}
     if outcome.result is not None:
         document["result"] = outcome.result
@@ -33,6 +33,8 @@ def conversation(outcome: Outcome) -> dict[str, Any]:
     if outcome.era is not None:
         document["era"] = outcome.era
     document["findings"] = [asdict(f) for f in outcome.findings]
+    if continued:
+        document["continued"] = [event._asdict() for event in continued]
     return document
 
 

@@ -12,7 +12,7 @@ from mrtr_cli.render.diagnostics import stderr_line
 from mrtr_cli.render.question_lines import shown_question
 from mrtr_cli.render.styled_line import JoinedLines, StyledLine
 from mrtr_cli.render.task_lines import created_line, following_line, status_line
-from mrtr_cli.render.timeline_lines import (answer_line, discover_line, finding_line, ignored_line, input_summary,
+from mrtr_cli.render.timeline_lines import (answer_line, continued_line, discover_line, finding_line, ignored_line, input_summary,
                                             instance_line, notification_line, request_line, response_line,
                                             wire_line)
 from mrtr_cli.text import safe_line
@@ -72,6 +72,7 @@ class Timeline:
             events.CancelSent: self._cancel,
             events.Finding: lambda e: self.print(finding_line(e)),
             events.InstanceChosen: lambda e: self.print(instance_line(e)),
+            events.Continued: lambda e: self.print(continued_line(e)),
             events.EraChosen: self._era,
             events.ProbeUnanswered: lambda e: self.print(StyledLine(
                 f"  · no answer to {e.method} (id {e.id}) within --era-probe-wait ({e.seconds:g} s): trying the "

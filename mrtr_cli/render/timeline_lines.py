@@ -54,6 +54,24 @@ def instance_line(event: events.InstanceChosen) -> StyledLine:
     return StyledLine(f"  round {event.round} → {where}", "mrtr.dim")
 
 
+def continued_line(event: events.Continued) -> StyledLine:
+    """`⋯ continued from round 1 at 2026-…Z (waited 12 minutes) → http://…/mcp · by mrtr 0.1.0`: `mrtr answer`."""
+    target = event.target
+    where = target.get("url") or " ".join(str(word) for word in target.get("command") or []) or target.get("transport")
+    return StyledLine(f"  ⋯ continued from round {event.from_round} at {event.at} (waited "
+                      f"{_waited(event.waited_seconds)}) → {safe_line(str(where), 120)} · by {safe_line(event.by, 40)}",
+                      "mrtr.dim")
+
+
+def _waited(seconds: int) -> str:
+    """`40 seconds`, `12 minutes`, `3 hours`, `2 days`: as `mrtr answer` words a state's age."""
+    for unit, size, below in (("second", 1, 120), ("minute", 60, 120 * 60), ("hour", 3600, 48 * 3600)):
+        if seconds < below:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds // 86400} days"
+
+
 ACKNOWLEDGED = ("tasks/update", "tasks/cancel")
 """Requests whose empty result only acknowledges them: shown as such, never as the call's outcome."""
 

@@ -7,6 +7,7 @@ Document shape: docs/transcript-format.md; JSON Schema: schema.json beside this 
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,11 +118,32 @@ def events_of(transcript: Transcript) -> Iterator[Any]:
         yield events.ServerIdentified(transcript.data["server"])
     method, task = transcript.request["method"], transcript.data.get("task")
     on_result = asked_on_result(task)  # an older-era task's questions: drawn after its tasks/result
+    continued = continuations(transcript)
     for number, entry in enumerate(transcript.rounds):
         yield from round_events(method, entry, on_result if number == 0 else set())
+        yield from (event for event in continued if event.from_round == entry["round"])
     if task is not None:
         first = transcript.rounds[0] if transcript.rounds else None
         yield from task_events(task, first["id"] if first else 0, first)
+
+
+def continuations(transcript: Transcript) -> list[events.Continued]:
+    """Each time `mrtr answer` continued the conversation, with how long it had waited: from the paused
+    round's `sent_at`, else (a file from before rounds kept it) the last continuation or the recording."""
+    found, since = [], str(transcript.data["recorded"]["at"])
+    for entry in transcript.data.get("continued") or []:
+        paused = transcript.rounds[entry["from_round"] - 1] if entry["from_round"] <= len(transcript.rounds) else {}
+        waited = _seconds_between(str(paused.get("sent_at") or since), str(entry["at"]))
+        found.append(events.Continued(entry["from_round"], entry["at"], entry["by"], entry["target"], waited))
+        since = str(entry["at"])
+    return found
+
+
+def _seconds_between(since: str, until: str) -> int:
+    """Whole seconds between two transcript times (UTC, to the second); never below 0 (another machine's clock)."""
+    def parse(text: str) -> datetime.datetime:
+        return datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ")
+    return max(0, int((parse(until) - parse(since)).total_seconds()))
 
 
 def outcome_of(transcript: Transcript) -> Outcome:
