@@ -111,3 +111,13 @@ def json_escaped(json_text: str) -> str:
     if json_text.isprintable():  # every unsafe character is unprintable: the usual frame has none
         return json_text
     return _UNSAFE_IN_TEXT.sub(lambda match: f"\\u{ord(match.group()):04x}", json_text)
+
+
+def duration_in_words(seconds: int) -> str:
+    """`40 seconds`, `12 minutes`, `3 hours`, `2 days`: how a paused conversation's wait and its
+    state's age are said (whole units, the largest below 120 of it)."""
+    for unit, size, below in (("second", 1, 120), ("minute", 60, 120 * 60), ("hour", 3600, 48 * 3600)):
+        if seconds < below:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds // 86400} days"

@@ -9,7 +9,7 @@ from mrtr_cli import events
 from mrtr_cli.protocol import meta
 from mrtr_cli.render.server_text import compact_json, content_summary, server_name
 from mrtr_cli.render.styled_line import StyledLine, WrappedLine
-from mrtr_cli.text import safe_line
+from mrtr_cli.text import duration_in_words, safe_line
 
 WIRE_LIMIT = 8000
 """Characters of a raw frame shown with -v before it is folded."""
@@ -59,17 +59,8 @@ def continued_line(event: events.Continued) -> StyledLine:
     target = event.target
     where = target.get("url") or " ".join(str(word) for word in target.get("command") or []) or target.get("transport")
     return StyledLine(f"  ⋯ continued from round {event.from_round} at {event.at} (waited "
-                      f"{_waited(event.waited_seconds)}) → {safe_line(str(where), 120)} · by {safe_line(event.by, 40)}",
+                      f"{duration_in_words(event.waited_seconds)}) → {safe_line(str(where), 120)} · by {safe_line(event.by, 40)}",
                       "mrtr.dim")
-
-
-def _waited(seconds: int) -> str:
-    """`40 seconds`, `12 minutes`, `3 hours`, `2 days`: as `mrtr answer` words a state's age."""
-    for unit, size, below in (("second", 1, 120), ("minute", 60, 120 * 60), ("hour", 3600, 48 * 3600)):
-        if seconds < below:
-            count = seconds // size
-            return f"{count} {unit}{'s' if count != 1 else ''}"
-    return f"{seconds // 86400} days"
 
 
 ACKNOWLEDGED = ("tasks/update", "tasks/cancel")

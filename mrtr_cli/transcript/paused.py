@@ -14,6 +14,7 @@ from typing import Any
 
 from mrtr_cli import files, yaml_dumper, yaml_loader
 from mrtr_cli.errors import UsageError
+from mrtr_cli.text import duration_in_words
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.rounds import asked_in, result_of
 
@@ -99,12 +100,7 @@ def continued_text(paused: Paused, rounds: list[dict[str, Any]], ending: dict[st
 
 def age(since: str, now: datetime.datetime) -> str:
     """How long ago `since` (a transcript's UTC time) was, in words: `40 seconds`, `12 minutes`, `3 hours`."""
-    seconds = age_seconds(since, now)
-    for unit, size, below in (("second", 1, 120), ("minute", 60, 120 * 60), ("hour", 3600, 48 * 3600)):
-        if seconds < below:
-            count = seconds // size
-            return f"{count} {unit}{'s' if count != 1 else ''}"
-    return f"{seconds // 86400} days"
+    return duration_in_words(age_seconds(since, now))
 
 
 def age_seconds(since: str, now: datetime.datetime) -> int:
