@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple, Protocol, Union
 
-from mrtr_cli.errors import ProtocolError
+from mrtr_cli.errors import ProtocolError, UnreachableError
 
 DEFAULT_MAX_MESSAGE_SIZE = 64 * 1024 * 1024
 """The largest frame mrtr accepts by default (`--max-message-size`, 64M): a stdio line, an HTTP
@@ -286,3 +286,31 @@ def listener(transport: Transport) -> Exchange | None:
         transport = transport.inner
     listen = getattr(transport, "listen", None)
     return listen() if callable(listen) else None
+
+
+class Channel(Protocol):
+    """A transport whose frames all share one channel (stdio, the in-memory transport)."""
+
+    def receive(self, deadline: Deadline) -> Incoming: ...
+
+    def write(self, line: str) -> None: ...
+
+
+class ChannelExchange:
+    """Frames for one request on a `Channel`: every frame shares it, so the request's are all of them."""
+
+    def __init__(self, channel: Channel) -> None:
+        self._channel = channel
+
+    def frames(self, deadline: Deadline) -> Iterator[Incoming]:
+        while True:
+            yield self._channel.receive(deadline)
+
+    def cancel(self, notification: str) -> None:
+        try:
+            self._channel.write(notification)
+        except UnreachableError:
+            pass  # nothing left to cancel
+
+    def close(self) -> None:
+        pass

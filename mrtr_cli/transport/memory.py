@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any, Protocol
 
 from mrtr_cli.errors import UnreachableError
-from mrtr_cli.transport.base import Deadline, Frame, Incoming, Mirrored, TransportTimeout
+from mrtr_cli.transport.base import ChannelExchange, Deadline, Frame, Incoming, Mirrored, TransportTimeout
 
 CLOSING_WAIT_SECONDS = 5.0
 """How long the server thread may take to finish once the client has closed (as stdio's grace)."""
@@ -82,10 +82,10 @@ class MemoryTransport:
         return self.name
 
     def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> _MemoryExchange:
+              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> ChannelExchange:
         """As over stdio: the one channel carries every frame; no headers, the version in the handshake."""
         self.write(text)
-        return _MemoryExchange(self)
+        return ChannelExchange(self)
 
     def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
         self.write(text)
@@ -123,25 +123,6 @@ class MemoryTransport:
         self._to_server.put(None)
         self._thread.join(CLOSING_WAIT_SECONDS)
 
-
-class _MemoryExchange:
-    """Frames for one request: as over stdio, every frame shares the one channel."""
-
-    def __init__(self, transport: MemoryTransport) -> None:
-        self._transport = transport
-
-    def frames(self, deadline: Deadline) -> Iterator[Incoming]:
-        while True:
-            yield self._transport.receive(deadline)
-
-    def cancel(self, notification: str) -> None:
-        try:
-            self._transport.write(notification)
-        except UnreachableError:
-            pass  # nothing left to cancel
-
-    def close(self) -> None:
-        pass
 
 
 _demo: list[Callable[[], Any]] = []

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mrtr_cli.errors import UnreachableError
-from mrtr_cli.transport.base import (DEFAULT_MAX_MESSAGE_SIZE, Deadline, Incoming, Mirrored, TransportTimeout,
+from mrtr_cli.transport.base import (ChannelExchange, DEFAULT_MAX_MESSAGE_SIZE, Deadline, Incoming, Mirrored, TransportTimeout,
                                      format_size, message_too_large)
 from mrtr_cli.transport.server_pipes import ServerPipes
 
@@ -59,15 +59,15 @@ class StdioTransport:
         return shlex.join(self.command)
 
     def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> _StdioExchange:
+              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> ChannelExchange:
         """Over stdio `x-mcp-header` annotations are ignored (the spec allows it), and the version
         travels in the handshake alone."""
         self.write(text, before_waiting)
-        return _StdioExchange(self)
+        return ChannelExchange(self)
 
-    def listen(self) -> _StdioExchange:
+    def listen(self) -> ChannelExchange:
         """What the server writes with no request in flight (`base.listener`)."""
-        return _StdioExchange(self)
+        return ChannelExchange(self)
 
     def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
         """A frame that expects no response: one line, like any other."""
@@ -173,25 +173,6 @@ class StdioTransport:
         except subprocess.TimeoutExpired:
             return None
 
-
-class _StdioExchange:
-    """Frames for one request: on stdio every frame shares the one channel."""
-
-    def __init__(self, transport: StdioTransport) -> None:
-        self._transport = transport
-
-    def frames(self, deadline: Deadline) -> Iterator[Incoming]:
-        while True:
-            yield self._transport.receive(deadline)
-
-    def cancel(self, notification: str) -> None:
-        try:
-            self._transport.write(notification)
-        except UnreachableError:
-            pass  # nothing left to cancel
-
-    def close(self) -> None:
-        pass
 
 
 def _spawn(command: list[str], env: dict[str, str] | None, cwd: str | None) -> subprocess.Popen[bytes]:
