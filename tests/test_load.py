@@ -249,11 +249,9 @@ def test_the_sdks_mcpserver_over_http_as_two_instances(state_key: str | None, tm
         assert f"✗ 4 × greet.yaml: the retry went to another instance ({where}) and was refused: " in run.stdout
 
 
-def test_ctrl_c_ends_the_run_with_the_summary_and_130(shared_pair):
-    """Interrupted while the web UI waits for someone to start the users: nothing ran, and it says so."""
-    a, _, _ = shared_pair
-    port = free_port()
-    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", "load", BOOK, "--url", a, "--web", "--web-port", str(port)],
+def interrupted_at_the_web_ui(*args: str) -> tuple[int, str, str]:
+    """`mrtr load ARGS --web` sent Ctrl-C once it says where its web UI is: its exit code, stdout, stderr."""
+    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", "load", *args, "--web", "--web-port", str(free_port())],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                                env={**__import__("os").environ, "NO_COLOR": "1"})
     try:
@@ -263,7 +261,14 @@ def test_ctrl_c_ends_the_run_with_the_summary_and_130(shared_pair):
         stdout, stderr = process.communicate(timeout=60)
     finally:
         process.kill() if process.poll() is None else None
-    assert process.returncode == 130, stderr
+    return process.returncode, stdout, stderr
+
+
+def test_ctrl_c_ends_the_run_with_the_summary_and_130(shared_pair):
+    """Interrupted while the web UI waits for someone to start the users: nothing ran, and it says so."""
+    a, _, _ = shared_pair
+    code, stdout, stderr = interrupted_at_the_web_ui(BOOK, "--url", a)
+    assert code == 130, stderr
     assert stdout.startswith("0 conversations (0 same, 0 diverged, 0 failed) in "), stdout
     assert stderr == ""
 
@@ -350,19 +355,8 @@ def test_think_and_spawn_rate_are_taken_and_their_bad_values_are_one_line(shared
 def test_ctrl_c_right_after_the_masters_line_ends_it_with_the_summary_and_130(shared_pair):
     """--processes: the master's web UI line comes once its worker is connected; a Ctrl-C then is caught."""
     a, _, _ = shared_pair
-    port = free_port()
-    process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", "load", BOOK, "--url", a, "--processes", "1", "--web",
-                                "--web-port", str(port)],
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                               env={**__import__("os").environ, "NO_COLOR": "1"})
-    try:
-        assert process.stderr is not None
-        assert process.stderr.readline().startswith("Locust's web UI: ")
-        process.send_signal(__import__("signal").SIGINT)
-        stdout, stderr = process.communicate(timeout=60)
-    finally:
-        process.kill() if process.poll() is None else None
-    assert process.returncode == 130, stderr
+    code, stdout, stderr = interrupted_at_the_web_ui(BOOK, "--url", a, "--processes", "1")
+    assert code == 130, stderr
     assert stdout.startswith("0 conversations (0 same, 0 diverged, 0 failed) in "), stdout
 
 
