@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from mrtr_cli.answering.answers_file import AnswersFile, AnswersFileAnswerer, answers_from_python, load_answers_file
 from mrtr_cli.answering.questions import (AT_TERMINAL, Advice, Answerer, Chain, Question, how_to_answer,
                                          how_to_answer_in_python)
 from mrtr_cli.answering.scripted import (
@@ -16,6 +15,9 @@ from mrtr_cli.answering.scripted import (
 )
 from mrtr_cli.errors import UsageError
 from mrtr_cli.options import AnsweringOptions
+
+if TYPE_CHECKING:  # answers_file.py (and its validation) loads only for --answers or answers=
+    from mrtr_cli.answering.answers_file import AnswersFile
 
 
 class FlagAnswerers(Protocol):
@@ -63,6 +65,8 @@ def build_chain(options: AnsweringOptions, timeout: float, after: Sequence[Answe
         flags.append(SamplerAnswerer(options.sampler, options.sampling_model, timeout))
     answerers: list[Answerer] = list(flags)
     if document is not None:
+        from mrtr_cli.answering.answers_file import AnswersFileAnswerer
+
         answerers.append(AnswersFileAnswerer(document, options.sampling_model))
     answerers.extend(after)
     advice = _advice(answer_flags, document, person)
@@ -73,6 +77,10 @@ def build_chain(options: AnsweringOptions, timeout: float, after: Sequence[Answe
 
 def _answers_document(options: AnsweringOptions) -> AnswersFile | None:
     """The answers of --answers FILE, or of the pytest fixture's `answers=`."""
+    if options.answers_given is None and not options.answers_file:
+        return None
+    from mrtr_cli.answering.answers_file import answers_from_python, load_answers_file
+
     if options.answers_given is not None:
         return answers_from_python(options.answers_given)
     return load_answers_file(options.answers_file) if options.answers_file else None
