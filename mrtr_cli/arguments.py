@@ -1,4 +1,5 @@
-"""Request arguments from the command line: `-a KEY=VALUE` and `--args JSON|@FILE` (the README, "Commands")."""
+"""Request arguments from the command line: `-a KEY=VALUE` and `--args JSON|@FILE` (docs/commands/call.md,
+"Arguments")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The exit-code table of the README ("Exit codes"): one enum, one precedence rule."""
+"""The exit-code table of the manual (docs/exit-codes.md): one enum, one precedence rule."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ PRECEDENCE = (
     ExitCode.DIVERGED,
     ExitCode.TOOL_ERROR,
 )
-"""When several codes apply, the first of these that applies wins (the README, "Exit codes")."""
+"""When several codes apply, the first of these that applies wins (docs/exit-codes.md)."""
 
 
 def decide(codes: Iterable[ExitCode]) -> ExitCode:

@@ -138,7 +138,7 @@ TARGET = (
             "HTTP body, an SSE event): bytes, or with K, M or G (powers of 1024); past it the message is refused, "
             "exit 2.", "SIZE", SIZE),
     _target("--protocol-era", "protocol_era", "value", "modern: 2026-07-28; older: the initialize handshake "
-            "(2024-11-05 to 2025-11-25); auto: find out (see the README).", "auto|modern|older"),
+            "(2024-11-05 to 2025-11-25); auto: find out (see mrtr help eras).", "auto|modern|older"),
     _target("--era-probe-wait", "era_probe_wait", "value", "With --protocol-era auto on stdio, how long a silent "
             "server/discover is waited for before the initialize handshake.", "SECONDS", SECONDS),
     _target("--replica", "replicas", "many", "Another instance of the --url server: round k of the conversation goes "
@@ -173,7 +173,7 @@ TARGET = (
 """Which server, how to reach it, and how long to wait (TargetOptions)."""
 
 ANSWERING = (
-    _answering("--answers", "answers_file", "value", "Scripted answers (see the README).", "FILE.yaml"),
+    _answering("--answers", "answers_file", "value", "Scripted answers (see mrtr help answers-files).", "FILE.yaml"),
     _answering("--answer", "answers", "many", "A form field of question KEY, or KEY=accept|decline|cancel. "
                "Repeatable.", "KEY.FIELD=VALUE"),
     _answering("--root", "roots", "many", "A root offered to roots/list. Repeatable.", "PATH_OR_FILE_URI"),

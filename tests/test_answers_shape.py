@@ -96,5 +96,5 @@ def test_a_well_formed_answers_file_is_read_without_jsonschema_a_broken_one_with
     run = subprocess.run([sys.executable, "-c", code, "examples/book_table.yaml", "examples/match_rules.yaml",
                           str(broken)], capture_output=True, text=True, cwd=ROOT, check=True)
     said = (f"{broken}:2:6: answers.k: expected an answer: a mapping with content:, action:, text: or roots:, "
-            "found a list; fix the answers file (see the README, \"Answers files\")")
+            "found a list; fix the answers file (see mrtr help answers-files)")
     assert run.stdout.splitlines() == ["read False", "read False", f"{said} True"]

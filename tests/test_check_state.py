@@ -177,10 +177,10 @@ def test_forgeries_are_bounded_and_the_evidence_says_how_many_were_left_out():
         "signature does not match; 16 field(s) left out (at most 20 a round, 60 calls in all)")
 
 
-def test_the_weak_example_server_fails_as_the_readme_shows():
-    """README's "When the state can be forged": every line it shows is what check prints."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = readme.split("$ mrtr check --tool buy_tickets", 1)[1].split("```", 1)[0]
+def test_the_weak_example_server_fails_as_the_manual_shows():
+    """docs/commands/check.md's "When the state can be forged": every line it shows is what check prints."""
+    page = (ROOT / "docs" / "commands" / "check.md").read_text(encoding="utf-8")
+    block = page.split("$ mrtr check --tool buy_tickets", 1)[1].split("```", 1)[0]
     command, *shown = block.strip("\n").splitlines()
     assert command.endswith("-- python examples/weak_server.py")
     run = mrtr_here("check", "--tool", "buy_tickets", "-a", "event=opera", "--answer", "seats.seats=2", "--",

@@ -57,7 +57,7 @@ def test_an_unknown_command_is_a_usage_error_naming_it():
 @pytest.mark.parametrize("args, path", [([], "mrtr"), (["auth"], "mrtr auth")])
 def test_no_command_shows_the_help_and_says_what_is_missing(args, path):
     run = mrtr(*args, env={"COLUMNS": "100"})
-    assert run.code == 1  # a usage error, as README's exit codes have it
+    assert run.code == 1  # a usage error, as docs/exit-codes.md has it
     assert f"Usage: {path} [OPTIONS] COMMAND [ARGS]..." in run.stdout
     assert run.stderr == f"mrtr: missing command: name one of the commands listed above (see {path} --help)\n"
 
@@ -84,8 +84,8 @@ def test_a_usage_error_names_the_help_of_the_command_it_is_about(args, path):
 
 @pytest.mark.parametrize("args", [["--help"], ["call", "--help"], ["auth", "login", "-h"]], ids=" ".join)
 def test_help_whose_reader_went_away_is_141_and_says_nothing(args):
-    """As `mrtr --help | head -1` when head has gone: 141, as a call's output cut short (README's exit
-    codes), never click's 1. The pipe's reader is closed before mrtr writes, so its write fails each time."""
+    """As `mrtr --help | head -1` when head has gone: 141, as a call's output cut short (docs/exit-codes.md),
+    never click's 1. The pipe's reader is closed before mrtr writes, so its write fails each time."""
     reader, writer = os.pipe()
     os.close(reader)
     try:

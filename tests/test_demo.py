@@ -116,16 +116,22 @@ def test_the_readmes_first_command_runs():
     assert "Booked a table for 4 (window, quiet) in Lisbon on 2026-12-24" in run.stdout
 
 
-def readme_examples() -> list[str]:
-    """Every `mrtr ...` line of the README's sh blocks that needs no server of yours: the demo or examples/."""
-    blocks = re.findall(r"```sh\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+MANUAL = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+"""Where a reader finds shell examples: the README and every page of the manual."""
+
+
+def shell_examples() -> list[str]:
+    """Every `mrtr ...` line of the sh blocks of the README and the manual that needs no server of yours: the
+    demo or examples/."""
+    blocks = [block for page in MANUAL for block in re.findall(r"```sh\n(.*?)```", page.read_text(encoding="utf-8"),
+                                                                 re.S)]
     lines = [line.split("  #")[0].strip() for block in blocks for line in block.splitlines()]
-    return [line for line in lines if line.startswith("mrtr ") and ("--demo" in line or "examples/" in line)
-            and "|" not in line]
+    return list(dict.fromkeys(line for line in lines if line.startswith("mrtr ")
+                              and ("--demo" in line or "examples/" in line) and "|" not in line))
 
 
-@pytest.mark.parametrize("line", readme_examples())
-def test_the_readmes_examples_run_verbatim(line: str, tmp_path):
+@pytest.mark.parametrize("line", shell_examples())
+def test_the_manuals_examples_run_verbatim(line: str, tmp_path):
     """As a user runs them after the set-up (`. .venv/bin/activate`): mrtr and python on PATH, in a
     folder of their own beside examples/ and recordings/."""
     for shipped in ("examples", "recordings"):
@@ -136,5 +142,5 @@ def test_the_readmes_examples_run_verbatim(line: str, tmp_path):
     assert done.returncode == 0, done.stderr[-3000:]
 
 
-def test_the_readme_has_examples_to_run():
-    assert len(readme_examples()) >= 10
+def test_the_manual_has_examples_to_run():
+    assert len(shell_examples()) >= 15

@@ -1,4 +1,4 @@
-"""Every repository path docs/*.md names in backticks exists: a file (`transcript/rounds.py`,
+"""Every repository path docs/**/*.md names in backticks exists: a file (`transcript/rounds.py`,
 `benchmarks/run.py`, a bare `era.py` found anywhere in the repository) or a folder (`transport/http/`).
 A doc that names a file gone since makes its reader look for what is not there."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from conftest import ROOT
 
-DOCS = sorted((ROOT / "docs").glob("*.md"))
+DOCS = sorted((ROOT / "docs").rglob("*.md"))
 BACKTICKED = re.compile(r"`([^`\s]+)`")
 A_FILE = re.compile(r"[\w./-]+\.(?:py|md|json|yaml|yml|toml|sh|js|mjs|txt)")
 A_FOLDER = re.compile(r"[\w.-]+(?:/[\w.-]+)*/")
@@ -47,10 +47,11 @@ def exists(token: str, names: set[str]) -> bool:
     return any((base / token).exists() for base in BASES) or ("/" not in token and token in names)
 
 
-@pytest.mark.parametrize("doc", DOCS, ids=lambda path: path.name)
+@pytest.mark.parametrize("doc", DOCS, ids=lambda path: path.relative_to(ROOT / "docs").as_posix())
 def test_every_path_a_doc_names_exists(doc: Path):
     names = repository_names()
-    missing = [f"{doc.name}:{line}: {token}" for line, token in named_paths(doc.read_text(encoding="utf-8"))
+    where = doc.relative_to(ROOT)
+    missing = [f"{where}:{line}: {token}" for line, token in named_paths(doc.read_text(encoding="utf-8"))
                if not exists(token, names)]
     assert not missing, "\n".join(missing)
 
@@ -66,7 +67,7 @@ def test_the_rule_sees_a_missing_path_and_leaves_methods_alone():
 
 def test_no_reference_names_the_design_files_that_left_or_linting():
     """CLI.md and ARCHITECTURE.md are history in ../shared/design/, linting.py is gone: the code and
-    docs point at the README section or module that holds each rule now."""
+    docs point at the manual's page or the module that holds each rule now."""
     stale = re.compile(r"\b(?:CLI\.md|ARCHITECTURE\.md|linting\.py)")
     places = [*ROOT.joinpath("mrtr_cli").rglob("*.py"), *DOCS, ROOT / "README.md"]
     found = [f"{path.relative_to(ROOT)}:{number}" for path in places

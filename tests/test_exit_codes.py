@@ -1,4 +1,4 @@
-"""Every exit code of the README ("Exit codes") that stdio can reach, provoked through the command line."""
+"""Every exit code of docs/exit-codes.md that stdio can reach, provoked through the command line."""
 
 from __future__ import annotations
 

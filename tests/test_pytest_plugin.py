@@ -45,7 +45,7 @@ def test_transcripts_are_items_and_a_divergence_fails_with_the_replay_diff(proje
 
 
 def test_the_replay_items_run_under_pytest_xdist(project: pytest.Pytester):
-    """What the README says to use for a pytest suite: the items spread over workers, each verdict its own."""
+    """What docs/ci.md says to use for a pytest suite: the items spread over workers, each verdict its own."""
     result = run(project, "--mrtr-replay", "recordings", "--mrtr-demo", "-n", "2", "-v")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*[[]gw[01][]]*PASSED*recordings/same.yaml::same*"])

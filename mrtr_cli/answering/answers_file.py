@@ -27,7 +27,8 @@ def load_answers_file(path: str) -> AnswersFile:
 
     located = yaml_loader.load_located(path, "answers file")
     if located.node is None:
-        raise UsageError(f"{path}: the answers file is empty", "start it with answers: or match: (see the README)")
+        raise UsageError(f"{path}: the answers file is empty",
+                         "start it with answers: or match: (see mrtr help answers-files)")
 
     def locate(where: Any) -> str:
         line, column = located.place_of(where) or (1, 1)
@@ -69,7 +70,7 @@ class Wording:
 
 
 ANSWERS_ARGUMENT = "answers="
-ANSWERS_FILE = Wording("the answers file", "fix the answers file (see the README, \"Answers files\")")
+ANSWERS_FILE = Wording("the answers file", "fix the answers file (see mrtr help answers-files)")
 FROM_PYTHON = Wording("the answers= mapping",
                       "fix the mapping given as answers= ({'answers': {KEY: {...}}, 'match': [...]})")
 
@@ -109,7 +110,7 @@ class MatchRule:
 
 @dataclass(frozen=True)
 class AnswersFile:
-    """A parsed answers file (the README, "Answers files")."""
+    """A parsed answers file (docs/answers-files.md)."""
 
     answers: dict[str, dict[str, Any]]
     rules: list[MatchRule]

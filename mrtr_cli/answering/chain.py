@@ -1,4 +1,4 @@
-"""The answerer chain a run uses, built from the answering options (the README, "Answering")."""
+"""The answerer chain a run uses, built from the answering options (docs/commands/call.md, "Answering")."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ class Question:
 class ConversationOutcome:
     """How one conversation ended, as `mrtr call --json` tells it, plus the questions in order.
 
-    `exit_code` is the README's (0 complete, 5 isError, 7 a question nothing answered, ...);
+    `exit_code` is docs/exit-codes.md's (0 complete, 5 isError, 7 a question nothing answered, ...);
     `result` the final result (None on an error); `rounds` the --json document's rounds;
     `error` mrtr's one line for a failure (None when there was none)."""
 

@@ -1,7 +1,7 @@
 """`mrtr replay FILE...`: run each transcript again against a live server and report divergence.
 
-Judged on the comparison alone (the README, "Transcripts"): 130, 143, 129, 1, 4 and 7 as for a call, then 6 on
-any difference, else 0.
+Judged on the comparison alone (docs/commands/recordings.md, "replay"): 130, 143, 129, 1, 4 and 7 as for a
+call, then 6 on any difference, else 0.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ MARGIN = " "
 
 def show(page: HelpPage) -> int:
     """`--help`: the page on stdout and its last empty line; the exit code, 141 when stdout's reader
-    went away (`mrtr --help | head -1`), as for any command (README's exit codes)."""
+    went away (`mrtr --help | head -1`), as for any command (docs/exit-codes.md)."""
     try:
         write(page, sys.stdout, ending="\n")
     except BrokenPipeError:

@@ -1,5 +1,5 @@
-"""The built-in demo server (`mrtr demo-server`, `--demo`): fixed names the README, the tests,
-recordings/ and users' habits depend on (the README, "The demo server").
+"""The built-in demo server (`mrtr demo-server`, `--demo`): fixed names the manual, the tests,
+recordings/ and users' habits depend on (docs/getting-started.md, "The demo server").
 """
 
 from __future__ import annotations
