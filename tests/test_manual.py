@@ -6,6 +6,7 @@ README's links into the manual are absolute, under the one base URL, and name pa
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import shutil
@@ -207,6 +208,18 @@ def test_a_link_to_another_page_says_the_help_that_shows_it():
     assert help_topics.terminal_text("commands/shell", text) == (
         "See the eras (`mrtr help eras`), call (`mrtr help commands/call`), [x](https://example.com/a.md) "
         "and [y](#here).")
+
+
+def test_a_code_line_wider_than_the_terminal_is_folded_whole(monkeypatch: pytest.MonkeyPatch):
+    """rich crops a code block's lines at the width: the manual's are folded, every character kept."""
+    from mrtr_cli.render.manual_page import show_page
+
+    monkeypatch.setenv("COLUMNS", "30")
+    page = io.StringIO()
+    line = "0123456789" * 5
+    assert show_page(f"# T\n\n```text\n{line}\nshort\n```\n", page) == 0
+    code = page.getvalue().splitlines()[2:]  # after the title and its empty line
+    assert code == ["    " + line[:26], "    " + line[26:], "    short"]
 
 
 def test_the_help_of_a_page_stops_quietly_when_its_reader_goes(tmp_path: Path):

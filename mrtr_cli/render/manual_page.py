@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import IO, ClassVar
 
+from rich.cells import chop_cells
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import CodeBlock, Markdown, MarkdownElement
 from rich.text import Text
@@ -20,12 +21,15 @@ TRAILING_SPACES = re.compile(r" +(?=(?:\x1b\[[0-9;]*m)*$)", re.MULTILINE)
 
 
 class WholeCodeBlock(CodeBlock):
-    """A code block as written, indented: every character of each line is kept (rich's own crops
-    a line at the width, and the layout diagrams of the manual are wider than many terminals)."""
+    """A code block as written, indented, a line wider than the terminal folded at its edge: every
+    character is kept (rich's own crops each line at the width, and the manual's layout diagrams
+    are wider than many terminals)."""
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        lines = str(self.text).rstrip().splitlines()
-        yield Text("\n".join(CODE_INDENT + line for line in lines), style="cyan", no_wrap=True, overflow="ignore")
+        room = max(options.max_width - len(CODE_INDENT), 1)
+        lines = [CODE_INDENT + part for line in str(self.text).rstrip().splitlines()
+                 for part in (chop_cells(line, room) or [""])]
+        yield Text("\n".join(lines), style="cyan", no_wrap=True)
 
 
 class ManualPage(Markdown):
