@@ -74,9 +74,9 @@ def _table(title: str, rows: list[Row], path: list[str]) -> str:
     head = "| Argument | Type | Description |" if title == ARGUMENTS else "| Option | Value | Description |"
     lines = [head, "| --- | --- | --- |"]
     for row in rows:
-        required, long, short, kind = (cell[0] for cell in row.cells)
+        _, long, short, kind = (cell[0] for cell in row.cells)
         names = ", ".join(f"`{name}`" for name in (*long.split(","), *short.split(",")) if name)
-        lines.append(f"| {names}{' (required)' if required else ''} | {_code(kind)} | {_help(row)} |")
+        lines.append(f"| {names} | {_code(kind)} | {_help(row)} |")  # the help says [required]
     return "\n".join(lines)
 
 
