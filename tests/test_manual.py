@@ -170,6 +170,7 @@ def test_the_readme_links_into_the_manual_under_its_one_base_url(site: Path):
 
 
 def test_help_topic_prints_the_page():
+    assert help_topics.pages_folder() == ROOT / "docs"  # the checkout's pages (an editable install's)
     shown = mrtr_here("help", "eras", width=80)
     assert shown.code == 0 and shown.stderr == ""
     page = (ROOT / "docs" / "eras.md").read_text(encoding="utf-8")
@@ -208,6 +209,9 @@ def test_a_link_to_another_page_says_the_help_that_shows_it():
     assert help_topics.terminal_text("commands/shell", text) == (
         "See the eras (`mrtr help eras`), call (`mrtr help commands/call`), [x](https://example.com/a.md) "
         "and [y](#here).")
+    options = "[its options](../reference/demo-server.md#options), [login's](../reference/auth-login.md)"
+    assert help_topics.terminal_text("commands/call", options) == (
+        "its options (`mrtr demo-server --help`), login's (`mrtr auth login --help`)")
 
 
 def test_a_code_line_wider_than_the_terminal_is_folded_whole(monkeypatch: pytest.MonkeyPatch):

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import mrtr_cli
-from mrtr_cli.command_table import APP
+from mrtr_cli.command_table import APP, CommandGroup
 
 PACKAGE = Path(mrtr_cli.__file__).resolve().parent
 PACKAGED = PACKAGE / "manual"
@@ -26,6 +26,24 @@ CHECKOUT = PACKAGE.parent / "docs"
 
 LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<target>[^)\s#:]+\.md)(?:#[^)\s]*)?\)")
 """A Markdown link to another page of the manual (`[the eras](../eras.md#auto)`); a URL has a colon."""
+
+
+def _reference_pages(group: CommandGroup = APP, path: tuple[str, ...] = ()) -> dict[str, str]:
+    """The option reference's page of each command (written while the site builds, by
+    docs/hooks/reference.py: reference/call.md, reference/auth-login.md) and the help that shows it."""
+    found = {_reference_page(path): " ".join(("mrtr", *path, "--help"))}
+    for command in group.commands:
+        inner = (*path, command.name)
+        found.update(_reference_pages(command, inner) if isinstance(command, CommandGroup)
+                     else {_reference_page(inner): " ".join(("mrtr", *inner, "--help"))})
+    return found
+
+
+def _reference_page(path: tuple[str, ...]) -> str:
+    return f"reference/{'-'.join(path) or 'index'}"
+
+
+REFERENCE = _reference_pages()
 
 
 def pages_folder() -> Path | None:
@@ -81,6 +99,7 @@ def terminal_text(topic: str, text: str) -> str:
 
     def command(match: re.Match[str]) -> str:
         target = posixpath.normpath(posixpath.join(folder, match["target"])).removesuffix(".md")
-        return f"{match['text']} (`mrtr help {target}`)"
+        shows = REFERENCE.get(target, f"mrtr help {target}")
+        return f"{match['text']} (`{shows}`)"
 
     return LINK.sub(command, text)
