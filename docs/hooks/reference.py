@@ -18,6 +18,7 @@ from mkdocs.structure.files import File, Files  # noqa: E402
 
 from mrtr_cli.command_table import APP, CommandGroup, find  # noqa: E402
 from mrtr_cli.commands.fast_help import help_page  # noqa: E402
+from mrtr_cli.commands.help_topics import reference_page  # noqa: E402
 from mrtr_cli.render.help import ARGUMENTS, COMMANDS, HelpPage, Row  # noqa: E402
 
 SECTION = "Option reference"
@@ -36,8 +37,9 @@ def paths(group: CommandGroup = APP, path: tuple[str, ...] = ()) -> list[tuple[s
 
 
 def page_path(path: tuple[str, ...]) -> str:
-    """The page of `mrtr PATH`: reference/index.md for mrtr itself, reference/auth-login.md."""
-    return f"reference/{'-'.join(path) or 'index'}.md"
+    """The page of `mrtr PATH`: reference/index.md for mrtr itself, reference/auth-login.md (the
+    name `mrtr help TOPIC` knows it by, to say which --help a link to it means)."""
+    return reference_page(path) + ".md"
 
 
 def on_config(config: Any) -> Any:

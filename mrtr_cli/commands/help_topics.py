@@ -31,15 +31,16 @@ LINK = re.compile(r"\[(?P<text>[^\]]*)\]\((?P<target>[^)\s#:]+\.md)(?:#[^)\s]*)?
 def _reference_pages(group: CommandGroup = APP, path: tuple[str, ...] = ()) -> dict[str, str]:
     """The option reference's page of each command (written while the site builds, by
     docs/hooks/reference.py: reference/call.md, reference/auth-login.md) and the help that shows it."""
-    found = {_reference_page(path): " ".join(("mrtr", *path, "--help"))}
+    found = {reference_page(path): " ".join(("mrtr", *path, "--help"))}
     for command in group.commands:
         inner = (*path, command.name)
         found.update(_reference_pages(command, inner) if isinstance(command, CommandGroup)
-                     else {_reference_page(inner): " ".join(("mrtr", *inner, "--help"))})
+                     else {reference_page(inner): " ".join(("mrtr", *inner, "--help"))})
     return found
 
 
-def _reference_page(path: tuple[str, ...]) -> str:
+def reference_page(path: tuple[str, ...]) -> str:
+    """The option reference's page of `mrtr PATH`, without `.md` (the site's hook names it so too)."""
     return f"reference/{'-'.join(path) or 'index'}"
 
 
