@@ -64,7 +64,9 @@ def test_a_broken_link_or_a_missing_page_fails_the_build(tmp_path: Path):
     with (docs / "index.md").open("a") as index:
         index.write("\n[gone](nowhere.md) and [a heading that is not there](ci.md#no-such-heading)\n")
     config = (ROOT / "mkdocs.yml").read_text().replace("docs_dir: docs", f"docs_dir: {docs}")
-    (tmp_path / "mkdocs.yml").write_text(config.replace("- docs/hooks/", f"- {ROOT}/docs/hooks/"))
+    for relative in ("docs/hooks/", "mrtr_cli/"):  # paths are read from the config's folder
+        config = config.replace(f"- {relative}", f"- {ROOT}/{relative}")
+    (tmp_path / "mkdocs.yml").write_text(config)
     built = build(tmp_path / "mkdocs.yml", tmp_path / "site")
     assert built.returncode == 1
     for fault in ("'nowhere.md'", "'ci.md#no-such-heading'", "'eras.md'", "stray.md"):
