@@ -7,6 +7,7 @@ disagree, and no generated page is committed.
 from __future__ import annotations
 
 import html
+import os
 import re
 import sys
 from pathlib import Path
@@ -19,12 +20,12 @@ from mkdocs.structure.files import File, Files  # noqa: E402
 from mrtr_cli.command_table import APP, CommandGroup, find  # noqa: E402
 from mrtr_cli.commands.fast_help import help_page  # noqa: E402
 from mrtr_cli.commands.help_topics import reference_page  # noqa: E402
-from mrtr_cli.render.help import ARGUMENTS, COMMANDS, HelpPage, Row  # noqa: E402
+from mrtr_cli.render.help import ARGUMENTS, COMMANDS, Row  # noqa: E402
 
 SECTION = "Option reference"
 """The nav section the pages are listed under, after the pages mkdocs.yml names."""
-TYPERS_OWN = {"--help", "--install-completion", "--show-completion"}
-"""Options typer and click add: each page keeps them, as the help does."""
+USAGE_COLUMNS = "80"
+"""The width the usage line is wrapped for, whatever terminal builds the site (click's widest)."""
 
 
 def paths(group: CommandGroup = APP, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
@@ -48,8 +49,16 @@ def on_config(config: Any) -> Any:
 
 
 def on_files(files: Files, config: Any) -> Files:
-    for path in paths():
-        files.append(File.generated(config, page_path(path), content=markdown(list(path))))
+    columns = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = USAGE_COLUMNS
+    try:
+        for path in paths():
+            files.append(File.generated(config, page_path(path), content=markdown(list(path))))
+    finally:
+        if columns is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = columns
     return files
 
 
