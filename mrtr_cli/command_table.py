@@ -124,9 +124,12 @@ COMMANDS = (
             groups=(("proxying", ()), ("serving", ("http",)), ("target", ("max_message_size", "config", "server")),
                     ("report", ("junit", "sarif", "sarif_location")), EXCHANGES,
                     ("output", ("verbose", "show_secrets", "color", "debug")))),
-    Command("help", "The help of mrtr, or of COMMAND: what `mrtr COMMAND --help` prints.",
-            (Argument("command", "The command, and its subcommand (`mrtr help auth login`).", "[COMMAND]...",
-                      many=True, required=False),)),
+    Command("help", "The help of mrtr or of COMMAND (what `mrtr COMMAND --help` prints), or a page of the "
+            "manual.\n\n"
+            "A command's name is its help; any other word names a page (`mrtr help eras`), and a word that names "
+            "neither lists the topics.",
+            (Argument("command", "The command, and its subcommand (`mrtr help auth login`), or a topic.",
+                      "[COMMAND]...", many=True, required=False),)),
 )
 """mrtr's commands, in the order its help lists them (`auth` and `tasks` after them)."""
 

@@ -29,12 +29,6 @@ def test_the_readme_holds_the_two_set_up_commands_and_ci_runs_the_second():
     assert ci[-1] == TEST_IT
 
 
-def test_the_readmes_links_into_the_manual_name_its_pages():
-    pages = re.findall(r"\]\((docs/[^)#]*)", README)
-    missing = [page for page in pages if not (ROOT / page).exists()]
-    assert not missing, missing
-
-
 def test_the_readmes_answers_file_answers_the_demo(tmp_path):
     example = README.split("**An answers file.**", 1)[1]
     document = re.search(r"```yaml\n(.*?)```", example, re.S)

@@ -44,28 +44,39 @@ def run(args: list[str]) -> int | None:
 
 
 def run_help(words: list[str]) -> int:
-    """`mrtr help [COMMAND...]`: the page `mrtr COMMAND... --help` shows; a name mrtr does not know
-    is a usage error with the names it is close to. (Only commands are looked up: a word naming no
-    command is where help topics will be looked up.)"""
+    """`mrtr help [COMMAND...]`: the page `mrtr COMMAND... --help` shows; one word that names no
+    command is a topic of the manual (commands/help_topics.py); anything else mrtr does not know is a
+    usage error with the names it is close to."""
     found = find(words)
     if found is not None:
         return show(help_page(found, words))
-    print(f"mrtr: {_unknown(words)}", file=sys.stderr)
+    topics: list[str] = []
+    if len(words) == 1:
+        from mrtr_cli.commands import help_topics
+
+        code = help_topics.run(words[0])
+        if code is not None:
+            return code
+        topics = help_topics.names()
+    print(f"mrtr: {_unknown(words, topics)}", file=sys.stderr)
     return int(ExitCode.USAGE)
 
 
-def _unknown(words: list[str]) -> str:
-    """What is wrong with `mrtr help WORDS`: the first word that names no command, the commands it is
-    close to, and the help that lists them."""
+def _unknown(words: list[str], topics: list[str]) -> str:
+    """What is wrong with `mrtr help WORDS`: the first word that names no command (nor, alone, a
+    topic), the commands and topics it is close to, and the help that lists them."""
     import difflib  # only for a mistake: the help itself stays quick
 
     known = next(words[:count] for count in range(len(words), -1, -1) if find(words[:count]) is not None)
     group, path, word = find(known), " ".join(["mrtr", *known]), words[len(known)]
     if not isinstance(group, CommandGroup):
         return f"{' '.join(known)} has no subcommands, and {word!r} is none (see {path} --help)"
-    close = difflib.get_close_matches(word.lower(), [command.name for command in group.commands], n=2)
-    meant = f"; did you mean {' or '.join(repr(' '.join([*known, name])) for name in close)}?" if close else ""
-    return f"no command {' '.join([*known, word])!r}{meant} (see {path} --help)"
+    commands = {command.name: " ".join([*known, command.name]) for command in group.commands}
+    close = difflib.get_close_matches(word.lower(), [*commands, *topics], n=2)
+    meant = f"; did you mean {' or '.join(repr(commands.get(name, name)) for name in close)}?" if close else ""
+    what = "command or help topic" if topics else "command"
+    listed = f"; topics: {', '.join(topics)}" if topics else ""
+    return f"no {what} {' '.join([*known, word])!r}{meant} (see {path} --help{listed})"
 
 
 def help_page(found: Command | CommandGroup, path: list[str]) -> HelpPage:
