@@ -167,6 +167,37 @@ def test_the_first_line_says_at_most_how_many_calls_the_tool_receives_and_holds(
     assert 0 < sent <= int(match.group(1))
 
 
+def test_json_says_the_first_lines_numbers_of_calls_for_each_named_target():
+    run = mrtr_here("check", "--demo", "--tool", "book_table", "--answers", "examples/book_table.yaml",
+                    "--prompt", "release_notes", "-a", "version=2.0", "--answer", "audience.audience=users",
+                    "--resource", "vault://recipes", "--json")
+    assert run.code == 0, run.stderr
+    document = run.json()
+    jsonschema.validate(document, SCHEMA)
+    assert run.stderr.splitlines()[0] == first_line_of(document["calls"])
+    assert [(entry["target"], entry["name"]) for entry in document["calls"]] == [
+        ("tool", "book_table"), ("prompt", "release_notes"), ("resource", "vault://recipes")]
+    tool = document["calls"][0]
+    assert tool["at_most"] == tool["single_calls"] + tool["conversations"] * tool["conversation_calls_at_most"]
+    sent = len(re.findall(r"^[→↻] tools/call book_table", run.stderr, re.M))
+    assert 0 < sent <= tool["at_most"]
+    unnamed = mrtr_here("check", "--demo", "--json")
+    assert unnamed.json()["calls"] == []  # no target named, no call of one
+    jsonschema.validate(unnamed.json(), SCHEMA)
+    hopping = mrtr_here("check", "--demo", "--tool", "book_table", "--answers", "examples/book_table.yaml",
+                        "--restart-between-rounds", "--json")
+    [hops] = hopping.json()["calls"]
+    assert hopping.stderr.splitlines()[0] == first_line_of([hops]) and hops["at_most"] > tool["at_most"]
+
+
+def first_line_of(calls: list[dict[str, Any]]) -> str:
+    """The text line `calls: ...` that check --json's `calls` says."""
+    return "calls: " + "; ".join(
+        f"{entry['target']} {entry['name']} at most {entry['at_most']} times ({entry['single_calls']} single calls, "
+        f"{entry['conversations']} conversation{'s' if entry['conversations'] != 1 else ''} of at most "
+        f"{entry['conversation_calls_at_most']} calls)" for entry in calls)
+
+
 @pytest.mark.parametrize("tool", ["book_table", "all_fields"])
 def test_the_demo_passes_every_new_probe_that_applies(tool: str):
     run = mrtr_here("check", "--demo", "--tool", tool, "--answers", f"examples/{tool}.yaml", "--json")

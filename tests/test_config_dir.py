@@ -60,6 +60,36 @@ def test_an_empty_mrtr_config_dir_means_the_platform_directory(tmp_path, no_conf
     assert str(config_dir.location()).startswith(str(tmp_path))
 
 
+@pytest.mark.parametrize("xdg, home", [
+    ("/x/config", "/home/ada"), ("/x/config/", "/home/ada"), ("//x//config", "/home/ada"), ("", "/home/ada"),
+    ("relative/config", "/home/ada"), (None, "/home/ada/"), (None, "/"), ("  ", "/home/ada"),
+])
+def test_the_plain_xdg_directory_is_the_one_platformdirs_names(xdg, home, monkeypatch):
+    """Over HTTP every call reads the token store: on Linux config_dir finds the folder without platformdirs,
+    and must find the one platformdirs would."""
+    import platformdirs
+
+    monkeypatch.delenv("MRTR_CONFIG_DIR", raising=False)
+    monkeypatch.setenv("HOME", home)
+    if xdg is None:
+        monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CONFIG_HOME", xdg)
+    plain = config_dir._plain_xdg()
+    if sys.platform == "linux" and not hasattr(sys, "getandroidapilevel"):
+        assert plain == Path(platformdirs.user_config_dir("mrtr", appauthor=False))
+        assert config_dir.location() == plain
+    else:  # macOS, Windows, Android: platformdirs decides
+        assert plain is None
+
+
+def test_without_an_absolute_home_or_xdg_directory_platformdirs_decides(monkeypatch):
+    monkeypatch.delenv("MRTR_CONFIG_DIR", raising=False)
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    monkeypatch.setenv("HOME", "relative-home")
+    assert config_dir._plain_xdg() is None
+
+
 def test_platformdirs_is_imported_only_when_the_platform_directory_is_asked_for(tmp_path):
     code = ("import sys; from mrtr_cli import config_dir; from mrtr_cli.auth.store import TokenStore; "
             "TokenStore().logins(); print('platformdirs' in sys.modules, config_dir.location())")

@@ -4,11 +4,13 @@ process has loaded everything already), so these start `python -c` programs that
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 from conftest import PYTHON, ROOT
+from peers import demo_http
 
 
 def test_a_usual_call_loads_no_typer():
@@ -36,6 +38,25 @@ def test_a_plain_call_imports_neither_the_plugin_nor_xml():
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert "Booked a table" in loaded.stdout, loaded.stderr
     assert loaded.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_one_round_call_over_http_looks_up_the_folder_without_platformdirs_and_keeps_no_task_store(tmp_path):
+    """A call over HTTP reads the token store (the kept token goes first), so it finds mrtr's folder, on
+    Linux without platformdirs; kept_tasks (file locks) loads only once a server makes a task."""
+    home = tmp_path / "home"
+    env = {key: value for key, value in os.environ.items() if key not in ("MRTR_CONFIG_DIR", "XDG_CONFIG_HOME")}
+    code = ("import sys\nfrom mrtr_cli.entry import main\n"
+            "code = main(sys.argv[1:])\n"
+            "print(code, sorted(m for m in sys.modules if m.startswith(('platformdirs', 'fcntl', "
+            "'mrtr_cli.kept_tasks', 'mrtr_cli.config_dir'))))\n")
+    with demo_http() as url:
+        done = subprocess.run([sys.executable, "-c", code, "call", "summarize", "--sampling-reply", "Short.", "--no-input",
+                               "--url", url], capture_output=True, text=True, cwd=ROOT, timeout=60,
+                              env={**env, "HOME": str(home)})
+    loaded = done.stdout.strip().splitlines()[-1]
+    expected = "['mrtr_cli.config_dir']" if sys.platform == "linux" else "['mrtr_cli.config_dir', 'platformdirs'"
+    assert loaded.startswith(f"0 {expected}"), done.stdout + done.stderr
+    assert not home.exists()  # the folder was looked for, not made
 
 
 MEASURE = """

@@ -1,6 +1,7 @@
 """`--har FILE` on call and replay over HTTP, against the demo served over HTTP: one HAR 1.2 entry a
-round, holding every field HAR 1.2 requires, no secret, an event stream's messages as SSE text; and
-exit 1 over stdio, before anything runs."""
+round, holding every field HAR 1.2 requires, no secret (unless `--show-secrets`: then the secret headers as
+sent, and still no OAuth exchange), an event stream's messages as SSE text; and exit 1 over stdio, before
+anything runs."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import jsonschema
 import pytest
 
 from conftest import PYTHON, ROOT, mrtr_here
-from peers import demo_http
+from peers import demo_http, oauth_http
 
 SECRET = "Bearer sekrit-token-1234"
 NAME_VALUES = {"type": "array", "items": {"type": "object", "required": ["name", "value"],
@@ -110,3 +111,64 @@ def test_an_http_proxy_writes_the_exchanges_that_crossed_it_without_secrets(tmp_
     entries = log_of(har)
     assert len(entries) == 4 and {entry["request"]["url"] for entry in entries} == {demo_url}
     assert "sekrit" not in har.read_text()
+
+
+def request_headers(entry: dict[str, Any]) -> dict[str, str]:
+    return {h["name"]: h["value"] for h in entry["request"]["headers"]}
+
+
+def test_show_secrets_keeps_the_secret_headers_as_sent_and_redact_still_hides_what_it_names(tmp_path: Path,
+                                                                                             demo_url: str):
+    har, transcript = tmp_path / "call.har", tmp_path / "call.yaml"
+    done = mrtr_here("call", "book_table", "--url", demo_url, "--answers", "examples/book_table.yaml",
+                     "-H", f"Authorization: {SECRET}", "-H", "Cookie: session=crumb-5678", "-H", "X-Team: blue",
+                     "--redact", "X-Team", "--show-secrets", "--har", str(har), "--record", str(transcript))
+    assert done.code == 0, done.stderr
+    log = json.loads(har.read_text(encoding="utf-8"))
+    entries = log_of(har)
+    assert len(entries) == 4
+    for entry in entries:
+        headers = request_headers(entry)
+        assert (headers["Authorization"], headers["Cookie"], headers["X-Team"]) == \
+            (SECRET, "session=crumb-5678", "[redacted]")
+    assert "secrets shown" in log["log"]["comment"]
+    written = transcript.read_text()
+    assert "sekrit" not in written and "crumb" not in written  # the transcript of the same run keeps none
+    named = tmp_path / "named.har"
+    again = mrtr_here("call", "book_table", "--url", demo_url, "--answers", "examples/book_table.yaml",
+                      "-H", f"Authorization: {SECRET}", "--redact", "authorization", "--show-secrets",
+                      "--har", str(named))
+    assert again.code == 0, again.stderr
+    assert {request_headers(entry)["Authorization"] for entry in log_of(named)} == {"[redacted]"}
+
+
+def test_show_secrets_on_replay_and_the_proxy_keeps_the_live_secret_headers(tmp_path: Path, demo_url: str):
+    from test_proxy_http import proxy
+
+    har = tmp_path / "replay.har"
+    done = mrtr_here("replay", str(ROOT / "recordings" / "book_table.yaml"), "--url", demo_url,
+                     "-H", f"Authorization: {SECRET}", "--show-secrets", "--har", str(har))
+    assert done.code == 0, done.stderr
+    assert {request_headers(entry)["Authorization"] for entry in log_of(har)} == {SECRET}
+    proxied = tmp_path / "proxy.har"
+    with proxy(demo_url, "--har", str(proxied), "--show-secrets") as running:
+        call = mrtr_here("call", "book_table", "--url", running.url, "--answers", "examples/book_table.yaml",
+                         "-H", f"Authorization: {SECRET}")
+        assert call.code == 0, call.stderr
+    entries = log_of(proxied)
+    assert len(entries) == 4
+    assert {request_headers(entry).get("authorization") for entry in entries} == {SECRET}
+
+
+def test_show_secrets_leaves_the_oauth_exchanges_out(tmp_path: Path):
+    client_secret = "machine-secret-9f3a"
+    har = tmp_path / "oauth.har"
+    with oauth_http("--machine-client", f"ci-bot:{client_secret}") as url:
+        done = mrtr_here("call", "whoami", "--url", url, "--client-credentials", "--client-id", "ci-bot",
+                         "--no-auth-store", "--show-secrets", "--har", str(har),
+                         env={"MRTR_CONFIG_DIR": str(tmp_path / "config"), "MRTR_CLIENT_SECRET": client_secret})
+    assert done.code == 0, done.stderr
+    entries = log_of(har)
+    assert entries and {entry["request"]["url"] for entry in entries} == {url}  # no metadata, no /token
+    assert all(request_headers(entry)["Authorization"].startswith("Bearer ") for entry in entries)
+    assert client_secret not in har.read_text()

@@ -37,6 +37,13 @@ def at_most(calls: Calls) -> int:
     return calls.requests + calls.conversations * (ROUNDS + 1)  # a conversation's ROUNDS retries and its first call
 
 
+def calls_document(kind: str, name: str, calls: Calls) -> dict[str, object]:
+    """One entry of `calls` in `check --json`: the numbers of calls_words, for target `name` of `kind`
+    (tool, prompt or resource)."""
+    return {"target": kind, "name": name, "at_most": at_most(calls), "single_calls": calls.requests,
+            "conversations": calls.conversations, "conversation_calls_at_most": ROUNDS + 1}
+
+
 def calls_words(subject: str, calls: Calls) -> str:
     """`tool book_table at most 73 times (7 single calls, 6 conversations of at most 11 calls)`."""
     parts = [f"{calls.requests} single call{'s' if calls.requests != 1 else ''}"] if calls.requests else []

@@ -124,7 +124,7 @@ def hold_conversation(context: Context, call: CallOptions, options: TargetOption
         write_conversation_page(recording.html, f"mrtr {call.method} {call.name}", [(call.name, paged.document())],
                                 recording.show_state)
     if paged is not None and recording is not None and recording.har:
-        write_exchanges(recording.har, [paged.document()])
+        write_exchanges(recording.har, [exchanged(paged, context.output.show_secrets)], context.output.show_secrets)
     return outcome, flags
 
 
@@ -161,11 +161,19 @@ def _page_builder(context: Context, recording: RecordingOptions | None, target: 
     return builder
 
 
-def write_exchanges(path: str, documents: list[dict[str, Any]]) -> None:
-    """The --har log of conversations over HTTP (render/har.py, loaded only for --har)."""
+def exchanged(builder: Any, show_secrets: bool) -> dict[str, Any]:
+    """What --har shows of a conversation (a TranscriptBuilder's): redacted as a transcript, its secret
+    headers as sent with --show-secrets."""
+    document: dict[str, Any] = builder.document_with_credentials() if show_secrets else builder.document()
+    return document
+
+
+def write_exchanges(path: str, documents: list[dict[str, Any]], secrets_shown: bool = False) -> None:
+    """The --har log of conversations over HTTP (render/har.py, loaded only for --har); `secrets_shown`:
+    the documents hold their secret headers (--show-secrets)."""
     from mrtr_cli.render.har import har_log, write_log
 
-    write_log(path, har_log(documents))
+    write_log(path, har_log(documents, secrets_shown))
 
 
 def write_conversation_page(path: str, title: str, documents: list[tuple[str, dict[str, Any]]],

@@ -25,7 +25,7 @@ from mrtr_cli.check import authorization, older
 from mrtr_cli.check.catalog import skipped_by_request
 from mrtr_cli.check.probes import Check, Prober
 from mrtr_cli.check.replay_probes import ReplayFlags
-from mrtr_cli.check.calls import calls_words
+from mrtr_cli.check.calls import Calls, calls_document, calls_words
 from mrtr_cli.check.principal_probe import OtherPrincipal
 from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES, ToolProber, tool_calls
 from mrtr_cli.check.named import calls_of, named_checks, probes_for
@@ -59,7 +59,10 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
             raise
         checks = by_request(checks, skipped)  # the checks judged from another's exchange, too
         if output.json:
+            budgets = _budgets(tool, named, bool(probes.other_principal), bool(target.replicas or
+                                                                                target.restart_between_rounds))
             context.print_json({"version": json_report.VERSION, "server": server, "era": era,
+                                "calls": [calls_document(*budget) for budget in budgets],
                                 "checks": [c.as_dict() for c in checks], "summary": status_counts(checks)})
         else:
             for line in check_lines(checks, era["line"]):
@@ -206,10 +209,17 @@ NAMED_WORD = {"prompts/get": "prompt", "resources/read": "resource"}
 def _say_calls(context: Context, tool: CallOptions | None, named: tuple[CallOptions, ...], other: bool,
                hopping: bool) -> None:
     """The first line: at most how many calls each named target will receive (check/calls.py)."""
-    budgets = [calls_words(f"tool {tool.name}", tool_calls(other, hopping))] if tool is not None else []
-    budgets += [calls_words(f"{NAMED_WORD[request.method]} {request.name}", calls_of(request.method)) for request in named]
+    budgets = [calls_words(f"{kind} {name}", calls) for kind, name, calls in _budgets(tool, named, other, hopping)]
     if budgets:
         context.consoles.err.print(calls_line(budgets))
+
+
+def _budgets(tool: CallOptions | None, named: tuple[CallOptions, ...], other: bool,
+             hopping: bool) -> list[tuple[str, str, Calls]]:
+    """Each named target (its kind and name) and at most how many calls it receives: the first line's
+    numbers, and `calls` in --json."""
+    budgets = [("tool", tool.name, tool_calls(other, hopping))] if tool is not None else []
+    return budgets + [(NAMED_WORD[request.method], request.name, calls_of(request.method)) for request in named]
 
 
 def _require_listed(client: Client, tool: CallOptions | None, named: tuple[CallOptions, ...]) -> None:

@@ -163,8 +163,10 @@ class Captures:
         self.kept.append((f"{len(self.kept) + 1}. {start.method} {subject_of(start.params) or ''}".strip(), builder))
         return [builder]
 
-    def documents(self) -> list[tuple[str, dict[str, Any]]]:
-        return [(name, builder.document()) for name, builder in self.kept]
+    def documents(self, credentials: bool = False) -> list[tuple[str, dict[str, Any]]]:
+        """Each conversation kept, named; `credentials`: its secret headers as sent (--har with --show-secrets)."""
+        return [(name, builder.document_with_credentials() if credentials else builder.document())
+                for name, builder in self.kept]
 
 
 class ShownTimeline:

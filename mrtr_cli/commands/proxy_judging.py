@@ -57,7 +57,7 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, report:
     code = proxy.run(proxying, http, max_message_size, output, judged, captures)
     written = guarded(output, lambda context: _reported(judge, proxying.json_report, junit_path))
     if written == ExitCode.OK and captures is not None:
-        written = guarded(output, lambda context: _captures_written(judge, captures, page))
+        written = guarded(output, lambda context: _captures_written(judge, captures, page, output.show_secrets))
     if written == ExitCode.OK and report.sarif is not None:
         written = guarded(output, lambda context: _sarif_written(judge, report.sarif or "", *located[0]))
     return written if written != ExitCode.OK else exit_code(judge, proxying.strict, code)
@@ -93,9 +93,10 @@ def _check_page(page: RecordingOptions, http: str | None) -> None:
                          "give --http [HOST:]PORT --to URL, or drop --har")
 
 
-def _captures_written(judge: ClientJudge, captures: Captures, page: RecordingOptions) -> ExitCode:
+def _captures_written(judge: ClientJudge, captures: Captures, page: RecordingOptions,
+                      show_secrets: bool = False) -> ExitCode:
     """--html FILE: the conversations kept (at most a page's), then what the judge found; --har
-    FILE: their exchanges."""
+    FILE: their exchanges (the secret headers as sent with --show-secrets)."""
     if page.html:
         from mrtr_cli.render.html_page import client_findings, conversations, page as whole_page, write_page
 
@@ -105,7 +106,7 @@ def _captures_written(judge: ClientJudge, captures: Captures, page: RecordingOpt
     if page.har:
         from mrtr_cli.commands.call import write_exchanges
 
-        write_exchanges(page.har, [document for _, document in captures.documents()])
+        write_exchanges(page.har, [document for _, document in captures.documents(show_secrets)], show_secrets)
     return ExitCode.OK
 
 

@@ -105,7 +105,8 @@ def _finish(context: Context, verdicts: list[ReplayVerdict], code: ExitCode, opt
     if options.har:
         from mrtr_cli.commands.call import write_exchanges
 
-        write_exchanges(options.har, [verdict.live for verdict in verdicts if verdict.live is not None])
+        write_exchanges(options.har, [verdict.live for verdict in verdicts if verdict.live is not None],
+                        context.output.show_secrets)
     if code != ExitCode.OK and context.output.json:
         context.error_line(code, f"{sum(v.code != ExitCode.OK for v in verdicts)} of {len(verdicts)} "
                                  "transcripts did not replay the same")
@@ -217,7 +218,8 @@ def replay_file(context: Context, path: str, options: ReplayOptions, ignore: lis
         return verdict
     verdict.rounds, verdict.unused_flags = len(live.rounds), flags.unused()
     document = builder.document()
-    verdict.live = document if options.har else None
+    verdict.live = (builder.document_with_credentials() if context.output.show_secrets else document) \
+        if options.har else None
     verdict.round_ms = [float(part["elapsed_ms"]) for part in document.get("rounds", []) if "elapsed_ms" in part]
     verdict.differences = compare_conversations(transcript.data, document, ignore, options.strict)
     failure = live.error.exit_code if live.error is not None else ExitCode.OK

@@ -23,8 +23,8 @@ from mrtr_cli.protocol import jsonrpc, tasks
 from mrtr_cli.target import Target, http_url
 from mrtr_cli.text import safe_line
 
-if TYPE_CHECKING:  # kept_tasks loads for an HTTP call's store, or once a server makes a task
-    from mrtr_cli.kept_tasks import KeptTask
+if TYPE_CHECKING:  # kept_tasks loads once a server makes a task (or `tasks resume` comes back to one)
+    from mrtr_cli.kept_tasks import KeptTask, TaskStore
 
 CANCEL_TIMEOUT = 5.0
 """The longest tasks/cancel is waited for after Ctrl-C (or --timeout, when shorter)."""
@@ -56,14 +56,16 @@ def watch_tasks(context: Context, target: Target, call: CallOptions, options: Ta
     if call.method != "tools/call":
         return None
     url = http_url(target)
-    store = None
-    if url:  # a stdio server's tasks die with it: nothing is kept
-        from mrtr_cli.kept_tasks import TaskStore
-
-        store = TaskStore()
-    keeper = TaskKeeper(url or target.address(), call.method, call.name, store, task)
+    # a stdio server's tasks die with it: nothing is kept; over HTTP the store is made once a task is kept
+    keeper = TaskKeeper(url or target.address(), call.method, call.name, _task_store if url else None, task)
     context.emit.subscribe(keeper, first=True)
     return TaskWatch(keeper, url, options.cancel_on_interrupt)
+
+
+def _task_store() -> TaskStore:
+    from mrtr_cli.kept_tasks import TaskStore
+
+    return TaskStore()
 
 
 def settle(watch: TaskWatch | None, client: Client, outcome: Outcome, timeout: float) -> None:

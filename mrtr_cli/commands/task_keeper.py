@@ -12,6 +12,7 @@ watched, never kept.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli import events, signals
@@ -25,12 +26,14 @@ KEPT_BY = (events.TaskCreated, events.TaskStatusChanged, events.OutcomeReached)
 
 class TaskKeeper:
     """Keeps the task of one request (`method` of `name`) to the server at `url`. Without a
-    `store` (a stdio server, whose tasks die with it) it only watches: `task` says which."""
+    `store` (a stdio server, whose tasks die with it) it only watches: `task` says which. `store`
+    may be what makes the store, called once a task is to be kept or dropped: a call whose server
+    makes no task loads no kept_tasks and looks up no folder."""
 
-    def __init__(self, url: str, method: str, name: str, store: TaskStore | None,
+    def __init__(self, url: str, method: str, name: str, store: TaskStore | Callable[[], TaskStore] | None,
                  task: KeptTask | None = None) -> None:
         self.url, self.method, self.name = url, method, name
-        self.store = store
+        self._store = store
         self.task = task
         """The task being followed (kept, or terminal and dropped); None until the server makes one.
         `tasks resume` starts with the task it resumes."""
@@ -38,6 +41,13 @@ class TaskKeeper:
         """Why the id could not be kept, when it could not (the conversation goes on without it)."""
         self.session_bound = False
         """The task is of the older era (2025-11-25): it belongs to the session mrtr ends, so it is not kept."""
+
+    @property
+    def store(self) -> TaskStore | None:
+        """Where the task is kept (made now, the first time it is asked for); None over stdio."""
+        if callable(self._store):
+            self._store = self._store()
+        return self._store
 
     def __call__(self, event: Any) -> None:
         if not isinstance(event, KEPT_BY):
@@ -53,10 +63,11 @@ class TaskKeeper:
     def dropped(self) -> bool:
         """Forget the task: it ended and is shown, was cancelled, or the server does not know it. Whether
         its id was kept (and is now forgotten)."""
-        if self.task is None or self.store is None or self.session_bound:
+        store = None if self.task is None or self.session_bound else self.store
+        if store is None or self.task is None:
             return False
         try:
-            return self.store.drop(self.task)
+            return store.drop(self.task)
         except UsageError as error:  # a folder that cannot be written: noted, never a failed call
             self.trouble = error.message
             return False
@@ -84,9 +95,10 @@ class TaskKeeper:
     def _keep(self, task: KeptTask) -> None:
         """Keep `task` (not over stdio, nor an older-era one); a folder that cannot be written is noted,
         never a failed call."""
-        if self.store is None or self.session_bound:
+        store = None if self.session_bound else self.store
+        if store is None:
             return
         try:
-            self.store.keep(task)
+            store.keep(task)
         except UsageError as error:
             self.trouble = error.message

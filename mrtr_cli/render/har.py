@@ -2,8 +2,9 @@
 tools and HTTP debuggers open.
 
 Built from transcript documents (what `--record` keeps), one entry a round: the POST with the
-headers as sent (redacted as in transcripts: Authorization and the like never kept) and the
-JSON-RPC request as its body; the status, the content type and the body's messages as the
+headers as sent (redacted as in transcripts: Authorization and the like never kept, unless
+`--show-secrets` gives the documents their secret headers back: TranscriptBuilder.document_with_credentials)
+and the JSON-RPC request as its body; the status, the content type and the body's messages as the
 response, an event stream's messages as SSE events (`event: message` / `data: ...`) in its text.
 The authorization flow's requests are not rounds, so no OAuth exchange is in the log. What a
 transcript does not keep is not here either: the response's other headers (the log says so in
@@ -26,6 +27,8 @@ from mrtr_cli.errors import UsageError
 COMMENT = ("built by mrtr from its transcripts: request headers as sent (secrets redacted), the response's "
            "status, content type and messages; its other headers are not kept")
 """The log's comment: what a reader should know it does not hold."""
+SHOWN_COMMENT = COMMENT.replace("(secrets redacted)", "(secrets shown: --show-secrets)")
+"""The comment of a log written with --show-secrets: its requests' credentials are as sent."""
 
 
 def is_http(document: dict[str, Any]) -> bool:
@@ -33,11 +36,12 @@ def is_http(document: dict[str, Any]) -> bool:
     return bool((document.get("target") or {}).get("url"))
 
 
-def har_log(documents: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The log of every round of `documents` that went over HTTP, in order."""
+def har_log(documents: Sequence[dict[str, Any]], secrets_shown: bool = False) -> dict[str, Any]:
+    """The log of every round of `documents` that went over HTTP, in order; `secrets_shown`: the
+    documents hold their secret headers (--show-secrets), and the comment says so."""
     entries = [entry for document in documents if is_http(document) for entry in _entries(document)]
     return {"log": {"version": "1.2", "creator": {"name": "mrtr", "version": __version__}, "entries": entries,
-                    "comment": COMMENT}}
+                    "comment": SHOWN_COMMENT if secrets_shown else COMMENT}}
 
 
 def write_log(path: str, log: dict[str, Any]) -> None:

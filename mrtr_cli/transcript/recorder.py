@@ -24,7 +24,7 @@ from mrtr_cli.errors import ServerError
 from mrtr_cli.options import RecordingOptions
 from mrtr_cli.transcript.lone_surrogates import writable
 from mrtr_cli.transcript.model import header
-from mrtr_cli.transcript.redact import Redaction
+from mrtr_cli.transcript.redact import MARK, Redaction
 from mrtr_cli.transcript.rounds import RoundParts, finding_to_data, round_to_data
 from mrtr_cli.transcript.task_record import TaskParts, task_to_data
 
@@ -61,6 +61,8 @@ class TranscriptBuilder:
         self.raw_arguments: Any = None
         self.top: dict[str, Any] | None = None
         self.rounds: list[dict[str, Any]] = []
+        self.credentials: dict[int, dict[str, str]] = {}
+        """The secret headers each round (by its index in `rounds`) sent, as sent: never in the document."""
         self.ending: dict[str, Any] = {}
         self.authorization: dict[str, Any] | None = None
         """That mrtr logged in (or refreshed its token) during the run, and with which scopes."""
@@ -85,6 +87,19 @@ class TranscriptBuilder:
     def document(self) -> dict[str, Any]:
         """The whole transcript as built so far."""
         return {**(self.top or {}), "rounds": self.rounds, **self.ending}
+
+    def document_with_credentials(self) -> dict[str, Any]:
+        """The document with each round's secret headers as sent, where only the secret rule hid them
+        (a --redact name or path still hides its own): for `--har` with `--show-secrets`, never a transcript."""
+        rounds = [self._with_credentials(index, entry) for index, entry in enumerate(self.rounds)]
+        return {**(self.top or {}), "rounds": rounds, **self.ending}
+
+    def _with_credentials(self, index: int, entry: dict[str, Any]) -> dict[str, Any]:
+        sent, kept = entry.get("sent"), self.credentials.get(index)
+        if not kept or not isinstance(sent, dict) or not isinstance(headers := sent.get("headers"), dict):
+            return entry
+        shown = {name: kept[name] if name in kept and value == MARK else value for name, value in headers.items()}
+        return self.redaction.document({**entry, "sent": {**sent, "headers": shown}}, index)
 
     def started(self, top: dict[str, Any]) -> None:
         """The header is made (before the first round)."""
@@ -123,6 +138,7 @@ class TranscriptBuilder:
             return
         if event.direction == "out" and "headers" in event.fields:
             self.pending.headers = self.redaction.headers(event.fields["headers"], self.raw_arguments)
+            self.pending.credentials = self.redaction.credentials(event.fields["headers"])
         elif event.direction == "in":
             self.pending.received.update({k: event.fields[k] for k in ("status", "content_type") if event.fields.get(k)})
 
@@ -241,6 +257,8 @@ class TranscriptBuilder:
         noted += [found] if found else []
         if noted and isinstance(entry["findings"], list):  # not when `--redact` hid them
             entry["findings"] = [*entry["findings"], *(finding_to_data(finding) for finding in noted)]
+        if self.pending.credentials:
+            self.credentials[len(self.rounds)] = self.pending.credentials
         self.rounds.append(entry)
         self.pending = None
         self.added(entry)

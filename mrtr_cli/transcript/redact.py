@@ -54,6 +54,13 @@ class Redaction:
         secret_values = self._argument_texts(arguments)
         return {name: self._header(name, value, secret_values) for name, value in headers.items()}
 
+    def credentials(self, headers: dict[str, str]) -> dict[str, str]:
+        """The credentials among `headers` (Authorization, cookies) that only the secret rule hides, none a
+        --redact name hides: what `--har` with `--show-secrets` shows as sent. Never in a transcript."""
+        named = {name.lower() for name in self.names}
+        return {name: value for name, value in headers.items()
+                if name.lower() in SECRET_HEADERS and name.lower() not in named}
+
     def _header(self, name: str, value: str, secret_values: set[str]) -> str:
         lowered = name.lower()
         if lowered in SECRET_HEADERS or lowered in (n.lower() for n in self.names):

@@ -52,6 +52,9 @@ class RoundParts:
     """The instance of the server the round went to (`--replica`, `--restart-between-rounds`)."""
     sent_at: str | None = None
     """When its request was sent (UTC, to the second): how old a paused round's requestState is."""
+    credentials: dict[str, str] = field(default_factory=dict)
+    """The secret headers sent, as sent (Redaction.credentials): never written, only shown by --har with
+    --show-secrets."""
 
 
 def round_to_data(parts: RoundParts) -> dict[str, Any]:
