@@ -193,7 +193,7 @@ def test_a_command_name_wins_over_a_topic():
     assert mrtr_here("help", "call").stdout == mrtr_here("call", "--help").stdout
     assert mrtr_here("help", "tasks").stdout == mrtr_here("tasks", "--help").stdout
     page = mrtr_here("help", "commands/check")
-    assert page.code == 0 and page.stdout.split()[0] == "check" and "Usage:" not in page.stdout
+    assert page.code == 0 and page.stdout.split()[0].startswith("check") and "Usage:" not in page.stdout
 
 
 def test_an_unknown_topic_is_a_usage_error_naming_the_topics():
