@@ -102,7 +102,7 @@ class HttpExchange:
             yield WireInfo("in", self.connection.describe_response(response),
                            {"status": response.status_code, "content_type": kind})
             yield from self._body(response, kind.lower())
-            if self.session.version is not None:
+            if self.session.opened:
                 assert self._pump is not None
                 yield from self.session.resume(self.resumption, self._pump.stopped, deadline, response)
         finally:
