@@ -92,7 +92,8 @@ class DiscoverSeen:
             self._asked = True
         elif isinstance(event, events.ResponseReceived) and event.method == "server/discover" and event.error:
             self.error = self.error or event.error
-        elif isinstance(event, events.EraChosen) and self.reason is None and (self._asked or not era_named(event.era).handshake):
+        elif isinstance(event, events.EraChosen) and self.reason is None \
+                and (self._asked or not era_named(event.era).handshake):
             self.reason = event.reason
 
     def why_not(self) -> str:

@@ -2,7 +2,7 @@
 
 Each message goes with the headers it is given (`base.Headers`: the era makes them,
 conversation/eras.py). A request is an exchange (post_exchange.py); a session, for messages
-that name one, is older_http_session.py; the authorization flow's own requests go through
+that name one, is http_session.py; the authorization flow's own requests go through
 `fetch` (auth_fetch.py).
 """
 
@@ -18,7 +18,7 @@ from mrtr_cli.transport.base import DEFAULT_MAX_MESSAGE_SIZE, Fetch, Headers, Pl
 from mrtr_cli.transport.http import auth_fetch
 from mrtr_cli.transport.listening import Listened
 from mrtr_cli.transport.http.connection import CONNECT_SECONDS, Connection
-from mrtr_cli.transport.http.older_http_session import OlderSession
+from mrtr_cli.transport.http.http_session import HttpSession
 from mrtr_cli.transport.http.post_exchange import Authorizer, HttpExchange
 from mrtr_cli.transport.http_answers import auth_error, unreachable
 
@@ -36,7 +36,7 @@ class HttpTransport:
                  show_secrets: bool = False, *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
                  authorizer: MakeAuthorizer | None = None) -> None:
         self.connection = Connection(url, headers, cacert, insecure, show_secrets, max_message_size)
-        self.session = OlderSession(self.connection)
+        self.session = HttpSession(self.connection)
         self._make_authorizer = authorizer
         self.authorizer: Authorizer | None = None
         """What answers a 401 or 403 (made at the first request; None: the challenge is an error)."""
@@ -104,6 +104,6 @@ class HttpTransport:
                                 f"{response.status_code}, not 202 Accepted", "check the server's logs")
 
     def close(self) -> None:
-        """Stop the GET stream and end the session (older_http_session.py); then the connection."""
+        """Stop the GET stream and end the session (http_session.py); then the connection."""
         self.session.end()
         self.connection.client.close()

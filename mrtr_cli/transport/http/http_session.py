@@ -26,7 +26,7 @@ LISTEN_SECONDS = 300.0
 """How long the GET stream may stay silent before mrtr stops reading it."""
 
 
-class OlderSession:
+class HttpSession:
     """One connection's session (nothing happens for messages that belong to none: 2026-07-28's)."""
 
     def __init__(self, connection: Connection) -> None:
