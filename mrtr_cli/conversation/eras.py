@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from mrtr_cli import events
-from mrtr_cli.protocol import handshake, meta, older_task_rules
+from mrtr_cli.protocol import meta, older_task_rules
+from mrtr_cli.protocol.handshake import INITIALIZE, request_params as handshake_params
 from mrtr_cli.protocol.headers import PROTOCOL_VERSION_HEADER, Mirrored, mirroring_headers
 from mrtr_cli.transport.base import Headers
 
@@ -105,7 +106,7 @@ class ModernEra(Era):
         return {**params, "_meta": meta.request_meta(self.version, capabilities, identity, token, log_level)}
 
     def headers(self, message: dict[str, Any], mirrored: Mirrored | None = None) -> Headers:
-        if message.get("method") == handshake.INITIALIZE:  # the handshake opens the session it belongs to
+        if message.get("method") == INITIALIZE:  # the handshake opens the session it belongs to
             return Headers({}, {})
         return Headers(mirroring_headers(message, mirrored))
 
@@ -128,7 +129,7 @@ class OlderEra(Era):
 
     def request_params(self, params: dict[str, Any], token: str, capabilities: meta.Capabilities,
                        identity: meta.ClientIdentity, log_level: str | None) -> dict[str, Any]:
-        return handshake.request_params(params, token)  # the capabilities went in initialize
+        return handshake_params(params, token)  # the capabilities went in initialize
 
     def headers(self, message: dict[str, Any], mirrored: Mirrored | None = None) -> Headers:
         return self.notice_headers()
