@@ -5,6 +5,7 @@ benchmark server (a process on stdio), observed in process."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,10 +30,9 @@ class LoggedTransport(StdioTransport):
         super().__init__(SERVER)
         self.log = log
 
-    def start(self, text: str, message: dict[str, Any], mirrored: Any = None, before_waiting: Any = None,
-              older_version: Any = None) -> Any:
-        exchange = super().start(text, message, mirrored, before_waiting, older_version)
-        self.log.append(f"written {message['id']}")
+    def start(self, text: str, headers: Any, before_waiting: Any = None) -> Any:
+        exchange = super().start(text, headers, before_waiting)
+        self.log.append(f"written {json.loads(text)['id']}")
         return exchange
 
 

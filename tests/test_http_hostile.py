@@ -9,7 +9,9 @@ from urllib.parse import urlencode
 import pytest
 
 from conftest import mrtr_here
+from mrtr_cli.conversation.eras import ModernEra
 from mrtr_cli.errors import AuthError, ProtocolError
+from mrtr_cli.protocol.meta import LATEST_VERSION
 from mrtr_cli.transport.base import AuthNote, Deadline, Frame
 from mrtr_cli.transport.http.streamable_http import HttpTransport
 from servers.http_faults import FaultServer
@@ -75,7 +77,7 @@ def frames(url: str, limit: int) -> list:
     """What HttpTransport yields for one tools/call, in this process, with a size limit of `limit` bytes."""
     message = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
     transport = HttpTransport(url, {}, max_message_size=limit)
-    exchange = transport.start(json.dumps(message), message)
+    exchange = transport.start(json.dumps(message), ModernEra(LATEST_VERSION).headers(message))
     try:
         return [item for item in exchange.frames(Deadline(20)) if isinstance(item, Frame)]
     finally:
@@ -105,7 +107,7 @@ def authorizations_sent(faults: FaultServer, authorizer: OneLogin | None) -> tup
     before = len(faults.calls("/401"))
     message = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "t", "arguments": {}}}
     transport = HttpTransport(f"{faults.url}/401", {}, authorizer=None if authorizer is None else lambda _: authorizer)
-    exchange = transport.start(json.dumps(message), message)
+    exchange = transport.start(json.dumps(message), ModernEra(LATEST_VERSION).headers(message))
     seen: list[object] = []
     try:
         with pytest.raises(AuthError) as refused:

@@ -13,6 +13,7 @@ import pytest
 from conftest import ROOT
 from peers import demo_http
 from mrtr_cli import __version__
+from mrtr_cli.protocol.handshake import EVERY_VERSION
 
 PACKAGE = ROOT / "mrtr_cli"
 OWNERS = {
@@ -155,6 +156,52 @@ def test_the_kind_rule_lets_targets_be_asked():
               'if target.mirrors_headers and scheme == "http" and field.kind == "choice":\n    pass\n'
               'entry = target.transcript_entry()\n')
     assert target_kind_leaks(source) == []
+
+
+ERA_NAMES = {"modern", "older", *EVERY_VERSION}
+"""What names an era: its name (as events, outcomes and transcripts give it) and each version."""
+ERA_MODULES = (PACKAGE / "conversation" / "eras.py", PACKAGE / "conversation" / "era.py")
+"""The era as one strategy (eras.py: what differs) and choosing it from the flags (era.py)."""
+
+
+def era_name_leaks(source: str) -> list[str]:
+    """Where a module tells eras apart by name: it compares a value with an era's name or a
+    version written out, or compares an era's `.name`. Only ERA_MODULES may; everywhere else asks
+    the era (`client.era.headers(...)`, `.handshake`, `era_named(transcript.era)`, ...)."""
+    return [f"line {node.lineno}: {ast.unparse(node)}" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Compare) and any(_names_an_era(side) for side in [node.left, *node.comparators])]
+
+
+def _names_an_era(side: ast.expr) -> bool:
+    if isinstance(side, ast.Constant):
+        return side.value in ERA_NAMES
+    if isinstance(side, (ast.Tuple, ast.List, ast.Set)):
+        return any(_names_an_era(element) for element in side.elts)
+    return isinstance(side, ast.Attribute) and side.attr == "name" and isinstance(side.value, ast.Attribute) \
+        and side.value.attr == "era"
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if p not in ERA_MODULES],
+                         ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_only_the_era_modules_tell_eras_apart_by_name(path: Path):
+    assert not era_name_leaks(path.read_text(encoding="utf-8")), f"{path.name} tells eras apart by name"
+
+
+@pytest.mark.parametrize("source", [
+    'if client.era.name == "older":\n    pass\n',
+    'modern = outcome.era != "modern"\n',
+    'if transcript.era in ("auto", "older"):\n    pass\n',
+    'if version == "2025-11-25":\n    pass\n',
+    'same = self.era.name is other\n',
+])
+def test_the_era_rule_catches_each_way_of_telling_eras_apart(source: str):
+    assert era_name_leaks(source)
+
+
+def test_the_era_rule_lets_eras_be_asked():
+    source = ('if client.era.handshake and era_named(outcome.era).asks_for_tasks:\n    pass\n'
+              'headers = client.era.headers(message)\nsaid = {"era": client.era.name}\n')
+    assert era_name_leaks(source) == []
 
 
 def test_a_call_over_http_to_a_server_without_oauth_loads_only_the_token_store():

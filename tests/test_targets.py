@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mrtr_cli.conversation.client import Era
+from mrtr_cli.conversation.eras import ModernEra
 from mrtr_cli.conversation.preparation import Preparation, prepare_call
 from mrtr_cli.errors import ProtocolError, ServerError, UsageError
 from mrtr_cli.options import TargetOptions
@@ -135,7 +135,7 @@ def test_an_unknown_transport_in_a_transcript_is_a_usage_error_not_stdio(entry):
 class ListingClient:
     """A client of the modern era whose tools/list returns `tools` (or fails with `error`), counting the requests."""
 
-    era = Era("modern", "2026-07-28")
+    era = ModernEra("2026-07-28")
 
     def __init__(self, tools: list, error: dict | None = None) -> None:
         self.tools, self.error, self.sent = tools, error, []

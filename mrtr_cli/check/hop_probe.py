@@ -20,8 +20,8 @@ from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.session import Outcome, Session
 from mrtr_cli.errors import Interrupted, UnreachableError
+from mrtr_cli.protocol.headers import Mirrored
 from mrtr_cli.text import safe_line
-from mrtr_cli.transport.base import Mirrored
 
 RETRY_ELSEWHERE: Probe = ("retry-on-another-instance",
                           "the tool's conversation ends the same when each round goes to another instance", "SHOULD",

@@ -13,7 +13,8 @@ from typing import Any
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.conversation.client import Client, Era
+from mrtr_cli.conversation.client import Client
+from mrtr_cli.conversation.eras import Era, era_named
 from mrtr_cli.conversation.session import Session
 from mrtr_cli.check.probes import (DISCOVER_PROBES, EXACT_HEADER_PROBES, GENERIC_PROBES, HEADER_PROBE, META_PROBE,
                                    VERSION_PROBE)
@@ -21,8 +22,8 @@ from mrtr_cli.check.stream import STREAM_PROBES
 from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES
 from mrtr_cli.check.subscriptions import LISTEN_PROBES
 from mrtr_cli.check.verdicts import SPEC, Check, Probe, short, timed, verdict
+from mrtr_cli.protocol.headers import Mirrored
 from mrtr_cli.text import safe_line
-from mrtr_cli.transport.base import Mirrored
 
 MODERN_PROBES: list[Probe] = [*DISCOVER_PROBES, META_PROBE, VERSION_PROBE, HEADER_PROBE, *GENERIC_PROBES,
                               *EXACT_HEADER_PROBES, *LISTEN_PROBES, *STREAM_PROBES]
@@ -91,7 +92,8 @@ class DiscoverSeen:
             self._asked = True
         elif isinstance(event, events.ResponseReceived) and event.method == "server/discover" and event.error:
             self.error = self.error or event.error
-        elif isinstance(event, events.EraChosen) and self.reason is None and (self._asked or event.era == "modern"):
+        elif isinstance(event, events.EraChosen) and self.reason is None \
+                and (self._asked or not era_named(event.era).handshake):
             self.reason = event.reason
 
     def why_not(self) -> str:
@@ -104,7 +106,7 @@ class DiscoverSeen:
 
 def era_line(era: Era, seen: DiscoverSeen, speaks_modern: bool | None) -> str:
     """Whether the server also speaks 2026-07-28, in one line."""
-    if era.name == "modern":
+    if not era.handshake:
         return f"era: 2026-07-28 ({seen.reason or 'the server answered server/discover'})"
     head = f"era: the initialize handshake ({era.version}); also speaks 2026-07-28: "
     return head + ("yes, it answered server/discover" if speaks_modern else f"no, {seen.why_not()}")

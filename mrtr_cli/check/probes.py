@@ -21,7 +21,7 @@ from mrtr_cli.check.verdicts import (SPEC, Check, Probe, ProbeFailed, by_request
                                      timed, verdict)
 from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol import lint_rules
-from mrtr_cli.transport.base import Mirrored
+from mrtr_cli.protocol.headers import Mirrored
 
 __all__ = ["EXACT_HEADER_PROBES", "GENERIC_PROBES", "SPEC", "Check", "Prober"]
 

@@ -23,8 +23,8 @@ from mrtr_cli.check.verdicts import Check, Probe, short, verdict
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Outcome, Session
 from mrtr_cli.errors import Interrupted
+from mrtr_cli.protocol.headers import Mirrored
 from mrtr_cli.text import safe_line
-from mrtr_cli.transport.base import Mirrored
 
 ELICITATION = "client/elicitation#response-actions"
 DECLINE_IS_NO: Probe = ("decline-is-no", "declining a question with a required field does not end as accepting it",

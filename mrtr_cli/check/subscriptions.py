@@ -66,7 +66,7 @@ def _first_message(prober: Any, seconds: float) -> Any:
     message = jsonrpc.request(LISTEN_ID, "subscriptions/listen", params)
     text = jsonrpc.encode(message)
     client.emit(events.RequestSent(LISTEN_ID, "subscriptions/listen", params, text, None, "probe"))
-    exchange = client.transport.start(text, message)
+    exchange = client.transport.start(text, client.era.headers(message))
     try:
         for incoming in exchange.frames(Deadline(seconds)):
             if isinstance(incoming, Frame):

@@ -34,8 +34,8 @@ from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.session import Outcome, Round, Session
 from mrtr_cli.errors import IncompleteError, UsageError
 from mrtr_cli.protocol import jsonrpc, meta
+from mrtr_cli.protocol.headers import Mirrored
 from mrtr_cli.protocol.mrtr import INPUT_RESPONSES, REQUEST_STATE, questions, required_capability, with_state
-from mrtr_cli.transport.base import Mirrored
 
 PROBE_KEY = "__mrtr_probe"
 """The key of the extra answer, and of the argument added when no argument is text."""

@@ -22,6 +22,7 @@ from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, Recor
 from mrtr_cli.protocol.headers import NAMED_METHODS
 from mrtr_cli.render.outcome import failure_message, print_outcome
 from mrtr_cli.conversation.client import Client, ClientSettings
+from mrtr_cli.conversation.eras import era_named
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.task_follower import TaskSettings
@@ -198,7 +199,8 @@ def say_how_to_continue(outcome: Outcome, record: str | None) -> None:
     the hint names the `mrtr answer` command, or says to record it (an older-era one waits in its session, and
     a task on its server: neither is continued from a file)."""
     error = outcome.error
-    if error is None or error.exit_code != ExitCode.INCOMPLETE or outcome.era != "modern" or outcome.task is not None:
+    if error is None or error.exit_code != ExitCode.INCOMPLETE or outcome.task is not None \
+            or era_named(outcome.era).handshake:
         return
     if not outcome.rounds or outcome.rounds[-1].result_type != "input_required":
         return

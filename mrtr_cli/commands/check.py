@@ -158,7 +158,7 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
         with connect(context, target, options, client_settings(options, answering, chain), chain=chain) as client, \
                 routed(hops, client, target, opening) as instances:  # the older era: exit 1 with the reason
             _require_listed(client, tool, named)
-            if client.era.name == "older":
+            if client.era.handshake:
                 checks = [*_older(client, chain, tool, target),
                           *older.skipped(_named_probes(named), client.settings.version)]
             else:
@@ -171,7 +171,7 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
             raise
         return [*auth_checks, *_not_logged_in(error, tool, named)], None, _era_unknown(error)
     speaks_modern = client.era.speaks_modern
-    if client.era.name == "older" and speaks_modern is None:
+    if client.era.handshake and speaks_modern is None:
         speaks_modern = _answers_discover(context, target, options)
     return [*auth_checks, *checks], client.server_info, _era(client, discover_seen, speaks_modern)
 
@@ -326,7 +326,7 @@ def _older(client: Client, chain: Chain, tool: CallOptions | None, target: Targe
 
 def _era(client: Client, discover_seen: older.DiscoverSeen, speaks_modern: bool | None) -> dict[str, Any]:
     """The era the checks were made in, and whether the server also speaks 2026-07-28."""
-    modern = client.era.name == "modern"
+    modern = not client.era.handshake
     return {"era": client.era.name, "version": client.settings.version,
             "speaks_2026_07_28": True if modern else speaks_modern,
             "line": older.era_line(client.era, discover_seen, speaks_modern)}

@@ -50,7 +50,7 @@ class Plan(NamedTuple):
     def instances(self, client: Client, target: Target, open_target: Opener) -> Instances:
         """Where each round goes, from the client's transport on (position 0); refused when the era the
         server was spoken to in is the older one."""
-        if client.era.name == "older":
+        if client.era.handshake:
             raise UsageError(f"{self.flag} needs the 2026-07-28 era: in the older era a session lives on one "
                              "instance, and this server speaks the older era (its initialize handshake)",
                              f"leave {self.flag} out for this server")
@@ -70,9 +70,9 @@ def plan(options: TargetOptions, target: Target) -> Plan | None:
         raise UsageError(f"{REPLICA} and {RESTART} together", f"give one: {REPLICA} URL for a server over HTTP, "
                          f"{RESTART} for a stdio server")
     flag = REPLICA if options.replicas else RESTART
-    from mrtr_cli.conversation.era import requested_era
+    from mrtr_cli.conversation.era import asks_for_handshake
 
-    if requested_era(era_flags(options)) == "older":
+    if asks_for_handshake(era_flags(options)):
         raise UsageError(f"{flag} needs the 2026-07-28 era: in the older era a session lives on one instance",
                          "leave out --protocol-era older (or the older --protocol-version), or leave out " + flag)
     if flag == RESTART and not target.restartable:

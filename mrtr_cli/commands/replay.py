@@ -27,7 +27,8 @@ from mrtr_cli.render.replay_report import load_lines, summary_table, verdict_lin
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.conversation.session import Outcome, Session, status_of
-from mrtr_cli.conversation.era import requested_era
+from mrtr_cli.conversation.era import asks_for_handshake, leaves_spoken
+from mrtr_cli.conversation.eras import Era
 from mrtr_cli.conversation.preparation import prepare_call
 from mrtr_cli.target import http_url, resolve_target, sharing_server
 from mrtr_cli.transcript import model
@@ -256,11 +257,11 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     params = replay_params(transcript, options.arguments, _ask if person else None)
     resolved = resolve_target(chosen)
     hops = plan(chosen, resolved)  # --replica, --restart-between-rounds: each transcript's own instances
-    if pool is not None and hops is None and requested_era(era_flags(chosen)) != "older":
+    if pool is not None and hops is None and not asks_for_handshake(era_flags(chosen)):
         resolved = sharing_server(resolved, pool)
     settings = client_settings(chosen, answering)
     settings.capabilities = recorded_capabilities(transcript)
-    if not chosen.protocol_version and requested_era(era_flags(chosen)) in ("auto", transcript.era):
+    if not chosen.protocol_version and leaves_spoken(era_flags(chosen), transcript.era):
         settings.version = transcript.data["protocol_version"]  # the recorded version, in the recorded era
     builder = TranscriptBuilder(resolved.transcript_entry(), settings.version, settings.capabilities.declared(),
                                 Redaction.from_transcript(transcript.data.get("redacted", [])))
@@ -271,7 +272,7 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     chain, flags = build_chain(answering, chosen.timeout, [recorded] + people, person=ASK_A_PERSON)
     settings.capabilities = dataclasses.replace(settings.capabilities, roots_answerable=chain.offers_roots())
     outcome = Outcome(transcript.request["method"], params)
-    unprobed = transcript.era == "modern" and chosen.protocol_era == "auto" and not chosen.protocol_version
+    unprobed = not transcript.spoken.handshake and chosen.protocol_era == "auto" and not chosen.protocol_version
     try:
         opening = opener(chosen, context.output.verbose, context.output.show_secrets)
         with connect(live_context, resolved, chosen, settings, chain=chain, recorded=unprobed) as client, \
@@ -290,10 +291,10 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
             outcome = converse()
             if _refused_the_era(outcome, transcript) and client.era.on_refusal is not None:
                 builder = _probed_again(client, emit, builder, outcome)
-                warnings.append(_probed_note(transcript.path, client.era.name))
-                if client.era.name == "older":  # the server speaks the other era now: the migration check
+                warnings.append(_probed_note(transcript.path, client.era))
+                if client.era.handshake:  # the server speaks the other era now: the migration check
                     outcome = converse()
-            if outcome.error is None and client.era.name == "modern" and hops is None:
+            if outcome.error is None and not client.era.handshake and hops is None:
                 keep(client.transport)  # every request answered: the next transcript may use this server
     except MrtrError as error:  # before the request was sent: compared like any other ending
         outcome.status, outcome.error = status_of(error), error
@@ -352,17 +353,17 @@ def _probed_again(client: Client, emit: Broadcast, builder: TranscriptBuilder, r
                               builder.redaction)
     _record_with(emit, builder, again)  # the probe's era and server go to the conversation held again
     client.era.on_refusal()
-    if client.era.name == "older":
+    if client.era.handshake:
         return again
     _record_with(emit, again, builder)  # it speaks the recorded era after all: the refusal stands
     return builder
 
 
-def _probed_note(path: str, era: str) -> str:
+def _probed_note(path: str, era: Era) -> str:
     """What the verdict says of the probe a refusal brought: it is no part of the recording."""
-    then = "the conversation was held again in it" if era == "older" else "the refusal stands"
+    then = "the conversation was held again in it" if era.handshake else "the refusal stands"
     return (f"! {safe_line(path, 200)}: the server refused the recorded era (2026-07-28), so mrtr probed it once: "
-            f"it speaks the {era} era ({then})")
+            f"it speaks the {era.name} era ({then})")
 
 
 def _record_with(emit: Broadcast, before: TranscriptBuilder, after: TranscriptBuilder) -> None:

@@ -157,7 +157,7 @@ class ShellSession:
         handler = self.client.era.server_requests
         if isinstance(handler, ServerRequests):
             handler.answer_through(chain)
-        if self.client.era.name != "older":
+        if not self.client.era.handshake:
             self.client.declare(settings.capabilities, settings.log_level)
         elif settings.capabilities.declared() != self._declared.declared():
             context.consoles.err.print(warning_line(

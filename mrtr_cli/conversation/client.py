@@ -15,12 +15,14 @@ from mrtr_cli import events
 from mrtr_cli.errors import (LegacyServerError, NotAServer, ProtocolError, RequestTimeout, SilentToProbe,
                              UnreachableError, interruption)
 from mrtr_cli.events import Observer
+from mrtr_cli.conversation.eras import Era, ModernEra
 from mrtr_cli.conversation.explain import explain, supported_versions, versions_text
 from mrtr_cli.conversation.stopwatch import Stopwatch
-from mrtr_cli.conversation.waiting import ServerRequestHandler, Waiting, progress_token, timed_out
-from mrtr_cli.protocol import handshake, jsonrpc, meta
+from mrtr_cli.conversation.waiting import Waiting, progress_token, timed_out
+from mrtr_cli.protocol import jsonrpc, meta
+from mrtr_cli.protocol.headers import Mirrored
 from mrtr_cli.protocol.jsonrpc import Response
-from mrtr_cli.transport.base import Deadline, Exchange, Frame, Mirrored, Transport, TransportTimeout, listener
+from mrtr_cli.transport.base import Deadline, Exchange, Frame, Transport, TransportTimeout, listener
 
 LEGACY_HINT = ("with --protocol-era auto (the default) or older mrtr speaks its initialize handshake; "
                "or pass --no-discover to send the 2026-07-28 request anyway")
@@ -36,27 +38,6 @@ class ClientSettings:
     version_fixed: bool = False
     log_level: str | None = None
     timeout: float = 60.0
-
-
-@dataclass(frozen=True)
-class Era:
-    """What choosing the era decided (conversation/era.py): made once, handed to the client
-    (`Client.speak`), never changed. A new decision is a new value."""
-
-    name: events.Era
-    """`modern` (2026-07-28) or `older` (the initialize handshake)."""
-    version: str
-    """The protocol version spoken."""
-    said: dict[str, Any] | None = None
-    """What the server/discover probe (modern) or initialize (older) returned; None: not asked."""
-    server_requests: ServerRequestHandler | None = None
-    """In the older era: what answers the server's own requests (conversation/server_requests.py)."""
-    speaks_modern: bool | None = None
-    """Whether the server answered `server/discover` while mrtr chose the era (None: not asked)."""
-    on_refusal: Callable[[], Era] | None = None
-    """auto, the era not yet decided (the `discover` command sends server/discover itself; replay
-    speaks a transcript's era unprobed): what to run when the server refuses it as an older-era
-    server does (the handshake; replay's probe); it returns the era then spoken."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +60,7 @@ class Client:
         self.settings = settings
         self.emit = emit if isinstance(emit, events.Broadcast) else events.Broadcast([emit])
         self.server_info: dict[str, Any] | None = None
-        self.era = Era("modern", settings.version)
+        self.era: Era = ModernEra(settings.version)
         """The era spoken: conversation/era.py decides it, and `speak` is how the client takes it."""
         self._ids = jsonrpc.IdSequence()
         self.heard = False
@@ -90,14 +71,11 @@ class Client:
         """The answer to that request, when it came while another was awaited."""
 
     def speak(self, era: Era) -> None:
-        """Speak `era` from now on: its version, its `_meta`, its handling of server requests; in
-        the older era the server named in the initialize result is noted, and every later message
-        carries the version to the transport (HTTP names it, and the session, in its headers)."""
+        """Speak `era` from now on: its version, its `_meta`, its headers, its handling of server
+        requests; the server it names (the older era's initialize result does) is noted."""
         self.era, self.settings.version = era, era.version
-        if era.name != "older":
-            return
-        info = (era.said or {}).get("serverInfo")
-        if isinstance(info, dict):
+        info = era.server_identity()
+        if info is not None:
             self.server_info = info
             self.emit(events.ServerIdentified(info))
 
@@ -230,14 +208,14 @@ class Client:
         message = jsonrpc.request(request_id, method, self._with_meta(params, progress_token(request_id)))
         text = jsonrpc.encode(message)
         self.emit(events.RequestSent(request_id, method, params, text, None, "task"))
-        return request_id, self.transport.start(text, message, older_version=self._older_version())
+        return request_id, self.transport.start(text, self.era.headers(message))
 
     def send(self, message: dict[str, Any], what: str) -> None:
         """One message that expects no response (a notification, or mrtr's response to a server
         request); `what` names it for the timeline."""
         text = jsonrpc.encode(message)
         self.emit(events.MessageSent(what, text))
-        self.transport.send(text, message, self._older_version())
+        self.transport.send(text, self.era.notice_headers())
 
     def _exchange(self, sending: _Sending) -> Reply:
         request_id = self._ids.next()
@@ -251,9 +229,8 @@ class Client:
         self.emit(events.RequestSent(request_id, method, sending.params, text, round, sending.purpose))
         stopwatch = Stopwatch()
         try:
-            exchange = self.transport.start(text, headers_from, sending.mirrored,
-                                            before_waiting=self.emit.held.before_waiting,
-                                            older_version=self._older_version())
+            exchange = self.transport.start(text, self.era.headers(headers_from, sending.mirrored),
+                                            before_waiting=self.emit.held.before_waiting)
         except UnreachableError as error:  # the process ended, or read no more, while the frame was written
             raise _during(error, f"while mrtr sent {method} (id {request_id})") from None
         try:
@@ -266,16 +243,10 @@ class Client:
         self.emit(events.ResponseReceived(request_id, method, reply.result, reply.error, elapsed, round))
         return reply
 
-    def _older_version(self) -> str | None:
-        """The version every message of the older era names to the transport (None: the modern era)."""
-        return self.era.version if self.era.name == "older" else None
-
     def _with_meta(self, params: dict[str, Any], token: str) -> dict[str, Any]:
-        """The params with this era's `_meta`: the whole envelope, or (older era) the progressToken."""
-        if self.era.name == "older":
-            return handshake.request_params(params, token)
+        """The params with this era's `_meta` (`Era.request_params`)."""
         s = self.settings
-        return {**params, "_meta": meta.request_meta(s.version, s.capabilities, s.identity, token, s.log_level)}
+        return self.era.request_params(params, token, s.capabilities, s.identity, s.log_level)
 
     def _await(self, exchange: Exchange, request_id: int, method: str,
                sending: _Sending, stopwatch: Stopwatch) -> tuple[Response, Waiting]:

@@ -20,7 +20,8 @@ from typing import Any, NamedTuple
 
 from mrtr_cli import events
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.conversation.client import NOT_DISCOVER_RESULT, Client, Era
+from mrtr_cli.conversation.client import NOT_DISCOVER_RESULT, Client
+from mrtr_cli.conversation.eras import Era, ModernEra, OlderEra
 from mrtr_cli.conversation.explain import explain
 from mrtr_cli.errors import (EndpointMissing, LegacyServerError, MrtrError, NotAServer, ProtocolError, RequestTimeout,
                              ServerError, SilentToProbe, UnreachableError, UsageError)
@@ -55,6 +56,16 @@ def requested_era(options: EraFlags) -> str:
     return implied
 
 
+def asks_for_handshake(flags: EraFlags) -> bool:
+    """Whether the flags ask for the older era, its initialize handshake, whatever the server speaks."""
+    return requested_era(flags) == "older"
+
+
+def leaves_spoken(flags: EraFlags, era: str) -> bool:
+    """Whether the flags leave the era named `era` (a transcript's) to be spoken: they ask for it, or for auto."""
+    return requested_era(flags) in ("auto", era)
+
+
 def choose_era(client: Client, flags: EraFlags, reopen: Callable[[], Transport], chain: Chain, *,
                probes: bool, discovers: bool = True, recorded: bool = False) -> Era:
     """Decide the era and, for the older one, run the handshake; the client speaks the era
@@ -71,9 +82,9 @@ def choose_era(client: Client, flags: EraFlags, reopen: Callable[[], Transport],
         why = "--no-discover" if flags.no_discover else _asking_flag(flags, era)
         client.emit(events.EraChosen("modern", client.settings.version, f"asked for by {why}"))
         said = client.discover() if probes and discovers and not flags.no_discover else None
-        return _speak(client, Era("modern", client.settings.version, said))
+        return _speak(client, ModernEra(client.settings.version, said))
     if not discovers:
-        return _speak(client, Era("modern", client.settings.version, on_refusal=lambda: _fall_back(client, chain)))
+        return _speak(client, ModernEra(client.settings.version, on_refusal=lambda: _fall_back(client, chain)))
     return _probe(client, flags, reopen, chain)
 
 
@@ -83,7 +94,7 @@ def _speak_recorded(client: Client, flags: EraFlags, reopen: Callable[[], Transp
     era's `on_refusal` probes once, for a server that refuses it."""
     version = client.settings.version
     client.emit(events.EraChosen("modern", version, "the era the transcript was recorded in (no probe)"))
-    return _speak(client, Era("modern", version, on_refusal=lambda: _probe(client, flags, reopen, chain)))
+    return _speak(client, ModernEra(version, on_refusal=lambda: _probe(client, flags, reopen, chain)))
 
 
 def _speak(client: Client, era: Era) -> Era:
@@ -118,7 +129,7 @@ def _probe(client: Client, flags: EraFlags, reopen: Callable[[], Transport], cha
         client.reconnect(reopen())  # it wrote something, then exited at the probe: start it once more
         reason = "the server exited after server/discover; mrtr started it once more for the handshake"
     else:
-        era = _speak(client, Era("modern", client.settings.version, said, speaks_modern=True))
+        era = _speak(client, ModernEra(client.settings.version, said, speaks_modern=True))
         client.emit(events.EraChosen("modern", era.version, "the server answered server/discover"))
         return era
     finally:
@@ -136,7 +147,7 @@ def _handshake_after_probe(client: Client, chain: Chain, reason: str) -> Era:
     try:
         return initialize(client, chain, reason, speaks_modern=False, told_first=not silent)
     except ServerError:
-        if not silent or client.era.name != "modern":
+        if not silent or client.era.handshake:
             raise
         era = _answered_late(client) or _slow_to_start(client)
         if era is None:
@@ -151,7 +162,7 @@ def _answered_late(client: Client) -> Era | None:
     late = client.late_reply
     if said is None or late is None:
         return None
-    era = _speak(client, Era("modern", client.settings.version, said, speaks_modern=True))
+    era = _speak(client, ModernEra(client.settings.version, said, speaks_modern=True))
     client.emit(events.EraChosen("modern", era.version, f"the server answered server/discover late, after "
                                  f"{late.elapsed_ms / 1000:.1f} s (it was slow to start), and refused initialize"))
     return era
@@ -163,7 +174,7 @@ def _handshake_after_text(client: Client, chain: Chain, text: str, wait: float) 
     try:
         return initialize(client, chain, SILENT, wait=wait, speaks_modern=False)
     except RequestTimeout:
-        if client.era.name == "older":
+        if client.era.handshake:
             raise  # the handshake was answered: a later request timed out
         raise NotAServer(f"the server wrote only text that is not JSON-RPC on stdout ({text!r}) and answered "
                          f"neither server/discover nor initialize within {wait:g} s each: it does not look like an "
@@ -213,7 +224,7 @@ def _slow_to_start(client: Client) -> Era | None:
         said = client.discover()
     except MrtrError:
         return None
-    era = _speak(client, Era("modern", client.settings.version, said, speaks_modern=True))
+    era = _speak(client, ModernEra(client.settings.version, said, speaks_modern=True))
     client.emit(events.EraChosen("modern", era.version, "the server refused initialize and answered "
                                  "server/discover when asked again (it was slow to start)"))
     return era
@@ -234,7 +245,7 @@ def initialize(client: Client, chain: Chain, reason: str, wait: float | None = N
     if told_first:
         client.emit(events.EraChosen("older", version, reason))
     try:
-        reply = client.raw("initialize", params, purpose="handshake", timeout=wait)
+        reply = client.raw(handshake.INITIALIZE, params, purpose="handshake", timeout=wait)
     except RequestTimeout as timeout:
         raise RequestTimeout(f"{timeout.message} (the initialize handshake)", "the server answers neither "
                              "server/discover nor initialize: check its command and logs") from None
@@ -248,12 +259,12 @@ def initialize(client: Client, chain: Chain, reason: str, wait: float | None = N
                             "HTTP+SSE transport of 2024-11-05, mrtr does not speak it",
                             "use its Streamable HTTP endpoint, or check --url") from None
     if reply.error is not None:
-        raise explain("initialize", reply.error)
+        raise explain(handshake.INITIALIZE, reply.error)
     chosen = _chosen_version(reply.result, version, settings.version_fixed)
     answering = ServerRequests(chain, chosen, settings.capabilities, emit=client.emit, send=client.send,
                                who_asks=client.who_asks, tied=ties_requests(client.transport))
     answered_late = client.late_discover() is not None  # a dual-era server: the probe's answer came meanwhile
-    era = _speak(client, Era("older", chosen, reply.result, answering, True if answered_late else speaks_modern))
+    era = _speak(client, OlderEra(chosen, reply.result, answering, True if answered_late else speaks_modern))
     if not told_first:
         client.emit(events.EraChosen("older", chosen, reason))
     elif chosen != version:

@@ -12,6 +12,7 @@ import dataclasses
 from typing import Any
 
 from mrtr_cli import events
+from mrtr_cli.conversation.eras import era_named
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol import handshake, lint_rules
 from mrtr_cli.protocol.jsonrpc import Notification, Request, Response, same_id
@@ -29,8 +30,8 @@ class Linter:
         self.round: int | None = None
         self.identified = False
         self._noted: set[str] = set()
-        self.older_version: str | None = None
-        """The version of the initialize handshake, in the older era (whose rules differ)."""
+        self.handshake_version: str | None = None
+        """The version the initialize handshake chose, in the era that has one (whose rules differ)."""
         self.probing = False
         """The request in flight is the era probe (server/discover): what it provokes is told apart."""
         self.of_the_probe: list[lint_rules.Finding] = []
@@ -68,8 +69,9 @@ class Linter:
         self.cancelled.add(event.id)
 
     def _era(self, event: events.EraChosen) -> None:
-        self.older_version = event.version if event.era == "older" else None
-        if event.era == "older":  # the probe spoke a language the server does not: what it provoked is no fault
+        handshake_era = era_named(event.era).handshake
+        self.handshake_version = event.version if handshake_era else None
+        if handshake_era:  # the probe spoke a language the server does not: what it provoked is no fault
             self.findings = [found for found in self.findings if found not in self.of_the_probe]
             self.refusal_findings = []
         self.of_the_probe = []
@@ -84,18 +86,18 @@ class Linter:
 
     def _asked_in_flight(self, event: events.InputRequested) -> None:
         """Older era: a server request for a capability mrtr did not declare in initialize."""
-        if not event.in_flight or self.older_version is None:
+        if not event.in_flight or self.handshake_version is None:
             return
         for key, request in event.requests.items():
             capability = handshake.needed_capability(request["method"], request["params"])
-            if capability and not handshake.allowed(self.older_version, self.capabilities, capability):
+            if capability and not handshake.allowed(self.handshake_version, self.capabilities, capability):
                 self._report([lint_rules.finding("undeclared-capability", f"the server sent {request['method']} "
                               f"({key}), which needs the client capability {capability}, not declared in "
-                              f"initialize ({self.older_version})")])
+                              f"initialize ({self.handshake_version})")])
 
     def _frame(self, event: events.FrameReceived) -> None:
         message = event.message
-        if self.older_version is not None and isinstance(message, (Request, Notification)):
+        if self.handshake_version is not None and isinstance(message, (Request, Notification)):
             return  # server requests and log messages are that era's way
         if isinstance(message, Response) and self.cancelled and any(same_id(message.id, c) for c in self.cancelled):
             return  # a response racing the cancellation
@@ -108,7 +110,7 @@ class Linter:
             self._once("deprecated-logging", "the server sends log messages (notifications/message)")
 
     def _response(self, event: events.ResponseReceived) -> None:
-        if event.error is not None or self.older_version is not None:
+        if event.error is not None or self.handshake_version is not None:
             return
         self.identified = self.identified or meta.server_info(event.result) is not None
         self._report(lint_rules.check_result(event.method, event.result, self.capabilities))

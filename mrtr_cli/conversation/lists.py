@@ -99,7 +99,7 @@ def _undeclared_roots(client: Client, subject: str) -> bool:
     """A roots tool asked for while mrtr declared no roots: a server may list one only to a client
     that declares them (the npm server-everything's get-roots-list), so a did-you-mean would mislead."""
     capabilities = client.settings.capabilities
-    declared = capabilities.roots and (capabilities.roots_answerable or client.era.name != "older")  # handshake.py
+    declared = client.era.declares_roots(capabilities)
     return "root" in subject.lower() and not declared
 
 

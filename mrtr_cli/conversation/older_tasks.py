@@ -34,7 +34,7 @@ def as_task(client: Client, method: str, params: dict[str, Any], support: str | 
     execution.taskSupport (None: the tool is not listed), `asked` whether --task was given."""
     if asked:
         _check_asked(client, method, params.get("name"), support)
-    takes_tasks = client.era.name == "older" and rules.takes_tool_tasks(client.era.said)
+    takes_tasks = client.era.takes_tool_tasks()
     if method == "tools/call" and takes_tasks and (support == "required" or (support == "optional" and asked)):
         return rules.task_params(params)
     return params
@@ -44,9 +44,9 @@ def _check_asked(client: Client, method: str, name: Any, support: str | None) ->
     """--task where no task can be made is a usage error (exit 1) saying why."""
     if method != "tools/call":
         raise UsageError(f"--task: only a tool call runs as a task, not {method}", "leave --task out")
-    if client.era.name != "older":
+    if not client.era.asks_for_tasks:
         raise UsageError(MODERN_REFUSAL, "leave --task out")
-    if not rules.takes_tool_tasks(client.era.said):
+    if not client.era.takes_tool_tasks():
         raise UsageError(f"--task: the server declares no tasks.requests.tools.call capability, so no tool of "
                          f"it may be called as a task (not {name!r})", "leave --task out")
     if support not in ("required", "optional"):
@@ -57,7 +57,7 @@ def _check_asked(client: Client, method: str, name: Any, support: str | None) ->
 
 def is_task_call(client: Client, params: dict[str, Any]) -> bool:
     """Whether the call was sent as an older-era task (its result is then a CreateTaskResult)."""
-    return client.era.name == "older" and isinstance(params.get("task"), dict)
+    return client.era.asks_for_tasks and isinstance(params.get("task"), dict)
 
 
 class OlderTaskFollower:

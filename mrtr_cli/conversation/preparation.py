@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.lists import list_all, unlisted_hint
 from mrtr_cli.errors import ProtocolError, ServerError
-from mrtr_cli.protocol.headers import header_params, split_tools
-from mrtr_cli.protocol.older_task_rules import task_support, takes_tool_tasks
-from mrtr_cli.transport.base import Mirrored
+from mrtr_cli.protocol.headers import Mirrored, header_params, split_tools
+from mrtr_cli.protocol.older_task_rules import task_support
 
 if TYPE_CHECKING:
     from mrtr_cli.conversation.session import Outcome
@@ -54,7 +53,7 @@ def prepare_call(client: Client, target: CallTarget, method: str, name: str, *, 
     """Read the definition of the tool `name` when the call needs it: to type arguments
     (`needs_schema`), because the target mirrors headers, or to learn whether it runs as a task
     (older era, a server that takes tool tasks). Requests other than tools/call need none."""
-    tasks = client.era.name == "older" and takes_tool_tasks(client.era.said)
+    tasks = client.era.takes_tool_tasks()
     if method != "tools/call" or not (needs_schema or target.mirrors_headers or tasks):
         return Preparation()
     try:

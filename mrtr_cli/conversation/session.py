@@ -26,8 +26,8 @@ from mrtr_cli.errors import (HopRefused, IncompleteError, Interrupted, MrtrError
                              UsageError, interruption)
 from mrtr_cli.exit_codes import ExitCode, decide
 from mrtr_cli.protocol import meta, tasks
+from mrtr_cli.protocol.headers import Mirrored
 from mrtr_cli.protocol.mrtr import Complete, read_result, retry_params
-from mrtr_cli.transport.base import Mirrored
 
 if TYPE_CHECKING:
     from mrtr_cli.conversation.server_requests import CallAsked

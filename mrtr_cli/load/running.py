@@ -58,7 +58,7 @@ def _refuse_older_with_replicas(transcripts: tuple[Transcript, ...]) -> None:
     from mrtr_cli.transcript import model
 
     for transcript in transcripts:
-        if model.load(transcript.path).era == "older":
+        if model.load(transcript.path).spoken.handshake:
             raise UsageError(f"{transcript.path} is of the older era, where a session lives on one instance, "
                              "and --replica routes rounds to several", "leave --replica out for it")
 

@@ -22,6 +22,8 @@ EVERY_VERSION = OLDER_VERSIONS + meta.SPOKEN_VERSIONS
 ELICITATION_SINCE = "2025-06-18"
 URL_MODE_SINCE = "2025-11-25"
 ERAS = ("auto", "modern", "older")
+INITIALIZE = "initialize"
+"""The handshake's request, which opens the older era's session."""
 """`--protocol-era`'s values."""
 
 

@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from mrtr_cli.protocol import meta
+
 SENTINEL_PREFIX = "=?base64?"
 SENTINEL_SUFFIX = "?="
 ANNOTATION = "x-mcp-header"
@@ -25,6 +27,9 @@ TASK_NAMED_METHODS = {"tasks/get": "taskId", "tasks/update": "taskId", "tasks/ca
 SECRET_HEADERS = ("authorization", "proxy-authorization", "cookie", "set-cookie")
 """Headers that carry credentials (lower case): hidden in -v, redacted in every transcript."""
 HEADER_TYPES = ("string", "integer", "boolean")
+Mirrored = Mapping[str, tuple[str, ...]]
+"""The arguments of a tools/call that travel as headers too (`x-mcp-header`): header name ->
+the argument's path. HTTP sends them as `Mcp-Param-*`; stdio has no headers."""
 MAX_SAFE_INTEGER = 2**53 - 1
 
 TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
@@ -86,6 +91,17 @@ def standard_headers(message: dict[str, Any], version: str) -> dict[str, str]:
     params = message.get("params") or {}
     if field and isinstance(params.get(field), str):
         headers[NAME_HEADER] = str(encode_value(params[field]))
+    return headers
+
+
+def mirroring_headers(message: dict[str, Any], mirrored: Mirrored | None) -> dict[str, str]:
+    """A 2026-07-28 request's own headers, which mirror its body: the standard ones, in the version
+    its `_meta` names, and `Mcp-Param-*` for the arguments a tools/call mirrors."""
+    params = message.get("params") or {}
+    version = (params.get("_meta") or {}).get(meta.PROTOCOL_VERSION, meta.LATEST_VERSION)
+    headers = standard_headers(message, version)
+    if mirrored and message["method"] == "tools/call":
+        headers.update(param_headers(mirrored, params.get("arguments")))
     return headers
 
 

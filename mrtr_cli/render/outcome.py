@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mrtr_cli.conversation.eras import era_named
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
@@ -71,7 +72,7 @@ def _excluded(outcome: Outcome) -> str:
     from its request to its response, less the waits for an answer in flight; a task's, from the call
     to its end, less its input rounds' answering). An older-era task's time (2025-11-25, its questions
     asked on tasks/result) still holds the answering: no claim is made for it."""
-    older_task = outcome.task is not None and outcome.era == "older"
+    older_task = outcome.task is not None and era_named(outcome.era).asks_for_tasks
     return ", answering excluded" if any(r.answers for r in outcome.rounds) and not older_task else ""
 
 

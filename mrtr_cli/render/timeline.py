@@ -152,7 +152,9 @@ class Timeline:
         self.print(StyledLine(f"  … only requestState: retrying in {event.seconds * 1000:.0f} ms", "mrtr.dim"))
 
     def _era(self, event: events.EraChosen) -> None:
-        name = "2026-07-28" if event.era == "modern" else f"the initialize handshake, {event.version}"
+        from mrtr_cli.conversation.eras import era_named  # a client's module: loaded by then
+
+        name = era_named(event.era).describe(event.version)
         self.print(StyledLine(f"  era: {event.era} ({name}): {safe_line(event.reason, 200)}", "mrtr.dim"))
 
     def _sent(self, event: events.MessageSent) -> None:

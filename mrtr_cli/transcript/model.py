@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mrtr_cli import events, files, validation, yaml_loader
+from mrtr_cli.conversation.eras import Era, era_named
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import MrtrError, ServerError, UsageError, error_for
 from mrtr_cli.transcript.rounds import finding_from_data, round_events, round_from_data
@@ -48,6 +49,11 @@ class Transcript:
     def era(self) -> str:
         """`modern` (2026-07-28) or `older` (the initialize era); a format 1 transcript is modern."""
         return str(self.data.get("era", "modern"))
+
+    @property
+    def spoken(self) -> type[Era]:
+        """The era it was recorded in, as the strategy that tells the eras apart (conversation/eras.py)."""
+        return era_named(self.era)
 
     @property
     def outcome(self) -> str:

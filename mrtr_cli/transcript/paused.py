@@ -55,7 +55,7 @@ def not_paused(transcript: model.Transcript) -> tuple[str, str] | None:
     if isinstance(task, dict) and transcript.outcome != "complete":
         return (f"the conversation is a task ({task['id']}), which the server keeps, not the file",
                 f"continue it with mrtr tasks resume {task['id']}")
-    if transcript.era == "older":
+    if transcript.spoken.handshake:
         return ("an older-era conversation waits in its server's session, which ended with the mrtr that recorded "
                 "it: it cannot be continued from a file", "call the tool again (2026-07-28 conversations can wait)")
     last = transcript.rounds[-1] if transcript.rounds else None

@@ -32,8 +32,8 @@ def replay_target(transcript: Transcript, options: TargetOptions, trust: bool,
 def recorded_era(transcript: Transcript, options: TargetOptions) -> TargetOptions:
     """The options to speak the recorded era by: an older-era transcript replays in the older era
     unless --protocol-era or --protocol-version says otherwise (the migration check)."""
-    if transcript.era == "older" and options.protocol_era == "auto" and not options.protocol_version:
-        return options._replace(protocol_era="older")
+    if transcript.spoken.handshake and options.protocol_era == "auto" and not options.protocol_version:
+        return options._replace(protocol_era=transcript.era)
     return options
 
 

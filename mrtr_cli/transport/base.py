@@ -111,9 +111,20 @@ class StillWaiting(NamedTuple):
 
 Incoming = Union[Frame, StderrLine, WireInfo, AuthNote, StillWaiting]
 
-Mirrored = Mapping[str, tuple[str, ...]]
-"""The arguments of a tools/call that travel as headers too (`x-mcp-header`): header name ->
-the argument's path. HTTP sends them as `Mcp-Param-*`; stdio has no headers."""
+class Headers(NamedTuple):
+    """The headers of one message, as the era spoken made them (conversation/eras.py): HTTP sends them
+    after its Content-Type and Accept (and the -H headers); stdio has none to send."""
+
+    own: Mapping[str, str]
+    """The message's own headers (a 2026-07-28 request mirrors its body in them)."""
+    session: Mapping[str, str] | None = None
+    """The headers of the session the message belongs to, with the `Mcp-Session-Id` the server gave
+    when it gave one; the first message that names any opens the session's GET stream, and its GET
+    and DELETE name them too. None: the message belongs to no session."""
+
+
+NO_HEADERS = Headers({})
+"""A message's headers where it has none of its own and no session (a probe sent over stdio's pipe)."""
 
 
 class Deadline:
@@ -229,15 +240,12 @@ class Exchange(Protocol):
 class Transport(Protocol):
     """A way to reach one server."""
 
-    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> Exchange:
-        """Send one request frame and return the exchange that carries its answer. HTTP makes its
-        headers from `message`, the `mirrored` arguments and `older_version` (and sends nothing
-        yet). stdio writes the frame, and calls `before_waiting` before a write waits for room in a
-        full pipe. `older_version`: the version the initialize handshake chose, with every request
-        of the older era (None: the modern era, whose version is in the message's `_meta`)."""
+    def start(self, text: str, headers: Headers, before_waiting: Callable[[], None] | None = None) -> Exchange:
+        """Send one request frame and return the exchange that carries its answer. HTTP sends it
+        with `headers` (and sends nothing yet). stdio writes the frame, and calls `before_waiting`
+        before a write waits for room in a full pipe."""
 
-    def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
+    def send(self, text: str, headers: Headers) -> None:
         """Send one frame that expects no response (a notification, or mrtr's response to a server
         request): stdio writes a line, HTTP POSTs it and expects 202 Accepted."""
 
@@ -256,12 +264,11 @@ class Wrapped:
     def __init__(self, inner: Transport) -> None:
         self.inner = inner
 
-    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> Exchange:
-        return self.inner.start(text, message, mirrored, before_waiting, older_version)
+    def start(self, text: str, headers: Headers, before_waiting: Callable[[], None] | None = None) -> Exchange:
+        return self.inner.start(text, headers, before_waiting)
 
-    def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
-        self.inner.send(text, message, older_version)
+    def send(self, text: str, headers: Headers) -> None:
+        self.inner.send(text, headers)
 
     def describe(self) -> str:
         return self.inner.describe()

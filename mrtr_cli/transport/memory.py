@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any, Protocol
 
 from mrtr_cli.errors import UnreachableError
-from mrtr_cli.transport.base import ChannelExchange, Deadline, Frame, Incoming, Mirrored, TransportTimeout
+from mrtr_cli.transport.base import ChannelExchange, Deadline, Frame, Headers, Incoming, TransportTimeout
 
 CLOSING_WAIT_SECONDS = 5.0
 """How long the server thread may take to finish once the client has closed (as stdio's grace)."""
@@ -81,13 +81,12 @@ class MemoryTransport:
     def describe(self) -> str:
         return self.name
 
-    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> ChannelExchange:
+    def start(self, text: str, headers: Headers, before_waiting: Callable[[], None] | None = None) -> ChannelExchange:
         """As over stdio: the one channel carries every frame; no headers, the version in the handshake."""
         self.write(text)
         return ChannelExchange(self)
 
-    def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
+    def send(self, text: str, headers: Headers) -> None:
         self.write(text)
 
     def write(self, text: str) -> None:

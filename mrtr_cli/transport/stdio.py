@@ -15,10 +15,9 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from mrtr_cli.errors import UnreachableError
-from mrtr_cli.transport.base import (ChannelExchange, DEFAULT_MAX_MESSAGE_SIZE, Deadline, Incoming, Mirrored, TransportTimeout,
+from mrtr_cli.transport.base import (ChannelExchange, DEFAULT_MAX_MESSAGE_SIZE, Deadline, Headers, Incoming, TransportTimeout,
                                      format_size, message_too_large)
 from mrtr_cli.transport.server_pipes import ServerPipes
 
@@ -58,10 +57,9 @@ class StdioTransport:
     def describe(self) -> str:
         return shlex.join(self.command)
 
-    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> ChannelExchange:
-        """Over stdio `x-mcp-header` annotations are ignored (the spec allows it), and the version
-        travels in the handshake alone."""
+    def start(self, text: str, headers: Headers, before_waiting: Callable[[], None] | None = None) -> ChannelExchange:
+        """Over stdio there are no headers: `x-mcp-header` annotations are ignored (the spec allows
+        it), and the older era's version travels in the handshake alone."""
         self.write(text, before_waiting)
         return ChannelExchange(self)
 
@@ -69,7 +67,7 @@ class StdioTransport:
         """What the server writes with no request in flight (`base.listener`)."""
         return ChannelExchange(self)
 
-    def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
+    def send(self, text: str, headers: Headers) -> None:
         """A frame that expects no response: one line, like any other."""
         self.write(text)
 

@@ -3,8 +3,8 @@
 `frames` -> `_send_handling_auth` (a 401 or 403 answered, and the request sent again) ->
 `_send_single` (the exchange in a thread of its own, pump.py, so --timeout bounds the whole
 response however slowly it arrives) -> `_send_handling_redirects` (307 and 308 followed,
-redirects.py) -> the body, JSON or an SSE stream, up to --max-message-size -> in the older era,
-a broken stream resumed (older_http_session.py). Closing the response stream is how a request
+redirects.py) -> the body, JSON or an SSE stream, up to --max-message-size -> in a session (the
+older era's), a broken stream resumed (http_session.py). Closing the response stream is how a request
 is cancelled.
 """
 
@@ -22,7 +22,7 @@ from mrtr_cli.transport import http_headers, redirects
 from mrtr_cli.transport.base import (AuthChallenge, Deadline, Frame, Incoming, TransportTimeout, WireInfo,
                                      message_too_large)
 from mrtr_cli.transport.http.connection import Connection, Redirected, request_timeout
-from mrtr_cli.transport.http.older_http_session import OlderSession
+from mrtr_cli.transport.http.http_session import HttpSession
 from mrtr_cli.transport.http_answers import auth_error, is_jsonrpc, status_error, undecodable, unreachable
 from mrtr_cli.transport.listening import attached
 from mrtr_cli.transport.pump import Pump
@@ -42,7 +42,7 @@ class HttpExchange:
     """One POST (sent again for each redirect followed, and after a challenge answered) and the
     stream that answers it."""
 
-    def __init__(self, connection: Connection, session: OlderSession, authorizer: Authorizer | None, text: str,
+    def __init__(self, connection: Connection, session: HttpSession, authorizer: Authorizer | None, text: str,
                  own_headers: dict[str, str]) -> None:
         self.connection = connection
         self.session = session
@@ -102,7 +102,7 @@ class HttpExchange:
             yield WireInfo("in", self.connection.describe_response(response),
                            {"status": response.status_code, "content_type": kind})
             yield from self._body(response, kind.lower())
-            if self.session.version is not None:
+            if self.session.opened:
                 assert self._pump is not None
                 yield from self.session.resume(self.resumption, self._pump.stopped, deadline, response)
         finally:

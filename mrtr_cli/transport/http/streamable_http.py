@@ -1,25 +1,24 @@
 """The Streamable HTTP transport: one POST per message, the answer as JSON or an SSE stream.
 
-Headers mirror the body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, and `Mcp-Param-*`
-for the arguments a tools/call mirrors: its tool's `x-mcp-header` annotations, which travel with
-the request). A request is an exchange (post_exchange.py); the older era's session is
-older_http_session.py; the authorization flow's own requests go through `fetch` (auth_fetch.py).
+Each message goes with the headers it is given (`base.Headers`: the era makes them,
+conversation/eras.py). A request is an exchange (post_exchange.py); a session, for messages
+that name one, is http_session.py; the authorization flow's own requests go through
+`fetch` (auth_fetch.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import httpx
 
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.transport import http_headers
-from mrtr_cli.transport.base import DEFAULT_MAX_MESSAGE_SIZE, Fetch, Mirrored, PlainReply
+from mrtr_cli.transport.base import DEFAULT_MAX_MESSAGE_SIZE, Fetch, Headers, PlainReply
 from mrtr_cli.transport.http import auth_fetch
 from mrtr_cli.transport.listening import Listened
 from mrtr_cli.transport.http.connection import CONNECT_SECONDS, Connection
-from mrtr_cli.transport.http.older_http_session import OlderSession
+from mrtr_cli.transport.http.http_session import HttpSession
 from mrtr_cli.transport.http.post_exchange import Authorizer, HttpExchange
 from mrtr_cli.transport.http_answers import auth_error, unreachable
 
@@ -37,7 +36,7 @@ class HttpTransport:
                  show_secrets: bool = False, *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
                  authorizer: MakeAuthorizer | None = None) -> None:
         self.connection = Connection(url, headers, cacert, insecure, show_secrets, max_message_size)
-        self.session = OlderSession(self.connection)
+        self.session = HttpSession(self.connection)
         self._make_authorizer = authorizer
         self.authorizer: Authorizer | None = None
         """What answers a 401 or 403 (made at the first request; None: the challenge is an error)."""
@@ -59,13 +58,11 @@ class HttpTransport:
     def describe(self) -> str:
         return self.connection.url
 
-    def start(self, text: str, message: dict[str, Any], mirrored: Mirrored | None = None,
-              before_waiting: Callable[[], None] | None = None, older_version: str | None = None) -> HttpExchange:
+    def start(self, text: str, headers: Headers, before_waiting: Callable[[], None] | None = None) -> HttpExchange:
         """Nothing is sent yet (the exchange POSTs when its frames are read): nothing waits here but
         the first request's kept token."""
         self._authorize_first()
-        self.session.begin(older_version)
-        own_headers = http_headers.request_headers(message, mirrored, older_version, self.session.session_id)
+        own_headers = {**http_headers.JSON_BODY, **self.session.join(headers)}
         return HttpExchange(self.connection, self.session, self.authorizer, text, own_headers)
 
     def _authorize_first(self) -> None:
@@ -91,14 +88,13 @@ class HttpTransport:
                                 connection.max_message_size)
         return exact_http.frames(reply, connection.max_message_size), reply.status
 
-    def send(self, text: str, message: dict[str, Any], older_version: str | None = None) -> None:
+    def send(self, text: str, headers: Headers) -> None:
         """POST a notification or a response; the server should answer 202 Accepted (any 2xx is taken)."""
-        self.session.begin(older_version)
-        headers = {**http_headers.JSON_BODY, **self.connection.extra_headers,
-                   **http_headers.session_headers(older_version, self.session.session_id)}
+        joined = self.session.join(headers)
+        headers_sent = {**http_headers.JSON_BODY, **self.connection.extra_headers, **joined}
         try:
             response = self.connection.client.post(self.connection.url, content=text.encode("utf-8"),
-                                                   headers=headers, timeout=CONNECT_SECONDS)
+                                                   headers=headers_sent, timeout=CONNECT_SECONDS)
         except httpx.HTTPError as error:
             raise unreachable(self.connection.url, str(error) or type(error).__name__) from None
         if response.status_code in (401, 403):
@@ -108,7 +104,6 @@ class HttpTransport:
                                 f"{response.status_code}, not 202 Accepted", "check the server's logs")
 
     def close(self) -> None:
-        """Stop the GET stream and end the older era's session (older_http_session.py); then the
-        connection."""
+        """Stop the GET stream and end the session (http_session.py); then the connection."""
         self.session.end()
         self.connection.client.close()

@@ -1,5 +1,6 @@
-"""The older era's session over HTTP: the `Mcp-Session-Id` the initialize response gives, the
-version every later request names, the GET stream (listening.py) that the first such request
+"""The session over HTTP that the older era's messages belong to (`base.Headers.session`): the
+`Mcp-Session-Id` the initialize response gives, the session headers every later message names
+(the version the handshake chose), the GET stream (listening.py) that the first such message
 opens, the GET that resumes a POST's broken stream with `Last-Event-ID` (resume.py), and the
 DELETE that ends the session.
 """
@@ -8,43 +9,56 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
 
 import httpx
 
 from mrtr_cli.errors import UnreachableError
 from mrtr_cli.transport import http_headers
-from mrtr_cli.transport.base import Deadline, Incoming, TransportTimeout, WireInfo
+from mrtr_cli.transport.base import Deadline, Headers, Incoming, TransportTimeout, WireInfo
 from mrtr_cli.transport.http.connection import (CONNECT_SECONDS, Connection, Redirected, request_timeout,
                                                 streams_events)
 from mrtr_cli.transport.listening import ListeningStream
 from mrtr_cli.transport.resume import Resumption, StreamPosition
 
+SESSION_ID_HEADER = "Mcp-Session-Id"
 LISTEN_SECONDS = 300.0
 """How long the GET stream may stay silent before mrtr stops reading it."""
 
 
-class OlderSession:
-    """One connection's session of the older era (nothing happens in the modern era)."""
+class HttpSession:
+    """One connection's session (nothing happens for messages that belong to none: 2026-07-28's)."""
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
-        self.version: str | None = None
-        """The version the session's requests name (MCP-Protocol-Version), for the GET stream and
-        the session's end; set by the first request that names one."""
+        self.named: Mapping[str, str] = {}
+        """The session headers its messages name (the version the handshake chose), for the GET
+        stream and the session's end; set by the first message that names any."""
         self.session_id: str | None = None
         """The `Mcp-Session-Id` the server gave in its initialize response."""
         self.listening: ListeningStream | None = None
         """The GET stream, opened after the handshake."""
 
-    def begin(self, older_version: str | None) -> None:
-        """The first message of the older era after the handshake (it names the version chosen)
-        opens the GET stream (listening.py), which names that version too."""
-        if older_version is None or self.listening is not None:
-            return
-        self.version = older_version
-        self.listening = ListeningStream(self._listen)
-        self.listening.start()
+    def join(self, headers: Headers) -> dict[str, str]:
+        """A message's headers: its own, and for a message of the session the session's with its id.
+        The first message that names session headers (the first after the handshake) opens the
+        GET stream (listening.py), which names them too."""
+        if headers.session is None:
+            return dict(headers.own)
+        if headers.session and self.listening is None:
+            self.named = dict(headers.session)
+            self.listening = ListeningStream(self._listen)
+            self.listening.start()
+        return {**headers.own, **headers.session, **self._id()}
+
+    @property
+    def opened(self) -> bool:
+        """Whether a message has named the session (the first after the handshake): a broken stream
+        of its is resumed."""
+        return bool(self.named)
+
+    def _id(self) -> dict[str, str]:
+        return {SESSION_ID_HEADER: self.session_id} if self.session_id else {}
 
     def note(self, response: httpx.Response) -> None:
         """Keep the session id the first response that names one gives (the initialize response)."""
@@ -53,8 +67,8 @@ class OlderSession:
             self.session_id = given
 
     def headers(self) -> dict[str, str]:
-        """What the session's GET and DELETE name: its version and its id."""
-        return http_headers.session_headers(self.version, self.session_id)
+        """What the session's GET and DELETE name: its session headers and its id."""
+        return {**self.named, **self._id()}
 
     def resume(self, resumption: Resumption, stopped: threading.Event, deadline: Deadline,
                ended: httpx.Response) -> Iterator[Incoming]:
