@@ -63,8 +63,10 @@ ALL_TOOL_PROBES: list[Probe] = [*TOOL_PROBES, *TOOL_STATE_PROBES, *ROUND_PROBES,
                                 *REFUSAL_PROBES, *REPLAY_PROBES]
 """Every probe that needs the named tool."""
 CALLS: dict[str, Calls] = {"the conversation": Calls(conversations=1),
-                           **{probe[0]: Calls(requests=1) for probe in TOOL_PROBES}}
-"""The tool's own conversation, and one call for each retry of its first round (check/calls.py)."""
+                           **{probe[0]: Calls(requests=1) for probe in TOOL_PROBES},
+                           EXTRA_ANSWERS[0]: Calls(requests=2)}
+"""The tool's own conversation, and one call for each retry of its first round (check/calls.py); two
+for the extra answers, which ask round 1 afresh first."""
 WRONG_SHAPE = 12345
 """The answer the wrong-shape probe sends: a number where an object is due, as the suite sends."""
 
@@ -239,12 +241,27 @@ class ToolProber:
         return judged(probe, reply, reply.error is not None, change)
 
     def extra_answers(self, state: str | None, answers: dict[str, Any] | str) -> Check:
+        """Round 1's answers and one more, on a round 1 asked afresh: a server that takes each
+        requestState once (the MRTR page lets it: "consumed at most once") refuses the conversation's
+        own state, already used, whatever the answers."""
         probe = EXTRA_ANSWERS
         if isinstance(answers, str):
             return verdict(*probe, None, answers)
+        fresh, words = self._fresh_state(state, answers)
         extra = {**answers, PROBE_KEY: {"action": "accept", "content": {}}}
-        reply = self._retry({**with_state(self.params, state), INPUT_RESPONSES: extra})
-        return judged(probe, reply, reply.error is None, f"an extra answer {PROBE_KEY!r}")
+        reply = self._retry({**with_state(self.params, fresh), INPUT_RESPONSES: extra})
+        return judged(probe, reply, reply.error is None, f"an extra answer {PROBE_KEY!r}{words}")
+
+    def _fresh_state(self, state: str | None, answers: dict[str, Any]) -> tuple[str | None, str]:
+        """The requestState of round 1 asked again, when it asks the same questions; else round 1's
+        own, and words saying so."""
+        if state is None:
+            return None, ""
+        again = self._retry(self.params)
+        fresh = again.result.get(REQUEST_STATE) if asks(again) else None
+        if isinstance(fresh, str) and (again.result.get("inputRequests") or {}).keys() == answers.keys():
+            return fresh, ""
+        return state, f" (with the conversation's own round 1 state: round 1 asked again came back as {seen(again)})"
 
     def wrong_shape(self, asked: dict[str, Any], state: str | None, answers: dict[str, Any] | str) -> Check:
         """The first question answered with a number where its response object is due."""

@@ -28,7 +28,7 @@ from mrtr_cli.check.replay_probes import ReplayFlags
 from mrtr_cli.check.calls import calls_words
 from mrtr_cli.check.principal_probe import OtherPrincipal
 from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES, ToolProber, tool_calls
-from mrtr_cli.check.named import calls_of, named_checks, probes_for
+from mrtr_cli.check.named import NamedProber, calls_of, probes_for
 from mrtr_cli.check.stream import StreamWatch
 from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
@@ -52,7 +52,7 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
         try:
             skipped = skipped_by_request(probes.skip_probes)
             checks, server, era = _probe(context, tool, target, answering, named,
-                                         Asked(skipped, _replay_flags(probes, tool), probes.other_principal))
+                                         Asked(skipped, _replay_flags(probes, tool, named), probes.other_principal))
         except MrtrError as error:  # no probe ran: the report still says why
             _report_for_ci(context, [], time.monotonic() - started, report, location, error.one_line())
             _write_page(html, [], None, error.one_line())
@@ -124,13 +124,15 @@ class Asked(NamedTuple):
     """--other-principal: the headers of a second identity (check/principal_probe.py)."""
 
 
-def _replay_flags(probes: ProbeOptions, tool: CallOptions | None) -> ReplayFlags:
-    """--state-age and --at-most-once; exit 1 without --tool: they retry the named tool's state."""
+def _replay_flags(probes: ProbeOptions, tool: CallOptions | None, named: tuple[CallOptions, ...]) -> ReplayFlags:
+    """--state-age and --at-most-once; exit 1 without --tool, --prompt or --resource: they retry the
+    named target's state."""
     given = [flag for flag, value in (("--state-age", probes.state_age is not None),
                                       ("--at-most-once", probes.at_most_once)) if value]
-    if given and tool is None:
-        raise UsageError(f"{given[0]} in mrtr check retries the named tool's requestState, and no tool is named",
-                         f"give --tool NAME (a tool that asks), or leave {given[0]} out")
+    if given and tool is None and not named:
+        raise UsageError(f"{given[0]} in mrtr check retries the named target's requestState, and no tool, prompt or "
+                         "resource is named", f"give --tool NAME, --prompt NAME or --resource URI (one that asks), "
+                                              f"or leave {given[0]} out")
     return ReplayFlags(probes.state_age, probes.at_most_once)
 
 
@@ -143,8 +145,7 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
     if hops is not None and tool is None:
         raise UsageError(f"{hops.flag} in mrtr check sends the named tool's retries to other instances, and no tool "
                          "is named", f"give --tool NAME (a tool that asks), or leave {hops.flag} out")
-    other = _other_principal(context, target, options, asked.other_principal, tool)
-    _say_calls(context, tool, named, other is not None, hops is not None)
+    other = _other_principal(context, target, options, asked.other_principal, tool is not None or bool(named))
     opening = opener(options, context.output.verbose, context.output.show_secrets)
     discover_seen = older.DiscoverSeen()
     context.emit.subscribe(discover_seen)
@@ -154,6 +155,7 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
     try:
         with connect(context, target, options, client_settings(options, answering, chain), chain=chain) as client, \
                 routed(hops, client, target, opening) as instances:  # the older era: exit 1 with the reason
+            _say_calls(context, tool, named, other is not None, hops is not None, client.era.name)
             _require_listed(client, tool, named)
             if client.era.name == "older":
                 checks = [*_older(client, chain, tool, target),
@@ -174,15 +176,17 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
 
 
 def _other_principal(context: Context, target: Target, options: TargetOptions, given: tuple[str, ...],
-                     tool: CallOptions | None) -> Callable[[Client], OtherPrincipal] | None:
+                     named: bool) -> Callable[[Client], OtherPrincipal] | None:
     """The second identity of --other-principal, once the client it shares settings with is made;
-    refused without --tool, and for a server over stdio. Its values are never shown (no -v, no
-    --show-secrets) and no kept OAuth token is sent with them."""
+    refused without --tool, --prompt or --resource (`named`), and for a server over stdio. Its
+    values are never shown (no -v, no --show-secrets) and no kept OAuth token is sent with them."""
     if not given:
         return None
-    if tool is None:
-        raise UsageError("--other-principal in mrtr check sends the named tool's requestState as a second identity, "
-                         "and no tool is named", "give --tool NAME (a tool that asks), or leave --other-principal out")
+    if not named:
+        raise UsageError("--other-principal in mrtr check sends the named target's requestState as a second "
+                         "identity, and no tool, prompt or resource is named",
+                         "give --tool NAME, --prompt NAME or --resource URI (one that asks), or leave "
+                         "--other-principal out")
     headers = parse_headers(given, "--other-principal")
     second = target.as_principal(headers)
 
@@ -204,10 +208,15 @@ NAMED_WORD = {"prompts/get": "prompt", "resources/read": "resource"}
 
 
 def _say_calls(context: Context, tool: CallOptions | None, named: tuple[CallOptions, ...], other: bool,
-               hopping: bool) -> None:
-    """The first line: at most how many calls each named target will receive (check/calls.py)."""
-    budgets = [calls_words(f"tool {tool.name}", tool_calls(other, hopping))] if tool is not None else []
-    budgets += [calls_words(f"{NAMED_WORD[request.method]} {request.name}", calls_of(request.method)) for request in named]
+               hopping: bool, era: str) -> None:
+    """The first line, once the era is known: at most how many calls each named target will receive
+    (check/calls.py). In the older era the tool's call is made once and nothing else is probed."""
+    if era == "older":
+        budgets = [calls_words(f"tool {tool.name}", older.TOOL_CALLS)] if tool is not None else []
+    else:
+        budgets = [calls_words(f"tool {tool.name}", tool_calls(other, hopping))] if tool is not None else []
+        budgets += [calls_words(f"{NAMED_WORD[request.method]} {request.name}", calls_of(request.method, other))
+                    for request in named]
     if budgets:
         context.consoles.err.print(calls_line(budgets))
 
@@ -269,12 +278,15 @@ def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | 
         tool_prober = ToolProber(prober, chain, tool.name, arguments, prepared.mirrored, instances, asked.flags,
                                  other)
         checks += tool_prober.checks()
-    after = [check for request in named for check in named_checks(prober, chain, request.method,
-                                                                  request_params(request, Preparation()))]
+    named_probers = [NamedProber(prober, chain, request.method, request_params(request, Preparation()), asked.flags,
+                                 other) for request in named]
+    after = [check for named_prober in named_probers for check in named_prober.checks()]
     after += prober.run(LISTEN_PROBES, lambda: listen_checks(prober))  # it ends with a stream cancelled
-    if tool_prober is not None:  # the probes that wait go last, the rest of the check (and its waits) filling theirs
+    if tool_prober is not None or named_probers:  # the probes that wait go last, the rest filling their waits
         watch.validate_so_far()
+    if tool_prober is not None:
         checks += tool_prober.waiting_checks()
+    after += [check for named_prober in named_probers for check in named_prober.waiting_checks()]
     return checks + after + watch.checks()
 
 
