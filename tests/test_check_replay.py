@@ -157,3 +157,12 @@ def test_skip_probe_leaves_a_probe_out_by_request_and_an_unknown_id_is_exit_1_wi
     assert shouted.code == 1 and "did you mean 'state-never-expires'?" in shouted.stderr
     alone = mrtr_here("check", "--demo", "--skip-probe", "schema-valid")  # no --tool needed
     assert alone.code == 0 and "skipped, by request (--skip-probe)" in alone.stdout
+
+
+def test_extra_answers_on_a_server_that_takes_each_state_once_pass_on_a_round_1_asked_afresh():
+    """The voucher server refuses a requestState used before ("consumed at most once"): the
+    conversation's own round 1 state is spent, so the extra answer goes with a fresh one, and a
+    server that ignores the extra key passes (before: a false warn, "requestState was already used")."""
+    _, once = check("--redeem", "once")
+    assert once["extra-answers"]["status"] == "pass", once["extra-answers"]
+    assert once["extra-answers"]["seen"] == "an extra answer '__mrtr_probe': a complete result"

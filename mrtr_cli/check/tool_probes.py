@@ -247,21 +247,13 @@ class ToolProber:
         probe = EXTRA_ANSWERS
         if isinstance(answers, str):
             return verdict(*probe, None, answers)
-        fresh, words = self._fresh_state(state, answers)
+        again = self._retry(self.params) if state is not None else None
+        if again is not None and shape_problem(again) is not None:
+            return judged(probe, again, False, "round 1 asked afresh")
+        fresh, words = _fresh_state(state, again, answers)
         extra = {**answers, PROBE_KEY: {"action": "accept", "content": {}}}
         reply = self._retry({**with_state(self.params, fresh), INPUT_RESPONSES: extra})
         return judged(probe, reply, reply.error is None, f"an extra answer {PROBE_KEY!r}{words}")
-
-    def _fresh_state(self, state: str | None, answers: dict[str, Any]) -> tuple[str | None, str]:
-        """The requestState of round 1 asked again, when it asks the same questions; else round 1's
-        own, and words saying so."""
-        if state is None:
-            return None, ""
-        again = self._retry(self.params)
-        fresh = again.result.get(REQUEST_STATE) if asks(again) else None
-        if isinstance(fresh, str) and (again.result.get("inputRequests") or {}).keys() == answers.keys():
-            return fresh, ""
-        return state, f" (with the conversation's own round 1 state: round 1 asked again came back as {seen(again)})"
 
     def wrong_shape(self, asked: dict[str, Any], state: str | None, answers: dict[str, Any] | str) -> Check:
         """The first question answered with a number where its response object is due."""
@@ -287,6 +279,17 @@ def tampered(state: str) -> str:
     """
     middle = len(state) // 2
     return state[:middle] + ("B" if state[middle:middle + 1] == "A" else "A") + state[middle + 1:]
+
+
+def _fresh_state(state: str | None, again: Reply | None, answers: dict[str, Any]) -> tuple[str | None, str]:
+    """The requestState of round 1 asked `again`, when it asks the questions `answers` answer; else
+    round 1's own, and words saying so."""
+    if again is None:
+        return state, ""
+    fresh = again.result.get(REQUEST_STATE) if asks(again) else None
+    if isinstance(fresh, str) and (again.result.get("inputRequests") or {}).keys() == answers.keys():
+        return fresh, ""
+    return state, f" (with the conversation's own round 1 state: round 1 asked again came back as {seen(again)})"
 
 
 def _with_answers(params: dict[str, Any], answers: dict[str, Any] | str) -> dict[str, Any]:

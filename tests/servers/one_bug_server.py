@@ -161,9 +161,9 @@ CALLS = {"statement": statement, "export": export, "pizza": pizza}
 def respond(message: dict[str, Any], caller: str) -> dict[str, Any]:
     """The result of one request; `Refused` for an error."""
     method, params = message.get("method"), message.get("params") or {}
-    if method == "server/discover" and isinstance(params.get("_meta"), dict):
-        return stdlib_mcp.discover(SERVER_INFO, {"tools": {}, "resources": {}})
     declared = stdlib_mcp.declared(params)
+    if method == "server/discover":
+        return stdlib_mcp.discover(SERVER_INFO, {"tools": {}, "resources": {}})
     if method == "tools/list":
         return complete({"tools": TOOLS, **CACHE})
     if method == "resources/list":

@@ -48,13 +48,15 @@ def discover(info: dict[str, Any], capabilities: dict[str, Any]) -> dict[str, An
 
 
 def declared(params: dict[str, Any]) -> dict[str, Any]:
-    """The client capabilities a request's `_meta` declares: every request other than
-    server/discover carries `_meta` with them (basic/index); `Refused` -32602 when it does not."""
+    """The client capabilities a request's `_meta` declares: every request carries `_meta` with the
+    protocol version and them (basic/index): `Refused` -32602 when it does not, -32022 naming the
+    versions spoken for a version this server does not speak (basic/versioning)."""
     meta = params.get("_meta")
-    if not isinstance(meta, dict) or not isinstance(meta.get(CLIENT_CAPABILITIES), dict):
-        raise Refused(-32602, f"Invalid params: _meta must carry {CLIENT_CAPABILITIES}")
-    if meta.get(PROTOCOL_VERSION) != VERSION:
-        raise Refused(-32602, f"Invalid params: _meta must carry {PROTOCOL_VERSION} {VERSION}")
+    if not isinstance(meta, dict) or not isinstance(meta.get(CLIENT_CAPABILITIES), dict) \
+            or not isinstance(meta.get(PROTOCOL_VERSION), str):
+        raise Refused(-32602, f"Invalid params: _meta must carry {PROTOCOL_VERSION} and {CLIENT_CAPABILITIES}")
+    if meta[PROTOCOL_VERSION] != VERSION:
+        raise Refused(-32022, "Unsupported protocol version", {"supported": [VERSION], "requested": meta[PROTOCOL_VERSION]})
     capabilities: dict[str, Any] = meta[CLIENT_CAPABILITIES]
     return capabilities
 
