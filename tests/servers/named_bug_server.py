@@ -57,7 +57,7 @@ COMPLETIONS = {"count": 0}
 REFUSED = {"decline": "declined", "cancel": "cancelled"}
 PROMPT = {"name": "greeting", "description": "Greets whoever answers, in the tone they choose."}
 RESOURCE = {"uri": "vault://report", "name": "report", "mimeType": "text/plain"}
-QUESTIONS = {
+QUESTIONS: dict[str, list[tuple[str, str, dict[str, Any]]]] = {
     "prompts/get": [("name", "Who is to be greeted?", {"type": "string", "default": "Ada"}),
                     ("tone", "In which tone?", {"type": "string", "enum": ["formal", "casual"], "default": "formal"})],
     "resources/read": [("account", "Which account?", {"type": "string", "enum": ["savings", "current"],
@@ -126,7 +126,8 @@ def conversation(method: str, params: dict[str, Any], caller: str) -> Ended | di
     if state is None:
         return asking(method, 1, {"user": caller})
     data = unseal(state, method, caller)
-    step, kept = data.get("step"), {key: data[key] for key in ("user", "first") if key in data}
+    step = data.get("step")
+    kept: dict[str, Any] = {key: data[key] for key in ("user", "first") if key in data}
     given = answered(params, method, step if step in (1, 2) else 1)
     if given is None:
         return asking(method, step if step in (1, 2) else 1, kept)
@@ -179,7 +180,7 @@ def respond(message: dict[str, Any], caller: str) -> dict[str, Any]:
     stdlib_mcp.declared(params)
     if method == "server/discover":
         return stdlib_mcp.discover(INFO, {"prompts": {}, "resources": {}})
-    lists = {"prompts/list": {"prompts": [PROMPT]}, "resources/list": {"resources": [RESOURCE]},
+    lists: dict[str, dict[str, Any]] = {"prompts/list": {"prompts": [PROMPT]}, "resources/list": {"resources": [RESOURCE]},
              "resources/templates/list": {"resourceTemplates": []}}
     if method in lists:
         return stdlib_mcp.complete(INFO, {**lists[method], **CACHE})

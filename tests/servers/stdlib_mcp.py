@@ -62,12 +62,17 @@ def declared(params: dict[str, Any]) -> dict[str, Any]:
 
 
 def answer(respond: Respond, message: dict[str, Any], caller: str) -> tuple[int, dict[str, Any]]:
-    """The response to a request, and its HTTP status (400 for an error, 404 for an unknown method)."""
+    """The response to a request, and its HTTP status (400 for an error, 404 for an unknown method).
+    A request the rules stumble on (a field missing, of another type) is the client's mistake: -32602,
+    and the server stays up."""
     try:
         return 200, {"jsonrpc": "2.0", "id": message.get("id"), "result": respond(message, caller)}
     except Refused as refused:
         status = 404 if refused.code == -32601 else 400
         return status, {"jsonrpc": "2.0", "id": message.get("id"), "error": refused.error}
+    except Exception as bad:  # noqa: BLE001 - say so, stay up
+        return 400, {"jsonrpc": "2.0", "id": message.get("id"),
+                     "error": {"code": -32602, "message": f"Invalid params: {bad!r}"}}
 
 
 def serve_stdio(respond: Respond) -> None:
