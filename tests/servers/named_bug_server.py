@@ -180,8 +180,9 @@ def respond(message: dict[str, Any], caller: str) -> dict[str, Any]:
     stdlib_mcp.declared(params)
     if method == "server/discover":
         return stdlib_mcp.discover(INFO, {"prompts": {}, "resources": {}})
-    lists: dict[str, dict[str, Any]] = {"prompts/list": {"prompts": [PROMPT]}, "resources/list": {"resources": [RESOURCE]},
-             "resources/templates/list": {"resourceTemplates": []}}
+    lists: dict[str, dict[str, Any]] = {"prompts/list": {"prompts": [PROMPT]},
+                                        "resources/list": {"resources": [RESOURCE]},
+                                        "resources/templates/list": {"resourceTemplates": []}}
     if method in lists:
         return stdlib_mcp.complete(INFO, {**lists[method], **CACHE})
     if method == "prompts/get":

@@ -56,7 +56,8 @@ def declared(params: dict[str, Any]) -> dict[str, Any]:
             or not isinstance(meta.get(PROTOCOL_VERSION), str):
         raise Refused(-32602, f"Invalid params: _meta must carry {PROTOCOL_VERSION} and {CLIENT_CAPABILITIES}")
     if meta[PROTOCOL_VERSION] != VERSION:
-        raise Refused(-32022, "Unsupported protocol version", {"supported": [VERSION], "requested": meta[PROTOCOL_VERSION]})
+        raise Refused(-32022, "Unsupported protocol version",
+                      {"supported": [VERSION], "requested": meta[PROTOCOL_VERSION]})
     capabilities: dict[str, Any] = meta[CLIENT_CAPABILITIES]
     return capabilities
 
