@@ -209,7 +209,7 @@ NAMED_WORD = {"prompts/get": "prompt", "resources/read": "resource"}
 
 def _say_calls(context: Context, tool: CallOptions | None, named: tuple[CallOptions, ...], other: bool,
                hopping: bool, era: str) -> None:
-    """The first line, once the era is known: at most how many calls each named target will receive
+    """The calls line, once the era is known: at most how many calls each named target will receive
     (check/calls.py). In the older era the tool's call is made once and nothing else is probed."""
     if era == "older":
         budgets = [calls_words(f"tool {tool.name}", older.TOOL_CALLS)] if tool is not None else []
