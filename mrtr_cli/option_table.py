@@ -245,13 +245,13 @@ OWN = (
     Option(("--resource",), "probes", "resource", "value", "Also probe resources/read of this resource.", "URI"),
     Option(("--skip-probe",), "probes", "skip_probes", "many", "Leave this probe out (its line says skipped, by "
            "request). Repeatable.", "ID"),
-    Option(("--state-age",), "probes", "state_age", "value", "Hold the --tool's round 1 requestState this long, "
-           "then retry it: accepted is a warn.", "SECONDS", STATE_AGE),
-    Option(("--at-most-once",), "probes", "at_most_once", "flag", "The --tool's requestState must be consumed at "
-           "most once: its completing retry is sent again."),
+    Option(("--state-age",), "probes", "state_age", "value", "Hold the named target's round 1 requestState this "
+           "long, then retry it: accepted is a warn.", "SECONDS", STATE_AGE),
+    Option(("--at-most-once",), "probes", "at_most_once", "flag", "The named target's requestState must be consumed "
+           "at most once: its completing retry is sent again."),
     Option(("--other-principal",), "probes", "other_principal", "many", "A header of a second identity (another "
-           "bearer token, say): is the tool's requestState refused from it, do two users' conversations mix? HTTP "
-           "only; its value is never shown or kept. Repeatable.", "'NAME: VALUE'"),
+           "bearer token, say): is the named target's requestState refused from it, do two users' conversations "
+           "mix? HTTP only; its value is never shown or kept. Repeatable.", "'NAME: VALUE'"),
     Option(("--interactive",), "replaying", "interactive", "flag", "Ask a person what the recording does not "
            "answer."),
     Option(("--update",), "replaying", "update", "flag", "Rewrite each transcript from the live run."),

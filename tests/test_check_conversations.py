@@ -104,7 +104,7 @@ def test_other_principal_is_for_http_servers_and_a_named_tool(target: tuple[str,
     config.write_text(json.dumps({"mcpServers": {"local": {"command": PYTHON, "args": [SERVER]}}}))
     assert mrtr_here("check", "--config", str(config), "--server", "local", "--tool", "pizza", *BOB).code == 1
     untargeted = mrtr_here("check", "--url", "http://127.0.0.1:9/mcp", *BOB)
-    assert untargeted.code == 1 and "and no tool is named" in untargeted.stderr
+    assert untargeted.code == 1 and "and no tool, prompt or resource is named" in untargeted.stderr
     assert "bob-token" not in untargeted.stderr + run.stderr
 
 
@@ -129,8 +129,9 @@ def test_caching_hints_on_an_interim_result_are_warned_on_any_target(answers: st
     bug = mrtr_here("check", *stdio("caching"), "--resource", "notes://draft", "--answers", answers, "--json")
     found = checks_of(bug)["interim-no-caching-hints"]
     assert found["status"] == "warn"
-    assert found["seen"] == ('1 of 1 input_required results carry caching hints; first: resources/read '
-                             'notes://draft round 1: ttlMs 0, cacheScope "private"')
+    count = re.fullmatch(r'(\d+) of \1 input_required results carry caching hints; first: resources/read '
+                         r'notes://draft round 1: ttlMs 0, cacheScope "private"', found["seen"])
+    assert count, found["seen"]  # the resource's conversation, and the probes that run it again
     assert "[interim-caching-hints]" in bug.stderr  # the lint finding, on the timeline
     good = mrtr_here("check", *stdio(), "--resource", "notes://draft", "--answers", answers, "--json")
     assert checks_of(good)["interim-no-caching-hints"]["status"] == "pass"
@@ -156,13 +157,15 @@ def test_two_users_conversations_mixed_are_a_must_failure(answers: str):
     assert "bob-token" not in run.stdout + run.stderr
 
 
-def test_the_first_line_says_at_most_how_many_calls_the_tool_receives_and_holds():
+def test_the_calls_line_comes_once_the_era_is_known_and_before_any_call_and_holds():
     run = mrtr_here("check", "--demo", "--tool", "book_table", "--answers", "examples/book_table.yaml")
     assert run.code == 0, run.stdout
-    first = run.stderr.splitlines()[0]
+    lines = run.stderr.splitlines()
+    at = next(index for index, line in enumerate(lines) if line.startswith("calls: "))
+    assert lines[at - 1].startswith("  era: modern (2026-07-28)") and "tools/call" not in "\n".join(lines[:at])
     match = re.fullmatch(r"calls: tool book_table at most (\d+) times \(\d+ single calls, \d+ conversations "
-                         r"of at most 11 calls\)", first)
-    assert match, first
+                         r"of at most 11 calls\)", lines[at])
+    assert match, lines[at]
     sent = len(re.findall(r"^[→↻] tools/call book_table", run.stderr, re.M))
     assert 0 < sent <= int(match.group(1))
 
@@ -174,7 +177,7 @@ def test_json_says_the_first_lines_numbers_of_calls_for_each_named_target():
     assert run.code == 0, run.stderr
     document = run.json()
     jsonschema.validate(document, SCHEMA)
-    assert run.stderr.splitlines()[0] == first_line_of(document["calls"])
+    assert calls_line_of(run.stderr) == first_line_of(document["calls"])
     assert [(entry["target"], entry["name"]) for entry in document["calls"]] == [
         ("tool", "book_table"), ("prompt", "release_notes"), ("resource", "vault://recipes")]
     tool = document["calls"][0]
@@ -187,7 +190,13 @@ def test_json_says_the_first_lines_numbers_of_calls_for_each_named_target():
     hopping = mrtr_here("check", "--demo", "--tool", "book_table", "--answers", "examples/book_table.yaml",
                         "--restart-between-rounds", "--json")
     [hops] = hopping.json()["calls"]
-    assert hopping.stderr.splitlines()[0] == first_line_of([hops]) and hops["at_most"] > tool["at_most"]
+    assert calls_line_of(hopping.stderr) == first_line_of([hops]) and hops["at_most"] > tool["at_most"]
+
+
+def calls_line_of(stderr: str) -> str:
+    """The one `calls: ...` line of a check's stderr (printed once the era is known)."""
+    [line] = [line for line in stderr.splitlines() if line.startswith("calls: ")]
+    return line
 
 
 def first_line_of(calls: list[dict[str, Any]]) -> str:
@@ -196,6 +205,13 @@ def first_line_of(calls: list[dict[str, Any]]) -> str:
         f"{entry['target']} {entry['name']} at most {entry['at_most']} times ({entry['single_calls']} single calls, "
         f"{entry['conversations']} conversation{'s' if entry['conversations'] != 1 else ''} of at most "
         f"{entry['conversation_calls_at_most']} calls)" for entry in calls)
+
+
+def test_in_the_older_era_the_calls_line_counts_the_one_call_the_tool_receives():
+    run = mrtr_here("check", "--demo", "--protocol-era", "older", "--tool", "book_table", "--answers",
+                    "examples/book_table.yaml", "--prompt", "x")
+    calls = [line for line in run.stderr.splitlines() if line.startswith("calls: ")]
+    assert calls == ["calls: tool book_table at most 11 times (1 conversation of at most 11 calls)"], run.stderr
 
 
 @pytest.mark.parametrize("tool", ["book_table", "all_fields"])
@@ -230,7 +246,8 @@ def test_minus_32021_that_does_not_list_the_capability_fails(scripted: Any):
     bare = {"error": {"code": -32021, "message": "Missing required client capability"}}
     refused = {"error": {"code": -32602, "message": "refused"}}
     steps = [{"result": asks}, {"result": text_result("done")},  # the conversation
-             listed, {"result": asks}, refused, refused, {"result": asks}, refused, refused,  # the retries of round 1
+             listed, {"result": asks}, refused, refused, {"result": asks}, {"result": asks},  # the retries of round 1
+             refused, refused,  # (extra-answers asks round 1 afresh first)
              bare]  # capability-withheld-each
     server = scripted(tools=[{"name": "X", "inputSchema": {"type": "object"}}], steps=steps)
     run = mrtr_here(*server.args("check", "--tool", "X", "--answer", "a.name=Ada", "--timeout", "5", "--json"))

@@ -130,10 +130,11 @@ def test_the_sdk_mcpserver_seals_its_state_so_it_differs_and_its_low_level_serve
 
 
 @pytest.mark.parametrize("flag", [("--state-age", "5"), ("--at-most-once",)])
-def test_the_replay_flags_without_a_tool_are_exit_1_saying_what_to_give(flag: tuple[str, ...]):
+def test_the_replay_flags_without_a_named_target_are_exit_1_saying_what_to_give(flag: tuple[str, ...]):
     run = mrtr_here("check", "--demo", *flag)
     assert run.code == 1
-    assert f"✗ {flag[0]} in mrtr check retries the named tool's requestState, and no tool is named" in run.stderr
+    assert f"✗ {flag[0]} in mrtr check retries the named target's requestState, and no tool, prompt or resource " \
+           "is named; give --tool NAME, --prompt NAME or --resource URI" in run.stderr
 
 
 def test_a_state_age_out_of_bounds_is_exit_1():
@@ -151,8 +152,17 @@ def test_skip_probe_leaves_a_probe_out_by_request_and_an_unknown_id_is_exit_1_wi
     typo = mrtr_here("check", "--demo", "--skip-probe", "state-never-expire")
     assert typo.code == 1
     assert typo.stderr.strip() == ("✗ --skip-probe 'state-never-expire': no such probe; did you mean "
-                                   "'state-never-expires'?")
+                                   "'state-never-expires' or 'prompt-state-never-expires'?")
     shouted = mrtr_here("check", "--demo", "--skip-probe", "STATE-NEVER-EXPIRES")  # case aside, as tool names are
     assert shouted.code == 1 and "did you mean 'state-never-expires'?" in shouted.stderr
     alone = mrtr_here("check", "--demo", "--skip-probe", "schema-valid")  # no --tool needed
     assert alone.code == 0 and "skipped, by request (--skip-probe)" in alone.stdout
+
+
+def test_extra_answers_on_a_server_that_takes_each_state_once_pass_on_a_round_1_asked_afresh():
+    """The voucher server refuses a requestState used before ("consumed at most once"): the
+    conversation's own round 1 state is spent, so the extra answer goes with a fresh one, and a
+    server that ignores the extra key passes (before: a false warn, "requestState was already used")."""
+    _, once = check("--redeem", "once")
+    assert once["extra-answers"]["status"] == "pass", once["extra-answers"]
+    assert once["extra-answers"]["seen"] == "an extra answer '__mrtr_probe': a complete result"

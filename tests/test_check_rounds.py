@@ -76,11 +76,11 @@ DONE = {"result": text_result("done")}
 
 def probe_steps(wrong_shape: dict = {"result": ASKS}, null: dict = REFUSED) -> list[dict]:
     """The steps of the tool probes after the conversation (whose first round they reuse):
-    capability withheld, answerless retry, tampered state, other arguments, extra answers, wrong
-    shape, null answers."""
+    capability withheld, answerless retry, tampered state, other arguments, extra answers (round 1
+    asked afresh, then the answers), wrong shape, null answers."""
     withheld = {"error": {"code": -32021, "message": "Missing required client capability",
                           "data": {"requiredCapabilities": {"elicitation": {}}}}}
-    return [withheld, {"result": ASKS}, REFUSED, REFUSED, {"result": ASKS}, wrong_shape, null,
+    return [withheld, {"result": ASKS}, REFUSED, REFUSED, {"result": ASKS}, {"result": ASKS}, wrong_shape, null,
             withheld]  # capability-withheld-each; conversations-isolated then meets no step: not judged
 
 

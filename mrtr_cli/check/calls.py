@@ -1,12 +1,13 @@
 """How many calls of the named target `mrtr check` makes at most: tools/call of the tool named with
-`--tool`, prompts/get of `--prompt`, resources/read of `--resource`. The first line of a check says
-it, so a user knows what side effects to expect before any is had.
+`--tool`, prompts/get of `--prompt`, resources/read of `--resource`. A check says it once the era is
+known (the older era sends the tool one call and probes nothing else) and before any call of a named
+target, so a user knows what side effects to expect before any is had.
 
 Each family of probes declares its own count beside its probes, as a `CALLS` table: probe id ->
 `Calls`. A probe that sends single requests counts them; one that runs the whole conversation again
 counts conversations, each at most `ROUNDS` + 1 calls (check's Session answers at most `ROUNDS`
 input_required rounds). A new probe adds its line to its module's table, and the tables that apply
-are listed where the probes are run (ToolProber.calls, named.calls_of).
+are listed where the probes are run (tool_probes.tool_calls, named.calls_of, older.TOOL_CALLS).
 """
 
 from __future__ import annotations

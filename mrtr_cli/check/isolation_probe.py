@@ -7,7 +7,8 @@ conversation's answers anywhere but in its requestState (a global, a per-connect
 them. A result carrying the other run's answer is a warn under one identity (MRTR servers keep no
 state between requests: basic/index, statelessness) and a fail when run B goes as the
 `--other-principal` identity (state "MUST" be associated with individual users: the elicitation
-page).
+page). The same on a named prompt or resource, its id prefixed (check/kinds.py), a result compared
+by the fields its kind says it with.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from mrtr_cli.answering.questions import Chain, Question
 from mrtr_cli.check.calls import Calls
+from mrtr_cli.check.kinds import TOOL, TargetKind, on, said
 from mrtr_cli.check.other_answers import other_answer
 from mrtr_cli.check.principal_probe import OtherPrincipal
 from mrtr_cli.check.stepped import Stepped
@@ -39,16 +41,17 @@ class IsolationProbe:
     """Runs A and B interleaved and looks for each one's answers in the other's result."""
 
     def __init__(self, send: Callable[[dict[str, Any]], Reply], send_as: Callable[[Client, dict[str, Any]], Reply],
-                 chain: Chain, params: dict[str, Any]) -> None:
+                 chain: Chain, params: dict[str, Any], kind: TargetKind = TOOL) -> None:
         self._send = send
         self._send_as = send_as
         self._chain = chain
         self._params = params
+        self._kind = kind
 
     def check(self, outcome: Outcome, other: OtherPrincipal | None) -> Check:
-        probe = ISOLATED_USERS if other is not None else ISOLATED
+        probe = on(self._kind, ISOLATED_USERS if other is not None else ISOLATED)
         if outcome.status != "complete" or len(outcome.rounds) < 2:
-            return verdict(*probe, None, "not probed: the tool's conversation "
+            return verdict(*probe, None, f"not probed: {self._kind.subject}'s conversation "
                            + ("asked nothing" if outcome.status == "complete" else "did not complete"))
         if not _changes(outcome):
             return verdict(*probe, None, "not probed: no answer has a field that can take another valid value")
@@ -60,7 +63,7 @@ class IsolationProbe:
                 for run in (a, b):
                     if not run.done:
                         run.step()
-        return _judged(probe, (a, own), (b, changed), other)
+        return _judged(probe, (a, own), (b, changed), other, self._kind)
 
 
 class _Answers:
@@ -102,7 +105,7 @@ def _connected(other: OtherPrincipal | None) -> Iterator[Client | None]:
 
 
 def _judged(probe: Probe, a: tuple[Stepped, _Answers], b: tuple[Stepped, _Answers],
-            other: OtherPrincipal | None) -> Check:
+            other: OtherPrincipal | None, kind: TargetKind) -> Check:
     (run_a, own), (run_b, changed) = a, b
     changes = ", ".join(f"`{name}` {short(was)} → {short(now)}" for name, (was, now) in changed.changes.items())
     ran = (f"two conversations interleaved, B{' as ' + other.words if other else ''} answering {changes or 'the same'}"
@@ -110,20 +113,22 @@ def _judged(probe: Probe, a: tuple[Stepped, _Answers], b: tuple[Stepped, _Answer
     if not completes(run_a.last) and not completes(run_b.last):
         return verdict(*probe, None, f"not judged: {ran}")
     mine, theirs = _atoms(own.given), _atoms(changed.given)
-    foreign = _carried(run_a.last, theirs - mine, mine, "A", "B") or \
-        _carried(run_b.last, mine - theirs, theirs, "B", "A")
+    foreign = _carried(run_a.last, theirs - mine, mine, ("A", "B"), kind) or \
+        _carried(run_b.last, mine - theirs, theirs, ("B", "A"), kind)
     if foreign:
         return verdict(*probe, False, f"{foreign}; {ran}: keep a conversation's answers in its requestState, "
                                       "not in state shared between requests")
     return verdict(*probe, True, f"{ran}: each carries only its own answers")
 
 
-def _carried(reply: Reply | None, tokens: set[str], own: set[str], mine: str, theirs: str) -> str | None:
+def _carried(reply: Reply | None, tokens: set[str], own: set[str], runs: tuple[str, str],
+             kind: TargetKind) -> str | None:
     """`A's result carries B's answer 5`, when a complete result holds one of the other run's values
     outside its own (B's `b.ada@example.com` holds A's `ada@example.com`: that is not a mix)."""
     if not completes(reply) or reply is None:
         return None
-    text = json.dumps([reply.result.get("content"), reply.result.get("structuredContent")], ensure_ascii=False)
+    mine, theirs = runs
+    text = json.dumps(list(said(kind, reply.result).values()), ensure_ascii=False)
     for atom in sorted(own, key=len, reverse=True):
         if any(token in atom for token in tokens):  # only an own value that holds a foreign one hides it
             text = text.replace(atom, "\0")

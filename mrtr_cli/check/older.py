@@ -16,6 +16,7 @@ from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.eras import Era, era_named
 from mrtr_cli.conversation.session import Session
+from mrtr_cli.check.calls import Calls
 from mrtr_cli.check.probes import (DISCOVER_PROBES, EXACT_HEADER_PROBES, GENERIC_PROBES, HEADER_PROBE, META_PROBE,
                                    VERSION_PROBE)
 from mrtr_cli.check.stream import STREAM_PROBES
@@ -32,6 +33,8 @@ INITIALIZE_PROBE: Probe = ("initialize-result", "the initialize result has proto
                            "serverInfo", "MUST", "basic/lifecycle#initialization")
 TOOL_CALL_PROBE: Probe = ("tool-call-completes", "the tool's call completes, its questions answered in flight",
                           "MUST", "server/tools#calling-tools")
+TOOL_CALLS = Calls(conversations=1)
+"""The most calls of the named tool in this era (check/calls.py): its one call, answered in flight."""
 INITIALIZE_KEYS = ("protocolVersion", "capabilities", "serverInfo")
 OLDER_SPEC = "https://modelcontextprotocol.io/specification/2025-11-25/"
 """Where the rules of the handshake era are stated."""

@@ -6,7 +6,8 @@ attacker-controlled input", and it SHOULD bind the state to the authenticated pr
 probe first calls the tool as the second identity alone (refused: it cannot call the tool, and the
 probe is skipped), then runs round 1 with the usual headers and sends its state and answers with the
 second identity's headers. Taken (a complete result, or the round the first identity was asked
-next) is a warn: one user's state works for another's credentials.
+next) is a warn: one user's state works for another's credentials. The same on a named prompt or
+resource, as `prompt-state-other-principal` and `resource-state-other-principal` (check/kinds.py).
 
 The second identity's header values are never shown or kept: the evidence names the headers only,
 and its connection is opened without -v and without a kept OAuth token (commands/check.py).
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mrtr_cli.check.calls import Calls
+from mrtr_cli.check.kinds import TOOL, TargetKind, on
 from mrtr_cli.check.stepped import questions_of
 from mrtr_cli.check.verdicts import Check, Probe, asks, completes, seen, short, verdict
 from mrtr_cli.conversation.client import Client, Reply
@@ -49,27 +51,31 @@ class OtherPrincipal:
 
 
 class PrincipalProbe:
-    """Sends one round of the named tool as the usual identity (`send`) or the other (`send_as`)."""
+    """Sends one round of the named target as the usual identity (`send`) or the other (`send_as`)."""
 
     def __init__(self, send: Callable[[dict[str, Any]], Reply],
-                 send_as: Callable[[Client, dict[str, Any]], Reply], params: dict[str, Any]) -> None:
+                 send_as: Callable[[Client, dict[str, Any]], Reply], params: dict[str, Any],
+                 kind: TargetKind = TOOL) -> None:
         self._send = send
         self._send_as = send_as
         self._params = params
+        self._kind = kind
+        self.probe = on(kind, STATE_OTHER_PRINCIPAL)
 
     def check(self, outcome: Outcome, other: OtherPrincipal | None) -> Check:
-        probe = STATE_OTHER_PRINCIPAL
+        probe = self.probe
         if other is None:
             return verdict(*probe, None, NOT_ASKED)
         first = outcome.rounds[0] if outcome.rounds else None
         if first is None or first.result_type != "input_required" or first.state is None:
-            return verdict(*probe, None, "the tool's first round carried no requestState")
+            return verdict(*probe, None, f"{self._kind.subject}'s first round carried no requestState")
         answers = {key: answer.response for key, answer in first.answers.items()}
         following = outcome.rounds[1] if len(outcome.rounds) > 1 else None
         with other.connect() as client:
             refused = self._cannot_call(client)
             if refused is not None:
-                return verdict(*probe, None, f"not probed: the second identity cannot call the tool: {refused}")
+                return verdict(*probe, None, f"not probed: the second identity cannot call {self._kind.subject}: "
+                                             f"{refused}")
             return self._crossed(client, answers, following.requests if following else None, other)
 
     def _cannot_call(self, client: Client) -> str | None:
@@ -84,7 +90,7 @@ class PrincipalProbe:
 
     def _crossed(self, client: Client, answers: dict[str, Any], next_asked: dict[str, Any] | None,
                  other: OtherPrincipal) -> Check:
-        probe = STATE_OTHER_PRINCIPAL
+        probe = self.probe
         fresh = self._send(self._params)
         state = fresh.result.get(REQUEST_STATE) if asks(fresh) else None
         if not isinstance(state, str):

@@ -1,15 +1,15 @@
-"""`mrtr check --tool NAME`: does a "no" end otherwise than a "yes"?
+"""`mrtr check --tool NAME` (and `--prompt`, `--resource`): does a "no" end otherwise than a "yes"?
 
 The elicitation page lists three response actions (accept, decline, cancel) and says, in lower
 case, "Servers should handle each state appropriately" (decline: "Handle explicit decline (e.g.,
 offer alternatives)"; cancel: "Handle dismissal (e.g., prompt again later)"). A tool that acts on
 a declined or cancelled question as it acts on an accepted one has not heard the no.
 
-For each form question of the tool's conversation with a required field, the conversation runs
+For each form question of the target's conversation with a required field, the conversation runs
 again, answered as it was (the same answers, so no person is asked twice), but with that
 question declined (`decline-is-no`) and then cancelled (`cancel-is-no`). Ending with the same
-content and structuredContent as the accepted run is a warn; asking again, another result or an
-error passes.
+content and structuredContent as the accepted run (a prompt's description and messages, a
+resource's contents: check/kinds.py) is a warn; asking again, another result or an error passes.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import Chain, Decision, Question, Refusal, Response
 from mrtr_cli.check.calls import Calls
+from mrtr_cli.check.kinds import TOOL, TargetKind, base_id, said
 from mrtr_cli.check.verdicts import Check, Probe, short, verdict
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Outcome, Session
@@ -32,7 +33,8 @@ DECLINE_IS_NO: Probe = ("decline-is-no", "declining a question with a required f
 CANCEL_IS_NO: Probe = ("cancel-is-no", "cancelling a question with a required field does not end as accepting it",
                        "SHOULD", ELICITATION)
 REFUSAL_PROBES: list[Probe] = [DECLINE_IS_NO, CANCEL_IS_NO]
-ACTIONS = {DECLINE_IS_NO: "decline", CANCEL_IS_NO: "cancel"}
+ACTIONS = {DECLINE_IS_NO[0]: "decline", CANCEL_IS_NO[0]: "cancel"}
+"""By the probe's id on the tool (check/kinds.py base_id)."""
 MAX_QUESTIONS = 5
 """The most questions refused, each in a conversation of its own (two, with cancel): the calls stay few."""
 CALLS = {probe[0]: Calls(conversations=MAX_QUESTIONS + 1) for probe in REFUSAL_PROBES}
@@ -94,55 +96,59 @@ def refusable(outcome: Outcome) -> list[Asked]:
 
 
 def refusal_checks(client: Client, params: dict[str, Any], mirrored: Mirrored | None, accepted: Outcome,
-                   probe: Probe) -> Check:
-    """`probe` (decline-is-no or cancel-is-no) on the accepted conversation."""
+                   probe: Probe, kind: TargetKind = TOOL) -> Check:
+    """`probe` (decline-is-no or cancel-is-no, on `kind`) on the accepted conversation."""
     if accepted.status != "complete" or accepted.result is None:
-        return verdict(*probe, None, "not judged: the tool's own conversation did not complete")
+        return verdict(*probe, None, f"not judged: {kind.subject}'s own conversation did not complete")
     questions = refusable(accepted)
     if not questions:
-        return verdict(*probe, None, "the tool asks no form question with a required field")
-    endings = [_refused_run(client, params, mirrored, accepted, asked, ACTIONS[probe])
-               for asked in questions[:MAX_QUESTIONS]]
+        return verdict(*probe, None, f"{kind.subject} asks no form question with a required field")
+    run = _Runs(client, params, mirrored, kind)
+    endings = [run.refused(accepted, asked, ACTIONS[base_id(kind, probe)]) for asked in questions[:MAX_QUESTIONS]]
     left_out = len(questions) - MAX_QUESTIONS
     more = f" ({left_out} more question{'s' if left_out != 1 else ''} not refused)" if left_out > 0 else ""
     same = [ending for ending, alike in endings if alike]
-    if not same and any(ending.endswith(ANOTHER_RESULT) for ending, _ in endings) and \
-            not _stable(client, params, mirrored, accepted):
+    if not same and any(ending.endswith(ANOTHER_RESULT) for ending, _ in endings) and not run.stable(accepted):
         return verdict(*probe, None, "not judged: accepting again gave another result than the first time, so "
-                                     "another result when refusing says nothing (the tool's result changes from run "
-                                     "to run)")
+                                     f"another result when refusing says nothing ({kind.subject}'s result changes "
+                                     "from run to run)")
     return verdict(*probe, not same, "; ".join(same or [ending for ending, _ in endings]) + more)
 
 
-def _stable(client: Client, params: dict[str, Any], mirrored: Mirrored | None, accepted: Outcome) -> bool:
-    """Whether the accepted conversation, run again with the same answers, ends with the same result:
-    else a refused run's other result may be the tool's drift (a counter, a time), not a no heard."""
-    again = Session(client, Chain([RefusingAnswerer(accepted, NOBODY, "decline")])).run("tools/call", params, mirrored)
-    if isinstance(again.error, Interrupted):
-        raise again.error
-    return again.result is not None and _said(again.result) == _said(accepted.result or {})
+class _Runs:
+    """The target's conversation run again, answered as the accepted run was but for one question."""
 
+    def __init__(self, client: Client, params: dict[str, Any], mirrored: Mirrored | None, kind: TargetKind) -> None:
+        self.client, self.params, self.mirrored, self.kind = client, params, mirrored, kind
 
-def _refused_run(client: Client, params: dict[str, Any], mirrored: Mirrored | None, accepted: Outcome,
-                 asked: Asked, action: str) -> tuple[str, bool]:
-    """The conversation again with `asked` refused: how it ended, and whether as the accepted run did."""
-    answerer = RefusingAnswerer(accepted, asked, action)
-    outcome = Session(client, Chain([answerer])).run("tools/call", params, mirrored)
-    if isinstance(outcome.error, Interrupted):
-        raise outcome.error  # Ctrl-C ends the check, as anywhere else
-    verb = {"decline": "declining", "cancel": "cancelling"}[action]
-    named = f"{verb} {asked.key!r} (round {asked.round})"
-    if answerer.asked_again is not None:
-        return f"{named}: asked again in round {answerer.asked_again}", False
-    if outcome.status == "complete" and outcome.result is not None:
-        if _said(outcome.result) == _said(accepted.result or {}):
-            return f"{verb} {asked.key!r} gave the same result as accepting it (round {asked.round}: " \
-                   f"{short(_said(outcome.result))})", True
-        return f"{named}: {ANOTHER_RESULT}", False
-    message = safe_line(outcome.error.message, 160) if outcome.error else outcome.status
-    return f"{named}: {outcome.status} ({message})", False
+    def _run(self, answerer: RefusingAnswerer) -> Outcome:
+        outcome = Session(self.client, Chain([answerer])).run(self.kind.method, self.params, self.mirrored)
+        if isinstance(outcome.error, Interrupted):
+            raise outcome.error  # Ctrl-C ends the check, as anywhere else
+        return outcome
 
+    def stable(self, accepted: Outcome) -> bool:
+        """Whether the accepted conversation, run again with the same answers, ends with the same result:
+        else a refused run's other result may be the target's drift (a counter, a time), not a no heard."""
+        again = self._run(RefusingAnswerer(accepted, NOBODY, "decline"))
+        return again.result is not None and self._said(again.result) == self._said(accepted.result or {})
 
-def _said(result: dict[str, Any]) -> dict[str, Any]:
-    """What a result says: its content and structuredContent."""
-    return {"content": result.get("content"), "structuredContent": result.get("structuredContent")}
+    def refused(self, accepted: Outcome, asked: Asked, action: str) -> tuple[str, bool]:
+        """The conversation again with `asked` refused: how it ended, and whether as the accepted run did."""
+        answerer = RefusingAnswerer(accepted, asked, action)
+        outcome = self._run(answerer)
+        verb = {"decline": "declining", "cancel": "cancelling"}[action]
+        named = f"{verb} {asked.key!r} (round {asked.round})"
+        if answerer.asked_again is not None:
+            return f"{named}: asked again in round {answerer.asked_again}", False
+        if outcome.status == "complete" and outcome.result is not None:
+            if self._said(outcome.result) == self._said(accepted.result or {}):
+                return f"{verb} {asked.key!r} gave the same result as accepting it (round {asked.round}: " \
+                       f"{short(self._said(outcome.result))})", True
+            return f"{named}: {ANOTHER_RESULT}", False
+        message = safe_line(outcome.error.message, 160) if outcome.error else outcome.status
+        return f"{named}: {outcome.status} ({message})", False
+
+    def _said(self, result: dict[str, Any]) -> dict[str, Any]:
+        """What a result says: a tool's content and structuredContent (check/kinds.py)."""
+        return said(self.kind, result)

@@ -1,4 +1,5 @@
-"""`mrtr check --tool NAME`: can the tool's requestState be used again later, or twice?
+"""`mrtr check --tool NAME` (and `--prompt`, `--resource`): can the target's requestState be used
+again later, or twice?
 
 The MRTR page: "To prevent replay, servers SHOULD include ... a short expiry (TTL), rejecting
 state presented after it lapses", and "Servers for which a given `requestState` must be consumed
@@ -12,8 +13,8 @@ neither rule directly, but it can ask again and compare:
 - `at-most-once` (`--at-most-once`): the retry that completed the call, sent again as it was,
   under a new id.
 
-The waits are the product's own (time.monotonic), run last among the tool's probes so that the
-others' exchanges fill them.
+The waits are the product's own (time.monotonic), run last among the check's probes so that the
+others' exchanges fill them. On a named prompt or resource the probes' ids are prefixed (check/kinds.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from mrtr_cli.check.calls import Calls
+from mrtr_cli.check.kinds import TOOL, TargetKind, on, said
 from mrtr_cli.check.verdicts import SPEC, Check, Probe, asks, judged, seen, short, verdict
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome, Round
@@ -53,32 +55,35 @@ class ReplayFlags(NamedTuple):
 
 
 Send = Callable[[dict[str, Any]], Reply]
-"""Sends one tools/call of the tool with these params (and mrtr's _meta), under a new id."""
+"""Sends one request of the named target with these params (and mrtr's _meta), under a new id."""
 Run = Callable[[list[Probe], Callable[[], list[Check]]], list[Check]]
 """`Prober.run`: a probe's checks, timed (and left out when skipped by request)."""
 
 
 class ReplayProber:
-    """The three probes, on the tool's own conversation, ended at `ended` (time.monotonic)."""
+    """The three probes, on the target's own conversation, ended at `ended` (time.monotonic)."""
 
     def __init__(self, send: Send, run: Run, params: dict[str, Any], outcome: Outcome, ended: float,
-                 flags: ReplayFlags) -> None:
+                 flags: ReplayFlags, kind: TargetKind = TOOL) -> None:
         self.send = send
         self.run = run
         self.params = params
         self.outcome = outcome
         self.ended = ended
         self.flags = flags
+        self.kind = kind
+        self.never_expires_probe, self.state_age_probe, self.at_most_once_probe = \
+            (on(kind, probe) for probe in REPLAY_PROBES)
 
     def checks(self, first_answers: Callable[[], dict[str, Any] | str]) -> list[Check]:
         """`first_answers`: round 1's answers (or why there are none), for the held state. The
         waits run in the order they fall due; the checks come in REPLAY_PROBES' order."""
-        found = {AT_MOST_ONCE: self.run([AT_MOST_ONCE], lambda: [self.at_most_once()])}
-        timed: list[tuple[float, Probe, Callable[[], Check]]] = [
-            (RERUN_AFTER, STATE_NEVER_EXPIRES, self.never_expires),
-            (self.flags.state_age or 0.0, STATE_AGE, lambda: self.held_state(first_answers))]
-        for _, probe, judge in sorted(timed, key=lambda entry: entry[0]):
-            found[probe] = self.run([probe], judge_once(judge))
+        found = {AT_MOST_ONCE: self.run([self.at_most_once_probe], lambda: [self.at_most_once()])}
+        timed: list[tuple[float, Probe, Probe, Callable[[], Check]]] = [
+            (RERUN_AFTER, STATE_NEVER_EXPIRES, self.never_expires_probe, self.never_expires),
+            (self.flags.state_age or 0.0, STATE_AGE, self.state_age_probe, lambda: self.held_state(first_answers))]
+        for _, family, probe, judge in sorted(timed, key=lambda entry: entry[0]):
+            found[family] = self.run([probe], judge_once(judge))
         return [check for probe in REPLAY_PROBES for check in found[probe]]
 
     def _wait_until(self, seconds: float) -> float:
@@ -95,7 +100,7 @@ class ReplayProber:
         return first if first is not None and first.result_type == "input_required" and first.state else None
 
     def never_expires(self) -> Check:
-        probe, first = STATE_NEVER_EXPIRES, self._first()
+        probe, first = self.never_expires_probe, self._first()
         if first is None:
             return verdict(*probe, None, "the first round carried no requestState")
         later = self._wait_until(RERUN_AFTER)
@@ -111,7 +116,7 @@ class ReplayProber:
         return verdict(*probe, True, f"round 1's requestState differs {later:.1f} s later")
 
     def held_state(self, first_answers: Callable[[], dict[str, Any] | str]) -> Check:
-        probe, first = STATE_AGE, self._first()
+        probe, first = self.state_age_probe, self._first()
         if self.flags.state_age is None:
             return verdict(*probe, None, "not probed: give --state-age SECONDS to hold round 1's requestState that "
                                          "long before retrying it")
@@ -129,10 +134,10 @@ class ReplayProber:
         return judged(probe, reply, False, f"{detail} was accepted")
 
     def at_most_once(self) -> Check:
-        probe, outcome = AT_MOST_ONCE, self.outcome
+        probe, outcome = self.at_most_once_probe, self.outcome
         if not self.flags.at_most_once:
-            return verdict(*probe, None, "not probed: give --at-most-once when the tool's requestState must be "
-                                         "consumed at most once")
+            return verdict(*probe, None, f"not probed: give --at-most-once when {self.kind.subject}'s requestState "
+                                         "must be consumed at most once")
         last = outcome.rounds[-1] if outcome.rounds else None
         if outcome.status != "complete" or outcome.result is None or last is None or last.number == 1:
             return verdict(*probe, None, "the conversation did not complete on a retry")
@@ -142,7 +147,7 @@ class ReplayProber:
         again = f"the completing retry (round {last.number}) sent again under a new id"
         if reply.error is not None or asks(reply):
             return judged(probe, reply, True, again)
-        changed = differences(outcome.result, reply.result)
+        changed = differences(outcome.result, reply.result, self.kind)
         if changed:
             return judged(probe, reply, False, f"{again} completed a second time, with {changed}")
         id, title, level, page = probe
@@ -168,9 +173,9 @@ def refused(reply: Reply, first: Round) -> str | None:
     return None
 
 
-def differences(first: dict[str, Any], second: Any) -> str:
-    """What differs between two complete results, by the fields a tool's result says it with."""
+def differences(first: dict[str, Any], second: Any, kind: TargetKind = TOOL) -> str:
+    """What differs between two complete results, by the fields a result of `kind` says it with."""
     other = second if isinstance(second, dict) else {}
     changed = [f"{key} {short(other.get(key))} where the first had {short(first.get(key))}"
-               for key in ("content", "structuredContent", "isError") if first.get(key) != other.get(key)]
+               for key in (*said(kind, first), "isError") if first.get(key) != other.get(key)]
     return "; ".join(changed)

@@ -63,8 +63,10 @@ ALL_TOOL_PROBES: list[Probe] = [*TOOL_PROBES, *TOOL_STATE_PROBES, *ROUND_PROBES,
                                 *REFUSAL_PROBES, *REPLAY_PROBES]
 """Every probe that needs the named tool."""
 CALLS: dict[str, Calls] = {"the conversation": Calls(conversations=1),
-                           **{probe[0]: Calls(requests=1) for probe in TOOL_PROBES}}
-"""The tool's own conversation, and one call for each retry of its first round (check/calls.py)."""
+                           **{probe[0]: Calls(requests=1) for probe in TOOL_PROBES},
+                           EXTRA_ANSWERS[0]: Calls(requests=2)}
+"""The tool's own conversation, and one call for each retry of its first round (check/calls.py); two
+for the extra answers, which ask round 1 afresh first."""
 WRONG_SHAPE = 12345
 """The answer the wrong-shape probe sends: a number where an object is due, as the suite sends."""
 
@@ -239,12 +241,19 @@ class ToolProber:
         return judged(probe, reply, reply.error is not None, change)
 
     def extra_answers(self, state: str | None, answers: dict[str, Any] | str) -> Check:
+        """Round 1's answers and one more, on a round 1 asked afresh: a server that takes each
+        requestState once (the MRTR page lets it: "consumed at most once") refuses the conversation's
+        own state, already used, whatever the answers."""
         probe = EXTRA_ANSWERS
         if isinstance(answers, str):
             return verdict(*probe, None, answers)
+        again = self._retry(self.params) if state is not None else None
+        if again is not None and shape_problem(again) is not None:
+            return judged(probe, again, False, "round 1 asked afresh")
+        fresh, words = _fresh_state(state, again, answers)
         extra = {**answers, PROBE_KEY: {"action": "accept", "content": {}}}
-        reply = self._retry({**with_state(self.params, state), INPUT_RESPONSES: extra})
-        return judged(probe, reply, reply.error is None, f"an extra answer {PROBE_KEY!r}")
+        reply = self._retry({**with_state(self.params, fresh), INPUT_RESPONSES: extra})
+        return judged(probe, reply, reply.error is None, f"an extra answer {PROBE_KEY!r}{words}")
 
     def wrong_shape(self, asked: dict[str, Any], state: str | None, answers: dict[str, Any] | str) -> Check:
         """The first question answered with a number where its response object is due."""
@@ -270,6 +279,17 @@ def tampered(state: str) -> str:
     """
     middle = len(state) // 2
     return state[:middle] + ("B" if state[middle:middle + 1] == "A" else "A") + state[middle + 1:]
+
+
+def _fresh_state(state: str | None, again: Reply | None, answers: dict[str, Any]) -> tuple[str | None, str]:
+    """The requestState of round 1 asked `again`, when it asks the questions `answers` answer; else
+    round 1's own, and words saying so."""
+    if again is None:
+        return state, ""
+    fresh = again.result.get(REQUEST_STATE) if asks(again) else None
+    if isinstance(fresh, str) and (again.result.get("inputRequests") or {}).keys() == answers.keys():
+        return fresh, ""
+    return state, f" (with the conversation's own round 1 state: round 1 asked again came back as {seen(again)})"
 
 
 def _with_answers(params: dict[str, Any], answers: dict[str, Any] | str) -> dict[str, Any]:

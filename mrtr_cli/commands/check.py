@@ -28,7 +28,7 @@ from mrtr_cli.check.replay_probes import ReplayFlags
 from mrtr_cli.check.calls import Calls, calls_document, calls_words
 from mrtr_cli.check.principal_probe import OtherPrincipal
 from mrtr_cli.check.tool_probes import ALL_TOOL_PROBES, ToolProber, tool_calls
-from mrtr_cli.check.named import calls_of, named_checks, probes_for
+from mrtr_cli.check.named import NamedProber, calls_of, probes_for
 from mrtr_cli.check.stream import StreamWatch
 from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
@@ -51,16 +51,14 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
         started = time.monotonic()
         try:
             skipped = skipped_by_request(probes.skip_probes)
-            checks, server, era = _probe(context, tool, target, answering, named,
-                                         Asked(skipped, _replay_flags(probes, tool), probes.other_principal))
+            checks, server, era, budgets = _probe(context, tool, target, answering, named,
+                                         Asked(skipped, _replay_flags(probes, tool, named), probes.other_principal))
         except MrtrError as error:  # no probe ran: the report still says why
             _report_for_ci(context, [], time.monotonic() - started, report, location, error.one_line())
             _write_page(html, [], None, error.one_line())
             raise
         checks = by_request(checks, skipped)  # the checks judged from another's exchange, too
         if output.json:
-            budgets = _budgets(tool, named, bool(probes.other_principal), bool(target.replicas or
-                                                                                target.restart_between_rounds))
             context.print_json({"version": json_report.VERSION, "server": server, "era": era,
                                 "calls": [calls_document(*budget) for budget in budgets],
                                 "checks": [c.as_dict() for c in checks], "summary": status_counts(checks)})
@@ -127,27 +125,28 @@ class Asked(NamedTuple):
     """--other-principal: the headers of a second identity (check/principal_probe.py)."""
 
 
-def _replay_flags(probes: ProbeOptions, tool: CallOptions | None) -> ReplayFlags:
-    """--state-age and --at-most-once; exit 1 without --tool: they retry the named tool's state."""
+def _replay_flags(probes: ProbeOptions, tool: CallOptions | None, named: tuple[CallOptions, ...]) -> ReplayFlags:
+    """--state-age and --at-most-once; exit 1 without --tool, --prompt or --resource: they retry the
+    named target's state."""
     given = [flag for flag, value in (("--state-age", probes.state_age is not None),
                                       ("--at-most-once", probes.at_most_once)) if value]
-    if given and tool is None:
-        raise UsageError(f"{given[0]} in mrtr check retries the named tool's requestState, and no tool is named",
-                         f"give --tool NAME (a tool that asks), or leave {given[0]} out")
+    if given and tool is None and not named:
+        raise UsageError(f"{given[0]} in mrtr check retries the named target's requestState, and no tool, prompt or "
+                         "resource is named", f"give --tool NAME, --prompt NAME or --resource URI (one that asks), "
+                                              f"or leave {given[0]} out")
     return ReplayFlags(probes.state_age, probes.at_most_once)
 
 
 def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, answering: AnsweringOptions,
            named: tuple[CallOptions, ...], asked: Asked = Asked()
-           ) -> tuple[list[Check], dict[str, Any] | None, dict[str, Any]]:
+           ) -> tuple[list[Check], dict[str, Any] | None, dict[str, Any], Budgets]:
     chain, _ = build_chain(answering, options.timeout)
     target = resolve_target(options)
     hops = plan(options, target)
     if hops is not None and tool is None:
         raise UsageError(f"{hops.flag} in mrtr check sends the named tool's retries to other instances, and no tool "
                          "is named", f"give --tool NAME (a tool that asks), or leave {hops.flag} out")
-    other = _other_principal(context, target, options, asked.other_principal, tool)
-    _say_calls(context, tool, named, other is not None, hops is not None)
+    other = _other_principal(context, target, options, asked.other_principal, tool is not None or bool(named))
     opening = opener(options, context.output.verbose, context.output.show_secrets)
     discover_seen = older.DiscoverSeen()
     context.emit.subscribe(discover_seen)
@@ -157,6 +156,8 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
     try:
         with connect(context, target, options, client_settings(options, answering, chain), chain=chain) as client, \
                 routed(hops, client, target, opening) as instances:  # the older era: exit 1 with the reason
+            budgets = _budgets(tool, named, other is not None, hops is not None, client.era.handshake)
+            _say_calls(context, budgets)
             _require_listed(client, tool, named)
             if client.era.handshake:
                 checks = [*_older(client, chain, tool, target),
@@ -169,23 +170,25 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
     except AuthError as error:  # a machine's refused grant is exit 3, as in call: CI must not pass without a token
         if not protected or logs_in_as_machine(target, options):
             raise
-        return [*auth_checks, *_not_logged_in(error, tool, named)], None, _era_unknown(error)
+        return [*auth_checks, *_not_logged_in(error, tool, named)], None, _era_unknown(error), []  # none called
     speaks_modern = client.era.speaks_modern
     if client.era.handshake and speaks_modern is None:
         speaks_modern = _answers_discover(context, target, options)
-    return [*auth_checks, *checks], client.server_info, _era(client, discover_seen, speaks_modern)
+    return [*auth_checks, *checks], client.server_info, _era(client, discover_seen, speaks_modern), budgets
 
 
 def _other_principal(context: Context, target: Target, options: TargetOptions, given: tuple[str, ...],
-                     tool: CallOptions | None) -> Callable[[Client], OtherPrincipal] | None:
+                     named: bool) -> Callable[[Client], OtherPrincipal] | None:
     """The second identity of --other-principal, once the client it shares settings with is made;
-    refused without --tool, and for a server over stdio. Its values are never shown (no -v, no
-    --show-secrets) and no kept OAuth token is sent with them."""
+    refused without --tool, --prompt or --resource (`named`), and for a server over stdio. Its
+    values are never shown (no -v, no --show-secrets) and no kept OAuth token is sent with them."""
     if not given:
         return None
-    if tool is None:
-        raise UsageError("--other-principal in mrtr check sends the named tool's requestState as a second identity, "
-                         "and no tool is named", "give --tool NAME (a tool that asks), or leave --other-principal out")
+    if not named:
+        raise UsageError("--other-principal in mrtr check sends the named target's requestState as a second "
+                         "identity, and no tool, prompt or resource is named",
+                         "give --tool NAME, --prompt NAME or --resource URI (one that asks), or leave "
+                         "--other-principal out")
     headers = parse_headers(given, "--other-principal")
     second = target.as_principal(headers)
 
@@ -206,20 +209,27 @@ NAMED_WORD = {"prompts/get": "prompt", "resources/read": "resource"}
 """How the first line names a named target (its method would read as a call already sent)."""
 
 
-def _say_calls(context: Context, tool: CallOptions | None, named: tuple[CallOptions, ...], other: bool,
-               hopping: bool) -> None:
-    """The first line: at most how many calls each named target will receive (check/calls.py)."""
-    budgets = [calls_words(f"{kind} {name}", calls) for kind, name, calls in _budgets(tool, named, other, hopping)]
+Budgets = list[tuple[str, str, Calls]]
+"""Each named target (its kind and name) and at most how many calls it receives: the calls line's numbers,
+and `calls` in --json."""
+
+
+def _say_calls(context: Context, budgets: Budgets) -> None:
+    """The calls line, once the era is known: at most how many calls each named target will receive
+    (check/calls.py)."""
     if budgets:
-        context.consoles.err.print(calls_line(budgets))
+        context.consoles.err.print(calls_line([calls_words(f"{kind} {name}", calls) for kind, name, calls in budgets]))
 
 
-def _budgets(tool: CallOptions | None, named: tuple[CallOptions, ...], other: bool,
-             hopping: bool) -> list[tuple[str, str, Calls]]:
-    """Each named target (its kind and name) and at most how many calls it receives: the first line's
-    numbers, and `calls` in --json."""
+def _budgets(tool: CallOptions | None, named: tuple[CallOptions, ...], other: bool, hopping: bool,
+             handshake: bool) -> Budgets:
+    """The budgets of the era the checks run in: in the older era the tool's call is made once and nothing
+    else is probed."""
+    if handshake:
+        return [("tool", tool.name, older.TOOL_CALLS)] if tool is not None else []
     budgets = [("tool", tool.name, tool_calls(other, hopping))] if tool is not None else []
-    return budgets + [(NAMED_WORD[request.method], request.name, calls_of(request.method)) for request in named]
+    return budgets + [(NAMED_WORD[request.method], request.name, calls_of(request.method, other))
+                      for request in named]
 
 
 def _require_listed(client: Client, tool: CallOptions | None, named: tuple[CallOptions, ...]) -> None:
@@ -279,12 +289,15 @@ def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | 
         tool_prober = ToolProber(prober, chain, tool.name, arguments, prepared.mirrored, instances, asked.flags,
                                  other)
         checks += tool_prober.checks()
-    after = [check for request in named for check in named_checks(prober, chain, request.method,
-                                                                  request_params(request, Preparation()))]
+    named_probers = [NamedProber(prober, chain, request.method, request_params(request, Preparation()), asked.flags,
+                                 other) for request in named]
+    after = [check for named_prober in named_probers for check in named_prober.checks()]
     after += prober.run(LISTEN_PROBES, lambda: listen_checks(prober))  # it ends with a stream cancelled
-    if tool_prober is not None:  # the probes that wait go last, the rest of the check (and its waits) filling theirs
+    if tool_prober is not None or named_probers:  # the probes that wait go last, the rest filling their waits
         watch.validate_so_far()
+    if tool_prober is not None:
         checks += tool_prober.waiting_checks()
+    after += [check for named_prober in named_probers for check in named_prober.waiting_checks()]
     return checks + after + watch.checks()
 
 

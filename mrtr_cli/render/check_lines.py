@@ -47,6 +47,6 @@ def _group_line(group: str, count: int) -> Text:
 
 
 def calls_line(budgets: list[str]) -> Text:
-    """The first line of a check: at most how many calls each named target receives, so the side
-    effects to expect are known before any happens."""
+    """The line a check says once the era is known: at most how many calls each named target
+    receives, so the side effects to expect are known before any happens."""
     return Text(safe_line(f"calls: {'; '.join(budgets)}", 400), "mrtr.key")

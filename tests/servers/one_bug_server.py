@@ -32,8 +32,10 @@ import hmac
 import json
 import secrets
 import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+import stdlib_mcp
+from stdlib_mcp import CACHE, Refused
 
 SERVER_INFO = {"name": "one-bug", "version": "1.0"}
 KEY = secrets.token_bytes(32)
@@ -42,7 +44,6 @@ BUGS: set[str] = set()
 SHARED: dict[str, Any] = {}
 """`--bug shared`: the last size asked, kept between requests (the bug)."""
 ACCOUNTS = {"alice": "balance 1200 EUR", "bob": "balance 15 EUR", "local": "balance 7 EUR"}
-CACHE = {"ttlMs": 0, "cacheScope": "private"}
 MONTH = {"month": {"type": "string", "enum": ["2026-10", "2026-11"]}}
 SIZE = {"size": {"type": "string", "enum": ["small", "medium", "large"]}}
 TOPPING = {"topping": {"type": "string", "enum": ["cheese", "mushroom", "olive"]}}
@@ -53,14 +54,6 @@ TOOLS = [{"name": name, "description": description, "inputSchema": {"type": "obj
                                     ("export", "Exports the data, with a summary."),
                                     ("pizza", "Orders a pizza."))]
 RESOURCES = [{"uri": "notes://draft", "name": "draft", "mimeType": "text/plain"}]
-
-
-class Refused(Exception):
-    """A JSON-RPC error to answer with: code, message, data."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.data = code, message, data
 
 
 def seal(data: dict[str, Any]) -> str:
@@ -77,7 +70,7 @@ def unseal(state: Any) -> dict[str, Any]:
 
 
 def complete(result: dict[str, Any]) -> dict[str, Any]:
-    return {"resultType": "complete", "_meta": {"io.modelcontextprotocol/serverInfo": SERVER_INFO}, **result}
+    return stdlib_mcp.complete(SERVER_INFO, result)
 
 
 def text(words: str, error: bool = False) -> dict[str, Any]:
@@ -168,13 +161,9 @@ CALLS = {"statement": statement, "export": export, "pizza": pizza}
 def respond(message: dict[str, Any], caller: str) -> dict[str, Any]:
     """The result of one request; `Refused` for an error."""
     method, params = message.get("method"), message.get("params") or {}
-    meta = params.get("_meta")
-    if method == "server/discover" and isinstance(meta, dict):
-        return complete({"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}, "resources": {}},
-                         **CACHE})
-    if not isinstance(meta, dict) or "io.modelcontextprotocol/clientCapabilities" not in meta:
-        raise Refused(-32602, "_meta must carry io.modelcontextprotocol/clientCapabilities")
-    declared = meta["io.modelcontextprotocol/clientCapabilities"]
+    declared = stdlib_mcp.declared(params)
+    if method == "server/discover":
+        return stdlib_mcp.discover(SERVER_INFO, {"tools": {}, "resources": {}})
     if method == "tools/list":
         return complete({"tools": TOOLS, **CACHE})
     if method == "resources/list":
@@ -190,61 +179,10 @@ def respond(message: dict[str, Any], caller: str) -> dict[str, Any]:
     raise Refused(-32601, f"Method not found: {method}")
 
 
-def answer(message: dict[str, Any], caller: str) -> tuple[int, dict[str, Any]]:
-    """The response to a request and its HTTP status."""
-    try:
-        return 200, {"jsonrpc": "2.0", "id": message.get("id"), "result": respond(message, caller)}
-    except Refused as refused:
-        error = {"code": refused.code, "message": refused.message,
-                 **({"data": refused.data} if refused.data is not None else {})}
-        status = 404 if refused.code == -32601 else 400
-        return status, {"jsonrpc": "2.0", "id": message.get("id"), "error": error}
-
-
-class Handler(BaseHTTPRequestHandler):
-    def do_POST(self) -> None:  # noqa: N802 - http.server's name
-        message = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        if "id" not in message:
-            self.send_response(202)
-            self.end_headers()
-            return
-        token = (self.headers.get("Authorization") or "").removeprefix("Bearer ").strip()
-        status, response = answer(message, token.removesuffix("-token") or "anonymous")
-        body = json.dumps(response).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self) -> None:  # noqa: N802 - no stream to offer
-        self.send_response(405)
-        self.end_headers()
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-def serve_stdio() -> None:
-    for line in sys.stdin:
-        message = json.loads(line)
-        if "id" in message and "method" in message:
-            sys.stdout.write(json.dumps(answer(message, "local")[1]) + "\n")
-            sys.stdout.flush()
-
-
 def main(argv: list[str]) -> None:
-    words = list(argv[1:])
-    while "--bug" in words:
-        at = words.index("--bug")
-        BUGS.add(words[at + 1])
-        del words[at:at + 2]
-    if words[:1] == ["http"]:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        print(f"listening on http://127.0.0.1:{server.server_address[1]}/mcp", file=sys.stderr, flush=True)
-        server.serve_forever()
-    else:
-        serve_stdio()
+    bugs, words = stdlib_mcp.flags(argv[1:], "--bug")
+    BUGS.update(bugs)
+    stdlib_mcp.serve(respond, words)
 
 
 if __name__ == "__main__":

@@ -33,9 +33,10 @@ import secrets
 import sys
 from typing import Any
 
-VERSION = "2026-07-28"
-INFO = {"io.modelcontextprotocol/serverInfo": {"name": "state-server", "version": "1.0"}}
-CACHE = {"ttlMs": 0, "cacheScope": "private"}
+import stdlib_mcp
+from stdlib_mcp import CACHE, Refused
+
+INFO = {"name": "state-server", "version": "1.0"}
 INVOICES = {"INV-7": 4200, "INV-9": 1200}
 LINES = {"INV-9": [{"item": f"part-{number}", "cents": 100} for number in range(12)]}
 """The lines of an invoice that has them: its state carries them too (a long state)."""
@@ -48,14 +49,6 @@ KEY = secrets.token_bytes(32)
 MODES = ("plain", "mac-unchecked", "mac-checked", "tag-optional", "step-unbound")
 
 
-class Refused(Exception):
-    """A request the server answers with a JSON-RPC error."""
-
-    def __init__(self, code: int, message: str, data: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.error = {"code": code, "message": message, **({"data": data} if data else {})}
-
-
 def form(message: str, name: str, schema: dict[str, Any]) -> dict[str, Any]:
     return {"method": "elicitation/create", "params": {"mode": "form", "message": message, "requestedSchema": {
         "type": "object", "properties": {name: schema}, "required": [name]}}}
@@ -65,7 +58,7 @@ def asking(key: str, question: dict[str, Any], state: dict[str, Any], mode: str)
     if mode == "step-unbound":  # the careless part: nothing in the state says which round it belongs to
         state = {key: value for key, value in state.items() if key != "step"}
     return {"resultType": "input_required", "inputRequests": {key: question}, "requestState": sealed(state, mode),
-            "_meta": INFO}
+            "_meta": {stdlib_mcp.SERVER_INFO: INFO}}
 
 
 def mac(body: bytes) -> bytes:
@@ -193,26 +186,13 @@ def read_invoice(params: dict[str, Any], mode: str) -> dict[str, Any]:
 
 
 def complete(result: dict[str, Any]) -> dict[str, Any]:
-    return {"resultType": "complete", **result, "_meta": INFO}
-
-
-def check_meta(params: dict[str, Any]) -> dict[str, Any]:
-    """Every request carries `_meta` with the protocol version and the client's capabilities."""
-    meta = params.get("_meta")
-    if not isinstance(meta, dict) or not isinstance(meta.get("io.modelcontextprotocol/clientCapabilities"), dict):
-        raise Refused(-32602, "Invalid params: _meta needs the protocol version and the client capabilities")
-    version = meta.get("io.modelcontextprotocol/protocolVersion")
-    if version is None:
-        raise Refused(-32602, "Invalid params: _meta needs the protocol version")
-    if version != VERSION:
-        raise Refused(-32022, "Unsupported protocol version", {"supported": [VERSION], "requested": version})
-    return meta["io.modelcontextprotocol/clientCapabilities"]
+    return stdlib_mcp.complete(INFO, result)
 
 
 def result_of(method: str, params: dict[str, Any], mode: str) -> dict[str, Any]:
-    capabilities = check_meta(params)
+    capabilities = stdlib_mcp.declared(params)
     if method == "server/discover":
-        return complete({"supportedVersions": [VERSION], "capabilities": {"tools": {}, "resources": {}}, **CACHE})
+        return stdlib_mcp.discover(INFO, {"tools": {}, "resources": {}})
     if method == "tools/list":
         return complete({"tools": [PAY], **CACHE})
     if method == "resources/list":
@@ -230,21 +210,8 @@ def result_of(method: str, params: dict[str, Any], mode: str) -> dict[str, Any]:
     raise Refused(-32601, f"Method not found: {method}")
 
 
-def respond(message: dict[str, Any], mode: str) -> dict[str, Any]:
-    try:
-        return {"jsonrpc": "2.0", "id": message["id"], "result": result_of(message["method"], message["params"], mode)}
-    except Refused as refused:
-        return {"jsonrpc": "2.0", "id": message["id"], "error": refused.error}
-    except Exception as bad:  # noqa: BLE001 - a malformed request is the client's mistake: say so, stay up
-        return {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32602, "message": f"Invalid params: {bad!r}"}}
-
-
 def main(mode: str) -> None:
-    for line in sys.stdin:
-        message = json.loads(line)
-        if "id" in message and "method" in message:  # notifications need no answer
-            sys.stdout.write(json.dumps(respond(message, mode)) + "\n")
-            sys.stdout.flush()
+    stdlib_mcp.serve_stdio(lambda message, caller: result_of(message["method"], message["params"], mode))
 
 
 if __name__ == "__main__":

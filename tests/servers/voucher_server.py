@@ -29,13 +29,13 @@ import hashlib
 import hmac
 import json
 import secrets
-import sys
 import time
 from typing import Any
 
-VERSION = "2026-07-28"
-INFO = {"io.modelcontextprotocol/serverInfo": {"name": "voucher-server", "version": "1.0"}}
-CACHE = {"ttlMs": 0, "cacheScope": "private"}
+import stdlib_mcp
+from stdlib_mcp import CACHE, Refused
+
+INFO = {"name": "voucher-server", "version": "1.0"}
 REDEEM = {"name": "redeem", "description": "Redeems a voucher, once, after the user confirms.",
           "inputSchema": {"type": "object", "properties": {"voucher": {"type": "string"}}, "required": ["voucher"]}}
 CONFIRM = {"method": "elicitation/create", "params": {
@@ -43,12 +43,6 @@ CONFIRM = {"method": "elicitation/create", "params": {
     "requestedSchema": {"type": "object", "properties": {"confirm": {"type": "boolean", "default": True}},
                         "required": ["confirm"]}}}
 KEY = secrets.token_bytes(32)
-
-
-class Refused(Exception):
-    def __init__(self, code: int, message: str, data: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.error = {"code": code, "message": message, **({"data": data} if data else {})}
 
 
 class Vouchers:
@@ -90,7 +84,7 @@ class Vouchers:
         answer = (params.get("inputResponses") or {}).get("confirm")
         if answer is None:
             return {"resultType": "input_required", "inputRequests": {"confirm": CONFIRM},
-                    "requestState": self.seal(voucher), "_meta": INFO}
+                    "requestState": self.seal(voucher), "_meta": {stdlib_mcp.SERVER_INFO: INFO}}
         state = params.get("requestState")
         self.opened(state, voucher)
         action = answer.get("action")
@@ -110,45 +104,23 @@ class Vouchers:
 
 
 def complete(text: str, structured: dict[str, Any]) -> dict[str, Any]:
-    return {"resultType": "complete", "content": [{"type": "text", "text": text}], "structuredContent": structured,
-            "_meta": INFO}
-
-
-def check_meta(params: dict[str, Any]) -> None:
-    meta = params.get("_meta")
-    if not isinstance(meta, dict) or not isinstance(meta.get("io.modelcontextprotocol/clientCapabilities"), dict) \
-            or meta.get("io.modelcontextprotocol/protocolVersion") is None:
-        raise Refused(-32602, "Invalid params: _meta needs the protocol version and the client capabilities")
-    if meta["io.modelcontextprotocol/protocolVersion"] != VERSION:
-        raise Refused(-32022, "Unsupported protocol version",
-                      {"supported": [VERSION], "requested": meta["io.modelcontextprotocol/protocolVersion"]})
+    return stdlib_mcp.complete(INFO, {"content": [{"type": "text", "text": text}], "structuredContent": structured})
 
 
 def result_of(vouchers: Vouchers, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    check_meta(params)
+    declared = stdlib_mcp.declared(params)
     if method == "server/discover":
-        return {"resultType": "complete", "supportedVersions": [VERSION], "capabilities": {"tools": {}}, **CACHE,
-                "_meta": INFO}
+        return stdlib_mcp.discover(INFO, {"tools": {}})
     if method == "tools/list":
-        return {"resultType": "complete", "tools": [REDEEM], **CACHE, "_meta": INFO}
+        return stdlib_mcp.complete(INFO, {"tools": [REDEEM], **CACHE})
     if method == "tools/call" and params.get("name") == "redeem":
-        if "elicitation" not in params["_meta"]["io.modelcontextprotocol/clientCapabilities"]:
+        if "elicitation" not in declared:
             raise Refused(-32021, "Missing required client capability: elicitation",
                           {"requiredCapabilities": {"elicitation": {}}})
         return vouchers.redeem(params)
     if method == "tools/call":
         raise Refused(-32602, f"Unknown tool: {params.get('name')}")
     raise Refused(-32601, f"Method not found: {method}")
-
-
-def respond(vouchers: Vouchers, message: dict[str, Any]) -> dict[str, Any]:
-    try:
-        return {"jsonrpc": "2.0", "id": message["id"], "result": result_of(vouchers, message["method"],
-                                                                          message.get("params") or {})}
-    except Refused as refused:
-        return {"jsonrpc": "2.0", "id": message["id"], "error": refused.error}
-    except Exception as bad:  # noqa: BLE001 - a malformed request is the client's mistake
-        return {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32602, "message": f"Invalid params: {bad!r}"}}
 
 
 def main() -> None:
@@ -158,11 +130,7 @@ def main() -> None:
     parser.add_argument("--redeem", choices=["again", "once", "same"], default="once")
     parser.add_argument("--decline", choices=["heard", "as-accept"], default="heard")
     vouchers = Vouchers(parser.parse_args())
-    for line in sys.stdin:
-        message = json.loads(line)
-        if "id" in message and "method" in message:
-            sys.stdout.write(json.dumps(respond(vouchers, message)) + "\n")
-            sys.stdout.flush()
+    stdlib_mcp.serve_stdio(lambda message, caller: result_of(vouchers, message["method"], message.get("params") or {}))
 
 
 if __name__ == "__main__":
