@@ -14,6 +14,7 @@ from pathlib import Path
 
 from conftest import PYTHON, ROOT, Run, mrtr, text_result
 from conformance import reference_server
+from mrtr_cli.transcript import model, paused
 from pty_session import ENTER, Pty
 
 CTRL_C, CTRL_D, TAB = "\x03", "\x04", "\t"
@@ -248,3 +249,42 @@ def test_ctrl_c_over_http_closes_the_call_and_the_shell_goes_on(tmp_path: Path):
     # tools/list for the call's x-mcp-header arguments, the call cut short, then the shell's own list
     assert [r["body"]["method"] for r in faults.received] == ["tools/list", "tools/call", "tools/list"]
     assert "region" in session.stdout()
+
+
+def test_park_at_a_question_then_answer_it_in_the_shell_or_later_with_mrtr_answer(tmp_path: Path):
+    """At a question's review, "Park (answer later)" stops the conversation paused in a file of the config
+    folder: `answer` lists it, `answer 1` continues it on this connection, and `mrtr answer FILE` continues
+    another one after the shell is gone."""
+    from peers import demo_http
+    from pty_session import DOWN, prompt
+
+    config = tmp_path / "config"
+    with demo_http() as url:
+        session = Pty(tmp_path, "shell", "--url", url, env={"MRTR_CONFIG_DIR": str(config)})
+        for city in ("Paris", "Lisbon"):
+            session.answer("mrtr>", f"call book_table city={city}" + ENTER)
+            session.answer(prompt("Date *"), "2026-12-24", ENTER)
+            session.answer(prompt("Send this answer"), DOWN, DOWN, DOWN, DOWN)
+            session.answer("Park", ENTER)
+            session.expect("was parked, to be answered later")
+        session.answer("mrtr>", "answer" + ENTER)  # the list, on stdout
+        session.answer("mrtr>", "set --answers examples/book_table.yaml" + ENTER)
+        session.answer("mrtr>", "answer 1" + ENTER)
+        session.expect("complete · 4 rounds")
+        session.answer("mrtr>", CTRL_D)
+        assert session.finish() == 0, session.screen
+        parked = sorted((config / "shell" / "parked").iterdir())
+        assert [path.name.split("-", 1)[1] for path in parked] == ["tools-call-book_table.yaml"] * 2
+        assert all(stat.S_IMODE(path.stat().st_mode) == 0o600 for path in parked)
+        first, second = (model.load(str(path)) for path in parked)
+        assert first.outcome == "complete" and len(first.rounds) == 4
+        listed = [line for line in session.stdout().splitlines() if line.endswith("-tools-call-book_table.yaml")]
+        assert [re.sub(r"\d+ seconds?", "N", line) for line in listed] == [
+            f"{number}  tools/call book_table  waiting: date  state N old  {path}" for number, path in enumerate(parked, 1)]
+        assert "in Paris on 2026-12-24" in session.stdout()
+        assert second.outcome == "incomplete" and paused.load_paused(str(parked[1])).number == 1
+        said = "".join(session.screen.split())  # the line wraps where the terminal's width has it
+        assert "".join(f"answer 2 continues it here; to answer it later: mrtr answer {parked[1]}".split()) in said
+        later = mrtr("answer", str(parked[1]), "--answers", "examples/book_table.yaml")
+    assert later.code == 0, later.stderr
+    assert "in Lisbon on 2026-12-24" in later.stdout

@@ -12,16 +12,17 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 from mrtr_cli import events
-from mrtr_cli.answering.chain import build_chain
-from mrtr_cli.answering.questions import Chain
+from mrtr_cli.answering.chain import AnswerFlags, build_chain
+from mrtr_cli.answering.questions import Chain, Parked
 from mrtr_cli.commands.common import Context, client_settings, connect, make_context
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.lists import list_all
 from mrtr_cli.conversation.server_requests import ServerRequests
+from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import MrtrError, UsageError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import (AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions,
@@ -29,6 +30,11 @@ from mrtr_cli.options import (AnsweringOptions, CallOptions, OutputOptions, Reco
 from mrtr_cli.protocol.choices import LIST_METHODS
 from mrtr_cli.render.diagnostics import warning_line
 from mrtr_cli.target import Target, resolve_target
+
+if TYPE_CHECKING:
+    from mrtr_cli.commands.answer import Holding
+    from mrtr_cli.commands.call import Finish
+    from mrtr_cli.transcript.recorder import TranscriptBuilder
 
 LIST_CHANGED = {"notifications/tools/list_changed": ("tools",), "notifications/prompts/list_changed": ("prompts",),
                 "notifications/resources/list_changed": ("resources", "templates")}
@@ -114,20 +120,51 @@ class ShellSession:
         self.relay = relay
         self.lists = lists
         self._declared = client.settings.capabilities
+        self.paused: list[str] = []
+        """The transcripts of this session's conversations that stopped paused (`answer N` continues the Nth)."""
 
-    def converse(self, call: CallOptions, shell: ShellOptions, record: str | None) -> ExitCode:
+    def converse(self, call: CallOptions, shell: ShellOptions, record: str | None,
+                 park: str | None = None) -> ExitCode:
         """One conversation, as `mrtr call` holds it, on this connection; `record`: the transcript it is
-        kept in (None: --record's, if set)."""
-        from mrtr_cli.commands.call import finisher, hold_conversation, people_to_ask
+        kept in (None: --record's, if set); `park`: the file a conversation parked at a question is written to
+        when nothing records it. One that stops paused in a file joins `paused`."""
+        from mrtr_cli.commands.call import hold_conversation, people_to_ask
 
         context = make_context(shell.output)
         recording = shell.recording._replace(record=record) if record else shell.recording
+        parking = Parking(recording.record, park, recording.redact)
         with self.telling(context):
             outcome, _ = hold_conversation(context, call, self.target_options, shell.answering,
                                            people_to_ask(context, shell.answering), recording,
-                                           finisher(context, shell.answering), shell.tasks,
-                                           connection=self._live(context))
+                                           self._finisher(context, shell.answering, parking), shell.tasks,
+                                           connection=self._live(context, parking))
         return outcome.exit_code(shell.output.strict)
+
+    def _finisher(self, context: Context, answering: AnsweringOptions, parking: Parking) -> Finish:
+        """call's finisher, once the conversation is kept where it can be continued: a parked one written, one
+        paused in its file numbered for `answer`, and said."""
+        from mrtr_cli.commands.call import finisher
+
+        def finish(outcome: Outcome, flags: AnswerFlags) -> None:
+            kept = parking.keep(outcome)
+            if kept is not None and outcome.error is not None and _paused_in(kept):
+                if kept not in self.paused:
+                    self.paused.append(kept)
+                number = self.paused.index(kept) + 1
+                outcome.error.hint = (f"answer {number} continues it here" if isinstance(outcome.error, Parked)
+                                      else f"{outcome.error.hint}; answer {number} continues it here")
+            finisher(context, answering, kept)(outcome, flags)
+
+        return finish
+
+    def holding(self) -> Holding:
+        """This connection for `mrtr answer`'s code (commands/answer.py): a paused conversation continued on it."""
+        @contextmanager
+        def hold(live: Context, settings: ClientSettings, chain: Chain) -> Iterator[Client]:
+            with self.telling(live), self._live(live)(settings, chain) as (client, _):
+                yield client
+
+        return hold
 
     @contextmanager
     def telling(self, context: Context) -> Iterator[None]:
@@ -138,11 +175,14 @@ class ShellSession:
         finally:
             self.relay.to = self.context.emit
 
-    def _live(self, context: Context) -> Any:
-        """The connection a conversation is handed: this session's client, kept open after it."""
+    def _live(self, context: Context, parking: Parking | None = None) -> Any:
+        """The connection a conversation is handed: this session's client, kept open after it. In 2026-07-28 the
+        person at the terminal may park a question (the conversation built in memory for it, with `parking`)."""
         @contextmanager
         def connecting(settings: ClientSettings, chain: Chain) -> Iterator[tuple[Client, Optional[Instances]]]:
             self._declare(context, settings, chain)
+            if self.client.era.name != "older" and _offer_park(chain) and parking is not None:
+                parking.build(context, self.target.transcript_entry(), settings)
             for fact in self.relay.facts:  # the recorder, subscribed by now, learns the era and the server
                 for observer in context.emit.observers:
                     if observer is not context.timeline:
@@ -163,6 +203,72 @@ class ShellSession:
             context.consoles.err.print(warning_line(
                 "the older era declared the client's capabilities once, at initialize: this session keeps "
                 "them (start another mrtr shell with the flags to declare others)"))
+
+
+class Parking:
+    """Where a conversation parked at a question is kept: the transcript recorded (`recorded`), else `park`, written
+    from a transcript built in memory (`build`) when the person parks it."""
+
+    def __init__(self, recorded: str | None, park: str | None, redact: tuple[str, ...]) -> None:
+        self.recorded, self.park, self.redact = recorded, park, redact
+        self.builder: TranscriptBuilder | None = None
+
+    def build(self, context: Context, target: dict[str, Any], settings: ClientSettings) -> None:
+        if self.recorded is None and self.park is not None:
+            from mrtr_cli.transcript.recorder import TranscriptBuilder
+            from mrtr_cli.transcript.redact import Redaction
+
+            self.builder = TranscriptBuilder(target, settings.version, settings.capabilities.declared(),
+                                             Redaction.from_flags(list(self.redact)))
+            context.emit.subscribe(self.builder)
+
+    def keep(self, outcome: Outcome) -> str | None:
+        """The file the conversation is in (a parked one written now, 0600); None when it is in none."""
+        if self.recorded is not None:
+            return self.recorded
+        if self.builder is None or self.park is None or not isinstance(outcome.error, Parked):
+            return None
+        from pathlib import Path
+
+        from mrtr_cli import yaml_dumper
+        from mrtr_cli.line_editor import keep_parked
+
+        builder, path = self.builder, Path(self.park)
+        assert builder.top is not None
+        text = (yaml_dumper.dumps_part(builder.top) + "rounds:\n"
+                + "".join(yaml_dumper.dumps_part([entry]) for entry in builder.rounds)
+                + yaml_dumper.dumps_part(builder.ending))
+        try:
+            keep_parked(path, text)
+        except OSError as error:
+            raise UsageError(f"the parked conversation cannot be written to {path}: {error}",
+                             "set --record FILE (or record DIR) to keep conversations elsewhere") from None
+        return self.park
+
+
+def _offer_park(chain: Chain) -> bool:
+    """Let the person at the terminal, if one answers, park a question; whether one does."""
+    from mrtr_cli.answering import sources
+
+    people = [answerer for answerer in chain.answerers if answerer.name == sources.INTERACTIVE]
+    if people:
+        from mrtr_cli.answering.interactive import InteractiveAnswerer
+
+        for person in people:
+            if isinstance(person, InteractiveAnswerer):
+                person.parks = True
+    return bool(people)
+
+
+def _paused_in(path: str) -> bool:
+    """Whether the transcript at `path` is a paused conversation (`mrtr answer` continues it)."""
+    from mrtr_cli.transcript.paused import load_paused
+
+    try:
+        load_paused(path)
+    except MrtrError:
+        return False
+    return True
 
 
 @contextmanager
