@@ -288,3 +288,29 @@ def test_park_at_a_question_then_answer_it_in_the_shell_or_later_with_mrtr_answe
         later = mrtr("answer", str(parked[1]), "--answers", "examples/book_table.yaml")
     assert later.code == 0, later.stderr
     assert "in Lisbon on 2026-12-24" in later.stdout
+
+
+def test_answer_lists_and_continues_the_paused_conversations_of_a_scripted_shell(tmp_path: Path):
+    """In process: a conversation recorded by `record DIR` that stops at a question is numbered (its hint says
+    so); `answer FILE` in another shell continues it on that shell's connection; mistakes are exit 1."""
+    from conftest import mrtr_here
+
+    keyed, kept = {"MRTR_DEMO_STATE_KEY": "shared"}, tmp_path / "kept"
+    stopped = mrtr_here("shell", "--demo", env=keyed, config_dir=tmp_path / "config",
+                        stdin=f"answer\nrecord {kept}\nset --no-input\ncall book_table city=Faro\n")
+    assert stopped.code == 7, stopped.stderr
+    assert "no paused conversation in this shell" in stopped.stderr  # `answer` before any: said, exit 0
+    [path] = kept.iterdir()
+    assert f"answer 1 continues it here; to answer it later: mrtr answer {path}" in " ".join(stopped.stderr.split())
+    done = mrtr_here("shell", "--demo", env=keyed, config_dir=tmp_path / "config",
+                     stdin=f"set --answers examples/book_table.yaml\nanswer {path}\nshow\n")
+    assert done.code == 0, done.stderr
+    assert done.stderr.count("→ server/discover") == 1 and "as " + str(path) + " recorded it" in done.stderr
+    assert model.load(str(path)).outcome == "complete"
+    assert done.stdout.count("in Faro on 2026-12-24") >= 2  # the result, and `show` of the file continued
+    for line, said in (("answer 1", "no paused conversation 1 in this shell (0 so far); Park one at a question's "
+                                    "review first"),
+                       ("answer 1 2", "answer takes one number or transcript"),
+                       (f"answer {path}", "the conversation is not paused (outcome: complete)")):
+        run = mrtr_here("shell", "--demo", stdin=line + "\n", config_dir=tmp_path / "config")
+        assert run.code == 1 and said in run.stderr, (line, run.stderr)
