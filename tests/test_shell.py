@@ -173,6 +173,27 @@ def test_a_list_is_kept_until_its_ttl_lapses_or_the_server_says_it_changed(scrip
     assert listed(lapsing) == 4  # every time
 
 
+def test_a_call_reads_the_tool_schema_from_the_kept_list(tmp_path: Path, scripted):
+    """A call with arguments types them by the tool's inputSchema: the shell's kept tools/list, fetched once while
+    its ttlMs holds and again after list_changed; each call's transcript still holds its tool."""
+    tools = [{"name": "add", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}]
+    changed = '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}'
+    answered = {"result": text_result("sum")}
+    kept = scripted(tools=tools, cache={"ttlMs": 600000, "cacheScope": "public"},
+                    steps=[answered, {**answered, "before": [changed]}, answered, answered])
+    run = shell("--stdio", " ".join(map(shlex.quote, kept.command)),
+                lines=f"record {tmp_path / 'kept'}\ncall add n=1\ncall add n=2\ncall add n=3\nlist tools\n"
+                      "call add n=4\n")
+    assert run.code == 0, run.stderr
+    received = kept.received()
+    calls = [message["params"]["arguments"] for message in received if message.get("method") == "tools/call"]
+    assert calls == [{"n": 1}, {"n": 2}, {"n": 3}, {"n": 4}]  # typed by the schema every time
+    listed = [message.get("method") for message in received if message.get("method") in ("tools/list", "tools/call")]
+    assert listed == ["tools/list", "tools/call", "tools/call", "tools/list", "tools/call", "tools/call"]
+    transcripts = sorted((tmp_path / "kept").iterdir())
+    assert [model.load(str(path)).data["tool"] for path in transcripts] == tools * 4
+
+
 def test_a_session_over_http_keeps_its_settings_across_calls(tmp_path: Path):
     from peers import demo_http
 

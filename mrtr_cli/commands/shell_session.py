@@ -20,7 +20,7 @@ from mrtr_cli.answering.questions import Chain, Parked
 from mrtr_cli.commands.common import Context, client_settings, connect, make_context
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.conversation.instances import Instances
-from mrtr_cli.conversation.lists import list_all
+from mrtr_cli.conversation.lists import fetch_all
 from mrtr_cli.conversation.server_requests import ServerRequests
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import MrtrError, UsageError
@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 LIST_CHANGED = {"notifications/tools/list_changed": ("tools",), "notifications/prompts/list_changed": ("prompts",),
                 "notifications/resources/list_changed": ("resources", "templates")}
 """The notifications that say a list changed, and the lists they make stale."""
+KIND_OF = {method: kind for kind, (method, _) in LIST_METHODS.items()}
+"""The list each list method fetches."""
 CAPABILITY_OF = {"tools": "tools", "prompts": "prompts", "resources": "resources", "templates": "resources"}
 """The server capability under which each list is offered."""
 
@@ -59,12 +61,20 @@ class Relay:
 
     def __init__(self, to: events.Broadcast) -> None:
         self.to = to
+        self.timeline: Any = None
+        """The timeline of the command running now (None between commands)."""
         self.facts: list[Any] = []
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, (events.EraChosen, events.ServerIdentified)):
             self.facts.append(event)
         self.to(event)
+
+    def quietly(self, event: Any) -> None:
+        """Tell `event` to the command running now, its timeline aside (it was said before: a recorder learns it)."""
+        for observer in self.to.observers:
+            if observer is not self.timeline:
+                observer(event)
 
 
 class Lists:
@@ -73,7 +83,10 @@ class Lists:
 
     def __init__(self, client: Client) -> None:
         self._client = client
-        self._kept: dict[str, tuple[list[Any], float | None]] = {}
+        self._kept: dict[str, tuple[tuple[dict[str, Any], int], float | None]] = {}
+        self.served: events.Observer = lambda _: None
+        """Told a kept list served again, as the response it was (a conversation's recorder keeps its tool)."""
+        client.keep_lists(self.listed)  # a call's own tools/list (its schema, its headers) is this one
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, events.NotificationReceived):
@@ -82,16 +95,23 @@ class Lists:
 
     def items(self, kind: str) -> list[Any]:
         """Every item of the list `kind` (a key of LIST_METHODS), fetched when not kept or stale."""
-        kept = self._kept.get(kind)
-        if kept is not None and (kept[1] is None or time.monotonic() < kept[1]):
-            return kept[0]
         method, key = LIST_METHODS[kind]
-        merged, _ = list_all(self._client, method, key)
-        ttl = merged.get("ttlMs")
-        expires = time.monotonic() + ttl / 1000 if isinstance(ttl, (int, float)) and ttl >= 0 else None
-        items: list[Any] = merged[key]
-        self._kept[kind] = (items, expires)
+        items: list[Any] = self.listed(method, key)[0][key]
         return items
+
+    def listed(self, method: str, key: str) -> tuple[dict[str, Any], int]:
+        """The list `method` as `list_all` returns it (merged, its pages), fetched when not kept or stale."""
+        kind = KIND_OF.get(method)
+        kept = self._kept.get(kind) if kind is not None else None
+        if kept is not None and (kept[1] is None or time.monotonic() < kept[1]):
+            self.served(events.ResponseReceived(0, method, kept[0][0], None, 0.0))
+            return kept[0]
+        listed = fetch_all(self._client, method, key)
+        ttl = listed[0].get("ttlMs")
+        expires = time.monotonic() + ttl / 1000 if isinstance(ttl, (int, float)) and ttl >= 0 else None
+        if kind is not None:
+            self._kept[kind] = (listed, expires)
+        return listed
 
     def known(self, kind: str) -> list[Any]:
         """The list `kind` for completion: fetched when the server offers it, [] when it cannot be read
@@ -119,6 +139,7 @@ class ShellSession:
         self.client = client
         self.relay = relay
         self.lists = lists
+        lists.served = relay.quietly
         self._declared = client.settings.capabilities
         self.paused: list[str] = []
         """The transcripts of this session's conversations that stopped paused (`answer N` continues the Nth)."""
@@ -169,11 +190,11 @@ class ShellSession:
     @contextmanager
     def telling(self, context: Context) -> Iterator[None]:
         """The session's events go to `context` while the block runs."""
-        self.relay.to = context.emit
+        self.relay.to, self.relay.timeline = context.emit, context.timeline
         try:
             yield
         finally:
-            self.relay.to = self.context.emit
+            self.relay.to, self.relay.timeline = self.context.emit, None
 
     def _live(self, context: Context, parking: Parking | None = None) -> Any:
         """The connection a conversation is handed: this session's client, kept open after it. In 2026-07-28 the
@@ -184,9 +205,7 @@ class ShellSession:
             if self.client.era.name != "older" and _offer_park(chain) and parking is not None:
                 parking.build(context, self.target.transcript_entry(), settings)
             for fact in self.relay.facts:  # the recorder, subscribed by now, learns the era and the server
-                for observer in context.emit.observers:
-                    if observer is not context.timeline:
-                        observer(fact)
+                self.relay.quietly(fact)
             yield self.client, None
 
         return connecting
