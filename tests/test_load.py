@@ -317,6 +317,20 @@ print([(t.name, t.weight) for t in plan.transcripts], [(t.name, t.weight) for t 
     assert done.stdout == f"{weights} {weights}\n"
 
 
+def test_a_weighted_transcript_is_replayed_about_that_many_times_as_often(shared_pair):
+    """A real run of 200 conversations with --weight TWO=4: each conversation picks its transcript at random by
+    the weights, so two_questions.yaml comes about 4 times as often as book_table.yaml (counted, the bounds
+    wide: about 160 and 40, each bound more than four standard deviations away)."""
+    a, _, _ = shared_pair
+    run = mrtr("load", BOOK, TWO, "--url", a, "--conversations", "200", "--users", "8", "--weight", f"{TWO}=4",
+               timeout=120)
+    assert run.code == 0, run.stderr
+    counted = rows(run.stdout)
+    book, two = counted.get("book_table.yaml", 0), counted.get("two_questions.yaml", 0)
+    assert book + two == 200, run.stdout
+    assert 10 <= book <= 65 and two > 2 * book, run.stdout  # unweighted it would be about 100 each
+
+
 def test_think_and_spawn_rate_reach_locust():
     """The user class's wait_time is --think; the runner starts users at --spawn-rate (default: --users)."""
     script = f"""
