@@ -335,3 +335,43 @@ def test_answer_lists_and_continues_the_paused_conversations_of_a_scripted_shell
                        (f"answer {path}", "the conversation is not paused (outcome: complete)")):
         run = mrtr_here("shell", "--demo", stdin=line + "\n", config_dir=tmp_path / "config")
         assert run.code == 1 and said in run.stderr, (line, run.stderr)
+
+
+def test_over_http_a_list_change_heard_on_the_listen_stream_makes_the_kept_list_stale(tmp_path: Path):
+    """The demo with its fixtures declares listChanged: the shell opens one subscriptions/listen stream, and
+    the change test_trigger_tool_change announces on it makes the next `list tools` fetch the list again (the
+    ttlMs of 5 minutes would have kept it). The stream is read in a thread: `list tools` is asked until the
+    shell has heard (bounded), then once more, which the list kept again answers."""
+    import time
+
+    from peers import demo_http
+
+    out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    with demo_http(fixtures=True) as url, out.open("w") as stdout, err.open("w") as stderr:
+        process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", "shell", "--url", url], stdin=subprocess.PIPE,
+                                   stdout=stdout, stderr=stderr, text=True, cwd=ROOT, env={**os.environ, "NO_COLOR": "1"})
+        assert process.stdin is not None
+
+        def say(line: str, done: str) -> int:
+            """`line` run (`done` one more time in its output); how many tools/list the shell sent so far."""
+            before = out.read_text().count(done)
+            process.stdin.write(line + "\n")
+            process.stdin.flush()
+            for _ in range(400):
+                if out.read_text().count(done) > before:
+                    return err.read_text().count("→ tools/list")
+                time.sleep(0.05)
+            raise AssertionError(f"{line!r} did not finish: {err.read_text()}")
+
+        listing = "test_trigger_prompt_change"
+        try:
+            assert [say("list tools", listing), say("list tools", listing)] == [1, 1]
+            say("call test_trigger_tool_change", "Announced notifications/tools/list_changed")
+            fetched = [say("list tools", listing) for _ in range(50) if err.read_text().count("→ tools/list") < 2]
+            assert fetched and fetched[-1] == 2, err.read_text()
+            assert say("list tools", listing) == 2  # kept again
+            process.stdin.close()
+            assert process.wait(timeout=30) == 0
+        finally:
+            process.kill()
+    assert "✗" not in err.read_text()

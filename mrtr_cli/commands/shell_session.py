@@ -20,6 +20,7 @@ from mrtr_cli.answering.questions import Chain, Parked
 from mrtr_cli.commands.common import Context, client_settings, connect, make_context
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.conversation.instances import Instances
+from mrtr_cli.conversation.list_stream import ListStream, listen_filters
 from mrtr_cli.conversation.lists import fetch_all
 from mrtr_cli.conversation.server_requests import ServerRequests
 from mrtr_cli.conversation.session import Outcome
@@ -85,13 +86,19 @@ class Lists:
         self._client = client
         self._kept: dict[str, tuple[tuple[dict[str, Any], int], float | None]] = {}
         self.served: events.Observer = lambda _: None
+        self._stale: set[str] = set()
+        """The lists a list_changed named since they were fetched."""
         """Told a kept list served again, as the response it was (a conversation's recorder keeps its tool)."""
         client.keep_lists(self.listed)  # a call's own tools/list (its schema, its headers) is this one
 
     def __call__(self, event: Any) -> None:
         if isinstance(event, events.NotificationReceived):
-            for kind in LIST_CHANGED.get(event.method, ()):
-                self._kept.pop(kind, None)
+            self.changed(event.method)
+
+    def changed(self, method: str) -> None:
+        """The list_changed notification `method` came: the lists it names are fetched when next wanted (called
+        from the listen stream's thread too: it only marks them)."""
+        self._stale.update(LIST_CHANGED.get(method, ()))
 
     def items(self, kind: str) -> list[Any]:
         """Every item of the list `kind` (a key of LIST_METHODS), fetched when not kept or stale."""
@@ -102,6 +109,9 @@ class Lists:
     def listed(self, method: str, key: str) -> tuple[dict[str, Any], int]:
         """The list `method` as `list_all` returns it (merged, its pages), fetched when not kept or stale."""
         kind = KIND_OF.get(method)
+        if kind in self._stale:
+            self._stale.discard(kind)  # before fetching: a change heard meanwhile makes it stale again
+            self._kept.pop(kind, None)
         kept = self._kept.get(kind) if kind is not None else None
         if kept is not None and (kept[1] is None or time.monotonic() < kept[1]):
             self.served(events.ResponseReceived(0, method, kept[0][0], None, 0.0))
@@ -305,4 +315,21 @@ def opened(context: Context, options: TargetOptions, shell: ShellOptions) -> Ite
     with connect(session_context, target, options, settings, chain=chain) as client:
         lists = Lists(client)
         session_context.emit.subscribe(lists, first=True)
-        yield ShellSession(context, target, options, client, relay, lists)
+        stream = _listening(client, target, lists)
+        try:
+            yield ShellSession(context, target, options, client, relay, lists)
+        finally:
+            if stream is not None:
+                stream.close()
+
+
+def _listening(client: Client, target: Target, lists: Lists) -> ListStream | None:
+    """In 2026-07-28 over HTTP, the subscriptions/listen stream on which the server says a list changed (for the
+    lists it says change); None when none is opened."""
+    from mrtr_cli.target import http_url
+
+    filters = listen_filters((client.era.said or {}).get("capabilities"))
+    if client.era.name == "older" or http_url(target) is None or not filters:
+        return None
+    stream = ListStream(client, lists.changed)
+    return stream if stream.open(filters) else None
