@@ -331,6 +331,33 @@ def test_a_weighted_transcript_is_replayed_about_that_many_times_as_often(shared
     assert 10 <= book <= 65 and two > 2 * book, run.stdout  # unweighted it would be about 100 each
 
 
+def test_a_login_is_obtained_once_and_shared_by_every_user(tmp_path: Path):
+    """Against the tests' OAuth server (tests/servers/oauth_server.py), a machine logging in with the client
+    credentials grant: with no token kept, 20 conversations by 5 users cost one grant (the server counts each
+    access token it issues), and the secret is in no output."""
+    import shutil
+
+    from peers import oauth_http
+
+    secret, grants = "load-secret-7d2e", tmp_path / "grants.txt"
+    grants.write_text("")
+    config = tmp_path / "config"
+    env = {"MRTR_CLIENT_SECRET": secret, "MRTR_CONFIG_DIR": str(config)}
+    machine = ("--client-credentials", "--client-id", "load-bot")
+    recorded = tmp_path / "whoami.yaml"
+    with oauth_http("--machine-client", f"load-bot:{secret}", "--grants-file", str(grants)) as url:
+        call = mrtr("call", "whoami", "--url", url, *machine, "--record", str(recorded), env=env)
+        assert call.code == 0, call.stderr
+        assert grants.read_text().splitlines() == ["load-bot"]
+        shutil.rmtree(config)  # no token kept: the run must log in
+        run = mrtr("load", str(recorded), "--url", url, *machine, "--conversations", "20", "--users", "5",
+                   env=env, timeout=120)
+    assert run.code == 0, run.stderr
+    assert run.stdout.startswith("20 conversations (20 same, 0 diverged, 0 failed) in "), run.stdout
+    assert grants.read_text().splitlines() == ["load-bot"] * 2  # the call's, and one for the whole run
+    assert secret not in run.stdout + run.stderr + recorded.read_text()
+
+
 def test_think_and_spawn_rate_reach_locust():
     """The user class's wait_time is --think; the runner starts users at --spawn-rate (default: --users)."""
     script = f"""
