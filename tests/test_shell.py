@@ -311,6 +311,25 @@ def test_park_at_a_question_then_answer_it_in_the_shell_or_later_with_mrtr_answe
     assert "in Lisbon on 2026-12-24" in later.stdout
 
 
+def test_a_tasks_question_parked_waits_on_its_server_not_in_a_file(tmp_path: Path):
+    from peers import demo_http
+    from pty_session import DOWN, prompt
+
+    config = tmp_path / "config"
+    with demo_http() as url:
+        session = Pty(tmp_path, "shell", "--url", url, env={"MRTR_CONFIG_DIR": str(config)})
+        session.answer("mrtr>", "call deploy_service service=billing" + ENTER)
+        session.answer(prompt("Deploy now *"), ENTER)
+        session.answer(prompt("Send this answer"), DOWN, DOWN, DOWN, DOWN)
+        session.answer("Park", ENTER)
+        said = "was parked, to be answered later; a task's question waits on its server, not in a file"
+        session.expect(r"\s+".join(map(re.escape, said.split())))  # wrapped where the terminal's width has it
+        session.expect(r"come back to it with:\s+mrtr tasks resume \S+ --url")
+        session.answer("mrtr>", CTRL_D)
+        assert session.finish() == 0, session.screen
+    assert not (config / "shell" / "parked").exists()
+
+
 def test_answer_lists_and_continues_the_paused_conversations_of_a_scripted_shell(tmp_path: Path):
     """In process: a conversation recorded by `record DIR` that stops at a question is numbered (its hint says
     so); `answer FILE` in another shell continues it on that shell's connection; mistakes are exit 1."""

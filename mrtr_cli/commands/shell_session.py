@@ -184,6 +184,8 @@ class ShellSession:
                 number = self.paused.index(kept) + 1
                 outcome.error.hint = (f"answer {number} continues it here" if isinstance(outcome.error, Parked)
                                       else f"{outcome.error.hint}; answer {number} continues it here")
+            elif isinstance(outcome.error, Parked) and outcome.task is not None:
+                outcome.error.hint = "a task's question waits on its server, not in a file"
             finisher(context, answering, kept)(outcome, flags)
 
         return finish
@@ -255,8 +257,8 @@ class Parking:
         """The file the conversation is in (a parked one written now, 0600); None when it is in none."""
         if self.recorded is not None:
             return self.recorded
-        if self.builder is None or self.park is None or not isinstance(outcome.error, Parked):
-            return None
+        if self.builder is None or self.park is None or not isinstance(outcome.error, Parked) or outcome.task:
+            return None  # nothing parked; or a task's question, which waits on its server, not in a file
         from pathlib import Path
 
         from mrtr_cli import yaml_dumper
