@@ -155,6 +155,15 @@ def test_an_older_era_session_stays_open_across_calls(tmp_path: Path):
     assert "era: older" in run.stderr
 
 
+def test_an_older_era_shell_continues_no_paused_file():
+    command = " ".join(map(shlex.quote, reference_server("everything", "stdio")))
+    run = shell("--stdio", command, lines="answer\nanswer paused.yaml\n")
+    assert run.code == 1
+    assert run.stderr.rstrip().splitlines()[-1] == (
+        "✗ this shell speaks the older era, whose conversations wait in a session, not a file; continue "
+        "paused.yaml with mrtr answer paused.yaml (2026-07-28)")
+
+
 def test_a_list_is_kept_until_its_ttl_lapses_or_the_server_says_it_changed(scripted):
     tools = [{"name": "ping", "inputSchema": {"type": "object"}}]
     changed = '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}'
