@@ -92,12 +92,15 @@ def test_completion_a_question_and_ctrl_d_at_a_terminal(tmp_path: Path):
     config = tmp_path / "config"
     session = Pty(tmp_path, "shell", "--demo", env={"MRTR_CONFIG_DIR": str(config)})
     session.expect("mrtr>")
+    session.child.send("help" + ENTER)  # a command first: between commands, too, a kept list is not drawn again
+    session.expect("mrtr>")
     session.child.send("call bo" + TAB)
     session.expect("ok_table")  # what Tab added (the line may or may not be drawn again whole)
     session.child.send(" ci" + TAB)
     session.expect("ty=")
     session.child.send("Paris" + ENTER)
     session.expect("Which day would you like a table in Paris")  # call's own prompt for the question
+    assert session.screen.count("← complete") == 2  # server/discover, tools/list at the first Tab: kept since
     session.expect(r"Date \*")
     session.child.send(CTRL_C)  # at the question: the call ends, the shell goes on
     session.expect("interrupted by the user")

@@ -60,10 +60,10 @@ class Relay:
     (between commands, the shell's own context), and keeps what the connection learnt (the era, the
     server) to tell each conversation's recorder, which starts after it was said."""
 
-    def __init__(self, to: events.Broadcast) -> None:
+    def __init__(self, to: events.Broadcast, timeline: Any) -> None:
         self.to = to
-        self.timeline: Any = None
-        """The timeline of the command running now (None between commands)."""
+        self.timeline = timeline
+        """The timeline of the command running now (between commands, the shell's own)."""
         self.facts: list[Any] = []
 
     def __call__(self, event: Any) -> None:
@@ -206,7 +206,7 @@ class ShellSession:
         try:
             yield
         finally:
-            self.relay.to, self.relay.timeline = self.context.emit, None
+            self.relay.to, self.relay.timeline = self.context.emit, self.context.timeline
 
     def _live(self, context: Context, parking: Parking | None = None) -> Any:
         """The connection a conversation is handed: this session's client, kept open after it. In 2026-07-28 the
@@ -310,7 +310,7 @@ def opened(context: Context, options: TargetOptions, shell: ShellOptions) -> Ite
         raise UsageError("--replica and --restart-between-rounds route the rounds of one conversation to other "
                          "instances, and mrtr shell keeps one connection", "use them with mrtr call")
     target = resolve_target(options)
-    relay = Relay(context.emit)
+    relay = Relay(context.emit, context.timeline)
     session_context = Context(context.consoles, context.output, events.Broadcast([relay]), context.timeline)
     chain, _ = build_chain(shell.answering, options.timeout)  # the server's requests outside a call: no person
     settings = client_settings(options, shell.answering, chain, declare_tasks=not shell.tasks.no_tasks)
