@@ -9,6 +9,7 @@ exit code: a session can be scripted.
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -122,9 +123,10 @@ class Shell:
         path = self._paused_file(rest[0])
         if self.session.client.era.name == "older":
             raise UsageError("this shell speaks the older era, whose conversations wait in a session, not a file",
-                             f"continue {path} with mrtr answer {path} (2026-07-28)")
+                             f"continue {path} with mrtr answer {shlex.quote(path)} (2026-07-28)")
         code = answer.answer_paused(context, path, answer.AnswerOptions(file=path), self.session.target_options,
                                     self.options.answering, self.options.recording, self.session.holding())
+        self.session.note_paused(path)  # paused again (or first paused elsewhere): numbered
         self.last_recorded = self.options.recording.record or path
         return code
 

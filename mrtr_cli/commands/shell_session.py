@@ -86,9 +86,9 @@ class Lists:
         self._client = client
         self._kept: dict[str, tuple[tuple[dict[str, Any], int], float | None]] = {}
         self.served: events.Observer = lambda _: None
+        """Told a kept list served again, as the response it was (a conversation's recorder keeps its tool)."""
         self._stale: set[str] = set()
         """The lists a list_changed named since they were fetched."""
-        """Told a kept list served again, as the response it was (a conversation's recorder keeps its tool)."""
         client.keep_lists(self.listed)  # a call's own tools/list (its schema, its headers) is this one
 
     def __call__(self, event: Any) -> None:
@@ -178,10 +178,8 @@ class ShellSession:
 
         def finish(outcome: Outcome, flags: AnswerFlags) -> None:
             kept = parking.keep(outcome)
-            if kept is not None and outcome.error is not None and _paused_in(kept):
-                if kept not in self.paused:
-                    self.paused.append(kept)
-                number = self.paused.index(kept) + 1
+            number = self.note_paused(kept) if kept is not None and outcome.error is not None else None
+            if number is not None and outcome.error is not None:
                 outcome.error.hint = (f"answer {number} continues it here" if isinstance(outcome.error, Parked)
                                       else f"{outcome.error.hint}; answer {number} continues it here")
             elif isinstance(outcome.error, Parked) and outcome.task is not None:
@@ -189,6 +187,14 @@ class ShellSession:
             finisher(context, answering, kept)(outcome, flags)
 
         return finish
+
+    def note_paused(self, path: str) -> int | None:
+        """The number `answer` knows the transcript at `path` by, when it is paused (numbered now if it is new)."""
+        if not _paused_in(path):
+            return None
+        if path not in self.paused:
+            self.paused.append(path)
+        return self.paused.index(path) + 1
 
     def holding(self) -> Holding:
         """This connection for `mrtr answer`'s code (commands/answer.py): a paused conversation continued on it."""
