@@ -1,6 +1,7 @@
-"""`mrtr shell` through real processes: the demo scripted on stdin (calls, lists, set, record, exit
-codes), a pseudo-terminal (completion, a question's prompt, Ctrl-C cancelling a call, Ctrl-D), and
-server-everything, an older-era server whose one session serves every call."""
+"""`mrtr shell` through real processes: the demo scripted on stdin (calls, lists, set, record, answer, exit
+codes), a pseudo-terminal (completion, a question's prompt, Park at its review, Ctrl-C cancelling a call,
+Ctrl-D), the demo over HTTP (its listen stream saying a list changed), and server-everything, an older-era
+server whose one session serves every call."""
 
 from __future__ import annotations
 
