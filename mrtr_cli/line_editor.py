@@ -16,6 +16,7 @@ from mrtr_cli import config_dir
 Candidates = Callable[[str], Iterable[str]]
 """The words that may complete the last word of the text before the cursor."""
 HISTORY_FILE = "history"
+PARKED_FOLDER = "parked"
 
 
 def history_path() -> Path:
@@ -27,6 +28,18 @@ def history_path() -> Path:
     os.fchmod(descriptor, config_dir.FILE_MODE)  # a file left looser by hand is tightened
     os.close(descriptor)
     return path
+
+
+def parked_folder() -> Path:
+    """Where a conversation parked at a question is kept when nothing records it: the shell folder's `parked`
+    (nothing is made)."""
+    return config_dir.folder(config_dir.SHELL) / PARKED_FOLDER
+
+
+def keep_parked(path: Path, text: str) -> None:
+    """Write a parked conversation's transcript (0600, its folder 0700). OSError when it cannot be."""
+    config_dir.make_private_folder(path.parent)
+    config_dir.write_private_file(path, text)
 
 
 class LineEditor:

@@ -349,3 +349,36 @@ def test_a_states_age_in_words():
                                                         "2026-12-02T11:58:01Z", "2026-12-02T11:00:00Z",
                                                         "2026-11-30T12:00:00Z", "2026-12-02T12:00:09Z")}
     assert list(said.values()) == ["0 seconds", "1 second", "119 seconds", "60 minutes", "2 days", "0 seconds"]
+
+
+def test_a_file_whose_rounds_have_no_sent_at_counts_the_wait_from_the_recording_or_the_last_continuation(
+        tmp_path: Path):
+    """A transcript from before rounds kept their time: the state dates from when it was recorded, or from the
+    last continuation; `--list` says its age so, and `show`'s continuations count each wait from the one before."""
+    import datetime
+
+    from conftest import mrtr_here
+
+    def timeless(number: int, paused_here: bool) -> dict:
+        entry = _round(number, f"r{number}", paused_here)
+        del entry["sent_at"]
+        return entry
+
+    once = {**HEADER, "rounds": [timeless(1, True)], "outcome": "incomplete"}
+    continued = [{"at": "2026-12-01T10:30:00Z", "by": "mrtr 0.1.0", "from_round": 1, "target": HEADER["target"]},
+                 {"at": "2026-12-01T12:30:00Z", "by": "mrtr 0.1.0", "from_round": 2, "target": HEADER["target"]}]
+    twice = {**HEADER, "rounds": [timeless(1, False), timeless(2, False), timeless(3, True)],
+             "continued": continued, "outcome": "incomplete"}
+    for name, document in (("once.yaml", once), ("twice.yaml", twice)):
+        (tmp_path / name).write_text(yaml_dumper.dumps(document), encoding="utf-8")
+    assert paused.load_paused(str(tmp_path / "once.yaml")).state_since == "2026-12-01T10:00:00Z"
+    assert paused.load_paused(str(tmp_path / "twice.yaml")).state_since == "2026-12-01T12:30:00Z"
+    waits = [(c.from_round, c.waited_seconds) for c in model.continuations(model.load(str(tmp_path / "twice.yaml")))]
+    assert waits == [(1, 30 * 60), (2, 2 * 3600)]  # from the recording, then from the first continuation
+    listed = mrtr_here("answer", "--list", str(tmp_path), "--json")
+    assert listed.code == 0, listed.stderr
+    now = datetime.datetime.now(datetime.timezone.utc)
+    rows = {Path(row["file"]).name: row for row in json.loads(listed.stdout)["paused"]}
+    for name, since in (("once.yaml", "2026-12-01T10:00:00Z"), ("twice.yaml", "2026-12-01T12:30:00Z")):
+        assert rows[name]["state_since"] == since
+        assert abs(rows[name]["state_age_seconds"] - paused.age_seconds(since, now)) <= 60

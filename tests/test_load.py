@@ -317,6 +317,47 @@ print([(t.name, t.weight) for t in plan.transcripts], [(t.name, t.weight) for t 
     assert done.stdout == f"{weights} {weights}\n"
 
 
+def test_a_weighted_transcript_is_replayed_about_that_many_times_as_often(shared_pair):
+    """A real run of 200 conversations with --weight TWO=4: each conversation picks its transcript at random by
+    the weights, so two_questions.yaml comes about 4 times as often as book_table.yaml (counted, the bounds
+    wide: about 160 and 40, each bound more than four standard deviations away)."""
+    a, _, _ = shared_pair
+    run = mrtr("load", BOOK, TWO, "--url", a, "--conversations", "200", "--users", "8", "--weight", f"{TWO}=4",
+               timeout=120)
+    assert run.code == 0, run.stderr
+    counted = rows(run.stdout)
+    book, two = counted.get("book_table.yaml", 0), counted.get("two_questions.yaml", 0)
+    assert book + two == 200, run.stdout
+    assert 10 <= book <= 65 and two > 2 * book, run.stdout  # unweighted it would be about 100 each
+
+
+def test_a_login_is_obtained_once_and_shared_by_every_user(tmp_path: Path):
+    """Against the tests' OAuth server (tests/servers/oauth_server.py), a machine logging in with the client
+    credentials grant: with no token kept, 20 conversations by 5 users cost one grant (the server counts each
+    access token it issues), and the secret is in no output."""
+    import shutil
+
+    from peers import oauth_http
+
+    secret, grants = "load-secret-7d2e", tmp_path / "grants.txt"
+    grants.write_text("")
+    config = tmp_path / "config"
+    env = {"MRTR_CLIENT_SECRET": secret, "MRTR_CONFIG_DIR": str(config)}
+    machine = ("--client-credentials", "--client-id", "load-bot")
+    recorded = tmp_path / "whoami.yaml"
+    with oauth_http("--machine-client", f"load-bot:{secret}", "--grants-file", str(grants)) as url:
+        call = mrtr("call", "whoami", "--url", url, *machine, "--record", str(recorded), env=env)
+        assert call.code == 0, call.stderr
+        assert grants.read_text().splitlines() == ["load-bot"]
+        shutil.rmtree(config)  # no token kept: the run must log in
+        run = mrtr("load", str(recorded), "--url", url, *machine, "--conversations", "20", "--users", "5",
+                   env=env, timeout=120)
+    assert run.code == 0, run.stderr
+    assert run.stdout.startswith("20 conversations (20 same, 0 diverged, 0 failed) in "), run.stdout
+    assert grants.read_text().splitlines() == ["load-bot"] * 2  # the call's, and one for the whole run
+    assert secret not in run.stdout + run.stderr + recorded.read_text()
+
+
 def test_think_and_spawn_rate_reach_locust():
     """The user class's wait_time is --think; the runner starts users at --spawn-rate (default: --users)."""
     script = f"""

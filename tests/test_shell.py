@@ -1,6 +1,7 @@
-"""`mrtr shell` through real processes: the demo scripted on stdin (calls, lists, set, record, exit
-codes), a pseudo-terminal (completion, a question's prompt, Ctrl-C cancelling a call, Ctrl-D), and
-server-everything, an older-era server whose one session serves every call."""
+"""`mrtr shell` through real processes: the demo scripted on stdin (calls, lists, set, record, answer, exit
+codes), a pseudo-terminal (completion, a question's prompt, Park at its review, Ctrl-C cancelling a call,
+Ctrl-D), the demo over HTTP (its listen stream saying a list changed), and server-everything, an older-era
+server whose one session serves every call."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from conftest import PYTHON, ROOT, Run, mrtr, text_result
 from conformance import reference_server
+from mrtr_cli.transcript import model, paused
 from pty_session import ENTER, Pty
 
 CTRL_C, CTRL_D, TAB = "\x03", "\x04", "\t"
@@ -91,12 +93,15 @@ def test_completion_a_question_and_ctrl_d_at_a_terminal(tmp_path: Path):
     config = tmp_path / "config"
     session = Pty(tmp_path, "shell", "--demo", env={"MRTR_CONFIG_DIR": str(config)})
     session.expect("mrtr>")
+    session.child.send("help" + ENTER)  # a command first: between commands, too, a kept list is not drawn again
+    session.expect("mrtr>")
     session.child.send("call bo" + TAB)
     session.expect("ok_table")  # what Tab added (the line may or may not be drawn again whole)
     session.child.send(" ci" + TAB)
     session.expect("ty=")
     session.child.send("Paris" + ENTER)
     session.expect("Which day would you like a table in Paris")  # call's own prompt for the question
+    assert session.screen.count("← complete") == 2  # server/discover, tools/list at the first Tab: kept since
     session.expect(r"Date \*")
     session.child.send(CTRL_C)  # at the question: the call ends, the shell goes on
     session.expect("interrupted by the user")
@@ -154,6 +159,15 @@ def test_an_older_era_session_stays_open_across_calls(tmp_path: Path):
     assert "era: older" in run.stderr
 
 
+def test_an_older_era_shell_continues_no_paused_file():
+    command = " ".join(map(shlex.quote, reference_server("everything", "stdio")))
+    run = shell("--stdio", command, lines="answer\nanswer paused.yaml\n")
+    assert run.code == 1
+    assert run.stderr.rstrip().splitlines()[-1] == (
+        "✗ this shell speaks the older era, whose conversations wait in a session, not a file; continue "
+        "paused.yaml with mrtr answer paused.yaml (2026-07-28)")
+
+
 def test_a_list_is_kept_until_its_ttl_lapses_or_the_server_says_it_changed(scripted):
     tools = [{"name": "ping", "inputSchema": {"type": "object"}}]
     changed = '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}'
@@ -170,6 +184,27 @@ def test_a_list_is_kept_until_its_ttl_lapses_or_the_server_says_it_changed(scrip
 
     assert listed(kept) == 2  # once, then again after the second call's list_changed
     assert listed(lapsing) == 4  # every time
+
+
+def test_a_call_reads_the_tool_schema_from_the_kept_list(tmp_path: Path, scripted):
+    """A call with arguments types them by the tool's inputSchema: the shell's kept tools/list, fetched once while
+    its ttlMs holds and again after list_changed; each call's transcript still holds its tool."""
+    tools = [{"name": "add", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}}}]
+    changed = '{"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}'
+    answered = {"result": text_result("sum")}
+    kept = scripted(tools=tools, cache={"ttlMs": 600000, "cacheScope": "public"},
+                    steps=[answered, {**answered, "before": [changed]}, answered, answered])
+    run = shell("--stdio", " ".join(map(shlex.quote, kept.command)),
+                lines=f"record {tmp_path / 'kept'}\ncall add n=1\ncall add n=2\ncall add n=3\nlist tools\n"
+                      "call add n=4\n")
+    assert run.code == 0, run.stderr
+    received = kept.received()
+    calls = [message["params"]["arguments"] for message in received if message.get("method") == "tools/call"]
+    assert calls == [{"n": 1}, {"n": 2}, {"n": 3}, {"n": 4}]  # typed by the schema every time
+    listed = [message.get("method") for message in received if message.get("method") in ("tools/list", "tools/call")]
+    assert listed == ["tools/list", "tools/call", "tools/call", "tools/list", "tools/call", "tools/call"]
+    transcripts = sorted((tmp_path / "kept").iterdir())
+    assert [model.load(str(path)).data["tool"] for path in transcripts] == tools * 4
 
 
 def test_a_session_over_http_keeps_its_settings_across_calls(tmp_path: Path):
@@ -248,3 +283,127 @@ def test_ctrl_c_over_http_closes_the_call_and_the_shell_goes_on(tmp_path: Path):
     # tools/list for the call's x-mcp-header arguments, the call cut short, then the shell's own list
     assert [r["body"]["method"] for r in faults.received] == ["tools/list", "tools/call", "tools/list"]
     assert "region" in session.stdout()
+
+
+def test_park_at_a_question_then_answer_it_in_the_shell_or_later_with_mrtr_answer(tmp_path: Path):
+    """At a question's review, "Park (answer later)" stops the conversation paused in a file of the config
+    folder: `answer` lists it, `answer 1` continues it on this connection, and `mrtr answer FILE` continues
+    another one after the shell is gone."""
+    from peers import demo_http
+    from pty_session import DOWN, prompt
+
+    config = tmp_path / "config"
+    with demo_http() as url:
+        session = Pty(tmp_path, "shell", "--url", url, env={"MRTR_CONFIG_DIR": str(config)})
+        for city in ("Paris", "Lisbon"):
+            session.answer("mrtr>", f"call book_table city={city}" + ENTER)
+            session.answer(prompt("Date *"), "2026-12-24", ENTER)
+            session.answer(prompt("Send this answer"), DOWN, DOWN, DOWN, DOWN)
+            session.answer("Park", ENTER)
+            session.expect("was parked, to be answered later")
+        session.answer("mrtr>", "answer" + ENTER)  # the list, on stdout
+        session.answer("mrtr>", "set --answers examples/book_table.yaml" + ENTER)
+        session.answer("mrtr>", "answer 1" + ENTER)
+        session.expect("complete · 4 rounds")
+        session.answer("mrtr>", CTRL_D)
+        assert session.finish() == 0, session.screen
+        parked = sorted((config / "shell" / "parked").iterdir())
+        assert [path.name.split("-", 1)[1] for path in parked] == ["tools-call-book_table.yaml"] * 2
+        assert all(stat.S_IMODE(path.stat().st_mode) == 0o600 for path in parked)
+        first, second = (model.load(str(path)) for path in parked)
+        assert first.outcome == "complete" and len(first.rounds) == 4
+        listed = [line for line in session.stdout().splitlines() if line.endswith("-tools-call-book_table.yaml")]
+        assert [re.sub(r"\d+ seconds?", "N", line) for line in listed] == [
+            f"{number}  tools/call book_table  waiting: date  state N old  {path}" for number, path in enumerate(parked, 1)]
+        assert "in Paris on 2026-12-24" in session.stdout()
+        assert second.outcome == "incomplete" and paused.load_paused(str(parked[1])).number == 1
+        said = "".join(session.screen.split())  # the line wraps where the terminal's width has it
+        assert "".join(f"answer 2 continues it here; to answer it later: mrtr answer {parked[1]}".split()) in said
+        later = mrtr("answer", str(parked[1]), "--answers", "examples/book_table.yaml")
+    assert later.code == 0, later.stderr
+    assert "in Lisbon on 2026-12-24" in later.stdout
+
+
+def test_a_tasks_question_parked_waits_on_its_server_not_in_a_file(tmp_path: Path):
+    from peers import demo_http
+    from pty_session import DOWN, prompt
+
+    config = tmp_path / "config"
+    with demo_http() as url:
+        session = Pty(tmp_path, "shell", "--url", url, env={"MRTR_CONFIG_DIR": str(config)})
+        session.answer("mrtr>", "call deploy_service service=billing" + ENTER)
+        session.answer(prompt("Deploy now *"), ENTER)
+        session.answer(prompt("Send this answer"), DOWN, DOWN, DOWN, DOWN)
+        session.answer("Park", ENTER)
+        said = "was parked, to be answered later; a task's question waits on its server, not in a file"
+        session.expect(r"\s+".join(map(re.escape, said.split())))  # wrapped where the terminal's width has it
+        session.expect(r"come back to it with:\s+mrtr tasks resume \S+ --url")
+        session.answer("mrtr>", CTRL_D)
+        assert session.finish() == 0, session.screen
+    assert not (config / "shell" / "parked").exists()
+
+
+def test_answer_lists_and_continues_the_paused_conversations_of_a_scripted_shell(tmp_path: Path):
+    """In process: a conversation recorded by `record DIR` that stops at a question is numbered (its hint says
+    so); `answer FILE` in another shell continues it on that shell's connection; mistakes are exit 1."""
+    from conftest import mrtr_here
+
+    keyed, kept = {"MRTR_DEMO_STATE_KEY": "shared"}, tmp_path / "kept"
+    stopped = mrtr_here("shell", "--demo", env=keyed, config_dir=tmp_path / "config",
+                        stdin=f"answer\nrecord {kept}\nset --no-input\ncall book_table city=Faro\n")
+    assert stopped.code == 7, stopped.stderr
+    assert "no paused conversation in this shell" in stopped.stderr  # `answer` before any: said, exit 0
+    [path] = kept.iterdir()
+    assert f"answer 1 continues it here; to answer it later: mrtr answer {path}" in " ".join(stopped.stderr.split())
+    done = mrtr_here("shell", "--demo", env=keyed, config_dir=tmp_path / "config",
+                     stdin=f"set --answers examples/book_table.yaml\nanswer {path}\nshow\n")
+    assert done.code == 0, done.stderr
+    assert done.stderr.count("→ server/discover") == 1 and "as " + str(path) + " recorded it" in done.stderr
+    assert model.load(str(path)).outcome == "complete"
+    assert done.stdout.count("in Faro on 2026-12-24") >= 2  # the result, and `show` of the file continued
+    for line, said in (("answer 1", "no paused conversation 1 in this shell (0 so far); Park one at a question's "
+                                    "review first"),
+                       ("answer 1 2", "answer takes one number or transcript"),
+                       (f"answer {path}", "the conversation is not paused (outcome: complete)")):
+        run = mrtr_here("shell", "--demo", stdin=line + "\n", config_dir=tmp_path / "config")
+        assert run.code == 1 and said in run.stderr, (line, run.stderr)
+
+
+def test_over_http_a_list_change_heard_on_the_listen_stream_makes_the_kept_list_stale(tmp_path: Path):
+    """The demo with its fixtures declares listChanged: the shell opens one subscriptions/listen stream, and
+    the change test_trigger_tool_change announces on it makes the next `list tools` fetch the list again (the
+    ttlMs of 5 minutes would have kept it). The stream is read in a thread: `list tools` is asked until the
+    shell has heard (bounded), then once more, which the list kept again answers."""
+    import time
+
+    from peers import demo_http
+
+    out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    with demo_http(fixtures=True) as url, out.open("w") as stdout, err.open("w") as stderr:
+        process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", "shell", "--url", url], stdin=subprocess.PIPE,
+                                   stdout=stdout, stderr=stderr, text=True, cwd=ROOT, env={**os.environ, "NO_COLOR": "1"})
+        assert process.stdin is not None
+
+        def say(line: str, done: str) -> int:
+            """`line` run (`done` one more time in its output); how many tools/list the shell sent so far."""
+            before = out.read_text().count(done)
+            process.stdin.write(line + "\n")
+            process.stdin.flush()
+            for _ in range(400):
+                if out.read_text().count(done) > before:
+                    return err.read_text().count("→ tools/list")
+                time.sleep(0.05)
+            raise AssertionError(f"{line!r} did not finish: {err.read_text()}")
+
+        listing = "test_trigger_prompt_change"
+        try:
+            assert [say("list tools", listing), say("list tools", listing)] == [1, 1]
+            say("call test_trigger_tool_change", "Announced notifications/tools/list_changed")
+            fetched = [say("list tools", listing) for _ in range(50) if err.read_text().count("→ tools/list") < 2]
+            assert fetched and fetched[-1] == 2, err.read_text()
+            assert say("list tools", listing) == 2  # kept again
+            process.stdin.close()
+            assert process.wait(timeout=30) == 0
+        finally:
+            process.kill()
+    assert "✗" not in err.read_text()

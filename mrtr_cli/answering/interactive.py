@@ -20,13 +20,15 @@ from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 from mrtr_cli import validation
 from mrtr_cli.forms.fields import Field, check_value, form_fields, outside_subset, typed_input
 from mrtr_cli.answering import sources
-from mrtr_cli.answering.questions import ELICIT, SAMPLE, Question, Refusal, Response, Decision
+from mrtr_cli.answering.questions import ELICIT, SAMPLE, Parked, Question, Refusal, Response, Decision
 from mrtr_cli.answering.scripted import root_entry, sampling_response
 from mrtr_cli.answering.url_policy import judge
 from mrtr_cli.errors import UsageError
 from mrtr_cli.text import safe_line
 
 LEAVE_OUT = "(leave it out)"
+PARK = "Park (answer later)"
+"""The review's choice that stops the conversation paused (offered by `mrtr shell`: `parks`)."""
 _LEFT_OUT = object()
 """The value of the leave-out choice (questionary would turn a None value into the title)."""
 
@@ -48,6 +50,8 @@ class InteractiveAnswerer:
         self.open_url = open_url
         self.cwd = cwd or Path.cwd()
         self._urls_asked: set[str] = set()
+        self.parks = False
+        """Whether a form's review offers PARK (`mrtr shell`, whose `answer` continues a parked conversation)."""
 
     def offers_roots(self) -> bool:
         return True  # a person can pick or refuse roots
@@ -157,7 +161,10 @@ class InteractiveAnswerer:
             self.presenter.review(fields, content, problems)
             choices = [] if problems else [("Submit", "submit")]
             choices += [("Edit a field", "edit"), ("Decline", "decline"), ("Cancel", "cancel")]
+            choices += [(PARK, "park")] if self.parks else []
             choice = self._select("Send this answer?", choices)
+            if choice == "park":
+                raise Parked(question)
             if choice == "submit":
                 return Response({"action": "accept", "content": content})
             if choice != "edit":
@@ -175,7 +182,9 @@ class InteractiveAnswerer:
     def _raw_form(self, question: Question, problem: str) -> Decision:
         self.presenter.outside_subset(problem, question.schema)
         choice = self._select("How do you answer?", [("Type the answer as JSON", "json"), ("Decline", "decline"),
-                                                     ("Cancel", "cancel")])
+                                                     ("Cancel", "cancel"), *([(PARK, "park")] if self.parks else [])])
+        if choice == "park":
+            raise Parked(question)
         if choice != "json":
             return Response({"action": choice})
 

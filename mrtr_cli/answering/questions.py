@@ -138,6 +138,14 @@ class Refused(IncompleteError):
         self.reason = reason
 
 
+class Parked(IncompleteError):
+    """The person chose "Park (answer later)" at a question (`mrtr shell`): the conversation stops there, paused,
+    for its transcript to be continued later (`answer` in the shell, `mrtr answer FILE`)."""
+
+    def __init__(self, question: Question) -> None:
+        super().__init__(f"{question.describe()} was parked, to be answered later", "its conversation is paused")
+
+
 AT_TERMINAL = "run at a terminal without --no-input"
 """How a person comes to answer a `call`'s questions (replay says its own, `--interactive`)."""
 

@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mrtr_cli import __version__, files
 from mrtr_cli.answering.chain import build_chain
+from mrtr_cli.answering.questions import Chain
 from mrtr_cli.commands.call import people_to_ask, say_how_to_continue, show_outcome
 from mrtr_cli.commands.common import Context, client_settings, connect, guarded, warn_unused_flags
 from mrtr_cli.commands.hops import REPLICA_HINT, RESTART_HINT
+from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.errors import HopRefused, MrtrError, ServerError, UsageError
 from mrtr_cli.events import Broadcast, EraChosen, Observer, OutcomeReached
@@ -26,7 +30,7 @@ from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import header_params
-from mrtr_cli.target import http_url, resolve_target
+from mrtr_cli.target import Target, http_url, resolve_target
 from mrtr_cli.transcript import model, paused as pausing
 from mrtr_cli.transcript.recorder import TranscriptBuilder, utc_now
 from mrtr_cli.transcript.redact import Redaction
@@ -57,8 +61,7 @@ def run(options: AnswerOptions, target: TargetOptions, answering: AnsweringOptio
         if options.file is None:
             raise UsageError("mrtr answer needs a paused transcript", "give FILE.yaml (one `mrtr call --record` "
                              "wrote), or --list DIR to see the paused ones")
-        _refuse_changing_flags(target, answering)
-        return _answer(context, options.file, options, target, answering, recording)
+        return answer_paused(context, options.file, options, target, answering, recording)
 
     return guarded(output, body)
 
@@ -73,13 +76,17 @@ def _refuse_changing_flags(target: TargetOptions, answering: AnsweringOptions) -
                          f"leave out {given[0]} (name another instance with --url or --stdio)")
 
 
-def _answer(context: Context, path: str, options: AnswerOptions, target: TargetOptions,
-            answering: AnsweringOptions, recording: RecordingOptions) -> ExitCode:
-    """Load, continue, keep: the one place the answer command holds a conversation."""
+def answer_paused(context: Context, path: str, options: AnswerOptions, target: TargetOptions,
+                  answering: AnsweringOptions, recording: RecordingOptions,
+                  connection: Holding | None = None) -> ExitCode:
+    """Load, continue, keep: the one place the answer command holds a conversation. `connection`: a live client
+    to continue it on (`mrtr shell`'s, whose target it is; none: the recorded target or the one named, connected
+    for this conversation)."""
+    _refuse_changing_flags(target if connection is None else TargetOptions(), answering)
     paused = pausing.load_paused(path)
     if recording.record:
         files.check_writable(recording.record, "--record")
-    outcome, builder, sent = _continue(context, paused, options, target, answering)
+    outcome, builder, sent = _continue(context, paused, options, target, answering, connection)
     if sent:
         _keep(paused, builder, recording.record or path, "--record" if recording.record else "FILE")
     if answering.save_answers:
@@ -91,11 +98,13 @@ def _answer(context: Context, path: str, options: AnswerOptions, target: TargetO
 
 
 def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, target: TargetOptions,
-              answering: AnsweringOptions) -> tuple[Outcome, TranscriptBuilder, bool]:
+              answering: AnsweringOptions,
+              connection: Holding | None = None) -> tuple[Outcome, TranscriptBuilder, bool]:
     """The conversation from the paused round on; whether a new round was sent (else the file stays as it was)."""
     transcript = paused.transcript
     person = people_to_ask(context, answering)
-    chosen = replay_target(transcript, target, options.trust_target, _confirm if person else None)
+    chosen = target if connection else replay_target(transcript, target, options.trust_target,
+                                                     _confirm if person else None)
     chosen = chosen._replace(protocol_era="modern", protocol_version=transcript.data["protocol_version"],
                              no_discover=True)  # the recorded era: no probe, over stdio either
     params = replay_params(transcript, options.arguments, None)
@@ -110,7 +119,7 @@ def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, 
     outcome = Outcome(method, params)
     schema = (transcript.data.get("tool") or {}).get("inputSchema")
     try:
-        with connect(live, resolved, chosen, settings, chain=chain) as client:
+        with (connection or _connected(resolved, chosen))(live, settings, chain) as client:
             session = Session(client, chain, max_rounds=answering.max_rounds)
             mirrored = header_params(schema) if resolved.mirrors_headers and isinstance(schema, dict) else {}
             recorded = [round_from_data(method, entry) for entry in transcript.rounds]
@@ -123,6 +132,18 @@ def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, 
     if refused is not None:
         outcome.error = refused
     return outcome, builder, len(outcome.rounds) > paused.number and refused is None
+
+
+Holding = Callable[[Context, ClientSettings, Chain], AbstractContextManager[Client]]
+"""A live client for the continued conversation, given its context (its events), settings and chain."""
+
+
+def _connected(resolved: Target, chosen: TargetOptions) -> Holding:
+    """The target connected for this conversation (the recorded era: no probe), stopped after it."""
+    def holding(live: Context, settings: ClientSettings, chain: Chain) -> AbstractContextManager[Client]:
+        return connect(live, resolved, chosen, settings, chain=chain)
+
+    return holding
 
 
 def _as_declared(transcript: model.Transcript, roots_answerable: bool) -> meta.Capabilities:
@@ -206,7 +227,7 @@ def list_paused(context: Context, folder: str) -> ExitCode:
     if not Path(folder).is_dir():
         raise UsageError(f"--list {folder!r} is not a folder", "give the folder the transcripts were recorded in")
     now = datetime.datetime.now(datetime.timezone.utc)
-    rows = [row for row in map(lambda p: _paused_row(p, now), sorted(Path(folder).glob("*.yaml"))) if row]
+    rows = [row for row in map(lambda p: paused_row(p, now), sorted(Path(folder).glob("*.yaml"))) if row]
     if context.output.json:
         from mrtr_cli.render import json_report
 
@@ -222,7 +243,8 @@ def list_paused(context: Context, folder: str) -> ExitCode:
     return ExitCode.OK
 
 
-def _paused_row(path: Path, now: datetime.datetime) -> dict[str, Any] | None:
+def paused_row(path: Path, now: datetime.datetime) -> dict[str, Any] | None:
+    """`--list`'s row of the transcript at `path` (None when it is not paused); `mrtr shell`'s `answer` too."""
     try:
         paused = pausing.load_paused(str(path))
     except MrtrError:

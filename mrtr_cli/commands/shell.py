@@ -9,8 +9,10 @@ exit code: a session can be scripted.
 
 from __future__ import annotations
 
+import shlex
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from mrtr_cli.commands import shell_words as words
@@ -36,6 +38,7 @@ class Shell:
         self.options = options
         self.record_dir: _RecordDir | None = None
         self.last_recorded: str | None = None
+        self.parked_names: set[str] = set()
         if record_dir:
             self._record([record_dir])
 
@@ -55,7 +58,7 @@ class Shell:
         command = said[0]
         handlers: dict[str, Callable[[Context, list[str]], ExitCode]] = {
             "call": self._converse, "read": self._converse, "prompt": self._converse, "list": self._list,
-            "discover": self._discover, "record": lambda _, rest: self._record(rest),
+            "discover": self._discover, "answer": self._answer, "record": lambda _, rest: self._record(rest),
             "show": lambda _, rest: self._show(rest), "set": self._set, "unset": self._unset, "help": self._help,
         }
         if command == "exit":
@@ -66,14 +69,18 @@ class Shell:
 
     def _converse(self, context: Context, said: list[str]) -> ExitCode:
         call = words.conversation(said)
-        record = None
-        if self.record_dir is not None:
-            from mrtr_cli.proxy.conversation import subject_of
-            from mrtr_cli.proxy.record_dir import transcript_name
+        from mrtr_cli.proxy.conversation import subject_of
+        from mrtr_cli.proxy.record_dir import transcript_name
 
-            subject = subject_of({"name": call.name} if call.method != "resources/read" else {"uri": call.name})
+        subject = subject_of({"name": call.name} if call.method != "resources/read" else {"uri": call.name})
+        record = park = None
+        if self.record_dir is not None:
             record = str(self.record_dir.directory / transcript_name(call.method, subject, self.record_dir.taken))
-        code = self.session.converse(call, self.options, record)
+        elif person_at_terminal() and not self.options.recording.record:  # Park writes it there
+            from mrtr_cli.line_editor import parked_folder
+
+            park = str(parked_folder() / transcript_name(call.method, subject, self.parked_names))
+        code = self.session.converse(call, self.options, record, park)
         self.last_recorded = record or self.options.recording.record or self.last_recorded
         return code
 
@@ -103,6 +110,58 @@ class Shell:
         else:
             for line in discovery_lines(result):
                 context.consoles.out.print(line)
+        return ExitCode.OK
+
+    def _answer(self, context: Context, rest: list[str]) -> ExitCode:
+        """`answer`: the paused conversations, numbered; `answer N` or `answer FILE`: one continued here."""
+        if len(rest) > 1:
+            raise UsageError("answer takes one number or transcript", f"usage: {words.COMMANDS['answer'].usage}")
+        from mrtr_cli.commands import answer
+
+        if not rest:
+            return self._paused_list(context)
+        path = self._paused_file(rest[0])
+        if self.session.client.era.name == "older":
+            raise UsageError("this shell speaks the older era, whose conversations wait in a session, not a file",
+                             f"continue {path} with mrtr answer {shlex.quote(path)} (2026-07-28)")
+        code = answer.answer_paused(context, path, answer.AnswerOptions(file=path), self.session.target_options,
+                                    self.options.answering, self.options.recording, self.session.holding())
+        self.session.note_paused(path)  # paused again (or first paused elsewhere): numbered
+        self.last_recorded = self.options.recording.record or path
+        return code
+
+    def _paused_file(self, said: str) -> str:
+        if not said.isdigit():
+            return said
+        number = int(said)
+        if not 1 <= number <= len(self.session.paused):
+            counted = len(self.session.paused)
+            raise UsageError(f"no paused conversation {number} in this shell ({counted} so far)",
+                             "answer alone lists them" if counted else "Park one at a question's review first")
+        return self.session.paused[number - 1]
+
+    def _paused_list(self, context: Context) -> ExitCode:
+        """Each conversation of this shell still paused: its number, request, questions waiting, state age, file."""
+        import datetime
+
+        from mrtr_cli.commands.answer import paused_row
+
+        now = datetime.datetime.now(datetime.timezone.utc)
+        rows = [(number, row) for number, row in ((n, paused_row(Path(path), now))
+                                                  for n, path in enumerate(self.session.paused, 1)) if row]
+        if context.output.json:
+            from mrtr_cli.render import json_report
+
+            context.print_json({"version": json_report.VERSION, "paused": [row for _, row in rows]})
+            return ExitCode.OK
+        for number, row in rows:
+            request = f"{row['request']['method']} {row['request']['name']}"
+            context.consoles.out.print(f"{number}  {request}  waiting: {', '.join(row['questions']) or '(state only)'}"
+                                       f"  state {row['state_age']} old  {row['file']}",
+                                       markup=False, highlight=False, soft_wrap=True)
+        if not rows:
+            context.consoles.err.print("no paused conversation in this shell (Park one at a question's review)",
+                                       markup=False, highlight=False)
         return ExitCode.OK
 
     def _record(self, rest: list[str]) -> ExitCode:
@@ -156,8 +215,6 @@ class _RecordDir:
     """`record DIR`: the folder (made now) and the names its transcripts took."""
 
     def __init__(self, directory: str) -> None:
-        from pathlib import Path
-
         self.directory = Path(directory)
         try:
             self.directory.mkdir(parents=True, exist_ok=True)

@@ -27,6 +27,9 @@ COMMANDS = {
                          "lapses or the server says it changed)"),
     "discover": ShellCommand("discover", "the server's versions, capabilities and serverInfo (older era: what "
                              "initialize returned)"),
+    "answer": ShellCommand("answer [N | FILE.yaml]", "continue the Nth paused conversation of this shell (a question "
+                           "parked, or a recorded one that stopped at a question), or a paused transcript, as mrtr "
+                           "answer does, on this connection; alone: the paused ones, numbered"),
     "record": ShellCommand("record DIR | record off", "keep each conversation as a transcript in DIR, named as "
                            "mrtr proxy --record-dir names them; off: no more"),
     "show": ShellCommand("show [TRANSCRIPT.yaml]", "a transcript's timeline and result (default: the last one "

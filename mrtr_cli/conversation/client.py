@@ -52,6 +52,10 @@ class Reply:
     status: int | None = None
 
 
+KeptLists = Callable[[str, str], tuple[dict[str, Any], int]]
+"""A list (method, result key) as conversation/lists.py's `list_all` returns it: merged, and its page count."""
+
+
 class Client:
     """Sends requests to one server over one transport."""
 
@@ -69,6 +73,9 @@ class Client:
         """A request left waiting past its wait (the era probe): its id, method and when it was sent."""
         self.late_reply: Reply | None = None
         """The answer to that request, when it came while another was awaited."""
+        self.kept_lists: KeptLists | None = None
+        """Who keeps the server's lists for a connection that stays open (`mrtr shell`): conversation/lists.py's
+        `list_all` asks it instead of the server; None: every list is fetched when it is wanted."""
 
     def speak(self, era: Era) -> None:
         """Speak `era` from now on: its version, its `_meta`, its headers, its handling of server
@@ -84,6 +91,10 @@ class Client:
         open (`mrtr shell`) gives each call its own flags. 2026-07-28 declares them in each request's
         `_meta`; the older era declared them at initialize, where its caller leaves them."""
         self.settings.capabilities, self.settings.log_level = capabilities, log_level
+
+    def keep_lists(self, keeper: KeptLists) -> None:
+        """Let `keeper` answer for the server's lists from now on (`mrtr shell`, whose connection stays open)."""
+        self.kept_lists = keeper
 
     def reconnect(self, transport: Transport) -> None:
         """The server exited while the era was chosen: speak to it on `transport`, a fresh start of it."""

@@ -16,7 +16,15 @@ MAX_PAGES = 1000
 
 
 def list_all(client: Client, method: str, key: str) -> tuple[dict[str, Any], int]:
-    """Every page of a list, merged under `key`, and how many pages there were."""
+    """Every page of a list, merged under `key`, and how many pages there were: as the client's keeper of lists
+    has it (`Client.kept_lists`, `mrtr shell`), else fetched."""
+    if client.kept_lists is not None:
+        return client.kept_lists(method, key)
+    return fetch_all(client, method, key)
+
+
+def fetch_all(client: Client, method: str, key: str) -> tuple[dict[str, Any], int]:
+    """Every page of a list fetched from the server now, merged under `key`, and how many pages there were."""
     items: list[Any] = []
     seen: set[str] = set()
     params: dict[str, Any] = {}

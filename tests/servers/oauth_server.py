@@ -23,10 +23,11 @@ refused by the MCP endpoint, as is an expired one.
     python oauth_server.py [--port N] [--scopes "mcp:read mcp:write"] [--required-scopes mcp:read]
                            [--token-lifetime SECONDS] [--deny] [--metadata-fault no-s256|issuer]
                            [--machine-client ID:SECRET]... [--machine-key ID:PUBLIC_KEY.pem]...
-                           [--machine-auth-methods METHOD,...]
+                           [--machine-auth-methods METHOD,...] [--grants-file FILE]
 
 `--deny` makes `/authorize` refuse every request (a redirect with `error=access_denied`);
-`--metadata-fault` serves authorization server metadata without PKCE S256, or naming another issuer.
+`--metadata-fault` serves authorization server metadata without PKCE S256, or naming another issuer;
+`--grants-file` appends a line (the client's id) for each access token issued, so a test counts logins.
 """
 
 from __future__ import annotations
@@ -69,6 +70,8 @@ class ApprovingProvider:
         self.codes: dict[str, AuthorizationCode] = {}
         self.access_tokens: dict[str, AccessToken] = {}
         self.refresh_tokens: dict[str, RefreshToken] = {}
+        self.grants_file: str | None = None
+        """Where each access token issued is counted, one line naming its client (--grants-file)."""
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         return self.clients.get(client_id)
@@ -133,6 +136,9 @@ class ApprovingProvider:
 
     def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
         access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+        if self.grants_file:
+            with open(self.grants_file, "a", encoding="utf-8") as grants:
+                grants.write(f"{client_id}\n")
         expires_at = int(time.time()) + self.token_lifetime
         self.access_tokens[access] = PairedAccessToken(token=access, client_id=client_id, scopes=scopes,
                                                        expires_at=expires_at, resource=resource, pair=refresh)
@@ -153,7 +159,9 @@ class PairedRefreshToken(RefreshToken):
 
 
 def build_provider(base: str, options: argparse.Namespace) -> ApprovingProvider:
-    return ApprovingProvider(f"{base}/mcp", options.scopes.split(), options.token_lifetime, options.deny)
+    provider = ApprovingProvider(f"{base}/mcp", options.scopes.split(), options.token_lifetime, options.deny)
+    provider.grants_file = options.grants_file
+    return provider
 
 
 def build_server(base: str, options: argparse.Namespace, provider: ApprovingProvider | None = None) -> MCPServer:
@@ -240,6 +248,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         help="A client of the client credentials grant, with its secret. Repeatable.")
     parser.add_argument("--machine-key", action="append", default=[], metavar="ID:PUBLIC_KEY.pem",
                         help="A client of the client credentials grant that signs a JWT (private_key_jwt). Repeatable.")
+    parser.add_argument("--grants-file", help="Append one line to this file for each access token issued.")
     parser.add_argument("--machine-auth-methods", type=lambda text: text.split(","), metavar="METHOD,...",
                         help="The token endpoint authentication methods listed and accepted (default: all three).")
     return parser.parse_args(argv)
