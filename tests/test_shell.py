@@ -407,3 +407,27 @@ def test_over_http_a_list_change_heard_on_the_listen_stream_makes_the_kept_list_
         finally:
             process.kill()
     assert "✗" not in err.read_text()
+
+
+def test_a_mistyped_shell_command_is_told_what_it_likely_meant():
+    from mrtr_cli.commands.shell import _unknown_hint
+
+    known = ["call", "read", "prompt", "list", "discover", "answer", "record", "show", "set", "unset", "help", "exit"]
+    assert _unknown_hint("lst", known) == "did you mean list? help lists them"
+    assert _unknown_hint("tools", known) == "list tools lists them"
+    assert "without mrtr" in _unknown_hint("mrtr", known)
+    assert _unknown_hint("frobnicate", known) == "help lists them"
+
+
+def test_help_wraps_each_description_under_itself():
+    from mrtr_cli.commands.shell import help_lines
+
+    rows = [("list tools|prompts", "a list of the server, kept until its ttlMs lapses or the server says it changed"),
+            ("exit", "leave")]
+    wide = help_lines(rows, 60)
+    assert all(len(line) <= 60 for line in wide) and len(wide) == 4
+    assert wide[0].startswith("  list tools|prompts  a list") and wide[1].startswith(" " * 22 + "ttlMs")
+    assert wide[-1] == "  exit                leave"
+    narrow = help_lines(rows, 40)  # no room for two columns: the description goes under its usage
+    assert narrow[0] == "  list tools|prompts" and narrow[1].startswith("      a list") and all(
+        len(line) <= 40 for line in narrow)

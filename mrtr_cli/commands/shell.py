@@ -9,8 +9,10 @@ exit code: a session can be scripted.
 
 from __future__ import annotations
 
+import difflib
 import shlex
 import sys
+import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -64,7 +66,7 @@ class Shell:
         if command == "exit":
             raise Leave
         if command not in handlers:
-            raise UsageError(f"no shell command {command!r}", "help lists them")
+            raise UsageError(f"no shell command {command!r}", _unknown_hint(command, [*handlers, "exit"]))
         return handlers[command](context, said if command in words.METHODS else said[1:])
 
     def _converse(self, context: Context, said: list[str]) -> ExitCode:
@@ -121,7 +123,7 @@ class Shell:
         if not rest:
             return self._paused_list(context)
         path = self._paused_file(rest[0])
-        if self.session.client.era.name == "older":
+        if self.session.client.era.handshake:
             raise UsageError("this shell speaks the older era, whose conversations wait in a session, not a file",
                              f"continue {path} with mrtr answer {shlex.quote(path)} (2026-07-28)")
         code = answer.answer_paused(context, path, answer.AnswerOptions(file=path), self.session.target_options,
@@ -202,13 +204,38 @@ class Shell:
         chosen = [words.COMMANDS[name] for name in rest if name in words.COMMANDS] or list(words.COMMANDS.values())
         if rest and len(chosen) != len(rest):
             raise UsageError(f"no shell command {' '.join(rest)!r}", "help lists them")
-        width = max(len(command.usage) for command in chosen)
-        for command in chosen:
-            context.consoles.out.print(f"  {command.usage:<{width}}  {command.help}", markup=False, highlight=False)
+        for line in help_lines([(command.usage, command.help) for command in chosen], context.consoles.out.width):
+            context.consoles.out.print(line, markup=False, highlight=False)
         return ExitCode.OK
 
     def complete(self, before: str) -> list[str]:
         return list(words.candidates(before, self.session.lists.known))
+
+
+def _unknown_hint(command: str, known: list[str]) -> str:
+    """What a mistyped shell command was likely meant as: `tools` is `list tools`, `lst` is `list`."""
+    if command == "mrtr":  # a line copied from a hint or the manual
+        return "type it without mrtr: the shell's commands are mrtr's (list tools, call NAME)"
+    if command in LIST_METHODS:
+        return f"list {command} lists them"
+    close = difflib.get_close_matches(command, known, n=1)
+    return f"did you mean {close[0]}? help lists them" if close else "help lists them"
+
+
+def help_lines(rows: list[tuple[str, str]], columns: int) -> list[str]:
+    """`help`'s two columns, each description wrapped under itself; on a terminal too narrow for two columns
+    each description goes under its usage."""
+    width = max(len(usage) for usage, _ in rows)
+    indent = 2 + width + 2
+    lines: list[str] = []
+    for usage, description in rows:
+        if columns - indent >= 30:
+            lines += textwrap.wrap(description, columns, initial_indent=f"  {usage:<{width}}  ",
+                                   subsequent_indent=" " * indent)
+        else:
+            lines += [f"  {usage}", *textwrap.wrap(description, columns, initial_indent=" " * 6,
+                                                   subsequent_indent=" " * 6)]
+    return lines
 
 
 class _RecordDir:

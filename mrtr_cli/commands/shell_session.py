@@ -220,7 +220,7 @@ class ShellSession:
         @contextmanager
         def connecting(settings: ClientSettings, chain: Chain) -> Iterator[tuple[Client, Optional[Instances]]]:
             self._declare(context, settings, chain)
-            if self.client.era.name != "older" and _offer_park(chain) and parking is not None:
+            if not self.client.era.handshake and _offer_park(chain) and parking is not None:
                 parking.build(context, self.target.transcript_entry(), settings)
             for fact in self.relay.facts:  # the recorder, subscribed by now, learns the era and the server
                 self.relay.quietly(fact)
@@ -337,7 +337,7 @@ def _listening(client: Client, target: Target, lists: Lists) -> ListStream | Non
     from mrtr_cli.target import http_url
 
     filters = listen_filters((client.era.said or {}).get("capabilities"))
-    if client.era.name == "older" or http_url(target) is None or not filters:
+    if client.era.handshake or http_url(target) is None or not filters:
         return None
     stream = ListStream(client, lists.changed)
     return stream if stream.open(filters) else None
