@@ -17,11 +17,12 @@ from typing import Any
 from mrtr_cli import __version__, files
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.commands.call import people_to_ask, say_how_to_continue, show_outcome
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded, warn_unused_flags
+from mrtr_cli.commands.common import Context, client_settings, connect, endpoint, guarded, warn_unused_flags
+from mrtr_cli.commands.conversation_builder import corrected, failed, unsent
 from mrtr_cli.commands.hops import REPLICA_HINT, RESTART_HINT
-from mrtr_cli.conversation.session import Outcome, Session, status_of
+from mrtr_cli.conversation.session import Outcome, Session
 from mrtr_cli.errors import HopRefused, MrtrError, ServerError, UsageError
-from mrtr_cli.events import Broadcast, EraChosen, Observer, OutcomeReached
+from mrtr_cli.events import Broadcast, EraChosen, Observer
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.protocol import meta
@@ -107,21 +108,19 @@ def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, 
     emit = Broadcast([_as_recorded(context.timeline, transcript.path), builder])
     live = dataclasses.replace(context, emit=emit)
     method = transcript.request["method"]
-    outcome = Outcome(method, params)
+    outcome = unsent(method, params)
     schema = (transcript.data.get("tool") or {}).get("inputSchema")
     try:
-        with connect(live, resolved, chosen, settings, chain=chain) as client:
+        with connect(live, endpoint(live, resolved, chosen), settings, chain=chain) as client:
             session = Session(client, chain, max_rounds=answering.max_rounds)
             mirrored = header_params(schema) if resolved.mirrors_headers and isinstance(schema, dict) else {}
             recorded = [round_from_data(method, entry) for entry in transcript.rounds]
             outcome = session.run(method, params, mirrored, paused=recorded)
     except MrtrError as error:  # before the retry was sent
-        outcome.status, outcome.error = status_of(error), error
-        emit(OutcomeReached(outcome))
+        failed(outcome, error, emit)
     warn_unused_flags(context, flags.unused(), flags.likely_questions())
     refused = _state_refused(outcome, paused, http_url(resolved))
-    if refused is not None:
-        outcome.error = refused
+    corrected(outcome, refused)
     return outcome, builder, len(outcome.rounds) > paused.number and refused is None
 
 

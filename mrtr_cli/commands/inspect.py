@@ -9,7 +9,7 @@ from typing import Any
 from mrtr_cli.render import json_report
 from mrtr_cli.conversation.lists import list_all
 
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded
+from mrtr_cli.commands.common import Context, client_settings, connect, endpoint, guarded
 from mrtr_cli.commands.hops import refuse_outside_a_conversation
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.exit_codes import ExitCode
@@ -30,7 +30,7 @@ def declaring(context: Context, resolved: Target, target: TargetOptions, answeri
 
     chain, _ = build_chain(answering, target.timeout)
     settings = client_settings(target, answering, chain, declare_tasks=not tasks.no_tasks)
-    with connect(context, resolved, target, settings, chain=chain) as client:
+    with connect(context, endpoint(context, resolved, target), settings, chain=chain) as client:
         yield client
 
 

@@ -13,23 +13,22 @@ from typing import Any
 
 from mrtr_cli import events, files, yaml_dumper
 from mrtr_cli.render import json_report
-from mrtr_cli.answering.chain import AnswerFlags, build_chain
-from mrtr_cli.commands.hops import opener, plan, routed
-from mrtr_cli.commands.common import (Context, client_settings, connect, era_flags, guarded, make_context, server_named,
-                                      person_answerer, person_at_terminal, warn_unused_flags)
+from mrtr_cli.answering.chain import AnswerFlags
+from mrtr_cli.commands.common import (Context, era_flags, guarded, make_context, server_named, person_answerer,
+                                      person_at_terminal, warn_unused_flags)
+from mrtr_cli.commands.conversation_builder import build, failed, unsent
 from mrtr_cli.commands.replay_jobs import STOPPED, Replayed, replay_many
 from mrtr_cli.errors import HopRefused, MrtrError, ProtocolError, UsageError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
-from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
+from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions, TaskOptions
 from mrtr_cli.render.diagnostics import warning_line
 from mrtr_cli.render.replay_report import load_lines, summary_table, verdict_lines
 from mrtr_cli.conversation.client import Client
-from mrtr_cli.conversation.task_follower import TaskSettings
-from mrtr_cli.conversation.session import Outcome, Session, status_of
+from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.conversation.era import requested_era
 from mrtr_cli.conversation.preparation import prepare_call
-from mrtr_cli.target import http_url, resolve_target, sharing_server
+from mrtr_cli.target import resolve_target, sharing_server
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.recorded_answerer import RecordedAnswerer
 from mrtr_cli.transcript.across_eras import compare_conversations
@@ -103,7 +102,7 @@ def _finish(context: Context, verdicts: list[ReplayVerdict], code: ExitCode, opt
     if options.html:
         _write_page(options.html, verdicts, options.show_state)
     if options.har:
-        from mrtr_cli.commands.call import write_exchanges
+        from mrtr_cli.commands.conversation_builder import write_exchanges
 
         write_exchanges(options.har, [verdict.live for verdict in verdicts if verdict.live is not None])
     if code != ExitCode.OK and context.output.json:
@@ -252,38 +251,37 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     chosen = recorded_era(transcript, replay_target(transcript, target, options.trust_target,
                                                     _confirm if terminal else None))
     params = replay_params(transcript, options.arguments, _ask if person else None)
-    resolved = resolve_target(chosen)
-    hops = plan(chosen, resolved)  # --replica, --restart-between-rounds: each transcript's own instances
-    if pool is not None and hops is None and requested_era(era_flags(chosen)) != "older":
-        resolved = sharing_server(resolved, pool)
-    settings = client_settings(chosen, answering)
-    settings.capabilities = recorded_capabilities(transcript)
-    if not chosen.protocol_version and requested_era(era_flags(chosen)) in ("auto", transcript.era):
-        settings.version = transcript.data["protocol_version"]  # the recorded version, in the recorded era
-    builder = TranscriptBuilder(resolved.transcript_entry(), settings.version, settings.capabilities.declared(),
-                                Redaction.from_transcript(transcript.data.get("redacted", [])))
-    emit = Broadcast(([context.timeline] if context.output.verbose else []) + [builder])
+    emit = Broadcast([context.timeline] if context.output.verbose else [])
     live_context = dataclasses.replace(context, emit=emit)
     recorded = RecordedAnswerer(transcript)
     people = [person_answerer(live_context, answering.sampling_model)] if person else []
-    chain, flags = build_chain(answering, chosen.timeout, [recorded] + people, person=ASK_A_PERSON)
-    settings.capabilities = dataclasses.replace(settings.capabilities, roots_answerable=chain.offers_roots())
-    outcome = Outcome(transcript.request["method"], params)
-    unprobed = transcript.era == "modern" and chosen.protocol_era == "auto" and not chosen.protocol_version
+    resolved = resolve_target(chosen)
+    conversation = build(live_context, chosen, answering, [recorded] + people, person=ASK_A_PERSON, target=resolved,
+                         tasks=TaskOptions(poll_interval=options.poll_interval, task_timeout=options.task_timeout))
+    if pool is not None and conversation.hops is None and requested_era(era_flags(chosen)) != "older":
+        conversation = conversation.again(server=dataclasses.replace(conversation.server,
+                                                                     target=sharing_server(resolved, pool)))
+    fixed = not chosen.protocol_version and requested_era(era_flags(chosen)) in ("auto", transcript.era)
+    conversation = dataclasses.replace(conversation.again(
+        capabilities=dataclasses.replace(recorded_capabilities(transcript),
+                                         roots_answerable=conversation.chain.offers_roots()),
+        version=transcript.data["protocol_version"] if fixed else None),  # the recorded version, in the recorded era
+        recorded=transcript.era == "modern" and chosen.protocol_era == "auto" and not chosen.protocol_version,
+        awaited_unprompted=frozenset(unprompted_methods(transcript.rounds)))
+    settings = conversation.settings
+    builder = TranscriptBuilder(resolved.transcript_entry(), settings.version, settings.capabilities.declared(),
+                                Redaction.from_transcript(transcript.data.get("redacted", [])))
+    emit.subscribe(builder)
+    method = transcript.request["method"]
+    outcome = unsent(method, params)
     try:
-        opening = opener(chosen, context.output.verbose, context.output.show_secrets)
-        with connect(live_context, resolved, chosen, settings, chain=chain, recorded=unprobed) as client, \
-                routed(hops, client, resolved, opening) as instances:
+        with conversation.connected() as live:
+            client = live.client
             recorded.live_era = lambda: client.era.name
-            method = transcript.request["method"]
 
             def converse() -> Outcome:
                 prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
-                session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances,
-                                  tasks=TaskSettings(options.poll_interval, options.task_timeout,
-                                                     listen=http_url(resolved) is not None),
-                                  awaited_unprompted=unprompted_methods(transcript.rounds))
-                return session.run(method, params, prepared.mirrored)
+                return live.session().run(method, params, prepared.mirrored)
 
             outcome = converse()
             if _refused_the_era(outcome, transcript) and client.era.on_refusal is not None:
@@ -291,12 +289,11 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
                 warnings.append(_probed_note(transcript.path, client.era.name))
                 if client.era.name == "older":  # the server speaks the other era now: the migration check
                     outcome = converse()
-            if outcome.error is None and client.era.name == "modern" and hops is None:
+            if outcome.error is None and client.era.name == "modern" and conversation.hops is None:
                 keep(client.transport)  # every request answered: the next transcript may use this server
     except MrtrError as error:  # before the request was sent: compared like any other ending
-        outcome.status, outcome.error = status_of(error), error
-        emit(events.OutcomeReached(outcome))
-    return outcome, builder, flags
+        failed(outcome, error, emit)
+    return outcome, builder, conversation.flags
 
 
 def _write_page(path: str, verdicts: list[ReplayVerdict], show_state: bool) -> None:

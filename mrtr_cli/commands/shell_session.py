@@ -1,6 +1,6 @@
 """`mrtr shell`'s one connection: the server started (or reached) once, its era chosen once, its lists
 learned once and fetched again when their `ttlMs` lapses or the server says one changed; each
-conversation held on it by `call`'s own code (commands/call.py `hold_conversation`, handed this
+conversation held on it by `call`'s own code (commands/conversation_builder.py `build` and `hold`, handed this
 connection: the one place the shell builds a conversation).
 
 Events: the client tells one broadcast for the whole session (`Relay`), which passes each event to the
@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, Optional
 from mrtr_cli import events
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.commands.common import Context, client_settings, connect, make_context
+from mrtr_cli.commands.common import Context, client_settings, connect, endpoint, make_context
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.lists import list_all
@@ -119,14 +119,16 @@ class ShellSession:
         """One conversation, as `mrtr call` holds it, on this connection; `record`: the transcript it is
         kept in (None: --record's, if set)."""
         from mrtr_cli.commands.call import finisher, hold_conversation, people_to_ask
+        from mrtr_cli.commands.conversation_builder import build
 
         context = make_context(shell.output)
         recording = shell.recording._replace(record=record) if record else shell.recording
         with self.telling(context):
-            outcome, _ = hold_conversation(context, call, self.target_options, shell.answering,
-                                           people_to_ask(context, shell.answering), recording,
-                                           finisher(context, shell.answering), shell.tasks,
-                                           connection=self._live(context))
+            conversation = build(context, self.target_options, shell.answering,
+                                 people_to_ask(context, shell.answering), tasks=shell.tasks, target=self.target,
+                                 connection=self._live(context))
+            outcome = hold_conversation(conversation, call, recording, finisher(context, shell.answering), shell.tasks,
+                                        answers_file=shell.answering.answers_file)
         return outcome.exit_code(shell.output.strict)
 
     @contextmanager
@@ -177,7 +179,7 @@ def opened(context: Context, options: TargetOptions, shell: ShellOptions) -> Ite
     session_context = Context(context.consoles, context.output, events.Broadcast([relay]), context.timeline)
     chain, _ = build_chain(shell.answering, options.timeout)  # the server's requests outside a call: no person
     settings = client_settings(options, shell.answering, chain, declare_tasks=not shell.tasks.no_tasks)
-    with connect(session_context, target, options, settings, chain=chain) as client:
+    with connect(session_context, endpoint(context, target, options), settings, chain=chain) as client:
         lists = Lists(client)
         session_context.emit.subscribe(lists, first=True)
         yield ShellSession(context, target, options, client, relay, lists)
