@@ -23,15 +23,13 @@ if TYPE_CHECKING:
 
 def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
         recording: RecordingOptions, tasks: TaskOptions = TaskOptions()) -> int:
-    return guarded(output, lambda context: _converse(context, call, target, answering, recording, tasks))
+    def body(context: Context) -> ExitCode:
+        conversation = build(context, target, answering, people_to_ask(context, answering), tasks=tasks)
+        outcome = hold_conversation(conversation, call, recording, finisher(context, answering, recording.record),
+                                    tasks, answers_file=answering.answers_file)
+        return outcome.exit_code(context.output.strict)
 
-
-def _converse(context: Context, call: CallOptions, options: TargetOptions, answering: AnsweringOptions,
-              recording: RecordingOptions, tasks: TaskOptions) -> ExitCode:
-    conversation = build(context, options, answering, people_to_ask(context, answering), tasks=tasks)
-    outcome = hold_conversation(conversation, call, recording, finisher(context, answering, recording.record), tasks,
-                                answers_file=answering.answers_file)
-    return outcome.exit_code(context.output.strict)
+    return guarded(output, body)
 
 
 def finisher(context: Context, answering: AnsweringOptions, record: str | None = None) -> Finish:

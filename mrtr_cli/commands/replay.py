@@ -45,6 +45,8 @@ from mrtr_cli.transport.shared import ServerPool, keep
 
 ASK_A_PERSON = "replay at a terminal with --interactive"
 """How a person comes to answer what the recording does not (the hint when nothing answers)."""
+EACH_OWN = "the server each transcript recorded"
+"""What the reports name as the server when no target flags are given (each transcript's own)."""
 LIVE_FAILURES = STOPPED | {ExitCode.USAGE, ExitCode.UNREACHABLE, ExitCode.INCOMPLETE}
 """Live failures that decide replay's exit code; any other difference is a divergence (6)."""
 
@@ -90,15 +92,16 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
             context.print_json({"version": json_report.VERSION, "transcripts": [v.as_dict() for v in verdicts]})
         elif len(verdicts) > 1:
             context.consoles.out.print(summary_table(verdicts))
-        return _finish(context, verdicts, decide(v.code for v in verdicts), options, target)
+        return _finish(context, verdicts, decide(v.code for v in verdicts), options, server_named(target, EACH_OWN))
 
     return guarded(output, body)
 
 
 def _finish(context: Context, verdicts: list[ReplayVerdict], code: ExitCode, options: ReplayOptions,
-            target: TargetOptions) -> ExitCode:
-    """The reports for CI, and with --json the error line when not every transcript replayed the same."""
-    _report_for_ci(context, verdicts, options, target)
+            server: str) -> ExitCode:
+    """The reports for CI (about `server`), and with --json the error line when not every transcript replayed
+    the same."""
+    _report_for_ci(context, verdicts, options, server)
     if options.html:
         _write_page(options.html, verdicts, options.show_state)
     if options.har:
@@ -130,7 +133,7 @@ def _run_many(context: Context, options: ReplayOptions, target: TargetOptions,
             context.consoles.out.print(summary_table(replayed.verdicts))
         for line in load_lines(figures):
             context.consoles.out.print(line)
-    return _finish(context, replayed.verdicts, _decided(replayed), options, target)
+    return _finish(context, replayed.verdicts, _decided(replayed), options, server_named(target, EACH_OWN))
 
 
 def _decided(replayed: Replayed) -> ExitCode:
@@ -366,10 +369,9 @@ def _record_with(emit: Broadcast, before: TranscriptBuilder, after: TranscriptBu
     emit.subscribe(after)
 
 
-def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], options: ReplayOptions,
-                   target: TargetOptions) -> None:
-    """The JUnit report (--junit), the SARIF log (--sarif), and GitHub Actions annotations on stderr
-    when run there; the XML and SARIF code loads only when asked for."""
+def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], options: ReplayOptions, server: str) -> None:
+    """The JUnit report (--junit), the SARIF log (--sarif, about `server`), and GitHub Actions annotations on
+    stderr when run there; the XML and SARIF code loads only when asked for."""
     junit = options.junit
     from mrtr_cli.render.annotations import replay_annotations
     from mrtr_cli.workflow_commands import in_github_actions, write_commands
@@ -382,7 +384,7 @@ def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], options: Rep
         from mrtr_cli.render.sarif import replay_log, write_log
 
         write_log(options.sarif, replay_log(verdicts, lambda path, difference: model.round_line(path, difference.round),
-                                            server_named(target, "the server each transcript recorded")))
+                                            server))
     if in_github_actions():
         lines = replay_annotations(verdicts, lambda path, first: model.round_line(path, first.round))
         write_commands(context.consoles.err.file, lines)

@@ -28,7 +28,7 @@ from mrtr_cli.options import (AnsweringOptions, CallOptions, OutputOptions, Reco
                               TaskOptions)
 from mrtr_cli.protocol.choices import LIST_METHODS
 from mrtr_cli.render.diagnostics import warning_line
-from mrtr_cli.target import Target, resolve_target
+from mrtr_cli.target import Endpoint, resolve_target
 
 LIST_CHANGED = {"notifications/tools/list_changed": ("tools",), "notifications/prompts/list_changed": ("prompts",),
                 "notifications/resources/list_changed": ("resources", "templates")}
@@ -105,11 +105,10 @@ class Lists:
 class ShellSession:
     """The live connection, and the conversations held on it."""
 
-    def __init__(self, context: Context, target: Target, options: TargetOptions, client: Client, relay: Relay,
-                 lists: Lists) -> None:
+    def __init__(self, context: Context, server: Endpoint, client: Client, relay: Relay, lists: Lists) -> None:
         self.context = context
-        self.target = target
-        self.target_options = options
+        self.server = server
+        """The server, with the settings each conversation's own build starts from."""
         self.client = client
         self.relay = relay
         self.lists = lists
@@ -124,8 +123,8 @@ class ShellSession:
         context = make_context(shell.output)
         recording = shell.recording._replace(record=record) if record else shell.recording
         with self.telling(context):
-            conversation = build(context, self.target_options, shell.answering,
-                                 people_to_ask(context, shell.answering), tasks=shell.tasks, target=self.target,
+            conversation = build(context, self.server.options, shell.answering,
+                                 people_to_ask(context, shell.answering), tasks=shell.tasks, target=self.server.target,
                                  connection=self._live(context))
             outcome = hold_conversation(conversation, call, recording, finisher(context, shell.answering), shell.tasks,
                                         answers_file=shell.answering.answers_file)
@@ -179,7 +178,8 @@ def opened(context: Context, options: TargetOptions, shell: ShellOptions) -> Ite
     session_context = Context(context.consoles, context.output, events.Broadcast([relay]), context.timeline)
     chain, _ = build_chain(shell.answering, options.timeout)  # the server's requests outside a call: no person
     settings = client_settings(options, shell.answering, chain, declare_tasks=not shell.tasks.no_tasks)
-    with connect(session_context, endpoint(context, target, options), settings, chain=chain) as client:
+    server = endpoint(context, target, options)
+    with connect(session_context, server, settings, chain=chain) as client:
         lists = Lists(client)
         session_context.emit.subscribe(lists, first=True)
-        yield ShellSession(context, target, options, client, relay, lists)
+        yield ShellSession(context, server, client, relay, lists)
