@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from mrtr_cli import __version__, files
-from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.commands.call import people_to_ask, say_how_to_continue, show_outcome
-from mrtr_cli.commands.common import Context, client_settings, connect, endpoint, guarded, warn_unused_flags
-from mrtr_cli.commands.conversation_builder import corrected, failed, unsent
+from mrtr_cli.commands.common import Context, guarded, warn_unused_flags
+from mrtr_cli.commands.conversation_builder import build, corrected, failed, unsent
 from mrtr_cli.commands.hops import REPLICA_HINT, RESTART_HINT
-from mrtr_cli.conversation.session import Outcome, Session
+from mrtr_cli.conversation.session import Outcome
+from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.errors import HopRefused, MrtrError, ServerError, UsageError
 from mrtr_cli.events import Broadcast, EraChosen, Observer
 from mrtr_cli.exit_codes import ExitCode
@@ -100,22 +100,23 @@ def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, 
     chosen = chosen._replace(protocol_era="modern", protocol_version=transcript.data["protocol_version"],
                              no_discover=True)  # the recorded era: no probe, over stdio either
     params = replay_params(transcript, options.arguments, None)
-    resolved = resolve_target(chosen)
-    chain, flags = build_chain(answering, chosen.timeout, person)
-    settings = client_settings(chosen, answering, chain)
-    settings.capabilities = _as_declared(transcript, chain.offers_roots())
-    builder = _builder(paused, resolved.transcript_entry(), settings.version, settings.capabilities.declared())
-    emit = Broadcast([_as_recorded(context.timeline, transcript.path), builder])
+    emit = Broadcast([_as_recorded(context.timeline, transcript.path)])
     live = dataclasses.replace(context, emit=emit)
+    conversation = build(live, chosen, answering, person, target=resolve_target(chosen))
+    conversation = dataclasses.replace(  # as it began: the recorded capabilities; tasks followed by the defaults
+        conversation.again(capabilities=_as_declared(transcript, conversation.chain.offers_roots())),
+        tasks=TaskSettings())
+    resolved, settings, flags = conversation.target, conversation.settings, conversation.flags
+    builder = _builder(paused, resolved.transcript_entry(), settings.version, settings.capabilities.declared())
+    emit.subscribe(builder)
     method = transcript.request["method"]
     outcome = unsent(method, params)
     schema = (transcript.data.get("tool") or {}).get("inputSchema")
     try:
-        with connect(live, endpoint(live, resolved, chosen), settings, chain=chain) as client:
-            session = Session(client, chain, max_rounds=answering.max_rounds)
+        with conversation.connected() as opened:
             mirrored = header_params(schema) if resolved.mirrors_headers and isinstance(schema, dict) else {}
             recorded = [round_from_data(method, entry) for entry in transcript.rounds]
-            outcome = session.run(method, params, mirrored, paused=recorded)
+            outcome = opened.session().run(method, params, mirrored, paused=recorded)
     except MrtrError as error:  # before the retry was sent
         failed(outcome, error, emit)
     warn_unused_flags(context, flags.unused(), flags.likely_questions())
