@@ -15,9 +15,9 @@ from contextlib import contextmanager
 from typing import Any, NamedTuple, Optional
 
 from mrtr_cli import events
-from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.commands.common import Context, client_settings, connect, endpoint, make_context
+from mrtr_cli.commands.common import Context, make_context
+from mrtr_cli.commands.conversation_builder import build
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.lists import list_all
@@ -118,7 +118,6 @@ class ShellSession:
         """One conversation, as `mrtr call` holds it, on this connection; `record`: the transcript it is
         kept in (None: --record's, if set)."""
         from mrtr_cli.commands.call import finisher, hold_conversation, people_to_ask
-        from mrtr_cli.commands.conversation_builder import build
 
         context = make_context(shell.output)
         recording = shell.recording._replace(record=record) if record else shell.recording
@@ -176,10 +175,9 @@ def opened(context: Context, options: TargetOptions, shell: ShellOptions) -> Ite
     target = resolve_target(options)
     relay = Relay(context.emit)
     session_context = Context(context.consoles, context.output, events.Broadcast([relay]), context.timeline)
-    chain, _ = build_chain(shell.answering, options.timeout)  # the server's requests outside a call: no person
-    settings = client_settings(options, shell.answering, chain, declare_tasks=not shell.tasks.no_tasks)
-    server = endpoint(context, target, options)
-    with connect(session_context, server, settings, chain=chain) as client:
-        lists = Lists(client)
+    # the server's requests outside a call are answered by the flags alone: no person
+    connection = build(session_context, options, shell.answering, tasks=shell.tasks, target=target)
+    with connection.connected() as live:
+        lists = Lists(live.client)
         session_context.emit.subscribe(lists, first=True)
-        yield ShellSession(context, server, client, relay, lists)
+        yield ShellSession(context, connection.server, live.client, relay, lists)
