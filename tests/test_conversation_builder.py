@@ -11,6 +11,7 @@ from types import FrameType
 from typing import Any
 
 from conftest import ROOT
+from mrtr_cli.answering.questions import Chain
 from mrtr_cli.commands.common import make_context
 from mrtr_cli.commands.conversation_builder import build
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
@@ -41,6 +42,10 @@ def test_again_changes_the_one_thing_it_is_given():
     assert (declared.settings.capabilities, declared.settings.version) == (withheld, "2025-06-18")
     assert (built.settings.capabilities, built.settings.version) != (withheld, "2025-06-18")  # a copy, changed
     assert declared.server == built.server
+
+    answers = Chain([])
+    answered = built.again(chain=answers)
+    assert answered.chain is answers and (answered.server, answered.settings) == (built.server, built.settings)
 
     replica = built.again(server=built.server.replica("http://127.0.0.1:2/mcp"))
     assert replica.server.address() == "127.0.0.1:2" and replica.server.options == built.server.options

@@ -11,7 +11,7 @@ and replay's recorded setup ask for. `hold` is a command's whole conversation wi
 
 The outcome (`conversation.session.Outcome`) is written here and in the engine alone: one made
 before anything is sent (`unsent`), a failure kept in it (`failed`), what the task watch or the
-server's list found afterwards (`settled`, `corrected`). The engine is handed what it calls (the
+server's list found afterwards (`corrected`). The engine is handed what it calls (the
 endpoint's `open`, conversation/instances.py's hops) and never calls back into commands/.
 """
 
@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 from mrtr_cli import events, files
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.answering.questions import Answerer, Chain
+from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect
 from mrtr_cli.commands.hops import Plan, plan, routed
-from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.commands.task_interrupt import settle, show_unfinished, watch_tasks
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.conversation.instances import Instances
@@ -95,11 +95,11 @@ class Conversation:
     def again(self, *, headers: dict[str, str] | None = None, chain: Chain | None = None,
               capabilities: meta.Capabilities | None = None, version: str | None = None,
               settings: ClientSettings | None = None, server: Endpoint | None = None,
-              context: Context | None = None, **target_settings: Any) -> Conversation:
+              **target_settings: Any) -> Conversation:
         """This conversation with one thing changed: `headers` (another identity: no kept token,
         nothing shown), the answers (`chain`), the declared `capabilities`, the protocol `version`,
-        all the client's `settings`, the instance (`server`), the observers (`context`), or a
-        setting of the target (`no_auth=True`, `auth_stored_only=True`)."""
+        all the client's `settings`, the instance (`server`), or a setting of the target
+        (`no_auth=True`, `auth_stored_only=True`)."""
         chosen = server or self.server
         if headers is not None:
             chosen = chosen.as_principal(headers)
@@ -109,14 +109,13 @@ class Conversation:
         if capabilities is not None or version is not None:
             made = dataclasses.replace(made, capabilities=capabilities or made.capabilities,
                                        version=version or made.version)
-        return dataclasses.replace(self, server=chosen, settings=made, chain=chain or self.chain,
-                                   context=context or self.context)
+        return dataclasses.replace(self, server=chosen, settings=made, chain=chain or self.chain)
 
     @contextmanager
-    def connected(self, *, probe: bool = True) -> Iterator[Live]:
+    def connected(self) -> Iterator[Live]:
         """The conversation opened: connected anew (the era chosen, the hops routed; all of it stopped at
-        the end), or on the `connection` it was handed. `probe=False`: no server/discover first."""
-        with self._connection(probe)(self.settings, self.chain) as (client, instances):
+        the end), or on the `connection` it was handed."""
+        with self._connection()(self.settings, self.chain) as (client, instances):
             yield Live(client, instances, self)
 
     def client(self) -> AbstractContextManager[Client]:
@@ -132,14 +131,14 @@ class Conversation:
 
         return opened()
 
-    def _connection(self, probe: bool) -> Connection:
+    def _connection(self) -> Connection:
         if self.connection is not None:
             return self.connection
 
         @contextmanager
         def connecting(settings: ClientSettings, chain: Chain) -> Iterator[tuple[Client, Optional[Instances]]]:
-            with connect(self.context, self.server, settings, probe=probe, chain=chain,
-                         recorded=self.recorded) as client, routed(self.hops, client, self.server) as instances:
+            with connect(self.context, self.server, settings, chain=chain, recorded=self.recorded) as client, \
+                    routed(self.hops, client, self.server) as instances:
                 yield client, instances
 
         return connecting
