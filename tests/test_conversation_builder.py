@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -75,28 +76,61 @@ def test_only_the_builder_writes_an_outcome_in_the_commands():
                           "other.error = e\n") == [1, 2, 3]
 
 
-def test_the_engine_never_calls_back_into_the_commands():
-    """A conversation whose rounds restart the stdio server in between: every function the engine
-    (conversation/) calls directly is the engine's, the target's or below, never one of commands/
-    (the restarts open the endpoint themselves; observers are reached through events.py)."""
-    built = build(make_context(OutputOptions(color="never")), TargetOptions(demo=True, restart_between_rounds=True),
-                  AnsweringOptions(answers_file=str(ROOT / "examples" / "book_table.yaml"), no_input=True))
-    engine, commands = str(PACKAGE / "conversation"), str(PACKAGE / "commands")
+BELOW_THE_COMMANDS = tuple(str(PACKAGE / name) for name in ("conversation", "answering", "transcript", "transport",
+                                                            "protocol", "target.py", "target_kinds.py"))
+"""The engine and what it stands on: none of it calls a function of commands/ (observers are reached through
+events.py, which is neither)."""
+
+
+def climbs_into_the_commands(run: Callable[[], Any]) -> tuple[Any, set[str]]:
+    """What `run` returns, and each function of commands/ called directly from below the commands while it ran."""
+    commands = str(PACKAGE / "commands")
     climbs: set[str] = set()
 
     def watch(frame: FrameType, event: str, _: Any) -> None:
         caller = frame.f_back
-        if event == "call" and caller is not None and caller.f_code.co_filename.startswith(engine) \
+        if event == "call" and caller is not None and caller.f_code.co_filename.startswith(BELOW_THE_COMMANDS) \
                 and frame.f_code.co_filename.startswith(commands):
             climbs.add(f"{Path(caller.f_code.co_filename).name} -> {Path(frame.f_code.co_filename).name}:"
                        f"{frame.f_code.co_name}")
 
+    sys.setprofile(watch)
+    try:
+        return run(), climbs
+    finally:
+        sys.setprofile(None)
+
+
+def test_the_engine_never_calls_back_into_the_commands():
+    """A conversation whose rounds restart the stdio server in between: every function the engine
+    calls directly is the engine's, the target's or below, never one of commands/ (the restarts open
+    the endpoint themselves)."""
+    built = build(make_context(OutputOptions(color="never")), TargetOptions(demo=True, restart_between_rounds=True),
+                  AnsweringOptions(answers_file=str(ROOT / "examples" / "book_table.yaml"), no_input=True))
     with built.connected() as live:
-        sys.setprofile(watch)
-        try:
-            outcome = live.session().run("tools/call", {"name": "book_table", "arguments": {}})
-        finally:
-            sys.setprofile(None)
+        outcome, climbs = climbs_into_the_commands(
+            lambda: live.session().run("tools/call", {"name": "book_table", "arguments": {}}))
     assert [round.instance.name for round in outcome.rounds if round.instance is not None][:2] == \
         ["first start", "restart 1"]
     assert climbs == set()
+
+
+def test_a_replay_answers_from_its_recording_without_calling_back_into_the_commands():
+    """The recorded answerer asks the live client's era itself (`RecordedAnswerer.follow`)."""
+    from mrtr_cli.commands.from_python import Target, replay_transcript
+
+    replayed, climbs = climbs_into_the_commands(
+        lambda: replay_transcript(str(ROOT / "recordings" / "two_questions.yaml"), Target(demo=True), False, ()))
+    assert replayed is None and climbs == set()
+
+
+def test_the_climb_rule_sees_the_engine_call_a_function_of_the_commands():
+    from mrtr_cli.commands.common import person_at_terminal
+    from mrtr_cli.conversation.instances import RestartingServer
+
+    class Stopped:
+        def close(self) -> None:
+            pass
+
+    restarting = RestartingServer(Stopped(), person_at_terminal)  # type: ignore[arg-type]
+    assert climbs_into_the_commands(restarting.restart)[1] == {"instances.py -> common.py:person_at_terminal"}

@@ -280,7 +280,7 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     try:
         with conversation.connected() as live:
             client = live.client
-            recorded.live_era = lambda: client.era.name
+            recorded.follow(client)
 
             def converse() -> Outcome:
                 prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
