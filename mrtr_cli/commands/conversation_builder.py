@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 from mrtr_cli import events, files
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
-from mrtr_cli.answering.questions import Answerer, Chain
+from mrtr_cli.answering.questions import AT_TERMINAL, Answerer, Chain
 from mrtr_cli.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect
 from mrtr_cli.commands.hops import Plan, plan, routed
@@ -145,13 +145,13 @@ class Conversation:
 
 
 def build(context: Context, options: TargetOptions, answering: AnsweringOptions, people: Sequence[Answerer] = (),
-          *, tasks: TaskOptions | None = None, person: str | None = None, target: Target | None = None,
+          *, tasks: TaskOptions | None = None, person: str = AT_TERMINAL, target: Target | None = None,
           connection: Connection | None = None) -> Conversation:
-    """The conversation `options` name, answered by the flags, then `people` (`person`: the hint when
-    nothing answers; none: the usual one); `tasks`: how a task is followed, and whether the tasks
+    """The conversation `options` name, answered by the flags, then `people` (`person`: how a person
+    would come to answer, for the message when nothing answers); `tasks`: how a task is followed, and whether the tasks
     extension is declared (`--no-tasks`); `target`: the one the options resolved to already."""
     tasks = tasks or TaskOptions()
-    chain, flags = build_chain(answering, options.timeout, list(people), **({"person": person} if person else {}))
+    chain, flags = build_chain(answering, options.timeout, people, person)
     server = Endpoint(target or resolve_target(options), options, context.output.verbose,
                       context.output.show_secrets)
     hops = plan(server) if connection is None else None
