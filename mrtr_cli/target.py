@@ -62,6 +62,36 @@ class Target(Protocol):
         may be secrets)."""
 
 
+@dataclasses.dataclass(frozen=True)
+class Endpoint:
+    """A target with the settings it is opened with, as `httpx.Client(timeout=...)` carries its own:
+    `open()` asks for nothing more, so whoever opens it again (the era's second start of a stdio
+    server, a hop to a replica or a restart) needs no command's options."""
+
+    target: Target
+    options: TargetOptions
+    verbose: bool = False
+    show_secrets: bool = False
+
+    def open(self) -> Transport:
+        return self.target.open(self.options, self.verbose, self.show_secrets)
+
+    def address(self) -> str:
+        return self.target.address()
+
+    def replica(self, url: str) -> Endpoint:
+        """The same server at `url`, opened with the same settings (`--replica`)."""
+        return dataclasses.replace(self, target=self.target.replica(url))
+
+    def as_principal(self, headers: dict[str, str]) -> Endpoint:
+        """The same server as another identity: its headers, no kept token, nothing shown (`--other-principal`)."""
+        return Endpoint(self.target.as_principal(headers), self.options._replace(no_auth=True))
+
+    def changed(self, **options: Any) -> Endpoint:
+        """The same server with some of its settings changed (e.g. `no_auth=True`)."""
+        return dataclasses.replace(self, options=self.options._replace(**options))
+
+
 def login_authorizer(target: Target, options: TargetOptions, show_secrets: bool, transport: Any) -> Any:
     """The authorization flow `mrtr auth login` runs for an HTTP target (a usage error for another kind)."""
     if not isinstance(target, HttpTarget):

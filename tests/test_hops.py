@@ -13,7 +13,9 @@ import pytest
 from conftest import ROOT, mrtr_here
 from mrtr_cli.cli import run as typer_run
 from mrtr_cli.commands import fast_call
-from mrtr_cli.commands.hops import Replicas
+from mrtr_cli.conversation.instances import Replicas
+from mrtr_cli.options import TargetOptions
+from mrtr_cli.target import Endpoint
 from mrtr_cli.target_kinds import HttpTarget
 from peers import demo_http
 
@@ -145,13 +147,23 @@ def test_replicas_are_opened_when_first_needed_named_by_host_and_port_and_closed
     home = Opened(URL)
     target = HttpTarget(URL, {"X-Team": "a"})
     replicas = (target.replica("https://replica.example/mcp"),)
-    instances = Replicas(home, target, replicas, lambda replica: Opened(replica.url))  # type: ignore[arg-type]
+    opened: list[str] = []
+
+    class Server(Endpoint):
+        """An endpoint whose transport only says it was opened (the replicas open it themselves)."""
+
+        def open(self) -> Opened:  # type: ignore[override]
+            opened.append(self.target.url)  # type: ignore[attr-defined]
+            return Opened(self.target.url)  # type: ignore[attr-defined]
+
+    servers = [Server(each, TargetOptions()) for each in (target, *replicas)]
+    instances = Replicas(home, servers[0], tuple(servers[1:]))  # type: ignore[arg-type]
     first, second, third = (instances.for_round(number) for number in (1, 2, 3))
     assert (first.position, first.name, first.words) == (0, "127.0.0.1:1", "the first instance (127.0.0.1:1)")
     assert (second.position, second.name, second.words) == (1, "replica.example:443",
                                                             "another instance (replica.example:443)")
     assert third.transport is home and instances.for_round(4).transport is second.transport
-    assert replicas[0].headers == {"X-Team": "a"}
+    assert replicas[0].headers == {"X-Team": "a"} and opened == ["https://replica.example/mcp"]
     instances.close()
     assert second.transport.closed and not home.closed  # type: ignore[attr-defined]
 

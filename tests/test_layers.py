@@ -246,7 +246,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
                "jsonc_spans.py"},
     "transcript/": {"answering/", "conversation/", "protocol/", "target.py", "arguments.py", "options.py", "events.py",
                     "files.py", "yaml_loader.py", "yaml_dumper.py", "validation.py", "signals.py"},
-    "conversation/": {"answering/", "forms/", "transport/", "protocol/", "events.py"},
+    "conversation/": {"answering/", "forms/", "transport/", "protocol/", "events.py", "signals.py"},
     "answering/": {"forms/", "protocol/", "options.py", "validation.py", "yaml_loader.py", "yaml_dumper.py"},
     "forms/": {"protocol/", "validation.py"},
     "auth/": {"transport/", "config_dir.py", "options.py"},

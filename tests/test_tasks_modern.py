@@ -23,7 +23,7 @@ from mrtr_cli.conversation.session import Session
 from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
-from mrtr_cli.target import resolve_target
+from mrtr_cli.target import Endpoint, resolve_target
 from mrtr_cli.protocol import lint_rules, meta, tasks
 from peers import ALL_CAPABILITIES, HttpPeer, http_server, request
 
@@ -143,7 +143,7 @@ def test_a_task_known_by_its_id_alone_is_followed_to_its_end(url: str):
     context = make_context(OutputOptions(color="never"))
     context.emit.subscribe(seen.append)
     chain, _ = build_chain(AnsweringOptions(answers=("confirm.go=true",)), 10)
-    with connect(context, resolve_target(options), options, client_settings(options, chain=chain)) as client:
+    with connect(context, Endpoint(resolve_target(options), options), client_settings(options, chain=chain)) as client:
         outcome = Session(client, chain, tasks=TaskSettings(poll_interval=0.05)).follow_task(task_id)
     assert outcome.status == "complete" and outcome.result["content"][0]["text"] == "deployed eu"
     assert outcome.task is not None and outcome.task.task_id == task_id and outcome.task.statuses[-1][0] == "completed"
@@ -218,7 +218,7 @@ def test_one_poll_interval_is_waited_after_each_tasks_update(hostile_url: str):
     options = TargetOptions(url=hostile_url)
     context = make_context(OutputOptions(color="never"))
     chain, _ = build_chain(AnsweringOptions(roots=("/tmp",)), 10)
-    with connect(context, resolve_target(options), options, client_settings(options, chain=chain)) as client:
+    with connect(context, Endpoint(resolve_target(options), options), client_settings(options, chain=chain)) as client:
         session = Session(client, chain, max_rounds=4, sleep=slept.append, tasks=TaskSettings(poll_interval=0.05))
         outcome = session.run("tools/call", {"name": "asks_forever", "arguments": {}})
     assert outcome.status == "incomplete" and outcome.exit_code() == 7

@@ -11,26 +11,24 @@ from __future__ import annotations
 import dataclasses
 import datetime
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mrtr_cli import __version__, files
-from mrtr_cli.answering.chain import build_chain
-from mrtr_cli.answering.questions import Chain
 from mrtr_cli.commands.call import people_to_ask, say_how_to_continue, show_outcome
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded, warn_unused_flags
+from mrtr_cli.commands.common import Context, guarded, warn_unused_flags
+from mrtr_cli.commands.conversation_builder import Connection, build, corrected, failed, unsent
 from mrtr_cli.commands.hops import REPLICA_HINT, RESTART_HINT
-from mrtr_cli.conversation.client import Client, ClientSettings
-from mrtr_cli.conversation.session import Outcome, Session, status_of
+from mrtr_cli.conversation.session import Outcome
+from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.errors import HopRefused, MrtrError, ServerError, UsageError
-from mrtr_cli.events import Broadcast, EraChosen, Observer, OutcomeReached
+from mrtr_cli.events import Broadcast, EraChosen, Observer
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import header_params
-from mrtr_cli.target import Target, http_url, resolve_target
+from mrtr_cli.target import http_url, resolve_target
 from mrtr_cli.transcript import model, paused as pausing
 from mrtr_cli.transcript.recorder import TranscriptBuilder, utc_now
 from mrtr_cli.transcript.redact import Redaction
@@ -108,42 +106,34 @@ def _continue(context: Context, paused: pausing.Paused, options: AnswerOptions, 
     chosen = chosen._replace(protocol_era="modern", protocol_version=transcript.data["protocol_version"],
                              no_discover=True)  # the recorded era: no probe, over stdio either
     params = replay_params(transcript, options.arguments, None)
-    resolved = resolve_target(chosen)
-    chain, flags = build_chain(answering, chosen.timeout, person)
-    settings = client_settings(chosen, answering, chain)
-    settings.capabilities = _as_declared(transcript, chain.offers_roots())
-    builder = _builder(paused, resolved.transcript_entry(), settings.version, settings.capabilities.declared())
-    emit = Broadcast([_as_recorded(context.timeline, transcript.path), builder])
+    emit = Broadcast([_as_recorded(context.timeline, transcript.path)])
     live = dataclasses.replace(context, emit=emit)
+    conversation = build(live, chosen, answering, person, target=resolve_target(chosen),
+                         connection=connection(live) if connection is not None else None)
+    conversation = dataclasses.replace(  # as it began: the recorded capabilities; tasks followed by the defaults
+        conversation.again(capabilities=_as_declared(transcript, conversation.chain.offers_roots())),
+        tasks=TaskSettings())
+    resolved, settings, flags = conversation.target, conversation.settings, conversation.flags
+    builder = _builder(paused, resolved.transcript_entry(), settings.version, settings.capabilities.declared())
+    emit.subscribe(builder)
     method = transcript.request["method"]
-    outcome = Outcome(method, params)
+    outcome = unsent(method, params)
     schema = (transcript.data.get("tool") or {}).get("inputSchema")
     try:
-        with (connection or _connected(resolved, chosen))(live, settings, chain) as client:
-            session = Session(client, chain, max_rounds=answering.max_rounds)
+        with conversation.connected() as opened:
             mirrored = header_params(schema) if resolved.mirrors_headers and isinstance(schema, dict) else {}
             recorded = [round_from_data(method, entry) for entry in transcript.rounds]
-            outcome = session.run(method, params, mirrored, paused=recorded)
+            outcome = opened.session().run(method, params, mirrored, paused=recorded)
     except MrtrError as error:  # before the retry was sent
-        outcome.status, outcome.error = status_of(error), error
-        emit(OutcomeReached(outcome))
+        failed(outcome, error, emit)
     warn_unused_flags(context, flags.unused(), flags.likely_questions())
     refused = _state_refused(outcome, paused, http_url(resolved))
-    if refused is not None:
-        outcome.error = refused
+    corrected(outcome, refused)
     return outcome, builder, len(outcome.rounds) > paused.number and refused is None
 
 
-Holding = Callable[[Context, ClientSettings, Chain], AbstractContextManager[Client]]
-"""A live client for the continued conversation, given its context (its events), settings and chain."""
-
-
-def _connected(resolved: Target, chosen: TargetOptions) -> Holding:
-    """The target connected for this conversation (the recorded era: no probe), stopped after it."""
-    def holding(live: Context, settings: ClientSettings, chain: Chain) -> AbstractContextManager[Client]:
-        return connect(live, resolved, chosen, settings, chain=chain)
-
-    return holding
+Holding = Callable[[Context], Connection]
+"""A live connection for the continued conversation (`mrtr shell`'s), given the context its events go to."""
 
 
 def _as_declared(transcript: model.Transcript, roots_answerable: bool) -> meta.Capabilities:

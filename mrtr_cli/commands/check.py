@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from mrtr_cli import files
 from mrtr_cli.render import json_report
-from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.arguments import tool_arguments
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded, server_named
-from mrtr_cli.commands.hops import opener, plan, routed
+from mrtr_cli.commands.common import Context, client_settings, guarded, server_named
+from mrtr_cli.commands.conversation_builder import Conversation, build, request_params
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UsageError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.commands.call import request_params
 from mrtr_cli.conversation.lists import unlisted_hint
 from mrtr_cli.conversation.preparation import Preparation, prepare_call
 from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, ProbeOptions, ReportOptions, TargetOptions
@@ -34,7 +31,7 @@ from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.check.verdicts import Probe, by_request, status_counts, verdict, without_http_status
 from mrtr_cli.render.check_lines import calls_line, check_lines
-from mrtr_cli.target import Target, logs_in_as_machine, parse_headers, resolve_target
+from mrtr_cli.target import Target, logs_in_as_machine, parse_headers
 
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
@@ -140,22 +137,21 @@ def _replay_flags(probes: ProbeOptions, tool: CallOptions | None, named: tuple[C
 def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, answering: AnsweringOptions,
            named: tuple[CallOptions, ...], asked: Asked = Asked()
            ) -> tuple[list[Check], dict[str, Any] | None, dict[str, Any], Budgets]:
-    chain, _ = build_chain(answering, options.timeout)
-    target = resolve_target(options)
-    hops = plan(options, target)
+    conversation = build(context, options, answering)
+    hops, target = conversation.hops, conversation.target
     if hops is not None and tool is None:
         raise UsageError(f"{hops.flag} in mrtr check sends the named tool's retries to other instances, and no tool "
                          "is named", f"give --tool NAME (a tool that asks), or leave {hops.flag} out")
-    other = _other_principal(context, target, options, asked.other_principal, tool is not None or bool(named))
-    opening = opener(options, context.output.verbose, context.output.show_secrets)
+    other = _other_principal(conversation, asked.other_principal, tool is not None or bool(named))
     discover_seen = older.DiscoverSeen()
     context.emit.subscribe(discover_seen)
-    auth_checks, protected = _authorization(context, target, options)
+    auth_checks, protected = _authorization(conversation)
     if protected:
-        options = options._replace(auth_stored_only=True)  # a kept token is used; no browser, no wait
+        conversation = conversation.again(auth_stored_only=True)  # a kept token is used; no browser, no wait
+    chain = conversation.chain
     try:
-        with connect(context, target, options, client_settings(options, answering, chain), chain=chain) as client, \
-                routed(hops, client, target, opening) as instances:  # the older era: exit 1 with the reason
+        with conversation.connected() as live:  # the older era: exit 1 with the reason
+            client = live.client
             budgets = _budgets(tool, named, other is not None, hops is not None, client.era.handshake)
             _say_calls(context, budgets)
             _require_listed(client, tool, named)
@@ -163,25 +159,26 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
                 checks = [*_older(client, chain, tool, target),
                           *older.skipped(_named_probes(named), client.settings.version)]
             else:
-                checks = _modern(context, client, chain, tool, target, named, instances, asked,
+                checks = _modern(context, client, chain, tool, target, named, live.instances, asked,
                                  other and other(client))
             if not target.mirrors_headers:  # over stdio no answer carries an HTTP status to name
                 checks = without_http_status(checks)
     except AuthError as error:  # a machine's refused grant is exit 3, as in call: CI must not pass without a token
-        if not protected or logs_in_as_machine(target, options):
+        if not protected or logs_in_as_machine(target, conversation.server.options):
             raise
         return [*auth_checks, *_not_logged_in(error, tool, named)], None, _era_unknown(error), []  # none called
     speaks_modern = client.era.speaks_modern
     if client.era.handshake and speaks_modern is None:
-        speaks_modern = _answers_discover(context, target, options)
+        speaks_modern = _answers_discover(conversation)
     return [*auth_checks, *checks], client.server_info, _era(client, discover_seen, speaks_modern), budgets
 
 
-def _other_principal(context: Context, target: Target, options: TargetOptions, given: tuple[str, ...],
+def _other_principal(conversation: Conversation, given: tuple[str, ...],
                      named: bool) -> Callable[[Client], OtherPrincipal] | None:
-    """The second identity of --other-principal, once the client it shares settings with is made;
-    refused without --tool, --prompt or --resource (`named`), and for a server over stdio. Its
-    values are never shown (no -v, no --show-secrets) and no kept OAuth token is sent with them."""
+    """The second identity of --other-principal: this conversation again with its headers, on a
+    client that shares the first one's settings once it is made; refused without --tool, --prompt or
+    --resource (`named`), and for a server over stdio. Its values are never shown (no -v, no --show-secrets) and no kept OAuth token
+    is sent with them."""
     if not given:
         return None
     if not named:
@@ -190,17 +187,10 @@ def _other_principal(context: Context, target: Target, options: TargetOptions, g
                          "give --tool NAME, --prompt NAME or --resource URI (one that asks), or leave "
                          "--other-principal out")
     headers = parse_headers(given, "--other-principal")
-    second = target.as_principal(headers)
+    second = conversation.again(headers=headers)
 
     def made(client: Client) -> OtherPrincipal:
-        @contextmanager
-        def connect() -> Iterator[Client]:
-            transport = second.open(options._replace(no_auth=True), False, False)
-            try:
-                yield Client(transport, client.settings, context.emit)
-            finally:
-                transport.close()
-        return OtherPrincipal(tuple(headers), connect)
+        return OtherPrincipal(tuple(headers), second.again(settings=client.settings).client)
 
     return made
 
@@ -241,13 +231,13 @@ def _require_listed(client: Client, tool: CallOptions | None, named: tuple[CallO
             raise UsageError(hint)
 
 
-def _authorization(context: Context, target: Target, options: TargetOptions) -> tuple[list[Check], bool]:
+def _authorization(conversation: Conversation) -> tuple[list[Check], bool]:
     """The authorization probes (check/authorization.py), and whether the server is behind OAuth."""
-    if not target.may_want_oauth:
+    if not conversation.target.may_want_oauth:
         return [], False  # the spec's authorization is for HTTP: over stdio there is nothing to probe
     from mrtr_cli.transport.http.streamable_http import HttpTransport
 
-    transport = target.open(options._replace(no_auth=True), context.output.verbose, context.output.show_secrets)
+    transport = conversation.server.changed(no_auth=True).open()
     assert isinstance(transport, HttpTransport), "only an HTTP target may want OAuth"
     try:
         url = transport.describe()
@@ -312,19 +302,16 @@ def _named_probes(named: tuple[CallOptions, ...]) -> list[Probe]:
     return [probe for request in named for probe in probes_for(request.method)]
 
 
-def _answers_discover(context: Context, target: Target, options: TargetOptions) -> bool:
+def _answers_discover(conversation: Conversation) -> bool:
     """--protocol-era older skipped server/discover: send it on a connection of its own (waiting
     --era-probe-wait), so the era line still says whether the server also speaks 2026-07-28."""
-    settings = client_settings(options._replace(protocol_version=None))
-    client = Client(target.open(options, context.output.verbose, context.output.show_secrets), settings,
-                    context.emit)
-    try:
-        client.discover(timeout=options.era_probe_wait)
-        return True
-    except MrtrError:
-        return False
-    finally:
-        client.transport.close()
+    options = conversation.server.options
+    with conversation.again(settings=client_settings(options._replace(protocol_version=None))).client() as client:
+        try:
+            client.discover(timeout=options.era_probe_wait)
+            return True
+        except MrtrError:
+            return False
 
 
 def _older(client: Client, chain: Chain, tool: CallOptions | None, target: Target) -> list[Check]:

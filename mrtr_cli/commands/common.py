@@ -21,7 +21,7 @@ from mrtr_cli.protocol import meta
 from mrtr_cli.render.console import Consoles, make_consoles, write_long
 from mrtr_cli.render.diagnostics import error_lines, missing_arguments_warning, warning_line
 from mrtr_cli.render.timeline import Timeline
-from mrtr_cli.target import Target
+from mrtr_cli.target import Endpoint, Target
 
 if TYPE_CHECKING:
     from mrtr_cli.conversation.era import EraFlags
@@ -141,11 +141,12 @@ def person_answerer(context: Context, sampling_model: str) -> Answerer:
 
 
 @contextmanager
-def connect(context: Context, target: Target, options: TargetOptions, settings: ClientSettings,
-            probe: bool = True, chain: Chain | None = None, recorded: bool = False) -> Iterator[Client]:
-    """A client on a live transport to the target, linted, in the era conversation/era.py chose;
+def connect(context: Context, server: Endpoint, settings: ClientSettings, probe: bool = True,
+            chain: Chain | None = None, recorded: bool = False) -> Iterator[Client]:
+    """A client on a live transport to the server, linted, in the era conversation/era.py chose;
     the transport is shut down afterwards. `chain` answers the server's own requests in the older
-    era (none given: nothing is answered, and a request outside a call gets an error).
+    era (none given: nothing is answered, and a request outside a call gets an error). The era may
+    start a stdio server once more: it opens the endpoint itself (`Endpoint.open`).
 
     `probe=False`: the `discover` command sends server/discover itself (modern era); `recorded`:
     replay of a 2026-07-28 transcript speaks its era without a probe (conversation/era.py).
@@ -153,15 +154,18 @@ def connect(context: Context, target: Target, options: TargetOptions, settings: 
     from mrtr_cli.conversation.era import choose_era
 
     context.emit.subscribe(Linter(settings.capabilities, context.emit))
-    transport = target.open(options, context.output.verbose, context.output.show_secrets)
-    client = Client(transport, settings, context.emit)
+    client = Client(server.open(), settings, context.emit)
     try:
-        reopen = lambda: target.open(options, context.output.verbose, context.output.show_secrets)  # noqa: E731
-        choose_era(client, era_flags(options), reopen, chain or Chain([]), probes=target.probes_era, discovers=probe,
-                   recorded=recorded)
+        choose_era(client, era_flags(server.options), server.open, chain or Chain([]),
+                   probes=server.target.probes_era, discovers=probe, recorded=recorded)
         yield client
     finally:
         client.transport.close()
+
+
+def endpoint(context: Context, target: Target, options: TargetOptions) -> Endpoint:
+    """`target`, opened with `options` and the command's -v and --show-secrets."""
+    return Endpoint(target, options, context.output.verbose, context.output.show_secrets)
 
 
 def server_named(target: TargetOptions, otherwise: str = "mrtr demo") -> str:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.render import json_report
 from mrtr_cli.conversation.lists import list_all
 
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded
+from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.commands.hops import refuse_outside_a_conversation
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.exit_codes import ExitCode
@@ -17,29 +17,35 @@ from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions, Tas
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import split_tools
 from mrtr_cli.render.listing import discovery_lines, excluded_tool_line, print_listing
-from mrtr_cli.target import Target, resolve_target
+from mrtr_cli.target import resolve_target
+
+if TYPE_CHECKING:
+    from mrtr_cli.commands.conversation_builder import Conversation
 
 
 @contextmanager
-def declaring(context: Context, resolved: Target, target: TargetOptions, answering: AnsweringOptions,
-              tasks: TaskOptions) -> Iterator[Client]:
+def declaring(conversation: Conversation) -> Iterator[Client]:
     """A client that declares what `call` would with the same flags (an older-era server may offer
     some tools only to a client declaring roots) and answers the server's own requests from
     --root and --answers alone: nobody is prompted outside a conversation."""
-    from mrtr_cli.answering.chain import build_chain
+    with conversation.connected() as live:
+        yield live.client
 
-    chain, _ = build_chain(answering, target.timeout)
-    settings = client_settings(target, answering, chain, declare_tasks=not tasks.no_tasks)
-    with connect(context, resolved, target, settings, chain=chain) as client:
-        yield client
+
+def _conversation(context: Context, target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions,
+                  command: str) -> Conversation:
+    """The conversation `call` would hold with these flags, never held: its target, chain and settings."""
+    from mrtr_cli.commands.conversation_builder import build  # answering loads only for commands that answer
+
+    refuse_outside_a_conversation(target, command)
+    return build(context, target, answering, tasks=tasks, target=resolve_target(target))
 
 
 def run_discover(target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions, output: OutputOptions) -> int:
     def body(context: Context) -> ExitCode:
         from mrtr_cli.conversation.era import what_server_said
 
-        refuse_outside_a_conversation(target, "discover")
-        with declaring(context, resolve_target(target), target, answering, tasks) as client:
+        with declaring(_conversation(context, target, answering, tasks, "discover")) as client:
             result = what_server_said(client)
         if output.json:
             context.print_json(json_report.listing_document(result))
@@ -56,11 +62,10 @@ def run_list(kind: str, target: TargetOptions, answering: AnsweringOptions, task
     method, key = meta.LIST_METHODS[kind]
 
     def body(context: Context) -> ExitCode:
-        refuse_outside_a_conversation(target, "list")
-        resolved = resolve_target(target)
-        with declaring(context, resolved, target, answering, tasks) as client:
+        conversation = _conversation(context, target, answering, tasks, "list")
+        with declaring(conversation) as client:
             merged, _ = list_all(client, method, key)
-        excluded = _exclude_invalid_tools(merged) if kind == "tools" and resolved.mirrors_headers else []
+        excluded = _exclude_invalid_tools(merged) if kind == "tools" and conversation.target.mirrors_headers else []
         for tool in excluded:
             context.consoles.err.print(excluded_tool_line(tool))
         if output.json:

@@ -104,7 +104,7 @@ def _captures_written(judge: ClientJudge, captures: Captures, page: RecordingOpt
                 client_findings(judge.findings)]
         write_page(page.html, whole_page("mrtr proxy", body))
     if page.har:
-        from mrtr_cli.commands.call import write_exchanges
+        from mrtr_cli.commands.conversation_builder import write_exchanges
 
         write_exchanges(page.har, [document for _, document in captures.documents(show_secrets)], show_secrets)
     return ExitCode.OK

@@ -13,24 +13,23 @@ from typing import Any
 
 from mrtr_cli import events, files, yaml_dumper
 from mrtr_cli.render import json_report
-from mrtr_cli.answering.chain import AnswerFlags, build_chain
-from mrtr_cli.commands.hops import opener, plan, routed
-from mrtr_cli.commands.common import (Context, client_settings, connect, era_flags, guarded, make_context, server_named,
-                                      person_answerer, person_at_terminal, warn_unused_flags)
+from mrtr_cli.answering.chain import AnswerFlags
+from mrtr_cli.commands.common import (Context, era_flags, guarded, make_context, server_named, person_answerer,
+                                      person_at_terminal, warn_unused_flags)
+from mrtr_cli.commands.conversation_builder import build, failed, unsent
 from mrtr_cli.commands.replay_jobs import STOPPED, Replayed, replay_many
 from mrtr_cli.errors import HopRefused, MrtrError, ProtocolError, UsageError, interruption
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
-from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
+from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions, TaskOptions
 from mrtr_cli.render.diagnostics import warning_line
 from mrtr_cli.render.replay_report import load_lines, summary_table, verdict_lines
 from mrtr_cli.conversation.client import Client
-from mrtr_cli.conversation.task_follower import TaskSettings
-from mrtr_cli.conversation.session import Outcome, Session, status_of
+from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.conversation.era import asks_for_handshake, leaves_spoken
 from mrtr_cli.conversation.eras import Era
 from mrtr_cli.conversation.preparation import prepare_call
-from mrtr_cli.target import http_url, resolve_target, sharing_server
+from mrtr_cli.target import resolve_target, sharing_server
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.recorded_answerer import RecordedAnswerer
 from mrtr_cli.transcript.across_eras import compare_conversations
@@ -47,6 +46,8 @@ from mrtr_cli.transport.shared import ServerPool, keep
 
 ASK_A_PERSON = "replay at a terminal with --interactive"
 """How a person comes to answer what the recording does not (the hint when nothing answers)."""
+EACH_OWN = "the server each transcript recorded"
+"""What the reports name as the server when no target flags are given (each transcript's own)."""
 LIVE_FAILURES = STOPPED | {ExitCode.USAGE, ExitCode.UNREACHABLE, ExitCode.INCOMPLETE}
 """Live failures that decide replay's exit code; any other difference is a divergence (6)."""
 
@@ -92,19 +93,20 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
             context.print_json({"version": json_report.VERSION, "transcripts": [v.as_dict() for v in verdicts]})
         elif len(verdicts) > 1:
             context.consoles.out.print(summary_table(verdicts))
-        return _finish(context, verdicts, decide(v.code for v in verdicts), options, target)
+        return _finish(context, verdicts, decide(v.code for v in verdicts), options, server_named(target, EACH_OWN))
 
     return guarded(output, body)
 
 
 def _finish(context: Context, verdicts: list[ReplayVerdict], code: ExitCode, options: ReplayOptions,
-            target: TargetOptions) -> ExitCode:
-    """The reports for CI, and with --json the error line when not every transcript replayed the same."""
-    _report_for_ci(context, verdicts, options, target)
+            server: str) -> ExitCode:
+    """The reports for CI (about `server`), and with --json the error line when not every transcript replayed
+    the same."""
+    _report_for_ci(context, verdicts, options, server)
     if options.html:
         _write_page(options.html, verdicts, options.show_state)
     if options.har:
-        from mrtr_cli.commands.call import write_exchanges
+        from mrtr_cli.commands.conversation_builder import write_exchanges
 
         write_exchanges(options.har, [verdict.live for verdict in verdicts if verdict.live is not None],
                         context.output.show_secrets)
@@ -133,7 +135,7 @@ def _run_many(context: Context, options: ReplayOptions, target: TargetOptions,
             context.consoles.out.print(summary_table(replayed.verdicts))
         for line in load_lines(figures):
             context.consoles.out.print(line)
-    return _finish(context, replayed.verdicts, _decided(replayed), options, target)
+    return _finish(context, replayed.verdicts, _decided(replayed), options, server_named(target, EACH_OWN))
 
 
 def _decided(replayed: Replayed) -> ExitCode:
@@ -255,38 +257,37 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
     chosen = recorded_era(transcript, replay_target(transcript, target, options.trust_target,
                                                     _confirm if terminal else None))
     params = replay_params(transcript, options.arguments, _ask if person else None)
-    resolved = resolve_target(chosen)
-    hops = plan(chosen, resolved)  # --replica, --restart-between-rounds: each transcript's own instances
-    if pool is not None and hops is None and not asks_for_handshake(era_flags(chosen)):
-        resolved = sharing_server(resolved, pool)
-    settings = client_settings(chosen, answering)
-    settings.capabilities = recorded_capabilities(transcript)
-    if not chosen.protocol_version and leaves_spoken(era_flags(chosen), transcript.era):
-        settings.version = transcript.data["protocol_version"]  # the recorded version, in the recorded era
-    builder = TranscriptBuilder(resolved.transcript_entry(), settings.version, settings.capabilities.declared(),
-                                Redaction.from_transcript(transcript.data.get("redacted", [])))
-    emit = Broadcast(([context.timeline] if context.output.verbose else []) + [builder])
+    emit = Broadcast([context.timeline] if context.output.verbose else [])
     live_context = dataclasses.replace(context, emit=emit)
     recorded = RecordedAnswerer(transcript)
     people = [person_answerer(live_context, answering.sampling_model)] if person else []
-    chain, flags = build_chain(answering, chosen.timeout, [recorded] + people, person=ASK_A_PERSON)
-    settings.capabilities = dataclasses.replace(settings.capabilities, roots_answerable=chain.offers_roots())
-    outcome = Outcome(transcript.request["method"], params)
-    unprobed = not transcript.spoken.handshake and chosen.protocol_era == "auto" and not chosen.protocol_version
+    resolved = resolve_target(chosen)
+    conversation = build(live_context, chosen, answering, [recorded] + people, person=ASK_A_PERSON, target=resolved,
+                         tasks=TaskOptions(poll_interval=options.poll_interval, task_timeout=options.task_timeout))
+    if pool is not None and conversation.hops is None and not asks_for_handshake(era_flags(chosen)):
+        conversation = conversation.again(server=dataclasses.replace(conversation.server,
+                                                                     target=sharing_server(resolved, pool)))
+    fixed = not chosen.protocol_version and leaves_spoken(era_flags(chosen), transcript.era)
+    conversation = dataclasses.replace(conversation.again(
+        capabilities=dataclasses.replace(recorded_capabilities(transcript),
+                                         roots_answerable=conversation.chain.offers_roots()),
+        version=transcript.data["protocol_version"] if fixed else None),  # the recorded version, in the recorded era
+        recorded=not transcript.spoken.handshake and chosen.protocol_era == "auto" and not chosen.protocol_version,
+        awaited_unprompted=frozenset(unprompted_methods(transcript.rounds)))
+    settings = conversation.settings
+    builder = TranscriptBuilder(resolved.transcript_entry(), settings.version, settings.capabilities.declared(),
+                                Redaction.from_transcript(transcript.data.get("redacted", [])))
+    emit.subscribe(builder)
+    method = transcript.request["method"]
+    outcome = unsent(method, params)
     try:
-        opening = opener(chosen, context.output.verbose, context.output.show_secrets)
-        with connect(live_context, resolved, chosen, settings, chain=chain, recorded=unprobed) as client, \
-                routed(hops, client, resolved, opening) as instances:
-            recorded.live_era = lambda: client.era.name
-            method = transcript.request["method"]
+        with conversation.connected() as live:
+            client = live.client
+            recorded.follow(client)
 
             def converse() -> Outcome:
                 prepared = prepare_call(client, resolved, method, str(params.get("name")), needs_schema=False)
-                session = Session(client, chain, max_rounds=answering.max_rounds, instances=instances,
-                                  tasks=TaskSettings(options.poll_interval, options.task_timeout,
-                                                     listen=http_url(resolved) is not None),
-                                  awaited_unprompted=unprompted_methods(transcript.rounds))
-                return session.run(method, params, prepared.mirrored)
+                return live.session().run(method, params, prepared.mirrored)
 
             outcome = converse()
             if _refused_the_era(outcome, transcript) and client.era.on_refusal is not None:
@@ -294,12 +295,11 @@ def _run_live(context: Context, transcript: model.Transcript, options: ReplayOpt
                 warnings.append(_probed_note(transcript.path, client.era))
                 if client.era.handshake:  # the server speaks the other era now: the migration check
                     outcome = converse()
-            if outcome.error is None and not client.era.handshake and hops is None:
+            if outcome.error is None and not client.era.handshake and conversation.hops is None:
                 keep(client.transport)  # every request answered: the next transcript may use this server
     except MrtrError as error:  # before the request was sent: compared like any other ending
-        outcome.status, outcome.error = status_of(error), error
-        emit(events.OutcomeReached(outcome))
-    return outcome, builder, flags
+        failed(outcome, error, emit)
+    return outcome, builder, conversation.flags
 
 
 def _write_page(path: str, verdicts: list[ReplayVerdict], show_state: bool) -> None:
@@ -372,10 +372,9 @@ def _record_with(emit: Broadcast, before: TranscriptBuilder, after: TranscriptBu
     emit.subscribe(after)
 
 
-def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], options: ReplayOptions,
-                   target: TargetOptions) -> None:
-    """The JUnit report (--junit), the SARIF log (--sarif), and GitHub Actions annotations on stderr
-    when run there; the XML and SARIF code loads only when asked for."""
+def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], options: ReplayOptions, server: str) -> None:
+    """The JUnit report (--junit), the SARIF log (--sarif, about `server`), and GitHub Actions annotations on
+    stderr when run there; the XML and SARIF code loads only when asked for."""
     junit = options.junit
     from mrtr_cli.render.annotations import replay_annotations
     from mrtr_cli.workflow_commands import in_github_actions, write_commands
@@ -388,7 +387,7 @@ def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], options: Rep
         from mrtr_cli.render.sarif import replay_log, write_log
 
         write_log(options.sarif, replay_log(verdicts, lambda path, difference: model.round_line(path, difference.round),
-                                            server_named(target, "the server each transcript recorded")))
+                                            server))
     if in_github_actions():
         lines = replay_annotations(verdicts, lambda path, first: model.round_line(path, first.round))
         write_commands(context.consoles.err.file, lines)

@@ -126,7 +126,7 @@ class Shell:
         if self.session.client.era.handshake:
             raise UsageError("this shell speaks the older era, whose conversations wait in a session, not a file",
                              f"continue {path} with mrtr answer {shlex.quote(path)} (2026-07-28)")
-        code = answer.answer_paused(context, path, answer.AnswerOptions(file=path), self.session.target_options,
+        code = answer.answer_paused(context, path, answer.AnswerOptions(file=path), self.session.server.options,
                                     self.options.answering, self.options.recording, self.session.holding())
         self.session.note_paused(path)  # paused again (or first paused elsewhere): numbered
         self.last_recorded = self.options.recording.record or path

@@ -1,6 +1,6 @@
 """`mrtr shell`'s one connection: the server started (or reached) once, its era chosen once, its lists
 learned once and fetched again when their `ttlMs` lapses or the server says one changed; each
-conversation held on it by `call`'s own code (commands/call.py `hold_conversation`, handed this
+conversation held on it by `call`'s own code (commands/conversation_builder.py `build` and `hold`, handed this
 connection: the one place the shell builds a conversation).
 
 Events: the client tells one broadcast for the whole session (`Relay`), which passes each event to the
@@ -15,9 +15,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
 from mrtr_cli import events
-from mrtr_cli.answering.chain import AnswerFlags, build_chain
+from mrtr_cli.answering.chain import AnswerFlags
 from mrtr_cli.answering.questions import Chain, Parked
-from mrtr_cli.commands.common import Context, client_settings, connect, make_context
+from mrtr_cli.commands.common import Context, make_context
+from mrtr_cli.commands.conversation_builder import Connection, build
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.list_stream import ListStream, listen_filters
@@ -30,7 +31,7 @@ from mrtr_cli.options import (AnsweringOptions, CallOptions, OutputOptions, Reco
                               TaskOptions)
 from mrtr_cli.protocol.choices import LIST_METHODS
 from mrtr_cli.render.diagnostics import warning_line
-from mrtr_cli.target import Target, resolve_target
+from mrtr_cli.target import Endpoint, resolve_target
 
 if TYPE_CHECKING:
     from mrtr_cli.commands.answer import Holding
@@ -141,11 +142,10 @@ class Lists:
 class ShellSession:
     """The live connection, and the conversations held on it."""
 
-    def __init__(self, context: Context, target: Target, options: TargetOptions, client: Client, relay: Relay,
-                 lists: Lists) -> None:
+    def __init__(self, context: Context, server: Endpoint, client: Client, relay: Relay, lists: Lists) -> None:
         self.context = context
-        self.target = target
-        self.target_options = options
+        self.server = server
+        """The server, with the settings each conversation's own build starts from."""
         self.client = client
         self.relay = relay
         self.lists = lists
@@ -165,10 +165,12 @@ class ShellSession:
         recording = shell.recording._replace(record=record) if record else shell.recording
         parking = Parking(recording.record, park, recording.redact)
         with self.telling(context):
-            outcome, _ = hold_conversation(context, call, self.target_options, shell.answering,
-                                           people_to_ask(context, shell.answering), recording,
-                                           self._finisher(context, shell.answering, parking), shell.tasks,
-                                           connection=self._live(context, parking))
+            conversation = build(context, self.server.options, shell.answering,
+                                 people_to_ask(context, shell.answering), tasks=shell.tasks, target=self.server.target,
+                                 connection=self._live(context, parking))
+            outcome = hold_conversation(conversation, call, recording,
+                                        self._finisher(context, shell.answering, parking), shell.tasks,
+                                        answers_file=shell.answering.answers_file)
         return outcome.exit_code(shell.output.strict)
 
     def _finisher(self, context: Context, answering: AnsweringOptions, parking: Parking) -> Finish:
@@ -198,10 +200,13 @@ class ShellSession:
 
     def holding(self) -> Holding:
         """This connection for `mrtr answer`'s code (commands/answer.py): a paused conversation continued on it."""
-        @contextmanager
-        def hold(live: Context, settings: ClientSettings, chain: Chain) -> Iterator[Client]:
-            with self.telling(live), self._live(live)(settings, chain) as (client, _):
-                yield client
+        def hold(live: Context) -> Connection:
+            @contextmanager
+            def connecting(settings: ClientSettings, chain: Chain) -> Iterator[tuple[Client, Optional[Instances]]]:
+                with self.telling(live), self._live(live)(settings, chain) as opened:
+                    yield opened
+
+            return connecting
 
         return hold
 
@@ -221,7 +226,7 @@ class ShellSession:
         def connecting(settings: ClientSettings, chain: Chain) -> Iterator[tuple[Client, Optional[Instances]]]:
             self._declare(context, settings, chain)
             if not self.client.era.handshake and _offer_park(chain) and parking is not None:
-                parking.build(context, self.target.transcript_entry(), settings)
+                parking.build(context, self.server.target.transcript_entry(), settings)
             for fact in self.relay.facts:  # the recorder, subscribed by now, learns the era and the server
                 self.relay.quietly(fact)
             yield self.client, None
@@ -318,14 +323,14 @@ def opened(context: Context, options: TargetOptions, shell: ShellOptions) -> Ite
     target = resolve_target(options)
     relay = Relay(context.emit, context.timeline)
     session_context = Context(context.consoles, context.output, events.Broadcast([relay]), context.timeline)
-    chain, _ = build_chain(shell.answering, options.timeout)  # the server's requests outside a call: no person
-    settings = client_settings(options, shell.answering, chain, declare_tasks=not shell.tasks.no_tasks)
-    with connect(session_context, target, options, settings, chain=chain) as client:
-        lists = Lists(client)
+    # the server's requests outside a call are answered by the flags alone: no person
+    connection = build(session_context, options, shell.answering, tasks=shell.tasks, target=target)
+    with connection.connected() as live:
+        lists = Lists(live.client)
         session_context.emit.subscribe(lists, first=True)
-        stream = _listening(client, target, lists)
+        stream = _listening(live.client, target, lists)
         try:
-            yield ShellSession(context, target, options, client, relay, lists)
+            yield ShellSession(context, connection.server, live.client, relay, lists)
         finally:
             if stream is not None:
                 stream.close()

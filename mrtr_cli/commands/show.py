@@ -22,7 +22,7 @@ def run(path: str, output: OutputOptions, recording: RecordingOptions = Recordin
         transcript = model.load(path)
         outcome = model.outcome_of(transcript)
         if recording.html:
-            from mrtr_cli.commands.call import write_conversation_page
+            from mrtr_cli.commands.conversation_builder import write_conversation_page
 
             write_conversation_page(recording.html, f"mrtr show {path}", [(path, transcript.data)],
                                     recording.show_state)

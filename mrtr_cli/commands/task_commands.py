@@ -14,7 +14,7 @@ import time
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from mrtr_cli.commands.common import Context, client_settings, connect, guarded
+from mrtr_cli.commands.common import Context, client_settings, connect, endpoint, guarded
 from mrtr_cli.commands.task_interrupt import unknown_task
 from mrtr_cli.errors import ProtocolError, ServerError, UsageError
 from mrtr_cli.exit_codes import ExitCode
@@ -173,7 +173,8 @@ def _kept_server(store: TaskStore, task_id: str, verb: str) -> str:
 
 def ask(context: Context, found: Located, method: str, task_id: str) -> Any:
     """The result of `method` for `task_id`; a task the server does not know is exit 2, forgotten."""
-    with connect(context, found.target, found.options, client_settings(found.options)) as client:
+    server = endpoint(context, found.target, found.options)
+    with connect(context, server, client_settings(found.options)) as client:
         reply = client.request(method, {"taskId": task_id})
     if reply.error is None:
         return reply.result

@@ -68,19 +68,22 @@ def _task_store() -> TaskStore:
     return TaskStore()
 
 
-def settle(watch: TaskWatch | None, client: Client, outcome: Outcome, timeout: float) -> None:
-    """After the conversation, the client still connected. A task the server no longer knows
-    (-32602 to tasks/get: the extension's answer for an unknown or expired id) is forgotten, and the
-    outcome says so in one line. When Ctrl-C (or SIGTERM, SIGHUP) ended it with its task unfinished
-    and --cancel-on-interrupt was given, tasks/cancel for the task."""
+def settle(watch: TaskWatch | None, client: Client, outcome: Outcome, timeout: float) -> MrtrError | None:
+    """After the conversation, the client still connected: the failure the outcome should say instead
+    of its own (None: its own). A task the server no longer knows (-32602 to tasks/get: the
+    extension's answer for an unknown or expired id) is forgotten, and the outcome says so in one
+    line. When Ctrl-C (or SIGTERM, SIGHUP) ended it with its task unfinished and
+    --cancel-on-interrupt was given, tasks/cancel for the task."""
     if watch is None or watch.unfinished() is None:
-        return
-    if isinstance(outcome.error, TaskTimedOut) and (watch.url is None or watch.keeper.session_bound):
-        outcome.error = TaskTimedOut(outcome.error.message)  # what became of the task is said after the outcome
-    if _unknown_to_the_server(outcome.error):
-        _forget_unknown(watch, outcome)
-    elif isinstance(outcome.error, Interrupted) and watch.cancel_on_interrupt and watch.url is not None:
+        return None
+    error = outcome.error
+    if isinstance(error, TaskTimedOut) and (watch.url is None or watch.keeper.session_bound):
+        error = TaskTimedOut(error.message)  # what became of the task is said after the outcome
+    if _unknown_to_the_server(error):
+        return _forget_unknown(watch, error)
+    if isinstance(error, Interrupted) and watch.cancel_on_interrupt and watch.url is not None:
         watch.cancelled = _cancel(watch, client, min(timeout, CANCEL_TIMEOUT))
+    return error if error is not outcome.error else None
 
 
 def _unknown_to_the_server(error: MrtrError | None) -> bool:
@@ -88,12 +91,12 @@ def _unknown_to_the_server(error: MrtrError | None) -> bool:
         and error.message.startswith(f"{tasks.GET} failed") and error.error.get("code") == jsonrpc.INVALID_PARAMS
 
 
-def _forget_unknown(watch: TaskWatch, outcome: Outcome) -> None:
+def _forget_unknown(watch: TaskWatch, error: MrtrError | None) -> ProtocolError:
     task = watch.unfinished()
-    assert task is not None and isinstance(outcome.error, ServerError)
+    assert task is not None and isinstance(error, ServerError)
     forgotten = watch.keeper.dropped()
     watch.unknown = True
-    outcome.error = unknown_task(task.task_id, tasks.GET, outcome.error.error, forgotten)
+    return unknown_task(task.task_id, tasks.GET, error.error, forgotten)
 
 
 def unknown_task(task_id: str, method: str, error: dict[str, Any], forgotten: bool) -> ProtocolError:

@@ -13,6 +13,7 @@ import time
 
 from mrtr_cli.commands.call import hold_conversation, people_to_ask, show_outcome
 from mrtr_cli.commands.common import Context, guarded, warn_unused_flags
+from mrtr_cli.commands.conversation_builder import build
 from mrtr_cli.commands.task_commands import locate
 from mrtr_cli.answering.chain import AnswerFlags
 from mrtr_cli.conversation.session import Outcome
@@ -37,9 +38,9 @@ def _resume(context: Context, task_id: str, options: TargetOptions, answering: A
         show_outcome(context, outcome)
 
     call = CallOptions(task.method, task.name)
-    people = people_to_ask(context, answering)
-    outcome, _ = hold_conversation(context, call, found.options, answering, people, recording, finish, tasks,
-                                   resuming=task)
+    conversation = build(context, found.options, answering, people_to_ask(context, answering), tasks=tasks)
+    outcome = hold_conversation(conversation, call, recording, finish, tasks, resuming=task,
+                                answers_file=answering.answers_file)
     return outcome.exit_code(context.output.strict)
 
 

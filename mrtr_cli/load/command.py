@@ -13,12 +13,13 @@ import dataclasses
 
 from mrtr_cli import files
 from mrtr_cli.commands.common import Context, guarded
+from mrtr_cli.commands.conversation_builder import build
 from mrtr_cli.commands.inspect import declaring
 from mrtr_cli.errors import UsageError
 from mrtr_cli.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.load.first import INSTALL, import_locust
-from mrtr_cli.options import AnsweringOptions, LoadingOptions, OutputOptions, TargetOptions, TaskOptions
+from mrtr_cli.options import AnsweringOptions, LoadingOptions, OutputOptions, TargetOptions
 from mrtr_cli.target import Target, http_url, names_a_server, resolve_target
 
 
@@ -70,6 +71,7 @@ def _discover_each(context: Context, resolved: Target, options: TargetOptions, a
     """server/discover to --url and to each replica, once, before any user starts: a server not
     there is its own error (exit 4), not thousands of failed conversations."""
     quiet = dataclasses.replace(context, emit=Broadcast([]))  # no timeline: the summary is the output
-    for instance in (resolved, *(resolved.replica(url) for url in options.replicas)):
-        with declaring(quiet, instance, options, answering, TaskOptions()):
+    first = build(quiet, options._replace(replicas=()), answering, target=resolved)  # its users hop, not its rounds
+    for server in (first.server, *(first.server.replica(url) for url in options.replicas)):
+        with declaring(first.again(server=server)):
             pass

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import ROOTS, Decision, Question, Refusal, Response
 from mrtr_cli.transcript.model import Transcript
 from mrtr_cli.transcript.rounds import asked_in, asked_in_flight, unprompted_of
+
+if TYPE_CHECKING:
+    from mrtr_cli.conversation.client import Client
 
 
 @dataclass
@@ -44,9 +46,16 @@ class RecordedAnswerer:
         """Older era: roots were declared when recorded (the server asked for them): declare them again."""
         self._unprompted_used: dict[str, int] = {}
         self.recorded_era = transcript.era
-        self.live_era: Callable[[], str] = lambda: transcript.era
-        """The era the live run speaks; replay points it at the client (which may change era on its
-        first request, auto over HTTP)."""
+        self._live: Client | None = None
+        """The client of the live run, whose era is asked at each question (`follow`)."""
+
+    def follow(self, client: Client) -> None:
+        """Answer as the era `client` speaks asks (it may change era on its first request, auto over HTTP)."""
+        self._live = client
+
+    def live_era(self) -> str:
+        """The era the live run speaks: the client's once followed, else the recorded one."""
+        return self._live.era.name if self._live is not None else self.recorded_era
 
     def offers_roots(self) -> bool:
         return self.asked_roots or any(r.method == ROOTS for r in self.pool)

@@ -1,0 +1,136 @@
+"""commands/conversation_builder.py: the one builder of conversations, `again` (the same conversation with one
+thing changed), the one writer of `Outcome` outside the engine, and an engine that never calls back into
+commands/."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from conftest import ROOT
+from mrtr_cli.answering.questions import Chain
+from mrtr_cli.commands.common import make_context
+from mrtr_cli.commands.conversation_builder import build
+from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
+from mrtr_cli.protocol import meta
+
+PACKAGE = ROOT / "mrtr_cli"
+URL = "http://127.0.0.1:1/mcp"
+
+
+def _built(**options: Any) -> Any:
+    return build(make_context(OutputOptions(color="never")), TargetOptions(**options), AnsweringOptions())
+
+
+def test_again_changes_the_one_thing_it_is_given():
+    built = _built(url=URL, headers=("X-Team: a",))
+    assert built.server.target.headers == {"X-Team": "a"} and not built.server.options.no_auth
+
+    other = built.again(headers={"X-Team": "b"})
+    assert other.server.target.headers == {"X-Team": "b"} and other.server.options.no_auth
+    assert (other.settings, other.chain, other.hops) == (built.settings, built.chain, built.hops)
+
+    stored = built.again(auth_stored_only=True)
+    assert stored.server.options == built.server.options._replace(auth_stored_only=True)
+    assert stored.server.target == built.server.target
+
+    withheld = meta.Capabilities(elicitation=False)
+    declared = built.again(capabilities=withheld, version="2025-06-18")
+    assert (declared.settings.capabilities, declared.settings.version) == (withheld, "2025-06-18")
+    assert (built.settings.capabilities, built.settings.version) != (withheld, "2025-06-18")  # a copy, changed
+    assert declared.server == built.server
+
+    answers = Chain([])
+    answered = built.again(chain=answers)
+    assert answered.chain is answers and (answered.server, answered.settings) == (built.server, built.settings)
+
+    replica = built.again(server=built.server.replica("http://127.0.0.1:2/mcp"))
+    assert replica.server.address() == "127.0.0.1:2" and replica.server.options == built.server.options
+
+
+def outcome_writes(source: str) -> list[int]:
+    """The lines of `source` that build an `Outcome` or set one of its fields (`outcome.error = ...`)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Outcome":
+            found.append(node.lineno)
+        targets = node.targets if isinstance(node, ast.Assign) else \
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        for target in targets:
+            for element in target.elts if isinstance(target, ast.Tuple) else [target]:
+                if isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) \
+                        and element.value.id == "outcome":
+                    found.append(node.lineno)
+    return sorted(set(found))
+
+
+def test_only_the_builder_writes_an_outcome_in_the_commands():
+    writers = {str(path.relative_to(PACKAGE)) for path in (PACKAGE / "commands").rglob("*.py")
+               if outcome_writes(path.read_text(encoding="utf-8"))}
+    assert writers == {"commands/conversation_builder.py"}
+    assert outcome_writes("outcome = Outcome(m, p)\noutcome.status, outcome.error = s, e\noutcome.advice += a\n"
+                          "other.error = e\n") == [1, 2, 3]
+
+
+BELOW_THE_COMMANDS = tuple(str(PACKAGE / name) for name in ("conversation", "answering", "transcript", "transport",
+                                                            "protocol", "target.py", "target_kinds.py"))
+"""The engine and what it stands on: none of it calls a function of commands/ (observers are reached through
+events.py, which is neither)."""
+
+
+def climbs_into_the_commands(run: Callable[[], Any]) -> tuple[Any, set[str]]:
+    """What `run` returns, and each function of commands/ called directly from below the commands while it ran."""
+    commands = str(PACKAGE / "commands")
+    climbs: set[str] = set()
+
+    def watch(frame: FrameType, event: str, _: Any) -> None:
+        caller = frame.f_back
+        if event == "call" and caller is not None and caller.f_code.co_filename.startswith(BELOW_THE_COMMANDS) \
+                and frame.f_code.co_filename.startswith(commands):
+            climbs.add(f"{Path(caller.f_code.co_filename).name} -> {Path(frame.f_code.co_filename).name}:"
+                       f"{frame.f_code.co_name}")
+
+    sys.setprofile(watch)
+    try:
+        return run(), climbs
+    finally:
+        sys.setprofile(None)
+
+
+def test_the_engine_never_calls_back_into_the_commands():
+    """A conversation whose rounds restart the stdio server in between: every function the engine
+    calls directly is the engine's, the target's or below, never one of commands/ (the restarts open
+    the endpoint themselves)."""
+    built = build(make_context(OutputOptions(color="never")), TargetOptions(demo=True, restart_between_rounds=True),
+                  AnsweringOptions(answers_file=str(ROOT / "examples" / "book_table.yaml"), no_input=True))
+    with built.connected() as live:
+        outcome, climbs = climbs_into_the_commands(
+            lambda: live.session().run("tools/call", {"name": "book_table", "arguments": {}}))
+    assert [round.instance.name for round in outcome.rounds if round.instance is not None][:2] == \
+        ["first start", "restart 1"]
+    assert climbs == set()
+
+
+def test_a_replay_answers_from_its_recording_without_calling_back_into_the_commands():
+    """The recorded answerer asks the live client's era itself (`RecordedAnswerer.follow`)."""
+    from mrtr_cli.commands.from_python import Target, replay_transcript
+
+    replayed, climbs = climbs_into_the_commands(
+        lambda: replay_transcript(str(ROOT / "recordings" / "two_questions.yaml"), Target(demo=True), False, ()))
+    assert replayed is None and climbs == set()
+
+
+def test_the_climb_rule_sees_the_engine_call_a_function_of_the_commands():
+    from mrtr_cli.commands.common import person_at_terminal
+    from mrtr_cli.conversation.instances import RestartingServer
+
+    class Stopped:
+        def close(self) -> None:
+            pass
+
+    restarting = RestartingServer(Stopped(), person_at_terminal)  # type: ignore[arg-type]
+    assert climbs_into_the_commands(restarting.restart)[1] == {"instances.py -> common.py:person_at_terminal"}
