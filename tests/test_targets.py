@@ -136,6 +136,7 @@ class ListingClient:
     """A client of the modern era whose tools/list returns `tools` (or fails with `error`), counting the requests."""
 
     era = ModernEra("2026-07-28")
+    kept_lists = None  # no shell keeps its lists: each is fetched
 
     def __init__(self, tools: list, error: dict | None = None) -> None:
         self.tools, self.error, self.sent = tools, error, []

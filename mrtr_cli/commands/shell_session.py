@@ -31,11 +31,11 @@ from mrtr_cli.options import (AnsweringOptions, CallOptions, OutputOptions, Reco
                               TaskOptions)
 from mrtr_cli.protocol.choices import LIST_METHODS
 from mrtr_cli.render.diagnostics import warning_line
-from mrtr_cli.target import Endpoint, resolve_target
+from mrtr_cli.target import Endpoint, Target, resolve_target
 
 if TYPE_CHECKING:
     from mrtr_cli.commands.answer import Holding
-    from mrtr_cli.commands.call import Finish
+    from mrtr_cli.commands.conversation_builder import Finish
     from mrtr_cli.transcript.recorder import TranscriptBuilder
 
 LIST_CHANGED = {"notifications/tools/list_changed": ("tools",), "notifications/prompts/list_changed": ("prompts",),
