@@ -54,13 +54,18 @@ def test_sampling_a_prompt_and_a_resource_ask_through_input_required(url):
     assert note.code == 0 and "note diary, unlocked with open sesame" in note.stdout, note.stderr
 
 
-def test_in_the_older_era_fastmcp_asks_in_flight(url):
+def test_in_the_older_era_fastmcp_asks_in_flight_and_check_judges_that_era(url):
     run = mrtr_here("call", "greet", "-a", "greeting=Hi", "--answer", "elicitation#1.value=Ada",
                     "--protocol-era", "older", "--url", url)
     assert run.code == 0 and "Hi, Ada!" in run.stdout, run.stderr
     assert "asked in flight: elicitation#1" in run.stderr
     modern = mrtr_here("call", "greet", "-a", "greeting=Hi", "--answer", "name.name=Ada", "--url", url)
     assert modern.code == 0 and "Hi, Ada!" in modern.stdout and "input_required · round 1" in modern.stderr
+    older = mrtr_here("check", "--tool", "greet", "-a", "greeting=Hi", "--answer", "elicitation#1.value=Ada",
+                      "--protocol-era", "older", "--json", "--url", url)
+    assert older.code == 0, older.stderr
+    judged = {k: v for k, v in statuses(older).items() if v != "skipped"}
+    assert judged == {"initialize-result": "pass", "tool-call-completes": "pass"}
 
 
 def test_check_finds_fastmcp_keeps_every_rule_it_can_judge_over_http(url):
