@@ -200,6 +200,17 @@ def sdk_over_http(mode: str) -> Any:
     return listening([*SDK_SERVER, "http", str(port), mode], port, "the SDK server")
 
 
+FASTMCP_SERVER = [PYTHON, str(ROOT / "tests" / "servers" / "fastmcp_server.py")]
+"""A fastmcp server (PyPI `fastmcp`), both eras, requestState sealed under a per-process key: add `stdio`, or
+`http PORT`."""
+
+
+def fastmcp_over_http() -> Any:
+    """tests/servers/fastmcp_server.py over Streamable HTTP on a free port; yields its /mcp URL."""
+    port = free_port()
+    return listening([*FASTMCP_SERVER, "http", str(port)], port, "the fastmcp server")
+
+
 PLAIN_STATE_SERVER = [PYTHON, str(ROOT / "tests" / "servers" / "plain_state_server.py")]
 """The SDK's low-level Server with plain-JSON requestState (any process takes the retry): add
 `stdio`, or `http PORT`."""
