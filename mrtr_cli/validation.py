@@ -1,4 +1,5 @@
-"""JSON Schema validation: form answers against the schema a server requested.
+"""JSON Schema validation: form answers against the schema a server requested (`complete_form`,
+`typed_input`, `check_value` for forms/fields.py's fields; forms/ itself never imports this module).
 
 The only module that imports jsonschema (lazily: most runs never validate). References are
 resolved only inside the schema itself: a `$ref` to any other URI is never fetched (spec,
@@ -18,8 +19,10 @@ from typing import Any
 
 from mrtr_cli import files
 from mrtr_cli.forms import flat_forms
+from mrtr_cli.forms.coercion import coerce_text
+from mrtr_cli.forms.fields import Field, form_fields
 from mrtr_cli.errors import ProtocolError, UsageError
-from mrtr_cli.forms.wording import Breach, breach_wanted, problem_line, wanted
+from mrtr_cli.forms.wording import Breach, breach_wanted, number_wanted, problem_line, wanted
 from mrtr_cli.forms.formats import FORMATS
 from mrtr_cli.protocol import lint_rules
 from mrtr_cli.text import safe_line
@@ -52,6 +55,46 @@ def first_breach(instance: Any, schema: dict[str, Any]) -> str | None:
     errors = sorted(_validator(schema).iter_errors(instance), key=lambda e: list(e.path))
     breaches = _breaches(errors[0]) if errors else []
     return breach_wanted(breaches[0]) if breaches else found[0]
+
+
+def complete_form(key: str, schema: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
+    """The content to send: defaults for fields not given, `null` fields left out, validated.
+
+    An invalid answer raises `UsageError` naming the key, the field and the constraint.
+    """
+    content = {f.name: f.schema["default"] for f in form_fields(schema) if f.has_default}
+    content.update(given)
+    content = {name: value for name, value in content.items() if value is not None}
+    found = problems(content, schema)
+    if found:
+        raise UsageError(f"the answer to {key!r} is invalid: {'; '.join(found)}",
+                         "fix the answer (--answer or the answers file)")
+    return content
+
+
+def typed_input(field: Field, text: str) -> Any:
+    """What a person typed for a text field, typed and checked; `ValueError` says what is wrong.
+
+    Empty input leaves an optional field out (None).
+    """
+    if text == "":
+        if field.required:
+            raise ValueError("a value is required")
+        return None
+    try:
+        value = coerce_text(text, {field.kind}) if field.kind in ("integer", "number") else text
+    except ValueError:
+        raise ValueError(number_wanted(field.schema)) from None
+    check_value(field, value)
+    return value
+
+
+def check_value(field: Field, value: Any) -> None:
+    """`ValueError` saying what the field wants, when `value` breaks a constraint of its schema."""
+    single = {"type": "object", "properties": {field.name: field.schema}}
+    problem = first_breach({field.name: value}, single)
+    if problem is not None:
+        raise ValueError(problem)
 
 
 def _jsonschema_problems(instance: Any, schema: dict[str, Any]) -> list[str]:

@@ -11,7 +11,8 @@ from mrtr_cli import validation
 from mrtr_cli.forms import formats
 from mrtr_cli.answering.answers_file import AnswersFileAnswerer, load_answers_file
 from mrtr_cli.answering.chain import build_chain
-from mrtr_cli.forms.fields import Field, check_value, complete_form, form_fields
+from mrtr_cli.forms.fields import Field, form_fields
+from mrtr_cli.validation import check_value, complete_form
 from mrtr_cli.answering.questions import Chain, Question, Response
 from mrtr_cli.answering.scripted import (
     FlagAnswerer,

@@ -18,7 +18,7 @@ import questionary
 from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 
 from mrtr_cli import validation
-from mrtr_cli.forms.fields import Field, check_value, form_fields, outside_subset, typed_input
+from mrtr_cli.forms.fields import Field, form_fields, outside_subset
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import ELICIT, SAMPLE, Parked, Question, Refusal, Response, Decision
 from mrtr_cli.answering.scripted import root_entry, sampling_response
@@ -127,7 +127,7 @@ class InteractiveAnswerer:
         if field.kind == "choices":
             return self._choices(field, label, current or [])
         shown = "" if current is None else str(current)
-        return typed_input(field, self._text(label, shown, _problem_finder(field)))
+        return validation.typed_input(field, self._text(label, shown, _problem_finder(field)))
 
     def _pick(self, label: str, options: list[tuple[str, Any]], field: Field, current: Any) -> Any:
         """One of `options`; an optional field also offers to be left out (None), the choice the
@@ -148,7 +148,7 @@ class InteractiveAnswerer:
                 return None
             self.presenter.picked(label, field, values)
             try:
-                check_value(field, values)
+                validation.check_value(field, values)
             except ValueError as error:
                 self.presenter.problem(str(error))
                 current = values
@@ -286,7 +286,7 @@ def _erased_when_done(prompt: Any) -> Any:
 def _problem_finder(field: Field) -> Callable[[str], str | None]:
     def problem(text: str) -> str | None:
         try:
-            typed_input(field, text)
+            validation.typed_input(field, text)
         except ValueError as error:
             return safe_line(error, 200)
         return None

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlparse
 
-from mrtr_cli.forms.fields import complete_form
+from mrtr_cli.validation import complete_form
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.answer_flags import ACTIONS, parse_flag, typed_fields, value_not_an_action
 from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Question, Refusal, Response, Decision

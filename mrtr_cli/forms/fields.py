@@ -1,4 +1,5 @@
-"""Form elicitation: the fields of a requested schema, typed values, and complete answers.
+"""Form elicitation: the fields of a requested schema, and a value typed for one (validation.py
+checks values and completes answers).
 
 The spec's form subset is a flat object of primitive fields: string (with formats email,
 uri, date, date-time), number, integer, boolean, single-select (`enum`, `oneOf` of
@@ -11,10 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli import validation
-from mrtr_cli.forms import wording
 from mrtr_cli.forms.coercion import coerce_text, json_or_text
-from mrtr_cli.errors import UsageError
 from mrtr_cli.protocol import lint_rules
 
 
@@ -84,50 +82,10 @@ def coerce(field: Field | None, text: str) -> Any:
     return coerce_text(text, {"array"} if field.kind == "choices" else {field.kind})
 
 
-def complete_form(key: str, schema: dict[str, Any], given: dict[str, Any]) -> dict[str, Any]:
-    """The content to send: defaults for fields not given, `null` fields left out, validated.
-
-    An invalid answer raises `UsageError` naming the key, the field and the constraint.
-    """
-    content = {f.name: f.schema["default"] for f in form_fields(schema) if f.has_default}
-    content.update(given)
-    content = {name: value for name, value in content.items() if value is not None}
-    problems = validation.problems(content, schema)
-    if problems:
-        raise UsageError(f"the answer to {key!r} is invalid: {'; '.join(problems)}",
-                         "fix the answer (--answer or the answers file)")
-    return content
-
-
 def outside_subset(schema: dict[str, Any]) -> str | None:
     """Why a requested schema is outside the spec's flat form subset (None: inside), bounds included."""
     problem = next((f.message for f in lint_rules.check_schema("", schema) if f.rule != "form-schema-subset"), None)
     return problem or lint_rules.outside_subset(schema)
-
-
-def typed_input(field: Field, text: str) -> Any:
-    """What a person typed for a text field, typed and checked; `ValueError` says what is wrong.
-
-    Empty input leaves an optional field out (None).
-    """
-    if text == "":
-        if field.required:
-            raise ValueError("a value is required")
-        return None
-    try:
-        value = coerce_text(text, {field.kind}) if field.kind in ("integer", "number") else text
-    except ValueError:
-        raise ValueError(wording.number_wanted(field.schema)) from None
-    check_value(field, value)
-    return value
-
-
-def check_value(field: Field, value: Any) -> None:
-    """`ValueError` saying what the field wants, when `value` breaks a constraint of its schema."""
-    single = {"type": "object", "properties": {field.name: field.schema}}
-    problem = validation.first_breach({field.name: value}, single)
-    if problem is not None:
-        raise ValueError(problem)
 
 
 def _as_typed(value: Any) -> str:
