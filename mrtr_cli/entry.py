@@ -43,7 +43,7 @@ def _main(args: list[str]) -> int:
     if args in (["--version"], ["-V"]):
         print(f"mrtr {__version__}")  # the fast path: no typer, no rich
         return 0
-    if args[:1] == ["load"] and not {"-h", "--help"} & set(args):
+    if args[:1] == ["load"] and not _asks_for_help(args):
         from mrtr_cli.load.first import import_locust
 
         import_locust()  # it monkey-patches ssl, socket and threading: before anything imports them
@@ -70,7 +70,7 @@ def _run(args: list[str]) -> int:
         from mrtr_cli.commands import fast_help
 
         return fast_help.run_help(args[1:])
-    if args[-1:] in (["--help"], ["-h"]):
+    if _asks_for_help(args[-1:]):
         from mrtr_cli.commands import fast_help
 
         code = fast_help.run(args)
@@ -84,6 +84,13 @@ def _run(args: list[str]) -> int:
     from mrtr_cli.cli import run
 
     return run(args)
+
+
+def _asks_for_help(words: list[str]) -> bool:
+    """Whether `words` hold the help option (option_table.py's `HELP`, which loads nothing heavy)."""
+    from mrtr_cli.option_table import HELP
+
+    return any(word in HELP for word in words)
 
 
 def console() -> NoReturn:

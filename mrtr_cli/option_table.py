@@ -33,6 +33,13 @@ PANELS = {"target": "Server", "answering": "Answering", "output": "Output", "rec
           "replaying": "Transcripts", "report": "Output", "tasks": "Tasks", "loading": "Load"}
 """The help panel of each group's options; the other groups' are under Options."""
 
+HELP = ("--help", "-h")
+"""The help option every command and command group takes (click's own, not an Options field): its
+long and short name, as its row in the help shows them. typer's `help_option_names`, the fast help
+and entry.py's look at the words all read it."""
+HELP_TEXT = "Show this message and exit."
+"""The help option's help: click's words, which typer's page shows too."""
+
 
 def message_size(text: str) -> int:
     """`--max-message-size SIZE` in bytes (transport/base.py reads sizes; loaded only when one is given)."""

@@ -8,6 +8,8 @@ from typing import Any, List, Optional
 import typer
 import typer.core
 
+from mrtr_cli.option_table import HELP
+
 
 class HelpCommand(typer.core.TyperCommand):
     """A typer command whose help is mrtr's."""
@@ -58,6 +60,11 @@ def _shown_by_mrtr(option: Optional[Any]) -> Optional[Any]:
     return option
 
 
+HELP_CONTEXT = {"help_option_names": sorted(HELP, key=len)}
+"""click's context settings for mrtr and each command family: the help option (option_table.py),
+its short name first, as click lists it."""
+
+
 def _show_help(ctx: Any, param: Any, value: bool) -> None:
     if value and not ctx.resilient_parsing:
         from mrtr_cli.cli.help_page import show_help
@@ -69,6 +76,6 @@ def group_app(group: Any) -> typer.Typer:
     """The typer sub-app of a command family (`mrtr auth`, `mrtr tasks`: a command_table.CommandGroup),
     whose help is mrtr's: each command is added to it with cli/option_groups.command_of."""
     return typer.Typer(name=group.name, help=group.help, no_args_is_help=True,
-                       context_settings={"help_option_names": ["-h", "--help"]}, pretty_exceptions_enable=False,
+                       context_settings=HELP_CONTEXT, pretty_exceptions_enable=False,
                        cls=HelpGroup)
 

@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Optional
 import typer
 
 from mrtr_cli import __version__
-from mrtr_cli.cli.help_command import HelpGroup
+from mrtr_cli.cli.help_command import HELP_CONTEXT, HelpGroup
 from mrtr_cli.cli.option_groups import command_of, named
 from mrtr_cli.command_table import APP, Command, command_named
 from mrtr_cli.options import (AnsweringOptions, ArgumentOptions, CallOptions, LoadingOptions, OutputOptions,
@@ -26,7 +26,7 @@ APP_SETTINGS: Dict[str, Any] = dict(
     name="mrtr",
     help=APP.help,
     no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings=HELP_CONTEXT,
     pretty_exceptions_enable=False,
     cls=HelpGroup,
 )

@@ -14,18 +14,15 @@ import sys
 
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.command_table import Argument, Command, CommandGroup, find
-from mrtr_cli.option_table import PANELS, Option, of_group
+from mrtr_cli.option_table import HELP, HELP_TEXT, PANELS, Option, of_group
 from mrtr_cli.render.help import (ARGUMENTS, COMMANDS, OPTIONS, HelpPage, Panel, Row, argument_name, argument_usage,
                                   bounds, show, split_help, usage)
-
-HELP_NAMES = ("--help", "-h")
-
 
 def _typers_own(name: str, help: str, short: str = "") -> Row:
     return Row((("", "red"), (name, "bold cyan"), (short, "bold green"), ("", "bold yellow")), ((help, ""),))
 
 
-HELP_ROW = _typers_own("--help", "Show this message and exit.", "-h")
+HELP_ROW = _typers_own(HELP[0], HELP_TEXT, HELP[1])
 """click's own help option, last among every command's options."""
 COMPLETION_ROWS = (_typers_own("--install-completion", "Install completion for the current shell."),
                    _typers_own("--show-completion", "Show completion for the current shell, to copy it or customize "
@@ -35,7 +32,7 @@ COMPLETION_ROWS = (_typers_own("--install-completion", "Install completion for t
 
 def run(args: list[str]) -> int | None:
     """Show the help `args` ask for (`call --help`); None when they ask for anything else."""
-    if not args or args[-1] not in HELP_NAMES:
+    if not args or args[-1] not in HELP:
         return None
     found = find(args[:-1])
     if found is None:
