@@ -188,10 +188,11 @@ def test_at_replays_consent_prompt_escape_says_no_and_ctrl_c_aborts(tmp_path: Pa
     server = scripted(steps=[DONE, DONE, DONE])
     path = tmp_path / "t.yaml"
     assert mrtr("call", "t", "--record", str(path), *server.args()).code == 0
-    said_no = Pty(tmp_path, "replay", str(path))
+    wide = 1000  # the question names the server's command, tmp_path's length: no row may cut "Run it" in two
+    said_no = Pty(tmp_path, "replay", str(path), columns=wide)
     said_no.answer("Run it", ESC)
     assert said_no.finish() == 1 and "would run the recorded command" in said_no.screen
-    aborted = Pty(tmp_path, "replay", str(path))
+    aborted = Pty(tmp_path, "replay", str(path), columns=wide)
     aborted.answer("Run it", CTRL_C)
     assert aborted.finish() == 130  # before: answered no, exit 1
 
