@@ -19,9 +19,10 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import ElicitResult
 
-from conftest import PYTHON, ROOT, SDK_SERVER, elicit, input_required, mrtr, text_result
+from conftest import PYTHON, ROOT, SDK_SERVER, elicit, input_required, mrtr, mrtr_here, text_result
 from peers import HttpPeer, StdioPeer, http_server, messages_of, request, sdk_over_http
 from servers.http_faults import FaultServer
+from test_hostile_stdio import wait_for
 
 SCHEMA = json.loads((ROOT / "mrtr_cli" / "transcript" / "schema.json").read_text())
 GREET = ("call", "greet", "-a", "greeting=Hi", "--answer", "__main__:ask_name.name=Ada")
@@ -230,13 +231,15 @@ def test_a_killed_recorder_leaves_a_partial_transcript(tmp_path: Path, scripted)
     process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", *server.args("call", "t", "--answer", "n.name=A",
                                                                         "--answer", "m.name=B", "--record", str(path))],
                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while len(server.calls()) < 3 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)
+    partial = tmp_path / "k.yaml.partial"
+
+    def rounds_kept() -> int:
+        shown = mrtr_here("show", str(partial), "--json")
+        return len(shown.json()["rounds"]) if partial.exists() and shown.code == 0 else 0
+
+    assert wait_for(lambda: len(server.calls()) == 3 and rounds_kept() == 2)  # round 3 asked, rounds 1 and 2 kept
     process.kill()
     process.wait(timeout=10)
-    partial = tmp_path / "k.yaml.partial"
     assert not path.exists() and partial.exists()
     shown = mrtr("show", str(partial), "--json").json()
     assert shown["outcome"] == "aborted" and len(shown["rounds"]) == 2
