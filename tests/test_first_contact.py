@@ -70,7 +70,7 @@ def test_an_older_server_that_asks_for_roots_unprompted_never_decides_the_outcom
     server = ["--", *reference_server("filesystem", str(tmp_path))]
     for arguments in ((), ("-a", f"path={tmp_path}")):
         run = mrtr_here("call", "list_allowed_directories" if not arguments else "list_directory", *arguments,
-                   "--no-input", "-v", *server)
+                        "--no-input", "-v", *server)
         assert run.code == 0, run.stderr
         assert "roots/list" not in run.stderr  # neither declared (-v shows initialize) nor asked
         assert '"capabilities":{"sampling":{},"elicitation"' in run.stderr.replace(" ", "")

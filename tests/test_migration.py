@@ -51,7 +51,7 @@ def test_an_older_era_call_is_one_round_with_its_questions_asked_in_flight(tmp_p
 def test_a_modern_recording_says_its_era(tmp_path: Path):
     path = tmp_path / "modern.yaml"
     run = mrtr_here("call", "two_questions", "--demo", "--protocol-era", "modern", "--answers",
-               str(ROOT / "examples" / "two_questions.yaml"), "--record", str(path))
+                    str(ROOT / "examples" / "two_questions.yaml"), "--record", str(path))
     assert run.code == 0, run.stderr
     document = loaded(path)
     assert (document["mrtr_transcript"], document["era"]) == (3, "modern")
@@ -69,7 +69,7 @@ def test_an_older_recording_replays_in_its_own_era_and_in_the_modern_one(tmp_pat
 def test_a_format_1_recording_replays_against_the_older_era():
     for version in ("2025-11-25", "2025-06-18"):
         run = mrtr_here("replay", BOOK_TABLE, str(ROOT / "recordings" / "vault.yaml"), "--demo", "--protocol-version",
-                   version)
+                        version)
         assert run.code == (0 if version == "2025-11-25" else 6), run.stderr
     assert "question 2 (recorded 'party', live 'elicitation#2'): requestedSchema" in run.stderr
 

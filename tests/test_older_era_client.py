@@ -63,7 +63,7 @@ def test_read_prompt_list_discover(demo):
     read = mrtr_here("read", "vault://x", *demo, *OLDER, "--answer", "elicitation#1.reveal=true")
     assert read.code == 0, read.stderr
     prompt = mrtr_here("prompt", "release_notes", "-a", "version=2.0", *demo, *OLDER,
-                  "--answer", "elicitation#1.audience=users")
+                       "--answer", "elicitation#1.audience=users")
     assert prompt.code == 0, prompt.stderr
     listed = mrtr_here("list", "tools", *demo, "--protocol-era", "older")
     assert listed.code == 0 and "book_table" in listed.stdout
@@ -74,7 +74,7 @@ def test_read_prompt_list_discover(demo):
 
 def test_pinned_older_version_declares_no_url_mode(demo):
     run = mrtr_here("call", "connect_account", *demo, "--protocol-version", "2025-06-18", "--no-input",
-               "--answer", "elicitation#1=accept")
+                    "--answer", "elicitation#1=accept")
     assert "2025-06-18" in run.stderr
     assert run.code == 5  # the demo may not ask URL mode in 2025-06-18: its tool reports why
 
@@ -113,7 +113,7 @@ def test_a_modern_server_slow_to_start_is_found_modern_after_all():
     """Silent at the probe, it answers it late and refuses initialize (-32022): it speaks 2026-07-28."""
     slow = ["env", "SDK_START_DELAY=1.5", *SDK_SERVER]
     run = mrtr_here("call", "greet", "-a", "greeting=Hi", "--answer", "__main__:ask_name.name=Ada", "--no-input",
-               "--era-probe-wait", "0.3", "--", *slow)
+                    "--era-probe-wait", "0.3", "--", *slow)
     assert run.code == 0, run.stderr
     assert "no answer to server/discover (id 1) within --era-probe-wait (0.3 s)" in run.stderr
     eras = [line.strip() for line in run.stderr.splitlines() if line.strip().startswith("era:")]

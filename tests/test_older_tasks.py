@@ -197,7 +197,7 @@ def test_sampling_and_roots_asked_on_the_tasks_result_stream_are_answered_from_t
         initialized(TAKES_TASKS), {"result": {"task": task("input_required", "Need a summary")}},
         {"before": [json.dumps(sampling), json.dumps(roots)], "result": TEXT}, {"result": task("completed")}])
     run = mrtr_here("call", "slow", "--no-input", "--sampling-reply", "A summary", "--root", str(tmp_path),
-               "--", *server.command)
+                    "--", *server.command)
     assert run.code == 0, run.stderr
     assert "asked in flight: sampling#1" in run.stderr and "unprompted: roots#1" in run.stderr  # over stdio: not the task's question
     assert "✓ sampling#1 ← reply" in run.stderr and f"✓ roots#1 ← roots [\"{tmp_path.as_uri()}\"]" in run.stderr
@@ -233,7 +233,7 @@ def test_task_timeout_ends_a_tasks_result_that_asks_without_end(scripted, tmp_pa
     rules.write_text("match:\n  - method: elicitation/create\n    message: 'Go on'\n"
                      "    response: {action: accept, content: {go: true}}\n")
     run = mrtr_here("call", "slow", "--no-input", "--answer", "elicitation#1=decline", "--answers", str(rules),
-               "--timeout", "1", "--task-timeout", "1.5", "--", *server.command)
+                    "--timeout", "1", "--task-timeout", "1.5", "--", *server.command)
     assert run.code == 4, run.stderr
     assert "task t-1 did not end within --task-timeout 1.5 s (last status: input_required)" in run.stderr
     assert "✓ elicitation#1 ← decline" in run.stderr and "✓ elicitation#2 ← accept {\"go\":true}" in run.stderr

@@ -45,7 +45,7 @@ def test_wrap_splices_one_entry_that_a_host_then_runs_and_unwrap_restores_it(tmp
     config = tmp_path / "mcp.json"
     config.write_bytes(VS_CODE.encode())
     wrapped = mrtr_here("proxy", "--wrap", "--config", str(config), "--server", "demo", "--record-dir", "kept",
-                   "--timeline", "timeline.txt", cwd=tmp_path)
+                        "--timeline", "timeline.txt", cwd=tmp_path)
     assert wrapped.code == 0, wrapped.stderr
     text = config.read_text()
     assert outside(text, "demo") == outside(VS_CODE, "demo")

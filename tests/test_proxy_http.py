@@ -189,8 +189,8 @@ def test_real_clients_of_both_eras_through_the_proxy_are_shown_and_kept_without_
     with demo_http() as demo, proxy(demo, "--record-dir", str(kept)) as running:
         modern, older = sdk_book(running.url, "auto"), sdk_book(running.url, "legacy")
         own = mrtr_here("call", "book_table", "-a", "city=Rome", "--url", running.url, "-H", f"Authorization: {SECRET}",
-                   "--answer", "date.date=2026-12-24", "--answer", "party.size=3", "--answer", "confirm=accept",
-                   "--no-input", "-v")
+                        "--answer", "date.date=2026-12-24", "--answer", "party.size=3", "--answer", "confirm=accept",
+                        "--no-input", "-v")
         shown = running.stop()
     assert modern.structured_content == older.structured_content
     assert own.code == 0 and "Booked a table for 3 in Rome" in own.stdout, own.stderr

@@ -121,7 +121,7 @@ def test_mrtr_as_a_correct_client_gets_no_finding_in_either_era(tmp_path: Path) 
         folder = tmp_path / era
         folder.mkdir()
         done = mrtr_here("call", "two_questions", "--answer", f"{name}.name=Ada", "--answer", f"{color}.color=red",
-                    "--no-input", "--protocol-era", era, "--", *proxy(folder, "--strict"))
+                         "--no-input", "--protocol-era", era, "--", *proxy(folder, "--strict"))
         assert done.code == 0, done.stderr
         assert "Hello Ada, you like red." in done.stdout
         assert found_rules(folder) == [], era
@@ -167,7 +167,7 @@ def test_over_http_headers_that_disagree_with_the_body_are_found_and_mrtr_s_own_
             listening = proxied.stderr.readline()
             proxy_url = listening.split()[2]
             done = mrtr_here("call", "two_questions", "--answer", "name.name=Ada", "--answer", "color.color=red",
-                        "--no-input", "--url", proxy_url)
+                             "--no-input", "--url", proxy_url)
             assert done.code == 0, done.stderr
             wrong_http_client(HttpPeer(proxy_url))
         finally:

@@ -101,7 +101,7 @@ def test_mrtr_as_the_client_through_the_shim_to_the_sdk_server(tmp_path: Path, e
     timeline, record_dir = tmp_path / "timeline.log", tmp_path / "kept"
     shim = [*SHIM, "--timeline", str(timeline), "--record-dir", str(record_dir), "-v", "--", *SDK_SERVER]
     direct = mrtr_here("call", "greet", "-a", "greeting=Hi", "--answer", "elicitation#1.name=Ada", "--answer",
-                  "__main__:ask_name.name=Ada", "--protocol-era", era, "--no-input", "--", *shim)
+                       "__main__:ask_name.name=Ada", "--protocol-era", era, "--no-input", "--", *shim)
     assert direct.code == 0 and "Hi, Ada" in direct.stdout, direct.stderr
     shown = timeline.read_text()
     assert f"era: {era}" in shown and "→ tools/call greet" in shown and "    » " in shown, shown

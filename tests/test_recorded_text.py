@@ -288,7 +288,7 @@ def test_a_recorded_reply_and_argument_ending_in_a_blank_line_show_and_replay(em
     path, (reply, text) = tmp_path / "s.yaml", TEXTS[emitter]
     assert yaml_emitters.emitters_agree({"reply": reply, "text": text}) is (emitter == "libyaml")
     run = mrtr_here("call", "summarize", "--demo", "--args", json.dumps({"text": text}), "--sampling-reply", reply,
-               "--record", str(path))
+                    "--record", str(path))
     assert run.code == 0, run.stderr
     written = path.read_text(encoding="utf-8")
     assert "|+\n" in written and re.search(r"^\.\.\.$", written, re.MULTILINE) is None

@@ -87,7 +87,7 @@ def test_everything_reads_a_resource_and_gets_a_prompt():
 def test_everything_over_streamable_http_keeps_its_session_and_asks_on_the_post_stream():
     with everything_over_http() as url:
         run = mrtr_here("call", "trigger-elicitation-request", "--answer", "elicitation#1.name=Grace", "--no-input",
-                   "--json", "-v", "--url", url)
+                        "--json", "-v", "--url", url)
     assert run.code == 0, run.stderr
     assert "mcp-session-id" in run.stderr.lower()
     assert "Name: Grace" in text_of(run.json()["result"])
@@ -96,7 +96,7 @@ def test_everything_over_streamable_http_keeps_its_session_and_asks_on_the_post_
 def test_filesystem_asks_for_roots_and_mrtr_answers_from_the_flag(tmp_path: Path):
     (tmp_path / "notes.txt").write_text("hello")
     run = mrtr_here("call", "list_directory", "-a", f"path={tmp_path}", "--root", str(tmp_path), "--no-input", "--json",
-               "--", *reference_server("filesystem", str(tmp_path)))
+                    "--", *reference_server("filesystem", str(tmp_path)))
     assert run.code == 0, run.stderr
     assert f"roots#1 ← roots [\"{tmp_path.as_uri()}\"]  from flag" in run.stderr
     assert "notes.txt" in text_of(run.json()["result"])
@@ -105,7 +105,7 @@ def test_filesystem_asks_for_roots_and_mrtr_answers_from_the_flag(tmp_path: Path
 def test_a_recording_of_everything_shows_replays_and_serves_in_both_eras(tmp_path: Path):
     path = tmp_path / "everything.yaml"
     record = mrtr_here("call", "trigger-elicitation-request", "--answer", "elicitation#1.name=Ada", "--no-input",
-                  "--record", str(path), *everything())
+                       "--record", str(path), *everything())
     assert record.code == 0, record.stderr
     shown = mrtr_here("show", str(path))
     assert shown.code == 0 and "asked in flight: elicitation#1" in shown.stdout + shown.stderr
@@ -119,7 +119,7 @@ def test_a_recording_over_streamable_http_replays_against_a_new_session(tmp_path
     path = tmp_path / "everything-http.yaml"
     with everything_over_http() as url:
         record = mrtr_here("call", "trigger-sampling-request", "-a", "prompt=hi", "--sampling-reply", "Hello",
-                      "--no-input", "--record", str(path), "--url", url)
+                           "--no-input", "--record", str(path), "--url", url)
         again = mrtr_here("replay", str(path), "--url", url)
     assert record.code == 0, record.stderr
     assert again.code == 0 and "same as recorded (1 round)" in again.stderr, again.stderr
@@ -147,7 +147,7 @@ def test_a_filesystem_recording_keeps_the_roots_it_was_asked_for_and_replays(tmp
 def test_check_over_streamable_http_finds_the_older_era_and_the_tool_completes():
     with everything_over_http() as url:
         run = mrtr_here("check", "--url", url, "--tool", "trigger-elicitation-request",
-                   "--answer", "elicitation#1.name=Ada", "--no-input")
+                        "--answer", "elicitation#1.name=Ada", "--no-input")
     assert run.code == 0, run.stderr
     assert "era: the initialize handshake (2025-11-25); also speaks 2026-07-28: no" in run.stdout
     assert "complete after 1 question asked in flight" in run.stdout
@@ -156,6 +156,6 @@ def test_check_over_streamable_http_finds_the_older_era_and_the_tool_completes()
 def test_a_url_the_server_requires_first_is_shown_with_its_error():
     """-32042 (2025-11-25): the page to open is said with the error, not only under -v."""
     run = mrtr_here("call", "trigger-url-elicitation", "-a", "url=https://example.com/login", "-a", "errorPath=true",
-               "--no-input", *everything())
+                    "--no-input", *everything())
     assert run.code == 2, run.stderr
     assert "error -32042" in run.stderr and "open this yourself, then call again: https://" in run.stderr

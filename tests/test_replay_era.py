@@ -38,13 +38,13 @@ def test_a_replay_that_fails_before_the_call_names_the_live_error(tmp_path: Path
 def test_an_ignore_path_that_matches_nothing_is_warned_of_with_the_path_meant(tmp_path: Path, scripted):
     path = recorded(tmp_path, scripted, "time.yaml")
     run = mrtr_here("replay", str(path), "--ignore", "$.result.content", "--ignore",
-               "$.rounds[*].received.result.content", *scripted(steps=[DONE]).args())
+                    "$.rounds[*].received.result.content", *scripted(steps=[DONE]).args())
     assert run.code == 0, run.stderr
     warnings = [line for line in run.stderr.splitlines() if line.startswith("!")]
     assert warnings == [f"! --ignore '$.result.content' matched nothing in {path}; paths start at "
                         "$.rounds[*] (did you mean '$.rounds[*].received.result.content'?)"]
     as_json = mrtr_here("replay", str(path), "--json", "--ignore", "$.rounds[*].sent.nothing",
-                   *scripted(steps=[DONE]).args())
+                        *scripted(steps=[DONE]).args())
     assert as_json.code == 0 and as_json.json()["transcripts"][0]["result"] == "same"
     assert "! --ignore '$.rounds[*].sent.nothing' matched nothing" in as_json.stderr
 
@@ -52,18 +52,18 @@ def test_an_ignore_path_that_matches_nothing_is_warned_of_with_the_path_meant(tm
 def test_a_migration_replay_ignores_result_fields_so_a_timestamped_result_can_pass(tmp_path: Path):
     path = tmp_path / "stamped.yaml"
     record = mrtr_here("call", "stamped", *NAME, "--protocol-era", "older", "--no-input", "--record", str(path),
-                  "--", *SDK_SERVER)
+                       "--", *SDK_SERVER)
     assert record.code == 0, record.stderr
     plain = mrtr_here("replay", str(path), "--protocol-era", "modern", *NAME, "--", *SDK_SERVER)
     assert plain.code == 6 and "conversation: result" in plain.stderr  # the time differs on every run
     ignoring = mrtr_here("replay", str(path), "--protocol-era", "modern", *NAME,
-                    "--ignore", "$.rounds[*].received.result.structuredContent.at",
-                    "--ignore", "$.rounds[*].received.result.content", "--", *SDK_SERVER)
+                         "--ignore", "$.rounds[*].received.result.structuredContent.at",
+                         "--ignore", "$.rounds[*].received.result.content", "--", *SDK_SERVER)
     assert ignoring.code == 0 and "same as recorded" in ignoring.stderr, ignoring.stderr
     assert "matched nothing" not in ignoring.stderr
     greeting = mrtr_here("replay", str(path), "--protocol-era", "modern", *NAME,
-                    "--ignore", "$.rounds[*].received.result.structuredContent.greeting",
-                    "--ignore", "$.rounds[*].received.result.content", "--", *SDK_SERVER)
+                         "--ignore", "$.rounds[*].received.result.structuredContent.greeting",
+                         "--ignore", "$.rounds[*].received.result.content", "--", *SDK_SERVER)
     assert greeting.code == 6 and '"at":' in greeting.stderr  # what is not ignored is still compared
 
 
@@ -79,7 +79,8 @@ OLDER_ONLY = {"discover": {"error": {"code": -32601, "message": "Method not foun
 
 def test_a_modern_recording_replays_in_its_era_with_no_probe_against_a_server_slow_to_start(tmp_path: Path):
     path = tmp_path / "greet.yaml"
-    record = mrtr_here("call", "greet", "-a", "greeting=Hi", *NAME, "--no-input", "--record", str(path), "--", *SDK_SERVER)
+    record = mrtr_here("call", "greet", "-a", "greeting=Hi", *NAME, "--no-input", "--record", str(path),
+                       "--", *SDK_SERVER)
     assert record.code == 0, record.stderr
     run = mrtr_here("replay", str(path), "-v", "--era-probe-wait", "0.1", "--", *SLOW_SDK)
     assert run.code == 0 and "same as recorded (2 rounds)" in run.stderr, run.stderr
@@ -89,7 +90,8 @@ def test_a_modern_recording_replays_in_its_era_with_no_probe_against_a_server_sl
 
 
 def test_a_late_answer_to_the_era_probe_is_an_answer(tmp_path: Path):
-    run = mrtr_here("call", "greet", "-a", "greeting=Hi", *NAME, "--no-input", "--era-probe-wait", "0.1", "--", *SLOW_SDK)
+    run = mrtr_here("call", "greet", "-a", "greeting=Hi", *NAME, "--no-input", "--era-probe-wait", "0.1",
+                    "--", *SLOW_SDK)
     assert run.code == 0, run.stderr
     assert "Hi, Ada!" in run.stdout
     eras = [line.strip() for line in run.stderr.splitlines() if line.strip().startswith("era:")]

@@ -73,7 +73,7 @@ def test_a_config_file_is_the_location_and_an_unreachable_server_is_a_failed_exe
     config.write_text(json.dumps({"mcpServers": {"gone": {"url": "http://127.0.0.1:9/mcp"}}}))
     report = tmp_path / "check.sarif"
     done = mrtr_here("check", "--config", "mcp.json", "--server", "gone", "--timeout", "5", "--sarif", str(report),
-                cwd=tmp_path)
+                     cwd=tmp_path)
     assert done.code == 4, done.stderr
     run = run_of(report)
     assert run["results"] == [] and run["invocations"][0]["executionSuccessful"] is False
@@ -101,7 +101,7 @@ def test_replay_points_each_difference_at_its_round_in_the_transcript(tmp_path: 
     (tmp_path / "broken.yaml").write_text("rounds: [")
     report = tmp_path / "replay.sarif"
     done = mrtr_here("replay", "same.yaml", "edited.yaml", "broken.yaml", "--demo", "--sarif", "replay.sarif",
-                cwd=tmp_path)
+                     cwd=tmp_path)
     assert done.code == 1, done.stderr
     results = run_of(report)["results"]
     assert [(r["ruleId"], located(r)[0]) for r in results] == [("replay-diverged", "edited.yaml"),

@@ -98,7 +98,7 @@ def test_check_of_a_served_recording_finds_nothing_wrong(tmp_path: Path):
     recorded = mrtr_here("call", "two_questions", "--demo", *answers, "--record", str(path))
     assert recorded.code == 0, recorded.stderr
     run = mrtr_here("check", "--tool", "two_questions", *answers, "--json", "--", PYTHON, "-m", "mrtr_cli", "serve",
-               str(path))
+                    str(path))
     assert run.code == 0, run.stderr
     checks = {check["id"]: check for check in run.json()["checks"]}
     assert {id for id, check in checks.items() if check["status"] in ("fail", "warn")} == set()

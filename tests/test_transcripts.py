@@ -84,7 +84,7 @@ def test_a_reworded_question_is_a_divergence_naming_round_key_and_change(tmp_pat
 def test_ignore_and_update(tmp_path: Path):
     path = record(tmp_path, "greet.yaml", *GREET, "--", *SDK_SERVER)
     ignored = mrtr_here("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who?",
-                   "--ignore", "$.rounds[0].received.result.inputRequests.*.params.message")
+                        "--ignore", "$.rounds[0].received.result.inputRequests.*.params.message")
     assert ignored.code == 0, ignored.stderr
     updated = mrtr_here("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who?", "--update")
     assert updated.code == 6
@@ -199,7 +199,7 @@ def test_a_stdio_transcript_keeps_the_directory_and_replays_from_elsewhere(tmp_p
     (project / "script.json").write_text(json.dumps({"steps": [{"result": text_result("ok")}] * 2}))
     path = tmp_path / "rel.yaml"
     run = mrtr_here("call", "t", "--record", str(path), "--", PYTHON, "server.py", "script.json", cwd=project,
-               env={"PYTHONPATH": str(ROOT)})
+                    env={"PYTHONPATH": str(ROOT)})
     assert run.code == 0, run.stderr
     assert transcript(path)["target"]["cwd"] == str(project.resolve())
     replayed = mrtr_here("replay", str(path), "--trust-target")  # from the repository's root
@@ -333,7 +333,7 @@ def test_a_conversation_that_hopped_shows_each_rounds_instance_and_replays_and_s
     replayed = mrtr_here("replay", str(hopped), "--demo")
     assert replayed.code == 0 and "same as recorded (4 rounds)" in replayed.stderr, replayed.stderr
     served = mrtr_here("call", "book_table", "--answers", "examples/book_table.yaml", "--json", "--",
-                  PYTHON, "-m", "mrtr_cli", "serve", str(hopped))
+                       PYTHON, "-m", "mrtr_cli", "serve", str(hopped))
     assert served.code == 0 and served.json()["outcome"] == "complete", served.stderr
     assert "instance" not in mrtr_here("show", str(ROOT / "recordings" / "book_table.yaml")).stdout
 

@@ -142,7 +142,7 @@ def test_call_reads_a_host_config_with_comments_and_its_one_server_needs_no_name
     config = tmp_path / "mcp.json"
     config.write_text(VS_CODE_CONFIG % sys.executable.replace("\\", "\\\\"))
     run = mrtr_here("call", "book_table", "--config", str(config), "--answer", "date.date=2026-12-24", "--answer",
-               "party.size=2", "--answer", "confirm=accept", "--no-input")
+                    "party.size=2", "--answer", "confirm=accept", "--no-input")
     assert run.code == 0, run.stderr
     assert "Booked a table for 2" in run.stdout
 
