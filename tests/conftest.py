@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
@@ -26,6 +27,12 @@ and each pytest-xdist worker loads this file and makes its own, so no two worker
 os.environ["MRTR_CONFIG_DIR"] = CONFIG_DIR
 atexit.register(shutil.rmtree, CONFIG_DIR, ignore_errors=True)
 SDK_SERVER = [PYTHON, str(SERVERS / "sdk_server.py")]
+
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", settings.get_profile("suite"), max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "suite"))
+"""Hypothesis in every test: no deadline and no too_slow check (on a loaded machine they time the machine, not mrtr);
+a property test that names no max_examples runs hypothesis' 100 here and 1000 with HYPOTHESIS_PROFILE=thorough."""
 SPEC = ROOT / "tests" / "spec" / "2026-07-28"  # copied from ../shared/mcp-spec: CI has only this repo
 
 

@@ -144,13 +144,28 @@ def messages_of(response: httpx.Response) -> list[dict[str, Any]]:
     return [response.json()] if response.content else []
 
 
+START_SECONDS = 60
+"""How long a server may take to listen: a ceiling, not a pace (each waits only until it listens); an SDK
+server's imports take seconds of CPU, which -n 4 on two busy cores stretch several times over (it was 20 s and 30 s)."""
+
+
+def stop(process: subprocess.Popen[Any]) -> None:
+    """SIGTERM, then SIGKILL if it has not ended within 30 s (a server still shutting down on a busy machine)."""
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
+
+
 @contextmanager
 def http_server(command: list[str]) -> Iterator[str]:
     """Start `command` (which prints `listening on URL` to stderr); yield the URL."""
     process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert process.stderr
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + START_SECONDS
         line = ""
         while time.monotonic() < deadline and "listening on" not in line:
             line = process.stderr.readline()
@@ -160,8 +175,7 @@ def http_server(command: list[str]) -> Iterator[str]:
         assert match, f"no listening line: {line!r}"
         yield match.group(1)
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)
         if process.stderr:
             process.stderr.close()
 
@@ -179,18 +193,17 @@ def listening(command: list[str], port: int, name: str, env: dict[str, str] | No
     it accepts connections, and stop it afterwards."""
     process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_SECONDS
         while True:
             with socket.socket() as probe:
                 if probe.connect_ex(("127.0.0.1", port)) == 0:
                     break
             assert process.poll() is None, f"{name} exited before it listened"
-            assert time.monotonic() < deadline, f"{name} did not listen within 30 s"
+            assert time.monotonic() < deadline, f"{name} did not listen within {START_SECONDS} s"
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)
 
 
 def sdk_over_http(mode: str) -> Any:

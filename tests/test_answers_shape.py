@@ -7,7 +7,7 @@ import subprocess
 import sys
 from typing import Any
 
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
@@ -68,7 +68,7 @@ def documents(draw: st.DrawFn) -> Any:
                           "match": mostly(st.none() | st.lists(rules(), max_size=3))})
 
 
-@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300)
 @given(document=documents())
 def test_well_formed_exactly_when_jsonschema_finds_no_error(document: Any):
     well_formed = validation.document_problem(document, ANSWERS_SCHEMA) is None

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import mrtr
+from conftest import mrtr_here
 from mrtr_cli.cli.subcommands import command_for
 
 COMMANDS = ["call", "read", "prompt", "discover", "list", "shell", "demo-server", "serve", "show", "replay", "answer",
@@ -16,7 +16,7 @@ COMMANDS = ["call", "read", "prompt", "discover", "list", "shell", "demo-server"
 
 
 def test_the_help_lists_every_command_in_order():
-    run = mrtr("--help", env={"COLUMNS": "100"})
+    run = mrtr_here("--help", env={"COLUMNS": "100"})
     assert run.code == 0, run.stderr
     listed = [line.split()[1] for line in run.stdout.splitlines()
               if len(line.split()) > 1 and line.split()[1] in COMMANDS]
@@ -25,7 +25,7 @@ def test_the_help_lists_every_command_in_order():
 
 @pytest.mark.parametrize("name", COMMANDS)
 def test_each_command_has_its_help(name):
-    run = mrtr(name, "--help", env={"COLUMNS": "100"})
+    run = mrtr_here(name, "--help", env={"COLUMNS": "100"})
     assert run.code == 0, run.stderr
     assert f"Usage: mrtr {name} [OPTIONS]" in run.stdout
 
@@ -44,19 +44,19 @@ def test_running_a_command_does_not_load_the_auth_app():
 
     code = ("import sys; from mrtr_cli.cli import run; run(['list', 'tools', '--demo', '--json']); "
             "print('mrtr_cli.cli.auth_app' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip().splitlines()[-1] == "False", done.stderr
 
 
 def test_an_unknown_command_is_a_usage_error_naming_it():
-    run = mrtr("nope")
+    run = mrtr_here("nope")
     assert run.code == 1
     assert "No such command 'nope'" in run.stderr
 
 
 @pytest.mark.parametrize("args, path", [([], "mrtr"), (["auth"], "mrtr auth")])
 def test_no_command_shows_the_help_and_says_what_is_missing(args, path):
-    run = mrtr(*args, env={"COLUMNS": "100"})
+    run = mrtr_here(*args, env={"COLUMNS": "100"})
     assert run.code == 1  # a usage error, as docs/exit-codes.md has it
     assert f"Usage: {path} [OPTIONS] COMMAND [ARGS]..." in run.stdout
     assert run.stderr == f"mrtr: missing command: name one of the commands listed above (see {path} --help)\n"
@@ -66,7 +66,7 @@ def test_no_command_shows_the_help_and_says_what_is_missing(args, path):
 @pytest.mark.parametrize("flag", ["--timeout", "--era-probe-wait", "--auth-timeout"])
 def test_seconds_no_wait_can_take_are_a_usage_error(flag, value):
     """Infinity and huge values once failed inside the wait (OverflowError), and nan timed out at once."""
-    run = mrtr("call", "t", flag, value, "--demo")
+    run = mrtr_here("call", "t", flag, value, "--demo")
     assert run.code == 1, run.stderr
     assert run.stderr == f"mrtr: {flag}: {value!r} is not a number of seconds from 0.001 to 1000000 (see mrtr call --help)\n"
 
@@ -78,7 +78,7 @@ def test_seconds_no_wait_can_take_are_a_usage_error(flag, value):
     (["nope"], "mrtr"),
 ])
 def test_a_usage_error_names_the_help_of_the_command_it_is_about(args, path):
-    run = mrtr(*args)
+    run = mrtr_here(*args)
     assert run.code == 1 and run.stderr.endswith(f" (see {path} --help)\n"), run.stderr
 
 

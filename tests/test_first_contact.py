@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conformance import reference_server
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from mrtr_cli.check.catalog import probe_ids
 from peers import demo_http, everything_over_http
 from pty_session import CTRL_C, ENTER, ESC, UP, Pty, prompt
@@ -50,7 +50,7 @@ def test_the_result_is_printed_before_a_slow_server_is_stopped(scripted, tmp_pat
 
 
 def test_a_missing_server_file_is_said_once_with_its_stderr(tmp_path: Path):
-    run = mrtr("call", "x", "--", PYTHON, str(tmp_path / "missing.py"))
+    run = mrtr_here("call", "x", "--", PYTHON, str(tmp_path / "missing.py"))
     assert run.code == 4
     assert "exited with code 2 while mrtr waited for server/discover" in run.stderr
     assert "missing.py" in run.stderr and "once more" not in run.stderr
@@ -58,7 +58,7 @@ def test_a_missing_server_file_is_said_once_with_its_stderr(tmp_path: Path):
 
 
 def test_the_round_limit_is_said_in_good_english():
-    run = mrtr("call", "book_table", "--demo", "--answers", "examples/book_table.yaml", "--max-rounds", "1")
+    run = mrtr_here("call", "book_table", "--demo", "--answers", "examples/book_table.yaml", "--max-rounds", "1")
     assert run.code == 7 and "the server still wants input after 1 answered round (--max-rounds);" in run.stderr, run.stderr
 
 
@@ -69,8 +69,8 @@ def test_an_older_server_that_asks_for_roots_unprompted_never_decides_the_outcom
     (tmp_path / "notes.txt").write_text("hello")
     server = ["--", *reference_server("filesystem", str(tmp_path))]
     for arguments in ((), ("-a", f"path={tmp_path}")):
-        run = mrtr("call", "list_allowed_directories" if not arguments else "list_directory", *arguments,
-                   "--no-input", "-v", *server)
+        run = mrtr_here("call", "list_allowed_directories" if not arguments else "list_directory", *arguments,
+                        "--no-input", "-v", *server)
         assert run.code == 0, run.stderr
         assert "roots/list" not in run.stderr  # neither declared (-v shows initialize) nor asked
         assert '"capabilities":{"sampling":{},"elicitation"' in run.stderr.replace(" ", "")
@@ -99,7 +99,7 @@ def test_at_a_terminal_a_question_before_the_call_is_no_prompt_and_a_refusal_in_
     assert pty.stdout().strip() == "finished"
     replies = {m["id"]: m for m in server.received() if m.get("id") in ("early", "during")}
     assert replies["early"]["error"]["code"] == -32603 and replies["during"]["error"]["code"] == -32603
-    again = mrtr("replay", str(recording), "--trust-target")  # no person: roots declared, refused again
+    again = mrtr_here("replay", str(recording), "--trust-target")  # no person: roots declared, refused again
     assert again.code == 0 and "same as recorded" in again.stderr, again.stderr
 
 
@@ -126,9 +126,9 @@ def test_over_http_the_era_is_probed_named_and_the_wrong_path_is_said_plainly():
     At the wrong path it answers 404 with a JSON body that is no JSON-RPC response: exit 4 with the
     status, the server's words and the fix; no stream "ended twice", no lint of the body."""
     with demo_http() as url:
-        right = mrtr("call", "poll_status", "--url", url, "--no-input")
-        wrong = mrtr("call", "poll_status", "--url", url.removesuffix("mcp"), "--no-input")
-        tls = mrtr("call", "poll_status", "--url", url.replace("http://", "https://"), "--no-input")
+        right = mrtr_here("call", "poll_status", "--url", url, "--no-input")
+        wrong = mrtr_here("call", "poll_status", "--url", url.removesuffix("mcp"), "--no-input")
+        tls = mrtr_here("call", "poll_status", "--url", url.replace("http://", "https://"), "--no-input")
     assert right.code == 0, right.stderr
     assert "era: modern (2026-07-28): the server answered server/discover" in right.stderr
     assert wrong.code == 4, wrong.stderr
@@ -145,7 +145,7 @@ def test_an_older_http_server_is_found_by_the_probe_and_strict_does_not_blame_it
     the refusal an older-era server is expected to send, so no finding at all (before, a red
     error-without-id on every call), and nothing --strict counts (before that, exit 2)."""
     with everything_over_http() as url:
-        run = mrtr("call", "echo", "-a", "message=hi", "--url", url, "--strict", "--no-input")
+        run = mrtr_here("call", "echo", "-a", "message=hi", "--url", url, "--strict", "--no-input")
     assert run.code == 0, run.stderr
     assert "error-without-id" not in run.stderr and "era probe" not in run.stderr
     assert "era: older (the initialize handshake, 2025-11-25): the server answered server/discover with an error" \
@@ -166,20 +166,20 @@ def test_record_writes_through_a_link_and_never_over_a_device_a_fifo_or_a_folder
         os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
         refused[str(device)] = "it is not a regular file"
     for path, why in refused.items():
-        run = mrtr("call", "poll_status", "--demo", "--record", path)
+        run = mrtr_here("call", "poll_status", "--demo", "--record", path)
         assert run.code == 1 and f"cannot write --record '{path}': {why}" in run.stderr, run.stderr
         assert not stat.S_ISREG(Path(path).stat().st_mode) and "rounds" not in run.stderr
     (tmp_path / "kept").mkdir()
     (tmp_path / "link.yaml").symlink_to(tmp_path / "kept" / "call.yaml")
-    run = mrtr("call", "poll_status", "--demo", "--record", str(tmp_path / "link.yaml"))
+    run = mrtr_here("call", "poll_status", "--demo", "--record", str(tmp_path / "link.yaml"))
     assert run.code == 0, run.stderr
     assert (tmp_path / "link.yaml").is_symlink() and "rounds:" in (tmp_path / "kept" / "call.yaml").read_text()
-    again = mrtr("replay", str(tmp_path / "link.yaml"), "--demo", "--update")
+    again = mrtr_here("replay", str(tmp_path / "link.yaml"), "--demo", "--update")
     assert again.code == 0, again.stderr
     assert (tmp_path / "link.yaml").is_symlink()
     answers = tmp_path / "answers.yaml"
     answers.write_text((ROOT / "examples" / "book_table.yaml").read_text())
-    over = mrtr("call", "book_table", "--demo", "--answers", str(answers), "--record", str(answers))
+    over = mrtr_here("call", "book_table", "--demo", "--answers", str(answers), "--record", str(answers))
     assert over.code == 1 and "is the answers file that --answers reads" in over.stderr, over.stderr
     assert answers.read_text() == (ROOT / "examples" / "book_table.yaml").read_text()
 
@@ -187,11 +187,12 @@ def test_record_writes_through_a_link_and_never_over_a_device_a_fifo_or_a_folder
 def test_at_replays_consent_prompt_escape_says_no_and_ctrl_c_aborts(tmp_path: Path, scripted):
     server = scripted(steps=[DONE, DONE, DONE])
     path = tmp_path / "t.yaml"
-    assert mrtr("call", "t", "--record", str(path), *server.args()).code == 0
-    said_no = Pty(tmp_path, "replay", str(path))
+    assert mrtr_here("call", "t", "--record", str(path), *server.args()).code == 0
+    wide = 1000  # the question names the server's command, tmp_path's length: no row may cut "Run it" in two
+    said_no = Pty(tmp_path, "replay", str(path), columns=wide)
     said_no.answer("Run it", ESC)
     assert said_no.finish() == 1 and "would run the recorded command" in said_no.screen
-    aborted = Pty(tmp_path, "replay", str(path))
+    aborted = Pty(tmp_path, "replay", str(path), columns=wide)
     aborted.answer("Run it", CTRL_C)
     assert aborted.finish() == 130  # before: answered no, exit 1
 
@@ -208,11 +209,11 @@ def test_the_example_server_passes_check_and_a_tool_call_that_errors_judges_noth
     what its first lines name. Without the tool's arguments its call is an error: check fails as call
     does (before: every rule skipped, exit 0)."""
     server = ("--", PYTHON, str(ROOT / "examples" / "my_server.py"))
-    passed = mrtr("check", "--tool", "greet", "-a", "greeting=Hi", "--answer", "name.name=Ada", "--json", *server)
+    passed = mrtr_here("check", "--tool", "greet", "-a", "greeting=Hi", "--answer", "name.name=Ada", "--json", *server)
     assert passed.code == 0 and passed.json()["summary"]["fail"] == 0, passed.stdout
     warned = {check["id"] for check in passed.json()["checks"] if check["status"] == "warn"}
     assert warned == named_warns(ROOT / "examples" / "my_server.py")
-    errored = mrtr("check", "--tool", "greet", "--answer", "name.name=Ada", *server)
+    errored = mrtr_here("check", "--tool", "greet", "--answer", "name.name=Ada", *server)
     assert errored.code == 2, errored.stdout
     assert "the tool's own call was answered with error -32602" in errored.stdout
 
@@ -229,7 +230,7 @@ def test_the_example_server_passes_check_and_a_tool_call_that_errors_judges_noth
      "give the scheme: --url http://127.0.0.1:8000/mcp"),
 ], ids=["assignment in --stdio", "assignment after --", "cd and &&", "url without scheme"])
 def test_a_command_written_for_a_shell_or_a_url_without_scheme_is_exit_1_with_the_fix(words, said, hint):
-    run = mrtr("list", "tools", *words)
+    run = mrtr_here("list", "tools", *words)
     assert run.code == 1, run.stderr
     assert run.stderr.startswith(f"✗ {said}") and run.stderr.count("\n") == 1, run.stderr  # one line
     assert run.stderr.strip().endswith(f"; {hint}")
@@ -238,7 +239,7 @@ def test_a_command_written_for_a_shell_or_a_url_without_scheme_is_exit_1_with_th
 @pytest.mark.parametrize("program", ["./server.py", "server.py"], ids=["not executable", "not on PATH"])
 def test_a_script_given_as_the_program_gets_its_interpreter_in_the_hint(tmp_path: Path, program: str):
     (tmp_path / "server.py").write_text("print('never run')\n")
-    run = mrtr("list", "tools", "--cwd", str(tmp_path), "--stdio", program)
+    run = mrtr_here("list", "tools", "--cwd", str(tmp_path), "--stdio", program)
     assert run.code == 4, run.stderr
     assert run.stderr.strip().endswith(f'run it with its interpreter: --stdio "python {program}"'), run.stderr
 
@@ -249,7 +250,7 @@ def test_a_silent_server_is_said_to_be_waited_for_before_the_timeout(scripted):
     at, so with --timeout 6 it is always there, however late mrtr wakes, and the outcome is the
     timeout's alone."""
     server = scripted(steps=[{"silent": True}])
-    run = mrtr("call", "t", "--no-discover", "--timeout", "6", "--no-input", *server.args())
+    run = mrtr_here("call", "t", "--no-discover", "--timeout", "6", "--no-input", *server.args())
     assert run.code == 4, run.stderr
     lines = run.stderr.splitlines()
     waited = lines.index("  … waiting for the server to answer tools/call (id 1, 5 s)")

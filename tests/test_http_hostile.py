@@ -55,7 +55,7 @@ def test_a_trickling_server_times_out_within_the_timeout(faults, fault):
 
 
 def test_progress_over_sse_extends_the_timeout(faults):
-    run, seconds = timed("call", "t", "--url", f"{faults.url}/mcp/slowprogress", "--timeout", "1")
+    run, seconds = timed("call", "t", "--url", f"{faults.url}/mcp/slowprogress", "--timeout", "2")
     assert run.code == 0, run.stderr
     assert "slow but steady" in run.stdout and seconds > 2
 

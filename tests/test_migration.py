@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from peers import http_server
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.across_eras import compare_across_eras
@@ -25,7 +25,7 @@ BOOK_TABLE = str(ROOT / "recordings" / "book_table.yaml")
 
 def record_older(tmp_path: Path) -> Path:
     path = tmp_path / "older.yaml"
-    run = mrtr("call", "book_table", "--demo", *OLDER, *BOOK, "--record", str(path))
+    run = mrtr_here("call", "book_table", "--demo", *OLDER, *BOOK, "--record", str(path))
     assert run.code == 0, run.stderr
     return path
 
@@ -50,26 +50,26 @@ def test_an_older_era_call_is_one_round_with_its_questions_asked_in_flight(tmp_p
 
 def test_a_modern_recording_says_its_era(tmp_path: Path):
     path = tmp_path / "modern.yaml"
-    run = mrtr("call", "two_questions", "--demo", "--protocol-era", "modern", "--answers",
-               str(ROOT / "examples" / "two_questions.yaml"), "--record", str(path))
+    run = mrtr_here("call", "two_questions", "--demo", "--protocol-era", "modern", "--answers",
+                    str(ROOT / "examples" / "two_questions.yaml"), "--record", str(path))
     assert run.code == 0, run.stderr
     document = loaded(path)
     assert (document["mrtr_transcript"], document["era"]) == (3, "modern")
-    assert mrtr("replay", str(path)).code == 0
+    assert mrtr_here("replay", str(path)).code == 0
 
 
 def test_an_older_recording_replays_in_its_own_era_and_in_the_modern_one(tmp_path: Path):
     path = record_older(tmp_path)
-    same = mrtr("replay", str(path))
+    same = mrtr_here("replay", str(path))
     assert same.code == 0 and "same as recorded (1 round)" in same.stderr, same.stderr
-    migrated = mrtr("replay", str(path), "--protocol-era", "modern")
+    migrated = mrtr_here("replay", str(path), "--protocol-era", "modern")
     assert migrated.code == 0 and "same as recorded (4 rounds)" in migrated.stderr, migrated.stderr
 
 
 def test_a_format_1_recording_replays_against_the_older_era():
     for version in ("2025-11-25", "2025-06-18"):
-        run = mrtr("replay", BOOK_TABLE, str(ROOT / "recordings" / "vault.yaml"), "--demo", "--protocol-version",
-                   version)
+        run = mrtr_here("replay", BOOK_TABLE, str(ROOT / "recordings" / "vault.yaml"), "--demo", "--protocol-version",
+                        version)
         assert run.code == (0 if version == "2025-11-25" else 6), run.stderr
     assert "question 2 (recorded 'party', live 'elicitation#2'): requestedSchema" in run.stderr
 
@@ -77,32 +77,32 @@ def test_a_format_1_recording_replays_against_the_older_era():
 def test_a_changed_question_is_exit_6_naming_the_first_that_differs(tmp_path: Path):
     path = record_older(tmp_path)
     path.write_text(path.read_text().replace("How many people, and any seating wishes?", "How many guests?"))
-    run = mrtr("replay", str(path), "--protocol-era", "modern", "--json")
+    run = mrtr_here("replay", str(path), "--protocol-era", "modern", "--json")
     assert run.code == 6, run.stderr
     document = run.json()
     jsonschema.validate(document, REPLAY)
     [difference] = document["transcripts"][0]["differences"]
     assert difference == {"round": None, "key": "elicitation#2", "what": "message", "recorded": "How many guests?",
                           "live": "How many people, and any seating wishes?", "question": 2, "live_key": "party"}
-    shown = mrtr("replay", str(path), "--protocol-era", "modern")
+    shown = mrtr_here("replay", str(path), "--protocol-era", "modern")
     assert "question 2 (recorded 'elicitation#2', live 'party'): message" in shown.stderr
 
 
 def test_show_renders_the_questions_asked_in_flight(tmp_path: Path):
     path = record_older(tmp_path)
-    run = mrtr("show", str(path))
+    run = mrtr_here("show", str(path))
     assert run.code == 0, run.stderr
     assert "asked in flight: elicitation#1" in run.stdout and "✓ elicitation#3 ← accept" in run.stdout
     assert run.stdout.index("asked in flight: elicitation#2") < run.stdout.index("← complete")
-    document = mrtr("show", str(path), "--json").json()
+    document = mrtr_here("show", str(path), "--json").json()
     jsonschema.validate(document, CONVERSATION)
     assert document["era"] == "older" and list(document["rounds"][0]["questions"]) == [
         "elicitation#1", "elicitation#2", "elicitation#3"]
-    assert mrtr("show", BOOK_TABLE, "--json").json()["era"] == "modern"
+    assert mrtr_here("show", BOOK_TABLE, "--json").json()["era"] == "modern"
 
 
 def test_call_json_says_the_era():
-    run = mrtr("call", "book_table", "--demo", *OLDER, *BOOK, "--json")
+    run = mrtr_here("call", "book_table", "--demo", *OLDER, *BOOK, "--json")
     assert run.code == 0 and run.json()["era"] == "older"
 
 
@@ -131,7 +131,7 @@ def test_the_format_1_recordings_load_as_modern_and_migrate_back_to_the_older_er
     for path in files:
         transcript = model.load(str(path))
         assert (transcript.data["mrtr_transcript"], transcript.era) == (1, "modern"), path
-    run = mrtr("replay", *map(str, files), "--demo", "--protocol-era", "older", timeout=120)
+    run = mrtr_here("replay", *map(str, files), "--demo", "--protocol-era", "older")
     assert run.code == 0, run.stderr + run.stdout
     assert run.stderr.count("same as recorded (1 round)") == len(files)
 
@@ -142,9 +142,9 @@ def serve_command(path: Path) -> str:
 
 def test_serve_plays_an_older_recording_to_clients_of_both_eras_over_stdio(tmp_path: Path):
     path = record_older(tmp_path)
-    older = mrtr("replay", str(path), "--stdio", serve_command(path), "--protocol-era", "older")
+    older = mrtr_here("replay", str(path), "--stdio", serve_command(path), "--protocol-era", "older")
     assert older.code == 0 and "same as recorded (1 round)" in older.stderr, older.stderr
-    modern = mrtr("replay", str(path), "--stdio", serve_command(path), "--protocol-era", "modern")
+    modern = mrtr_here("replay", str(path), "--stdio", serve_command(path), "--protocol-era", "modern")
     assert modern.code == 0 and "same as recorded (4 rounds)" in modern.stderr, modern.stderr
 
 
@@ -153,8 +153,8 @@ def test_serve_plays_an_older_recording_over_http_and_refuses_a_different_answer
     changed = tmp_path / "changed.yaml"
     changed.write_text(path.read_text().replace("size: 4", "size: 5"))
     with http_server([PYTHON, "-m", "mrtr_cli", "serve", str(path), "--http", "127.0.0.1:0"]) as url:
-        runs = {era: mrtr("replay", str(path), "--url", url, "--protocol-era", era) for era in ("older", "modern")}
-        differing = mrtr("replay", str(changed), "--url", url, "--protocol-era", "older")
+        runs = {era: mrtr_here("replay", str(path), "--url", url, "--protocol-era", era) for era in ("older", "modern")}
+        differing = mrtr_here("replay", str(changed), "--url", url, "--protocol-era", "older")
     assert all(run.code == 0 for run in runs.values()), {era: run.stderr for era, run in runs.items()}
     assert differing.code == 6 and "the answer to 'elicitation#2' differs from the recording" in differing.stderr, \
         differing.stderr

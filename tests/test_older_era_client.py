@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import SDK_SERVER, mrtr
+from conftest import SDK_SERVER, mrtr_here
 from peers import demo_http, sdk_over_http
 
 OLDER = ("--protocol-era", "older", "--no-input")
@@ -28,7 +28,7 @@ def demo(request, demo_url):
 
 
 def test_book_table_takes_synthetic_keys(demo):
-    run = mrtr("call", "book_table", *demo, *OLDER, *BOOK)
+    run = mrtr_here("call", "book_table", *demo, *OLDER, *BOOK)
     assert run.code == 0, run.stderr
     assert "Booked a table for 4 in Lisbon on 2026-12-24" in run.stdout
     assert "era: older (the initialize handshake, 2025-11-25): asked for by --protocol-era older" in run.stderr
@@ -36,7 +36,7 @@ def test_book_table_takes_synthetic_keys(demo):
 
 
 def test_match_rules_answer_older_questions(demo):
-    run = mrtr("call", "book_table", *demo, *OLDER, "--answers", "examples/match_rules.yaml")
+    run = mrtr_here("call", "book_table", *demo, *OLDER, "--answers", "examples/match_rules.yaml")
     assert run.code == 0, run.stderr
     assert "from answers-file" in run.stderr
 
@@ -44,7 +44,7 @@ def test_match_rules_answer_older_questions(demo):
 def test_answers_file_by_synthetic_key(demo, tmp_path):
     answers = tmp_path / "a.yaml"
     answers.write_text("answers:\n  elicitation#1: {content: {name: Ada}}\n  elicitation#2: {content: {color: blue}}\n")
-    run = mrtr("call", "two_questions", *demo, *OLDER, "--answers", str(answers))
+    run = mrtr_here("call", "two_questions", *demo, *OLDER, "--answers", str(answers))
     assert run.code == 0, run.stderr
     assert "Ada" in run.stdout and "blue" in run.stdout
 
@@ -55,32 +55,32 @@ def test_answers_file_by_synthetic_key(demo, tmp_path):
     ("connect_account", ("--answer", "elicitation#1=accept")),
 ])
 def test_every_kind_of_question(demo, tool, flags):
-    run = mrtr("call", tool, *demo, *OLDER, *flags)
+    run = mrtr_here("call", tool, *demo, *OLDER, *flags)
     assert run.code == 0, run.stderr + run.stdout
 
 
 def test_read_prompt_list_discover(demo):
-    read = mrtr("read", "vault://x", *demo, *OLDER, "--answer", "elicitation#1.reveal=true")
+    read = mrtr_here("read", "vault://x", *demo, *OLDER, "--answer", "elicitation#1.reveal=true")
     assert read.code == 0, read.stderr
-    prompt = mrtr("prompt", "release_notes", "-a", "version=2.0", *demo, *OLDER,
-                  "--answer", "elicitation#1.audience=users")
+    prompt = mrtr_here("prompt", "release_notes", "-a", "version=2.0", *demo, *OLDER,
+                       "--answer", "elicitation#1.audience=users")
     assert prompt.code == 0, prompt.stderr
-    listed = mrtr("list", "tools", *demo, "--protocol-era", "older")
+    listed = mrtr_here("list", "tools", *demo, "--protocol-era", "older")
     assert listed.code == 0 and "book_table" in listed.stdout
-    discovered = mrtr("discover", *demo, "--protocol-era", "older", "--json")
+    discovered = mrtr_here("discover", *demo, "--protocol-era", "older", "--json")
     document = json.loads(discovered.stdout)
     assert document["protocolVersion"] == "2025-11-25" and document["serverInfo"]["name"]
 
 
 def test_pinned_older_version_declares_no_url_mode(demo):
-    run = mrtr("call", "connect_account", *demo, "--protocol-version", "2025-06-18", "--no-input",
-               "--answer", "elicitation#1=accept")
+    run = mrtr_here("call", "connect_account", *demo, "--protocol-version", "2025-06-18", "--no-input",
+                    "--answer", "elicitation#1=accept")
     assert "2025-06-18" in run.stderr
     assert run.code == 5  # the demo may not ask URL mode in 2025-06-18: its tool reports why
 
 
 def test_era_flags_that_contradict_are_usage_errors():
-    run = mrtr("call", "book_table", "--demo", "--protocol-era", "modern", "--protocol-version", "2025-06-18")
+    run = mrtr_here("call", "book_table", "--demo", "--protocol-era", "modern", "--protocol-version", "2025-06-18")
     assert run.code == 1 and "--protocol-era says modern" in run.stderr
 
 
@@ -92,7 +92,7 @@ DONE = {"result": {"content": [{"type": "text", "text": "done"}]}}
 def test_auto_discover_error_hands_over_at_once(scripted):
     server = scripted(discover={"error": {"code": -32601, "message": "Method not found"}}, steps=[INIT, DONE])
     started = time.monotonic()
-    run = mrtr("call", "t", "--no-input", *server.args())
+    run = mrtr_here("call", "t", "--no-input", *server.args())
     assert run.code == 0, run.stderr
     assert time.monotonic() - started < 20
     assert "the server answered server/discover with an error" in run.stderr
@@ -104,7 +104,7 @@ def test_auto_discover_error_hands_over_at_once(scripted):
 
 def test_auto_silence_waits_the_probe_wait(scripted):
     server = scripted(discover="silent", steps=[INIT, DONE])
-    run = mrtr("call", "t", "--no-input", "--era-probe-wait", "0.5", *server.args())
+    run = mrtr_here("call", "t", "--no-input", "--era-probe-wait", "0.5", *server.args())
     assert run.code == 0, run.stderr
     assert "no answer to server/discover within --era-probe-wait" in run.stderr
 
@@ -112,8 +112,8 @@ def test_auto_silence_waits_the_probe_wait(scripted):
 def test_a_modern_server_slow_to_start_is_found_modern_after_all():
     """Silent at the probe, it answers it late and refuses initialize (-32022): it speaks 2026-07-28."""
     slow = ["env", "SDK_START_DELAY=1.5", *SDK_SERVER]
-    run = mrtr("call", "greet", "-a", "greeting=Hi", "--answer", "__main__:ask_name.name=Ada", "--no-input",
-               "--era-probe-wait", "0.3", "--", *slow)
+    run = mrtr_here("call", "greet", "-a", "greeting=Hi", "--answer", "__main__:ask_name.name=Ada", "--no-input",
+                    "--era-probe-wait", "0.3", "--", *slow)
     assert run.code == 0, run.stderr
     assert "no answer to server/discover (id 1) within --era-probe-wait (0.3 s)" in run.stderr
     eras = [line.strip() for line in run.stderr.splitlines() if line.strip().startswith("era:")]
@@ -129,7 +129,7 @@ STARTING = json.dumps({"jsonrpc": "2.0", "method": "notifications/message",
 
 def test_auto_exit_after_probe_restarts_once_when_the_server_had_spoken(scripted):
     server = scripted(discover=[{"exit": 1, "before": [STARTING]}], steps=[INIT, DONE])
-    run = mrtr("call", "t", "--no-input", *server.args())
+    run = mrtr_here("call", "t", "--no-input", *server.args())
     assert run.code == 0, run.stderr
     assert "exited after server/discover; mrtr started it once more" in run.stderr
 
@@ -137,7 +137,7 @@ def test_auto_exit_after_probe_restarts_once_when_the_server_had_spoken(scripted
 def test_a_server_dead_at_start_up_is_not_an_era_question(scripted):
     """It wrote nothing before it exited: exit 4 with its stderr, and it is not started a second time."""
     server = scripted(discover=[{"exit": 2, "stderr": "fatal: cannot open config.toml\n"}], steps=[INIT, DONE])
-    run = mrtr("call", "t", "--no-input", *server.args())
+    run = mrtr_here("call", "t", "--no-input", *server.args())
     assert run.code == 4, run.stderr
     assert "exited with code 2 while mrtr waited for server/discover" in run.stderr
     assert "fatal: cannot open config.toml" in run.stderr
@@ -149,7 +149,7 @@ def test_undeclared_capability_gets_the_error_and_a_finding(scripted):
     ask = json.dumps({"jsonrpc": "2.0", "id": "s1", "method": "sampling/createMessage",
                       "params": {"messages": [], "maxTokens": 5}})
     server = scripted(steps=[INIT, {**DONE, "before": [ask], "sleep": 0.3}])
-    run = mrtr("call", "t", *OLDER, "--no-sampling", *server.args())
+    run = mrtr_here("call", "t", *OLDER, "--no-sampling", *server.args())
     assert run.code == 0, run.stderr
     assert "undeclared-capability" in run.stderr
     replies = [m for m in server.received() if m.get("id") == "s1"]
@@ -159,7 +159,7 @@ def test_undeclared_capability_gets_the_error_and_a_finding(scripted):
 def test_request_outside_a_call_is_answered(scripted):
     ask = json.dumps({"jsonrpc": "2.0", "id": 7, "method": "roots/list"})
     server = scripted(steps=[{**INIT, "before": []}, {**DONE, "before": [ask]}])
-    run = mrtr("call", "t", *OLDER, "--root", "/tmp", *server.args())
+    run = mrtr_here("call", "t", *OLDER, "--root", "/tmp", *server.args())
     assert run.code == 0, run.stderr
     replies = [m for m in server.received() if m.get("id") == 7 and "result" in m]
     assert replies and replies[0]["result"]["roots"][0]["uri"] == "file:///tmp"
@@ -168,7 +168,7 @@ def test_request_outside_a_call_is_answered(scripted):
 def test_a_flood_of_requests_is_bounded(scripted):
     asks = [json.dumps({"jsonrpc": "2.0", "id": f"p{n}", "method": "roots/list"}) for n in range(120)]
     server = scripted(steps=[INIT, {**DONE, "before": asks}])
-    run = mrtr("call", "t", *OLDER, "--root", "/tmp", *server.args())
+    run = mrtr_here("call", "t", *OLDER, "--root", "/tmp", *server.args())
     assert run.code == 7 and "more than 100 requests" in run.stderr
 
 
@@ -181,7 +181,7 @@ SDK_CALLS = [
 
 @pytest.mark.parametrize("tool, flags, expected", SDK_CALLS)
 def test_sdk_server_over_stdio(tool, flags, expected):
-    run = mrtr("call", tool, *OLDER, *flags, "--", *SDK_SERVER)
+    run = mrtr_here("call", tool, *OLDER, *flags, "--", *SDK_SERVER)
     assert run.code == 0, run.stderr
     assert expected in run.stdout
 
@@ -194,6 +194,6 @@ def sdk_url():
 
 @pytest.mark.parametrize("tool, flags, expected", SDK_CALLS)
 def test_sdk_server_over_http(sdk_url, tool, flags, expected):
-    run = mrtr("call", tool, "--url", sdk_url, *OLDER, *flags)
+    run = mrtr_here("call", tool, "--url", sdk_url, *OLDER, *flags)
     assert run.code == 0, run.stderr
     assert expected in run.stdout

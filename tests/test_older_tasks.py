@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from conformance import reference_server
-from conftest import mrtr
+from conftest import mrtr_here
 from peers import everything_over_http
 
 RESEARCH = ("call", "simulate-research-query", "-a", "topic=python", "-a", "ambiguous=true", "--no-input")
@@ -62,12 +62,12 @@ def assert_recorded(path: Path) -> None:
 
 def test_a_required_task_over_stdio_is_followed_recorded_and_replayed(tmp_path: Path):
     path = tmp_path / "research.yaml"
-    run = mrtr(*RESEARCH, "--answers", answers_file(tmp_path), "--record", str(path), *everything())
+    run = mrtr_here(*RESEARCH, "--answers", answers_file(tmp_path), "--record", str(path), *everything())
     assert_research_followed(run, run.stdout)
     assert_recorded(path)
-    again = mrtr("replay", str(path), "--trust-target")
+    again = mrtr_here("replay", str(path), "--trust-target")
     assert again.code == 0 and "same as recorded (1 round)" in again.stderr, again.stderr
-    shown = mrtr("show", str(path))
+    shown = mrtr_here("show", str(path))
     assert shown.code == 0 and "⧗ task input_required" in shown.stdout and "python (comedy)" in shown.stdout
     assert task_lines(shown.stdout) == task_lines(run.stderr), shown.stdout  # drawn in the live order
 
@@ -85,10 +85,10 @@ def task_lines(timeline: str) -> list[str]:
 def test_a_required_task_over_streamable_http_is_followed_recorded_and_replayed(tmp_path: Path):
     path = tmp_path / "research-http.yaml"
     with everything_over_http() as url:
-        run = mrtr(*RESEARCH, "--answers", answers_file(tmp_path), "--record", str(path), "--json", "--url", url)
-        again = mrtr("replay", str(path), "--url", url)
+        run = mrtr_here(*RESEARCH, "--answers", answers_file(tmp_path), "--record", str(path), "--json", "--url", url)
+        again = mrtr_here("replay", str(path), "--url", url)
         config = {"MRTR_CONFIG_DIR": str(tmp_path / "config")}
-        late = mrtr(*RESEARCH, "--task-timeout", "1.5", "--url", url, env=config)
+        late = mrtr_here(*RESEARCH, "--task-timeout", "1.5", "--url", url, env=config)
     assert late.code == 4 and "did not end within --task-timeout 1.5 s" in late.stderr, late.stderr
     assert "belonged to the session mrtr ends now" in late.stderr and "mrtr tasks resume" not in late.stderr
     assert "may still run it" not in late.stderr and not list((tmp_path / "config").glob("tasks/*.json"))
@@ -99,14 +99,14 @@ def test_a_required_task_over_streamable_http_is_followed_recorded_and_replayed(
 
 
 def test_task_on_a_tool_without_task_support_and_in_the_modern_era_is_exit_1():
-    echo = mrtr("call", "echo", "-a", "message=hi", "--task", *everything())
+    echo = mrtr_here("call", "echo", "-a", "message=hi", "--task", *everything())
     assert echo.code == 1, echo.stderr
     assert echo.stderr.splitlines()[-1] == ("✗ --task: the tool 'echo' cannot be called as a task: its "
                                             "execution.taskSupport is 'forbidden' (or absent); leave --task out")
-    modern = mrtr("call", "book_table", "--demo", "--task")
+    modern = mrtr_here("call", "book_table", "--demo", "--task")
     assert modern.code == 1
     assert "since 2026-07-28 the server decides whether a call runs as a task" in modern.stderr.splitlines()[-1]
-    read = mrtr("read", "vault://recipes", "--demo", "--task")
+    read = mrtr_here("read", "vault://recipes", "--demo", "--task")
     assert read.code == 1 and "only a tool call runs as a task, not resources/read" in read.stderr
 
 
@@ -150,7 +150,7 @@ def test_a_task_ends_as_its_status_says(scripted, name: str):
     server = scripted(discover=NOT_FOUND, tools=[tool("slow", "required")], steps=[
         initialized(TAKES_TASKS), {"result": {"task": task("working")}},
         {"result": task("working", "half way")}, {"result": task(ending, message)}, *result])
-    run = mrtr("call", "slow", "--no-input", "--", *server.command)
+    run = mrtr_here("call", "slow", "--no-input", "--", *server.command)
     assert run.code == code, run.stderr
     assert said in run.stdout if code == 0 else said == run.stderr.splitlines()[-1]
     assert "… task working: half way" in run.stderr
@@ -170,7 +170,7 @@ def test_when_a_call_is_a_task(scripted, support: str, capabilities: dict[str, A
     created = [{"result": {"task": task("completed")}}, {"result": TEXT}] if as_task else [{"result": TEXT}]
     server = scripted(discover=NOT_FOUND, tools=[tool("maybe", support)],
                       steps=[initialized(capabilities), *created])
-    run = mrtr("call", "maybe", "--no-input", *flags, "--", *server.command)
+    run = mrtr_here("call", "maybe", "--no-input", *flags, "--", *server.command)
     assert run.code == 0, run.stderr
     [call] = server.calls()
     assert ("task" in call["params"]) is as_task
@@ -179,12 +179,12 @@ def test_when_a_call_is_a_task(scripted, support: str, capabilities: dict[str, A
 
 def test_task_where_the_server_takes_no_tasks_is_exit_1_and_a_hostile_task_is_exit_2(scripted):
     plain = scripted(discover=NOT_FOUND, tools=[tool("maybe", "optional")], steps=[initialized({"tools": {}})])
-    refused = mrtr("call", "maybe", "--no-input", "--task", "--", *plain.command)
+    refused = mrtr_here("call", "maybe", "--no-input", "--task", "--", *plain.command)
     assert refused.code == 1 and "declares no tasks.requests.tools.call capability" in refused.stderr
     assert plain.calls() == []
     hostile = scripted(discover=NOT_FOUND, tools=[tool("slow", "required")], steps=[
         initialized(TAKES_TASKS), {"result": {"task": {"taskId": "x" * 5000, "status": "working"}}}])
-    run = mrtr("call", "slow", "--no-input", "--", *hostile.command)
+    run = mrtr_here("call", "slow", "--no-input", "--", *hostile.command)
     assert run.code == 2 and "no CreateTaskResult" in run.stderr.splitlines()[-1]
 
 
@@ -196,8 +196,8 @@ def test_sampling_and_roots_asked_on_the_tasks_result_stream_are_answered_from_t
     server = scripted(discover=NOT_FOUND, tools=[tool("slow", "required")], steps=[
         initialized(TAKES_TASKS), {"result": {"task": task("input_required", "Need a summary")}},
         {"before": [json.dumps(sampling), json.dumps(roots)], "result": TEXT}, {"result": task("completed")}])
-    run = mrtr("call", "slow", "--no-input", "--sampling-reply", "A summary", "--root", str(tmp_path),
-               "--", *server.command)
+    run = mrtr_here("call", "slow", "--no-input", "--sampling-reply", "A summary", "--root", str(tmp_path),
+                    "--", *server.command)
     assert run.code == 0, run.stderr
     assert "asked in flight: sampling#1" in run.stderr and "unprompted: roots#1" in run.stderr  # over stdio: not the task's question
     assert "✓ sampling#1 ← reply" in run.stderr and f"✓ roots#1 ← roots [\"{tmp_path.as_uri()}\"]" in run.stderr
@@ -212,7 +212,7 @@ def test_task_timeout_bounds_the_polls_and_tasks_result(scripted):
     for status in ("working", "input_required"):
         server = scripted(discover=NOT_FOUND, tools=[tool("slow", "required")], steps=[
             initialized(TAKES_TASKS), {"result": {"task": task(status)}}, {"silent": True}])
-        run = mrtr("call", "slow", "--no-input", "--timeout", "60", "--task-timeout", "0.5", "--", *server.command)
+        run = mrtr_here("call", "slow", "--no-input", "--timeout", "60", "--task-timeout", "0.5", "--", *server.command)
         assert run.code == 4, run.stderr
         assert f"task t-1 did not end within --task-timeout 0.5 s (last status: {status})" in run.stderr
         assert ("→ tasks/result" in run.stderr) is (status == "input_required") and "the task is lost" in run.stderr
@@ -232,8 +232,8 @@ def test_task_timeout_ends_a_tasks_result_that_asks_without_end(scripted, tmp_pa
     rules = tmp_path / "rules.yaml"
     rules.write_text("match:\n  - method: elicitation/create\n    message: 'Go on'\n"
                      "    response: {action: accept, content: {go: true}}\n")
-    run = mrtr("call", "slow", "--no-input", "--answer", "elicitation#1=decline", "--answers", str(rules),
-               "--timeout", "1", "--task-timeout", "1.5", "--", *server.command)
+    run = mrtr_here("call", "slow", "--no-input", "--answer", "elicitation#1=decline", "--answers", str(rules),
+                    "--timeout", "1", "--task-timeout", "1.5", "--", *server.command)
     assert run.code == 4, run.stderr
     assert "task t-1 did not end within --task-timeout 1.5 s (last status: input_required)" in run.stderr
     assert "✓ elicitation#1 ← decline" in run.stderr and "✓ elicitation#2 ← accept {\"go\":true}" in run.stderr

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import Scripted, elicit, input_required
@@ -30,7 +30,7 @@ from mrtr_cli.transcript.task_record import compare_tasks
 
 FORM = elicit("Go on?", {"ok": {"type": "boolean"}})
 ANY_TEXT = st.text(alphabet=st.characters(exclude_categories=()), max_size=3000)
-PROPERTY = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=40)
 
 
 def converse(steps: list[dict[str, Any]], answers: tuple[str, ...] = (), probe: bool = True) -> tuple[Outcome, Scripted]:

@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import PYTHON, mrtr
+from conftest import PYTHON, mrtr_here
 from peers import StdioPeer, converse
 from mrtr_cli.errors import UsageError
 from mrtr_cli.proxy.host_config import Wrapping, entry_node, unwrap_text, wrap_text
@@ -44,8 +44,8 @@ def outside(text: str, name: str) -> tuple[str, str]:
 def test_wrap_splices_one_entry_that_a_host_then_runs_and_unwrap_restores_it(tmp_path: Path) -> None:
     config = tmp_path / "mcp.json"
     config.write_bytes(VS_CODE.encode())
-    wrapped = mrtr("proxy", "--wrap", "--config", str(config), "--server", "demo", "--record-dir", "kept",
-                   "--timeline", "timeline.txt", cwd=tmp_path)
+    wrapped = mrtr_here("proxy", "--wrap", "--config", str(config), "--server", "demo", "--record-dir", "kept",
+                        "--timeline", "timeline.txt", cwd=tmp_path)
     assert wrapped.code == 0, wrapped.stderr
     text = config.read_text()
     assert outside(text, "demo") == outside(VS_CODE, "demo")
@@ -55,22 +55,22 @@ def test_wrap_splices_one_entry_that_a_host_then_runs_and_unwrap_restores_it(tmp
     assert entry["args"] == ["proxy", "--record-dir", str(tmp_path / "kept"), "--timeline",
                              str(tmp_path / "timeline.txt"), "--", PYTHON, "-m", "mrtr_cli", "demo-server"]
     assert '"env": {"KEY": "${input:key}", "CAF\\u00c9": "${env:HOME}"}' in text  # as written
-    again = mrtr("proxy", "--wrap", "--config", str(config), "--server", "demo", cwd=tmp_path)
+    again = mrtr_here("proxy", "--wrap", "--config", str(config), "--server", "demo", cwd=tmp_path)
     assert (again.code, config.read_text()) == (0, text) and "nothing changed" in again.stderr
-    remote = mrtr("proxy", "--wrap", "--config", str(config), "--server", "remote")
+    remote = mrtr_here("proxy", "--wrap", "--config", str(config), "--server", "remote")
     assert remote.code == 1 and "mrtr proxy --http" in remote.stderr and config.read_text() == text
     for mistake, said in ((("--server", "nope"), "no server 'nope' in"), (("--server", "demo", "--http", "8080"),
                                                                           "they run no proxy")):
-        refused = mrtr("proxy", "--wrap", "--config", str(config), *mistake)
+        refused = mrtr_here("proxy", "--wrap", "--config", str(config), *mistake)
         assert refused.code == 1 and said in refused.stderr and config.read_text() == text
     run_as_a_host(entry, tmp_path)
     edited = text.replace('"s\\u00e9rver.js"', '"other.js", "--port", "9"')
     config.write_text(edited)
-    unwrapped = mrtr("proxy", "--unwrap", "--config", str(config), "--server", "demo")
+    unwrapped = mrtr_here("proxy", "--unwrap", "--config", str(config), "--server", "demo")
     assert unwrapped.code == 0, unwrapped.stderr
     assert config.read_text() == VS_CODE.replace('"s\\u00e9rver.js"', '"other.js", "--port", "9"')
     assert not (tmp_path / "mcp.json.mrtr-wrapped.json").exists()
-    second = mrtr("proxy", "--wrap", "--config", str(config), "--server", "other")
+    second = mrtr_here("proxy", "--wrap", "--config", str(config), "--server", "other")
     assert second.code == 0 and "the file as it was before the first wrap is in" in second.stderr, second.stderr
     assert (tmp_path / "mcp.json.mrtr-backup").read_bytes() == VS_CODE.encode()  # never overwritten
 

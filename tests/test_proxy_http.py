@@ -22,7 +22,7 @@ import httpx
 import pytest
 from mcp import Client
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from peers import demo_http
 from test_demo_sdk_client import answer_form, answer_roots, answer_sampling
 
@@ -188,9 +188,9 @@ def test_real_clients_of_both_eras_through_the_proxy_are_shown_and_kept_without_
     kept = tmp_path / "kept"
     with demo_http() as demo, proxy(demo, "--record-dir", str(kept)) as running:
         modern, older = sdk_book(running.url, "auto"), sdk_book(running.url, "legacy")
-        own = mrtr("call", "book_table", "-a", "city=Rome", "--url", running.url, "-H", f"Authorization: {SECRET}",
-                   "--answer", "date.date=2026-12-24", "--answer", "party.size=3", "--answer", "confirm=accept",
-                   "--no-input", "-v")
+        own = mrtr_here("call", "book_table", "-a", "city=Rome", "--url", running.url, "-H", f"Authorization: {SECRET}",
+                        "--answer", "date.date=2026-12-24", "--answer", "party.size=3", "--answer", "confirm=accept",
+                        "--no-input", "-v")
         shown = running.stop()
     assert modern.structured_content == older.structured_content
     assert own.code == 0 and "Booked a table for 3 in Rome" in own.stdout, own.stderr
@@ -205,7 +205,7 @@ def test_real_clients_of_both_eras_through_the_proxy_are_shown_and_kept_without_
     assert ["outcome: error" in text for text in texts] == [True, False, False, False]
     assert "Mcp-Param-City header is missing" in texts[0]
     with demo_http() as again:
-        replayed = mrtr("replay", *map(str, transcripts[1:]), "--url", again)
+        replayed = mrtr_here("replay", *map(str, transcripts[1:]), "--url", again)
     assert replayed.code == 0 and replayed.stderr.count("same as recorded") == 3, replayed.stderr
 
 
@@ -214,7 +214,7 @@ def test_options_that_cannot_apply_a_bad_upstream_and_a_busy_port_are_one_line_a
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        busy = mrtr("proxy", "--http", str(port), "--to", "http://127.0.0.1:9/mcp")
+        busy = mrtr_here("proxy", "--http", str(port), "--to", "http://127.0.0.1:9/mcp")
     assert busy.code == 4 and busy.stderr.strip().endswith(
         f"cannot listen on 127.0.0.1:{port}: Address already in use; pick another port (0 picks a free one)")
     assert "unexpected" not in busy.stderr and len(busy.stderr.splitlines()) == 1, busy.stderr
@@ -228,7 +228,7 @@ def test_options_that_cannot_apply_a_bad_upstream_and_a_busy_port_are_one_line_a
                     "--json, --junit judge a proxy that runs",
                 ("--bogus", "--json", "f", "--", "true"): "No such option: --bogus"}
     for given, said in refusals.items():
-        refused = mrtr("proxy", *given, cwd=tmp_path)
+        refused = mrtr_here("proxy", *given, cwd=tmp_path)
         assert refused.code == 1 and said in refused.stderr, (given, refused.stderr)
         assert len(refused.stderr.splitlines()) == 1, refused.stderr  # once, and no JSON line: --json is a FILE here
     assert list(tmp_path.iterdir()) == []

@@ -7,7 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from conformance import inspector_cli, reference_server
 
 
@@ -25,5 +25,5 @@ def test_the_inspector_cli_calls_a_tool_through_the_shim(tmp_path: Path):
     assert "era: older (the initialize handshake" in shown and '→ tools/call echo {"message":"through the shim"}' \
         in shown and "← complete · round 1" in shown, shown
     [transcript] = kept.iterdir()
-    shown_again = mrtr("show", str(transcript))
+    shown_again = mrtr_here("show", str(transcript))
     assert shown_again.code == 0 and "Echo: through the shim" in shown_again.stdout, shown_again.stderr

@@ -16,7 +16,7 @@ from typing import Any
 
 import xmlschema
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from peers import HttpPeer, StdioPeer, converse, demo_http, request
 from mrtr_cli import events
 from mrtr_cli.protocol import jsonrpc
@@ -120,8 +120,8 @@ def test_mrtr_as_a_correct_client_gets_no_finding_in_either_era(tmp_path: Path) 
     for era, name, color in (("modern", "name", "color"), ("older", "elicitation#1", "elicitation#2")):
         folder = tmp_path / era
         folder.mkdir()
-        done = mrtr("call", "two_questions", "--answer", f"{name}.name=Ada", "--answer", f"{color}.color=red",
-                    "--no-input", "--protocol-era", era, "--", *proxy(folder, "--strict"))
+        done = mrtr_here("call", "two_questions", "--answer", f"{name}.name=Ada", "--answer", f"{color}.color=red",
+                         "--no-input", "--protocol-era", era, "--", *proxy(folder, "--strict"))
         assert done.code == 0, done.stderr
         assert "Hello Ada, you like red." in done.stdout
         assert found_rules(folder) == [], era
@@ -166,8 +166,8 @@ def test_over_http_headers_that_disagree_with_the_body_are_found_and_mrtr_s_own_
             assert proxied.stderr is not None
             listening = proxied.stderr.readline()
             proxy_url = listening.split()[2]
-            done = mrtr("call", "two_questions", "--answer", "name.name=Ada", "--answer", "color.color=red",
-                        "--no-input", "--url", proxy_url)
+            done = mrtr_here("call", "two_questions", "--answer", "name.name=Ada", "--answer", "color.color=red",
+                             "--no-input", "--url", proxy_url)
             assert done.code == 0, done.stderr
             wrong_http_client(HttpPeer(proxy_url))
         finally:

@@ -16,8 +16,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from conftest import PYTHON, ROOT, SDK_SERVER, mrtr
+from conftest import PYTHON, ROOT, SDK_SERVER, mrtr_here
 from test_demo_sdk_client import answer_form, answer_roots, answer_sampling
+from test_hostile_stdio import wait_for
 
 SHIM = [PYTHON, "-m", "mrtr_cli", "proxy"]
 DEMO = [PYTHON, "-m", "mrtr_cli", "demo-server"]
@@ -87,8 +88,8 @@ def test_the_sdk_client_of_either_era_converses_through_the_shim_and_each_conver
     assert [path.name.split("-", 1)[1] for path in kept] == ["tools-call-book_table.yaml",
                                                              "tools-call-summarize.yaml"]
     for path in kept:
-        assert mrtr("show", str(path)).code == 0
-        replayed = mrtr("replay", str(path), "--trust-target")
+        assert mrtr_here("show", str(path)).code == 0
+        replayed = mrtr_here("replay", str(path), "--trust-target")
         assert replayed.code == 0 and "same as recorded" in replayed.stderr, replayed.stderr
     [served] = sdk_calls(StdioServerParameters(command=PYTHON, args=["-m", "mrtr_cli", "serve", str(kept[0])],
                                                cwd=str(ROOT)), "auto", [("book_table", {"city": "Oslo"})])
@@ -99,13 +100,13 @@ def test_the_sdk_client_of_either_era_converses_through_the_shim_and_each_conver
 def test_mrtr_as_the_client_through_the_shim_to_the_sdk_server(tmp_path: Path, era: str):
     timeline, record_dir = tmp_path / "timeline.log", tmp_path / "kept"
     shim = [*SHIM, "--timeline", str(timeline), "--record-dir", str(record_dir), "-v", "--", *SDK_SERVER]
-    direct = mrtr("call", "greet", "-a", "greeting=Hi", "--answer", "elicitation#1.name=Ada", "--answer",
-                  "__main__:ask_name.name=Ada", "--protocol-era", era, "--no-input", "--", *shim)
+    direct = mrtr_here("call", "greet", "-a", "greeting=Hi", "--answer", "elicitation#1.name=Ada", "--answer",
+                       "__main__:ask_name.name=Ada", "--protocol-era", era, "--no-input", "--", *shim)
     assert direct.code == 0 and "Hi, Ada" in direct.stdout, direct.stderr
     shown = timeline.read_text()
     assert f"era: {era}" in shown and "→ tools/call greet" in shown and "    » " in shown, shown
     [kept] = record_dir.iterdir()
-    replayed = mrtr("replay", str(kept), "--trust-target")
+    replayed = mrtr_here("replay", str(kept), "--trust-target")
     assert replayed.code == 0 and "same as recorded" in replayed.stderr, replayed.stderr
 
 
@@ -122,7 +123,8 @@ def test_a_server_that_exits_leaving_a_child_behind_ends_the_shim_and_the_child(
     server = ["sh", "-c", "sleep 600 & echo $!; echo 'bye' >&2; exit 5"]
     done = subprocess.run([*SHIM, "--", *server], input=b"", capture_output=True, timeout=60, cwd=ROOT)
     assert done.returncode == 5 and done.stderr == b"bye\n", done.stderr
-    assert gone(int(done.stdout))
+    child = int(done.stdout)
+    assert wait_for(lambda: gone(child)), "the child outlived the shim"  # signalled on the way out: it ends soon after
 
 
 def test_a_client_that_never_finishes_its_conversations_leaves_at_most_the_cap_open(tmp_path: Path):

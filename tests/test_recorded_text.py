@@ -26,7 +26,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import mrtr
+from conftest import mrtr_here
 from mrtr_cli import events, signals, yaml_dumper, yaml_emitters, yaml_loader
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import Signalled, UsageError
@@ -184,7 +184,7 @@ def check_instances_read_back(path: Path, conversation: dict[str, Any]) -> None:
     assert compare.compare(transcript.data, {**transcript.data, "rounds": elsewhere}, [], strict=True) == []
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(suppress_health_check=[HealthCheck.data_too_large])  # examples: the profile's (conftest.py)
 @given(conversation=CONVERSATION)
 def test_any_text_in_any_field_of_a_round_is_written_and_read_back(conversation: dict[str, Any]):
     directory = Path(tempfile.mkdtemp())
@@ -287,8 +287,8 @@ writes, and ones the pure emitter writes (libyaml escapes characters beyond U+FF
 def test_a_recorded_reply_and_argument_ending_in_a_blank_line_show_and_replay(emitter: str, tmp_path: Path):
     path, (reply, text) = tmp_path / "s.yaml", TEXTS[emitter]
     assert yaml_emitters.emitters_agree({"reply": reply, "text": text}) is (emitter == "libyaml")
-    run = mrtr("call", "summarize", "--demo", "--args", json.dumps({"text": text}), "--sampling-reply", reply,
-               "--record", str(path))
+    run = mrtr_here("call", "summarize", "--demo", "--args", json.dumps({"text": text}), "--sampling-reply", reply,
+                    "--record", str(path))
     assert run.code == 0, run.stderr
     written = path.read_text(encoding="utf-8")
     assert "|+\n" in written and re.search(r"^\.\.\.$", written, re.MULTILINE) is None
@@ -296,9 +296,9 @@ def test_a_recorded_reply_and_argument_ending_in_a_blank_line_show_and_replay(em
     assert document["request"]["params"]["arguments"] == {"text": text}
     assert document["rounds"][0]["answers"]["summary"]["response"]["content"]["text"] == reply
     assert document["outcome"] == "complete" and len(document["rounds"]) == 2
-    shown = mrtr("show", str(path))
+    shown = mrtr_here("show", str(path))
     assert shown.code == 0 and "✓ complete · 2 rounds" in shown.stdout, shown.stderr
-    replayed = mrtr("replay", str(path))
+    replayed = mrtr_here("replay", str(path))
     assert replayed.code == 0 and "same as recorded (2 rounds)" in replayed.stderr, replayed.stderr
 
 
@@ -308,7 +308,7 @@ def test_a_lone_surrogate_from_a_server_is_recorded_as_u_fffd_with_a_finding(tmp
     assert "\\ud800" in sent  # the wire holds an escape, which JSON allows and Python decodes as it is
     server = scripted(steps=[{"raw": [sent]}])
     path = tmp_path / "t.yaml"
-    run = mrtr("call", "t", "--record", str(path), "--", *server.command)
+    run = mrtr_here("call", "t", "--record", str(path), "--", *server.command)
     assert run.code == 0, run.stderr
     assert "! warning [lone-surrogate] $.rounds[0].received.result.content[0].text, " \
            "$.rounds[0].received.result.structuredContent.k\ufffd hold lone surrogates" in run.stderr
@@ -316,8 +316,8 @@ def test_a_lone_surrogate_from_a_server_is_recorded_as_u_fffd_with_a_finding(tmp
     result = document["rounds"][0]["received"]["result"]
     assert result["content"][0]["text"] == "bad \ufffd text\n\n" and result["structuredContent"] == {"k\ufffd": "ok"}
     assert [f["rule"] for f in document["rounds"][0]["findings"]] == ["lone-surrogate"]
-    shown = mrtr("show", str(path))
+    shown = mrtr_here("show", str(path))
     assert shown.code == 0 and "[lone-surrogate]" in shown.stdout, shown.stderr
     # the raw answer names id 2, after the era probe's id 1: --protocol-era modern probes as the recording did
-    replayed = mrtr("replay", str(path), "--trust-target", "--protocol-era", "modern")
+    replayed = mrtr_here("replay", str(path), "--trust-target", "--protocol-era", "modern")
     assert replayed.code == 0 and "same as recorded (1 round)" in replayed.stderr, replayed.stderr

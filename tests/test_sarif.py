@@ -16,7 +16,7 @@ from typing import Any
 import jsonschema
 import yaml
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from test_proxy_judge import DEMO, Proxied, wrong_modern_client
 from mrtr_cli.protocol.lint_rules import CLIENT_RULES, SPEC
 
@@ -43,7 +43,7 @@ def located(result: dict[str, Any]) -> tuple[str, int]:
 
 def test_check_gives_one_result_a_failure_at_the_servers_script_with_its_rules_page(tmp_path: Path):
     report = tmp_path / "check.sarif"
-    done = mrtr("check", "--sarif", str(report), "--", PYTHON, BROKEN, "meta-not-required")
+    done = mrtr_here("check", "--sarif", str(report), "--", PYTHON, BROKEN, "meta-not-required")
     assert done.code == 2, done.stderr
     run = run_of(report)
     (result,) = run["results"]
@@ -55,13 +55,13 @@ def test_check_gives_one_result_a_failure_at_the_servers_script_with_its_rules_p
     assert run["properties"]["server"].endswith(f"{BROKEN} meta-not-required")
     assert run["invocations"] == [{"executionSuccessful": True}]
     again = tmp_path / "again.sarif"
-    assert mrtr("check", "--sarif", str(again), "--", PYTHON, BROKEN, "meta-not-required").code == 2
+    assert mrtr_here("check", "--sarif", str(again), "--", PYTHON, BROKEN, "meta-not-required").code == 2
     assert run_of(again)["results"][0]["partialFingerprints"] == result["partialFingerprints"]
 
 
 def test_a_shoulds_warning_is_a_warning_and_skipped_probes_are_no_results(tmp_path: Path):
     report = tmp_path / "check.sarif"
-    done = mrtr("check", "--sarif", str(report), "--", PYTHON, BROKEN, "no-server-info")
+    done = mrtr_here("check", "--sarif", str(report), "--", PYTHON, BROKEN, "no-server-info")
     assert done.code == 0, done.stderr
     results = run_of(report)["results"]
     assert {(r["ruleId"], r["level"]) for r in results} == {("server-info", "warning")}
@@ -72,8 +72,8 @@ def test_a_config_file_is_the_location_and_an_unreachable_server_is_a_failed_exe
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {"gone": {"url": "http://127.0.0.1:9/mcp"}}}))
     report = tmp_path / "check.sarif"
-    done = mrtr("check", "--config", "mcp.json", "--server", "gone", "--timeout", "5", "--sarif", str(report),
-                cwd=tmp_path)
+    done = mrtr_here("check", "--config", "mcp.json", "--server", "gone", "--timeout", "5", "--sarif", str(report),
+                     cwd=tmp_path)
     assert done.code == 4, done.stderr
     run = run_of(report)
     assert run["results"] == [] and run["invocations"][0]["executionSuccessful"] is False
@@ -84,12 +84,12 @@ def test_no_repository_path_is_exit_1_in_one_line_before_anything_runs(tmp_path:
     report = tmp_path / "r.sarif"
     for command in (["check", "--demo"], ["check", "--url", "http://127.0.0.1:9/mcp"],
                     ["proxy", "--http", "0", "--to", "http://127.0.0.1:9/mcp"]):
-        done = mrtr(*command, "--sarif", str(report))
+        done = mrtr_here(*command, "--sarif", str(report))
         assert done.code == 1 and done.stderr == (
             "✗ --sarif needs a file in the repository to point its results at, and this server has none (no "
             "--config, no stdio server script); give --sarif-location PATH (e.g. mcp.json)\n"), done.stderr
         assert not report.exists()
-    done = mrtr("check", "--demo", "--sarif", str(report), "--sarif-location", str(tmp_path / "x.json"))
+    done = mrtr_here("check", "--demo", "--sarif", str(report), "--sarif-location", str(tmp_path / "x.json"))
     assert done.code == 1 and "is outside the current folder" in done.stderr and done.stderr.count("\n") == 1
 
 
@@ -100,8 +100,8 @@ def test_replay_points_each_difference_at_its_round_in_the_transcript(tmp_path: 
     (tmp_path / "edited.yaml").write_text(yaml.safe_dump(document, sort_keys=False))
     (tmp_path / "broken.yaml").write_text("rounds: [")
     report = tmp_path / "replay.sarif"
-    done = mrtr("replay", "same.yaml", "edited.yaml", "broken.yaml", "--demo", "--sarif", "replay.sarif",
-                cwd=tmp_path)
+    done = mrtr_here("replay", "same.yaml", "edited.yaml", "broken.yaml", "--demo", "--sarif", "replay.sarif",
+                     cwd=tmp_path)
     assert done.code == 1, done.stderr
     results = run_of(report)["results"]
     assert [(r["ruleId"], located(r)[0]) for r in results] == [("replay-diverged", "edited.yaml"),
@@ -114,7 +114,7 @@ def test_replay_points_each_difference_at_its_round_in_the_transcript(tmp_path: 
 
 
 def test_replay_refuses_a_transcript_outside_the_repository(tmp_path: Path):
-    done = mrtr("replay", str(BOOK_TABLE), "--demo", "--sarif", "r.sarif", cwd=tmp_path)
+    done = mrtr_here("replay", str(BOOK_TABLE), "--demo", "--sarif", "r.sarif", cwd=tmp_path)
     assert done.code == 1 and "is outside the current folder" in done.stderr
     assert not (tmp_path / "r.sarif").exists()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here
 from mrtr_cli import yaml_dumper, yaml_loader
 from mrtr_cli.server.app import Call, RpcError
 from mrtr_cli.server.dispatcher import Dispatcher
@@ -95,10 +95,10 @@ def test_check_of_a_served_recording_finds_nothing_wrong(tmp_path: Path):
     lists it does not serve included, which check holds to the declared capabilities."""
     path = tmp_path / "two_questions.yaml"
     answers = ("--answers", "examples/two_questions.yaml")
-    recorded = mrtr("call", "two_questions", "--demo", *answers, "--record", str(path))
+    recorded = mrtr_here("call", "two_questions", "--demo", *answers, "--record", str(path))
     assert recorded.code == 0, recorded.stderr
-    run = mrtr("check", "--tool", "two_questions", *answers, "--json", "--", PYTHON, "-m", "mrtr_cli", "serve",
-               str(path))
+    run = mrtr_here("check", "--tool", "two_questions", *answers, "--json", "--", PYTHON, "-m", "mrtr_cli", "serve",
+                    str(path))
     assert run.code == 0, run.stderr
     checks = {check["id"]: check for check in run.json()["checks"]}
     assert {id for id, check in checks.items() if check["status"] in ("fail", "warn")} == set()
@@ -112,9 +112,9 @@ def test_serve_says_a_failure_as_every_command_does():
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        run = mrtr("serve", str(RECORDING), "--http", f"127.0.0.1:{port}")
+        run = mrtr_here("serve", str(RECORDING), "--http", f"127.0.0.1:{port}")
     assert run.code == 4 and run.stderr.startswith(f"✗ cannot listen on 127.0.0.1:{port}: "), run.stderr
-    missing = mrtr("serve", "no-such-transcript.yaml")
+    missing = mrtr_here("serve", "no-such-transcript.yaml")
     assert missing.code == 1 and missing.stderr.startswith("✗ ") and "no-such-transcript.yaml" in missing.stderr
 
 
@@ -130,7 +130,7 @@ def branching(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     accepted, declined = str(directory / "accepted.yaml"), str(directory / "declined.yaml")
     for path, answers in ((accepted, ("--answers", "examples/book_table.yaml")),
                           (declined, ("--answer", "date=decline"))):
-        recorded = mrtr("call", "book_table", "--demo", *answers, "--record", path)
+        recorded = mrtr_here("call", "book_table", "--demo", *answers, "--record", path)
         assert recorded.code == 0, recorded.stderr
     return [accepted, declined]
 
@@ -140,13 +140,13 @@ def test_serve_follows_the_recording_whose_answers_the_retry_gives(branching: li
     """mrtr itself calls the served pair, in either order of the files: the date accepted follows the
     booking to its end, declined follows the refusal; an answer neither recorded names the difference."""
     served = ["--", PYTHON, "-m", "mrtr_cli", "serve", *(branching[i] for i in order)]
-    booked = mrtr("call", "book_table", "--answers", "examples/book_table.yaml", "--json", *served)
+    booked = mrtr_here("call", "book_table", "--answers", "examples/book_table.yaml", "--json", *served)
     assert booked.code == 0, booked.stderr
     assert booked.json()["result"]["structuredContent"]["received"] == BOOKED
-    refused = mrtr("call", "book_table", "--answer", "date=decline", "--json", *served)
+    refused = mrtr_here("call", "book_table", "--answer", "date=decline", "--json", *served)
     assert refused.code == 0, refused.stderr
     assert refused.json()["result"]["content"][0]["text"] == "No booking made: you chose decline at the date question."
-    other = mrtr("call", "book_table", "--answer", "date=cancel", *served)
+    other = mrtr_here("call", "book_table", "--answer", "date=cancel", *served)
     assert other.code == 2 and "the answer to 'date' differs from the recording in " in other.stderr, other.stderr
     assert "action is \"cancel\", recorded " in other.stderr
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import PYTHON, ROOT, SERVERS, mrtr
+from conftest import PYTHON, ROOT, SERVERS, mrtr_here
 from mrtr_cli import events
 from mrtr_cli.commands.task_keeper import TaskKeeper
 from mrtr_cli.kept_tasks import KeptTask, TaskStore
@@ -55,11 +55,11 @@ def test_ctrl_c_keeps_the_task_and_tasks_resume_answers_it_to_its_end(tmp_path: 
     [kept_file] = list(folder.glob("*.json"))
     assert stat.S_IMODE(folder.stat().st_mode) == 0o700 and stat.S_IMODE(kept_file.stat().st_mode) == 0o600
     assert stat.S_IMODE((folder / ".lock").stat().st_mode) == 0o600  # held around each read-modify-write
-    listed = mrtr("tasks", "list", "--json", env=config(tmp_path))
+    listed = mrtr_here("tasks", "list", "--json", env=config(tmp_path))
     [kept] = listed.json()["tasks"]
     assert (kept["task_id"], kept["server"], kept["name"]) == (task_id, task_url, "deploy")
     assert kept["status"] in ("working", "input_required") and kept["expires_at"]
-    shown = mrtr("tasks", "list", env=config(tmp_path))
+    shown = mrtr_here("tasks", "list", env=config(tmp_path))
     assert task_id in shown.stdout and "tools/call deploy" in shown.stdout
 
     record = tmp_path / "resumed.yaml"
@@ -71,48 +71,48 @@ def test_ctrl_c_keeps_the_task_and_tasks_resume_answers_it_to_its_end(tmp_path: 
     recorded = record.read_text()  # a new transcript, from the resume on: the task, its question, its result
     assert f"id: {task_id}" in recorded and "source: flag" in recorded and "text: deployed staging" in recorded
     assert yaml.safe_load(recorded)["task"]["resumed"] is True
-    replayed = mrtr("replay", str(record), "--url", task_url, env=config(tmp_path))
+    replayed = mrtr_here("replay", str(record), "--url", task_url, env=config(tmp_path))
     assert replayed.code == 1 and "this transcript starts at a resume (mrtr tasks resume --record): it has no " \
         "request to send again" in replayed.stderr, replayed.stderr
-    shown = mrtr("show", str(record)).stdout  # in order: the question after the status that asked it
+    shown = mrtr_here("show", str(record)).stdout  # in order: the question after the status that asked it
     assert "created" not in shown and shown.index("? confirm") < shown.index("✓ task completed"), shown
-    assert mrtr("tasks", "list", "--json", env=config(tmp_path)).json()["tasks"] == []
+    assert mrtr_here("tasks", "list", "--json", env=config(tmp_path)).json()["tasks"] == []
 
-    got = mrtr("tasks", "get", task_id, "--url", task_url, "--json", env=config(tmp_path))
+    got = mrtr_here("tasks", "get", task_id, "--url", task_url, "--json", env=config(tmp_path))
     assert got.code == 0 and got.json()["task"]["status"] == "completed", got.stderr
 
 
 def test_cancelling_forgetting_and_the_tasks_no_one_can_come_back_to(tmp_path: Path, task_url: str):
     session, cancelled_id, code = interrupted(tmp_path, "-a", "work=60", "--url", task_url, "--cancel-on-interrupt")
     assert code == 130 and "tasks/cancel sent and acknowledged" in " ".join(words(session.rows())), session.screen
-    assert mrtr("tasks", "list", "--json", env=config(tmp_path)).json()["tasks"] == []
-    followed = mrtr("tasks", "resume", cancelled_id, "--url", task_url, "--no-input", env=config(tmp_path))
+    assert mrtr_here("tasks", "list", "--json", env=config(tmp_path)).json()["tasks"] == []
+    followed = mrtr_here("tasks", "resume", cancelled_id, "--url", task_url, "--no-input", env=config(tmp_path))
     assert followed.code == 2 and f"task {cancelled_id} was cancelled" in followed.stderr
 
     _, kept_id, code = interrupted(tmp_path, "-a", "work=60", "--url", task_url)
     assert code == 130
-    cancel = mrtr("tasks", "cancel", kept_id, "--json", env=config(tmp_path))  # the server: the one it is kept for
+    cancel = mrtr_here("tasks", "cancel", kept_id, "--json", env=config(tmp_path))  # the server: the one it is kept for
     assert cancel.code == 0 and cancel.json()["forgotten"] is True, cancel.stderr
-    assert mrtr("tasks", "list", "--json", env=config(tmp_path)).json()["tasks"] == []
+    assert mrtr_here("tasks", "list", "--json", env=config(tmp_path)).json()["tasks"] == []
 
-    unknown = mrtr("tasks", "get", "task-nope", "--url", task_url, env=config(tmp_path))
+    unknown = mrtr_here("tasks", "get", "task-nope", "--url", task_url, env=config(tmp_path))
     assert unknown.code == 2 and "does not know task task-nope" in unknown.stderr.splitlines()[-1]
-    unknown = mrtr("tasks", "resume", "task-nope", "--url", task_url, "--no-input", env=config(tmp_path))
+    unknown = mrtr_here("tasks", "resume", "task-nope", "--url", task_url, "--no-input", env=config(tmp_path))
     assert unknown.code == 2 and unknown.stderr.splitlines()[-1].endswith("; check the id and the server")  # never kept
-    nowhere = mrtr("tasks", "resume", "abc", "--url", "http://127.0.0.1:1/mcp", "--no-input", env=config(tmp_path))
+    nowhere = mrtr_here("tasks", "resume", "abc", "--url", "http://127.0.0.1:1/mcp", "--no-input", env=config(tmp_path))
     assert nowhere.code == 4 and "goes on" not in nowhere.stderr and "come back" not in nowhere.stderr, nowhere.stderr
 
     long_ago = time.time() - 120
     store = TaskStore(tmp_path / "config" / "tasks")
     store.keep(KeptTask("task-old", task_url, "tools/call", "deploy", "working", None, long_ago, long_ago, 60_000))
     store.keep(KeptTask("task-gone", task_url, "tools/call", "deploy", "working", None, time.time(), time.time()))
-    gone = mrtr("tasks", "resume", "task-gone", "--no-input", env=config(tmp_path))
+    gone = mrtr_here("tasks", "resume", "task-gone", "--no-input", env=config(tmp_path))
     assert gone.code == 2 and gone.stderr.splitlines()[-1] == (
         "✗ the server does not know task task-gone (it may have expired): tasks/get said 'Failed to retrieve task: "
         "Task not found'; its id is forgotten"), gone.stderr
-    late = mrtr("tasks", "resume", "task-old", env=config(tmp_path))
+    late = mrtr_here("tasks", "resume", "task-old", env=config(tmp_path))
     assert late.code == 2 and "task task-old expired" in late.stderr, late.stderr
-    assert mrtr("tasks", "list", "--json", env=config(tmp_path)).json()["tasks"] == []
+    assert mrtr_here("tasks", "list", "--json", env=config(tmp_path)).json()["tasks"] == []
 
 
 def test_a_task_of_a_stdio_server_is_lost_with_it(tmp_path: Path):
@@ -122,7 +122,7 @@ def test_a_task_of_a_stdio_server_is_lost_with_it(tmp_path: Path):
     assert f"task {task_id} lived in the stdio server, which mrtr stops now: the task is lost" in \
         " ".join(words(session.rows()))
     assert not (tmp_path / "config" / "tasks").exists()
-    resumed = mrtr("tasks", "resume", task_id, "--stdio", server, env=config(tmp_path))
+    resumed = mrtr_here("tasks", "resume", task_id, "--stdio", server, env=config(tmp_path))
     assert resumed.code == 1
     assert "a task of a stdio server lived in the process mrtr started for the call" in resumed.stderr
 

@@ -19,9 +19,10 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.types import ElicitResult
 
-from conftest import PYTHON, ROOT, SDK_SERVER, elicit, input_required, mrtr, text_result
+from conftest import PYTHON, ROOT, SDK_SERVER, elicit, input_required, mrtr, mrtr_here, text_result
 from peers import HttpPeer, StdioPeer, http_server, messages_of, request, sdk_over_http
 from servers.http_faults import FaultServer
+from test_hostile_stdio import wait_for
 
 SCHEMA = json.loads((ROOT / "mrtr_cli" / "transcript" / "schema.json").read_text())
 GREET = ("call", "greet", "-a", "greeting=Hi", "--answer", "__main__:ask_name.name=Ada")
@@ -36,7 +37,7 @@ def transcript(path: Path) -> dict:
 def record(tmp_path: Path, name: str, *args: str) -> Path:
     path = tmp_path / name
     cut = args.index("--") if "--" in args else len(args)
-    run = mrtr(*args[:cut], "--record", str(path), *args[cut:])
+    run = mrtr_here(*args[:cut], "--record", str(path), *args[cut:])
     assert path.exists(), run.stderr
     return path
 
@@ -50,7 +51,7 @@ def test_record_then_replay_against_the_sdk_server_over_stdio(tmp_path: Path):
     document = transcript(first)
     assert document["target"] == {"transport": "stdio", "command": SDK_SERVER, "cwd": str(ROOT)}
     assert document["tool"]["name"] == "greet" and document["outcome"] == "complete"
-    replayed = mrtr("replay", str(first), "--trust-target")
+    replayed = mrtr_here("replay", str(first), "--trust-target")
     assert replayed.code == 0, replayed.stderr
     assert "same as recorded (2 rounds)" in replayed.stderr
 
@@ -62,19 +63,19 @@ def test_record_then_replay_over_http(tmp_path: Path):
         assert document["target"] == {"transport": "http", "url": url}
         first = document["rounds"][0]
         assert first["sent"]["headers"]["Mcp-Name"] == "greet" and first["received"]["status"] == 200
-        replayed = mrtr("replay", str(path), "--json")
+        replayed = mrtr_here("replay", str(path), "--json")
         assert replayed.code == 0, replayed.stderr
         assert replayed.json()["transcripts"][0]["result"] == "same"
 
 
 def test_a_reworded_question_is_a_divergence_naming_round_key_and_change(tmp_path: Path):
     path = record(tmp_path, "greet.yaml", *GREET, "--", *SDK_SERVER)
-    run = mrtr("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who are you?")
+    run = mrtr_here("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who are you?")
     assert run.code == 6
     assert "diverged from the recording" in run.stderr
     assert "round 1, question '__main__:ask_name': message" in run.stderr
     assert '- "What is your name?"' in run.stderr and '+ "Who are you?"' in run.stderr
-    document = mrtr("replay", str(path), "--trust-target", "--json", "-e", "SDK_GREETING_QUESTION=Who?").json()
+    document = mrtr_here("replay", str(path), "--trust-target", "--json", "-e", "SDK_GREETING_QUESTION=Who?").json()
     difference = document["transcripts"][0]["differences"][0]
     assert difference == {"round": 1, "key": "__main__:ask_name", "what": "message",
                           "recorded": "What is your name?", "live": "Who?"}
@@ -82,24 +83,24 @@ def test_a_reworded_question_is_a_divergence_naming_round_key_and_change(tmp_pat
 
 def test_ignore_and_update(tmp_path: Path):
     path = record(tmp_path, "greet.yaml", *GREET, "--", *SDK_SERVER)
-    ignored = mrtr("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who?",
-                   "--ignore", "$.rounds[0].received.result.inputRequests.*.params.message")
+    ignored = mrtr_here("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who?",
+                        "--ignore", "$.rounds[0].received.result.inputRequests.*.params.message")
     assert ignored.code == 0, ignored.stderr
-    updated = mrtr("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who?", "--update")
+    updated = mrtr_here("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who?", "--update")
     assert updated.code == 6
     message = transcript(path)["rounds"][0]["received"]["result"]["inputRequests"]["__main__:ask_name"]["params"]
     assert message["message"] == "Who?"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert mrtr("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who?").code == 0
+    assert mrtr_here("replay", str(path), "--trust-target", "-e", "SDK_GREETING_QUESTION=Who?").code == 0
 
 
 def test_update_writes_plain_yaml_that_replays(tmp_path: Path):
     path = tmp_path / "book_table.yaml"
     shutil.copy(ROOT / "recordings" / "book_table.yaml", path)
-    assert mrtr("replay", str(path), "--demo", "--update").code == 0
+    assert mrtr_here("replay", str(path), "--demo", "--update").code == 0
     text = path.read_text()
     assert "&id" not in text and "*id" not in text  # objects shared in memory are written out in full
-    assert mrtr("replay", str(path), "--demo").code == 0
+    assert mrtr_here("replay", str(path), "--demo").code == 0
 
 
 def test_a_recorded_command_needs_consent(tmp_path: Path, scripted):
@@ -108,11 +109,11 @@ def test_a_recorded_command_needs_consent(tmp_path: Path, scripted):
     command = ["sh", "-c", f"touch {marker}; exec {' '.join(server.command)}"]
     path = record(tmp_path, "cmd.yaml", "call", "t", "--", *command)
     marker.unlink()
-    refused = mrtr("replay", str(path))
+    refused = mrtr_here("replay", str(path))
     assert refused.code == 1 and "--trust-target" in refused.stderr and "would run the recorded command" in refused.stderr
     assert not marker.exists()
-    assert mrtr("replay", str(path), "--trust-target").code == 0 and marker.exists()
-    overridden = mrtr("replay", str(path), "--stdio", " ".join(server.command))
+    assert mrtr_here("replay", str(path), "--trust-target").code == 0 and marker.exists()
+    overridden = mrtr_here("replay", str(path), "--stdio", " ".join(server.command))
     assert overridden.code == 0
 
 
@@ -134,11 +135,11 @@ def test_redaction_and_redacted_values_are_never_sent(tmp_path: Path):
         assert document["request"]["params"]["arguments"] == {"token": "[redacted]", "region": "eu"}
         assert set(document["redacted"]) >= {"argument token", "header Mcp-Param-Token", "header Authorization"}
         sent_before = len(faults.calls("/plain"))
-        refused = mrtr("replay", str(path))
+        refused = mrtr_here("replay", str(path))
         assert refused.code == 1 and "redacted the argument 'token'" in refused.stderr and "-a token=VALUE" in refused.stderr
         assert len(faults.calls("/plain")) == sent_before
         # /plain's result names the request's id, which replay (no era probe) numbers from 1 again
-        given = mrtr("replay", str(path), "-a", "token=fresh", "--ignore", "$.rounds[*].received.result.structuredContent.id")
+        given = mrtr_here("replay", str(path), "-a", "token=fresh", "--ignore", "$.rounds[*].received.result.structuredContent.id")
         assert given.code == 0, given.stderr
         last = faults.calls("/plain")[-1]
         assert last["body"]["params"]["arguments"]["token"] == "fresh" and last["headers"]["Mcp-Param-Token"] == "fresh"
@@ -162,7 +163,7 @@ def test_a_dead_server_leaves_a_transcript_show_can_read(tmp_path: Path, scripte
     assert document["outcome"] == "aborted" and len(document["rounds"]) == 2
     assert document["rounds"][1]["received"] == {}  # sent, never answered
     assert document["error"]["kind"] == "unreachable" and "exited with code 9" in document["error"]["message"]
-    shown = mrtr("show", str(path))
+    shown = mrtr_here("show", str(path))
     assert shown.code == 0 and "? n · elicitation/create (form)" in shown.stdout and "exited with code 9" in shown.stdout
 
 
@@ -172,11 +173,11 @@ def test_a_call_refused_at_discover_keeps_its_request_and_replays_the_same(tmp_p
     document = transcript(path)
     assert document["request"] == {"method": "tools/call", "params": {"name": "greet", "arguments": {"name": "Ada"}}}
     assert document["outcome"] == "error" and document["rounds"] == []
-    replayed = mrtr("replay", str(path), "--trust-target")
+    replayed = mrtr_here("replay", str(path), "--trust-target")
     assert replayed.code == 0, replayed.stderr  # a recorded error that replays identically (CLI.md)
     assert "same as recorded (0 rounds)" in replayed.stderr
     other = scripted(discover={"error": {"code": -32601, "message": "Method not found"}})
-    assert mrtr("replay", str(path), "--stdio", " ".join(other.command)).code == 0
+    assert mrtr_here("replay", str(path), "--stdio", " ".join(other.command)).code == 0
 
 
 def test_a_server_dead_at_start_keeps_the_request_and_replay_shows_its_stderr(tmp_path: Path, scripted):
@@ -186,7 +187,7 @@ def test_a_server_dead_at_start_keeps_the_request_and_replay_shows_its_stderr(tm
     document = transcript(path)
     assert document["request"]["params"] == {"name": "greet", "arguments": {"name": "Ada"}}
     assert document["outcome"] == "aborted"
-    replayed = mrtr("replay", str(path), "--trust-target")
+    replayed = mrtr_here("replay", str(path), "--trust-target")
     assert replayed.code == 4
     assert "its last stderr lines follow" in replayed.stderr and "fatal: no config file" in replayed.stderr
 
@@ -197,11 +198,11 @@ def test_a_stdio_transcript_keeps_the_directory_and_replays_from_elsewhere(tmp_p
     shutil.copy(ROOT / "tests" / "servers" / "scripted_server.py", project / "server.py")
     (project / "script.json").write_text(json.dumps({"steps": [{"result": text_result("ok")}] * 2}))
     path = tmp_path / "rel.yaml"
-    run = mrtr("call", "t", "--record", str(path), "--", PYTHON, "server.py", "script.json", cwd=project,
-               env={"PYTHONPATH": str(ROOT)})
+    run = mrtr_here("call", "t", "--record", str(path), "--", PYTHON, "server.py", "script.json", cwd=project,
+                    env={"PYTHONPATH": str(ROOT)})
     assert run.code == 0, run.stderr
     assert transcript(path)["target"]["cwd"] == str(project.resolve())
-    replayed = mrtr("replay", str(path), "--trust-target")  # from the repository's root
+    replayed = mrtr_here("replay", str(path), "--trust-target")  # from the repository's root
     assert replayed.code == 0, replayed.stderr
 
 
@@ -219,7 +220,7 @@ def test_ctrl_c_leaves_a_transcript(tmp_path: Path, scripted):
     assert process.wait(timeout=20) == 130
     document = transcript(path)
     assert document["outcome"] == "aborted" and document["error"]["kind"] == "interrupted"
-    assert mrtr("show", str(path), "--json").json()["outcome"] == "aborted"
+    assert mrtr_here("show", str(path), "--json").json()["outcome"] == "aborted"
 
 
 def test_a_killed_recorder_leaves_a_partial_transcript(tmp_path: Path, scripted):
@@ -230,15 +231,17 @@ def test_a_killed_recorder_leaves_a_partial_transcript(tmp_path: Path, scripted)
     process = subprocess.Popen([PYTHON, "-m", "mrtr_cli", *server.args("call", "t", "--answer", "n.name=A",
                                                                         "--answer", "m.name=B", "--record", str(path))],
                                cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 20
-    while len(server.calls()) < 3 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    time.sleep(0.3)
+    partial = tmp_path / "k.yaml.partial"
+
+    def rounds_kept() -> int:
+        shown = mrtr_here("show", str(partial), "--json")
+        return len(shown.json()["rounds"]) if partial.exists() and shown.code == 0 else 0
+
+    assert wait_for(lambda: len(server.calls()) == 3 and rounds_kept() == 2)  # round 3 asked, rounds 1 and 2 kept
     process.kill()
     process.wait(timeout=10)
-    partial = tmp_path / "k.yaml.partial"
     assert not path.exists() and partial.exists()
-    shown = mrtr("show", str(partial), "--json").json()
+    shown = mrtr_here("show", str(partial), "--json").json()
     assert shown["outcome"] == "aborted" and len(shown["rounds"]) == 2
 
 
@@ -247,7 +250,7 @@ def test_tags_are_refused_without_running_anything(tmp_path: Path):
     path = tmp_path / "evil.yaml"
     path.write_text(f"mrtr_transcript: 1\nrequest: !!python/object/apply:os.system ['touch {marker}']\n")
     for command in (["show", str(path)], ["replay", str(path), "--trust-target"], ["serve", str(path)]):
-        run = mrtr(*command)
+        run = mrtr_here(*command)
         assert run.code == 1 and f"{path}:2:10:" in run.stderr and "!!python/object are never accepted" in run.stderr
     assert not marker.exists()
 
@@ -256,7 +259,7 @@ def test_a_malformed_transcript_gets_one_line_with_its_line_number(tmp_path: Pat
     good = Path(ROOT / "recordings" / "two_questions.yaml").read_text()
     broken = tmp_path / "broken.yaml"
     broken.write_text(good.replace("  received:\n", "  receivd:\n", 1))
-    run = mrtr("show", str(broken))
+    run = mrtr_here("show", str(broken))
     assert run.code == 1
     line = run.stderr.strip().splitlines()[-1]
     expected = good.splitlines().index("  received:") + 2  # the value of the misspelt key, below it
@@ -276,7 +279,7 @@ def test_recordings_replay_green():
     assert len(files) >= 10
     for name in files:
         transcript(ROOT / name)
-    run = mrtr("replay", *files, "--demo", "--json")
+    run = mrtr_here("replay", *files, "--demo", "--json")
     assert run.code == 0, run.stderr
     assert {t["result"] for t in run.json()["transcripts"]} == {"same"}
     jsonschema.validate(run.json(), json.loads((ROOT / "docs" / "json" / "replay.schema.json").read_text()))
@@ -284,24 +287,24 @@ def test_recordings_replay_green():
 
 def test_strict_replay_compares_notifications(tmp_path: Path):
     path = ROOT / "recordings" / "poll_status.yaml"
-    assert mrtr("replay", str(path), "--demo", "--strict").code == 0
+    assert mrtr_here("replay", str(path), "--demo", "--strict").code == 0
     edited = tmp_path / "poll.yaml"
     document = yaml.safe_load(path.read_text())
     document["rounds"][0]["received"]["notifications"][0]["params"]["message"] = "something else"
     edited.write_text(yaml.safe_dump(document, sort_keys=False))
-    assert mrtr("replay", str(edited), "--demo").code == 0
-    strict = mrtr("replay", str(edited), "--demo", "--strict")
+    assert mrtr_here("replay", str(edited), "--demo").code == 0
+    strict = mrtr_here("replay", str(edited), "--demo", "--strict")
     assert strict.code == 6 and "round 1: notifications" in strict.stderr
 
 
 def test_show_renders_the_recorded_timeline():
-    run = mrtr("show", str(ROOT / "recordings" / "book_table.yaml"))
+    run = mrtr_here("show", str(ROOT / "recordings" / "book_table.yaml"))
     assert run.code == 0
     assert "\nBooked a table for 4 (window, quiet) in Lisbon on 2026-12-24" in run.stdout
     for expected in ("→ tools/call book_table", "? party · elicitation/create (form)", "from answers-file",
                      "↻ tools/call book_table", "✓ complete · 4 rounds"):
         assert expected in run.stdout
-    document = mrtr("show", str(ROOT / "recordings" / "book_table.yaml"), "--json").json()
+    document = mrtr_here("show", str(ROOT / "recordings" / "book_table.yaml"), "--json").json()
     jsonschema.validate(document, json.loads((ROOT / "docs" / "json" / "conversation.schema.json").read_text()))
     assert len(document["rounds"]) == 4 and document["rounds"][0]["questions"]["date"]["source"] == "answers-file"
 
@@ -317,38 +320,38 @@ def test_a_conversation_that_hopped_shows_each_rounds_instance_and_replays_and_s
                                      "instance": {"position": index % 2, "name": names[index % 2]}, **entry}
     hopped = tmp_path / "hopped.yaml"
     hopped.write_text(yaml.safe_dump(document, sort_keys=False, allow_unicode=True))
-    run = mrtr("show", str(hopped))
+    run = mrtr_here("show", str(hopped))
     assert run.code == 0, run.stderr
     lines = run.stdout.splitlines()
     drawn = [i for i, line in enumerate(lines) if line.startswith("  round ") and " → instance " in line]
     assert [lines[i] for i in drawn[:2]] == ["  round 1 → instance 0 · 127.0.0.1:8001",
                                              "  round 2 → instance 1 · 127.0.0.1:8002\\x1b[2J"]
     assert len(drawn) == 4 and all(lines[i + 1].startswith(("→ tools/call", "↻ tools/call")) for i in drawn)
-    shown = mrtr("show", str(hopped), "--json").json()
+    shown = mrtr_here("show", str(hopped), "--json").json()
     jsonschema.validate(shown, json.loads((ROOT / "docs" / "json" / "conversation.schema.json").read_text()))
     assert [r["instance"] for r in shown["rounds"]] == [e["instance"] for e in document["rounds"]]
-    replayed = mrtr("replay", str(hopped), "--demo")
+    replayed = mrtr_here("replay", str(hopped), "--demo")
     assert replayed.code == 0 and "same as recorded (4 rounds)" in replayed.stderr, replayed.stderr
-    served = mrtr("call", "book_table", "--answers", "examples/book_table.yaml", "--json", "--",
-                  PYTHON, "-m", "mrtr_cli", "serve", str(hopped))
+    served = mrtr_here("call", "book_table", "--answers", "examples/book_table.yaml", "--json", "--",
+                       PYTHON, "-m", "mrtr_cli", "serve", str(hopped))
     assert served.code == 0 and served.json()["outcome"] == "complete", served.stderr
-    assert "instance" not in mrtr("show", str(ROOT / "recordings" / "book_table.yaml")).stdout
+    assert "instance" not in mrtr_here("show", str(ROOT / "recordings" / "book_table.yaml")).stdout
 
 
 SERVE = [PYTHON, "-m", "mrtr_cli", "serve", str(ROOT / "recordings" / "book_table.yaml")]
 
 
 def test_serve_is_driven_to_completion_by_mrtr():
-    run = mrtr("call", "book_table", "--answers", "examples/book_table.yaml", "--json", "--", *SERVE)
+    run = mrtr_here("call", "book_table", "--answers", "examples/book_table.yaml", "--json", "--", *SERVE)
     assert run.code == 0, run.stderr
     assert run.json()["result"]["structuredContent"]["received"]["party"] == {"size": 4, "seating": ["window", "quiet"]}
-    listed = mrtr("list", "tools", "--json", "--", *SERVE).json()
+    listed = mrtr_here("list", "tools", "--json", "--", *SERVE).json()
     assert [t["name"] for t in listed["tools"]] == ["book_table"]
 
 
 def test_serve_over_http():
     with http_server([*SERVE, "--http", "127.0.0.1:0"]) as url:
-        run = mrtr("call", "book_table", "--answers", "examples/book_table.yaml", "--url", url)
+        run = mrtr_here("call", "book_table", "--answers", "examples/book_table.yaml", "--url", url)
         assert run.code == 0, run.stderr
 
 
@@ -506,7 +509,7 @@ def test_serve_refuses_at_start_a_recording_that_stops_at_a_question(tmp_path: P
              "older": ("round 1, at question 'elicitation#1'", ["--protocol-era", "older"])}
     for era, (where, answers) in stops.items():
         path = tmp_path / f"{era}.yaml"
-        recorded = mrtr("call", "book_table", "--demo", *answers, "--no-input", "--record", str(path))
+        recorded = mrtr_here("call", "book_table", "--demo", *answers, "--no-input", "--record", str(path))
         assert recorded.code == 7 and transcript(path)["outcome"] == "incomplete", recorded.stderr
         done = serve_at_start(path)
         assert done.returncode == 1 and len(done.stderr.strip().splitlines()) == 1, done.stderr
@@ -540,7 +543,7 @@ def test_a_long_result_that_changed_is_shown_by_the_fields_that_changed(tmp_path
     result["content"][0]["text"] = result["content"][0]["text"].replace("Lisbon", "Porto")
     result["structuredContent"]["received"]["party"]["size"] = 5
     path.write_text(yaml.safe_dump(document, sort_keys=False))
-    run = mrtr("replay", str(path), "--demo")
+    run = mrtr_here("replay", str(path), "--demo")
     assert run.code == 6, run.stderr
     lines = run.stderr.splitlines()
     shown = lines[lines.index(next(line for line in lines if line.endswith(": result"))) + 1:]

@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from conftest import ROOT, mrtr
+from conftest import ROOT, mrtr_here
 from mrtr_cli import yaml_loader
 from mrtr_cli.transcript import model
 
@@ -36,9 +36,9 @@ LEVEL = {"result": {}}
 
 def record_and_replay(tmp_path: Path, server: Any) -> dict[str, Any]:
     path = tmp_path / "stray.yaml"
-    recorded = mrtr("call", "t", *OLDER, *ANSWERS, "--log-level", "info", "--record", str(path), *server.args())
+    recorded = mrtr_here("call", "t", *OLDER, *ANSWERS, "--log-level", "info", "--record", str(path), *server.args())
     assert recorded.code == 0, recorded.stderr
-    replayed = mrtr("replay", str(path), *REPLAY)
+    replayed = mrtr_here("replay", str(path), *REPLAY)
     assert replayed.code == 0, replayed.stdout + replayed.stderr
     document: dict[str, Any] = yaml_loader.load_file(path, "transcript")
     assert document["mrtr_transcript"] == 3
@@ -76,13 +76,13 @@ def test_a_refusal_is_kept_and_replayed(scripted, tmp_path: Path):
     server got is kept beside the round, `show` draws it, and the replay refuses it again."""
     server = scripted(steps=[INIT, {**LEVEL, "before": [ELICIT]}, DONE])
     path = tmp_path / "refused.yaml"
-    recorded = mrtr("call", "t", *OLDER, "--log-level", "info", "--record", str(path), *server.args())
+    recorded = mrtr_here("call", "t", *OLDER, "--log-level", "info", "--record", str(path), *server.args())
     assert recorded.code == 0, recorded.stderr
     entry = yaml_loader.load_file(path, "transcript")["rounds"][0]
     assert entry["unprompted"]["elicitation#1"]["refused"].startswith("nothing answered question 'elicitation#1'")
-    shown = mrtr("show", str(path))
+    shown = mrtr_here("show", str(path))
     assert "elicitation#1 got an error: nothing answered question 'elicitation#1'" in shown.stdout + shown.stderr
-    replayed = mrtr("replay", str(path), *REPLAY)
+    replayed = mrtr_here("replay", str(path), *REPLAY)
     assert replayed.code == 0, replayed.stdout + replayed.stderr
 
 
@@ -96,13 +96,13 @@ def test_server_everything_recorded_then_replayed(tmp_path: Path, tool: str, ans
 
     path = tmp_path / "everything.yaml"
     server = ["--", *reference_server("everything", "stdio")]
-    recorded = mrtr("call", tool, "--no-input", "--root", "/tmp", *answers, "--record", str(path), *server)
+    recorded = mrtr_here("call", tool, "--no-input", "--root", "/tmp", *answers, "--record", str(path), *server)
     assert recorded.code == 0, recorded.stderr
     entry = yaml_loader.load_file(path, "transcript")["rounds"][0]
     assert all(request["method"] != "roots/list" for request in entry["received"].get("asked_in_flight", {}).values())
     if tool == "get-roots-list":
         assert [request["method"] for request in entry["unprompted"].values()][0] == "roots/list"
-    replayed = mrtr("replay", str(path), "--no-input", "--trust-target")
+    replayed = mrtr_here("replay", str(path), "--no-input", "--trust-target")
     assert replayed.code == 0, replayed.stdout + replayed.stderr
 
 
@@ -117,7 +117,7 @@ def test_a_person_refuses_server_everythings_roots_and_the_recording_replays(tmp
 
     path = tmp_path / "refused.yaml"
     pty = Pty(tmp_path, "call", "get-roots-list", "--record", str(path), "--", *reference_server("everything", "stdio"))
-    while pty.child.expect([prompt("Share these roots"), pexpect.EOF], timeout=30) == 0:
+    while pty.child.expect([prompt("Share these roots"), pexpect.EOF]) == 0:
         pty.press(ESC)
     pty.child.close()
     assert pty.child.exitstatus == 0, pty.child.before
@@ -126,10 +126,10 @@ def test_a_person_refuses_server_everythings_roots_and_the_recording_replays(tmp
     refusals = [request for request in entry["unprompted"].values() if request["method"] == "roots/list"]
     assert refusals and all(request.get("source") == "interactive" and "refused" in request for request in refusals)
     assert "asked_in_flight" not in entry["received"]
-    shown = mrtr("show", str(path))
+    shown = mrtr_here("show", str(path))
     refused = "roots#1 got an error: refused by interactive: the person refused to share roots"
     assert refused in shown.stdout, shown.stdout
-    replayed = mrtr("replay", str(path), "--no-input", "--trust-target")
+    replayed = mrtr_here("replay", str(path), "--no-input", "--trust-target")
     assert replayed.code == 0, replayed.stdout + replayed.stderr
 
 
@@ -137,9 +137,9 @@ def test_the_json_report_and_show_keep_them_beside_the_round(scripted, tmp_path:
     """`--json` of the call and of `show`: the roots/list under `unprompted`, the elicitation a question."""
     path = tmp_path / "both.yaml"
     server = scripted(steps=[INIT, {**DONE, "before": [ELICIT, ROOTS]}])
-    run = mrtr("call", "t", *OLDER, *ANSWERS, "--json", "--record", str(path), *server.args())
+    run = mrtr_here("call", "t", *OLDER, *ANSWERS, "--json", "--record", str(path), *server.args())
     assert run.code == 0, run.stderr
-    shown = mrtr("show", str(path), "--json")
+    shown = mrtr_here("show", str(path), "--json")
     for document in (run.json(), shown.json()):
         jsonschema.validate(document, CONVERSATION)
         [entry] = document["rounds"]
@@ -158,14 +158,14 @@ def test_the_proxy_keeps_a_roots_list_over_stdio_beside_the_round(scripted, tmp_
     record_dir = tmp_path / "kept"
     server = scripted(steps=[INIT, {**DONE, "before": [ELICIT, ROOTS]}])
     shim = [PYTHON, "-m", "mrtr_cli", "proxy", "--record-dir", str(record_dir), "--", *server.command]
-    run = mrtr("call", "t", *OLDER, *ANSWERS, "--", *shim)
+    run = mrtr_here("call", "t", *OLDER, *ANSWERS, "--", *shim)
     assert run.code == 0, run.stderr
     [kept] = record_dir.iterdir()
     entry = yaml_loader.load_file(kept, "transcript")["rounds"][0]
     assert list(entry["received"]["asked_in_flight"]) == ["elicitation#1"]
     assert entry["unprompted"]["roots#1"]["method"] == "roots/list"
     assert entry["unprompted"]["roots#1"].get("source", "host") == "host"
-    replayed = mrtr("replay", str(kept), "--no-input", "--trust-target", "--timeout", "20")
+    replayed = mrtr_here("replay", str(kept), "--no-input", "--trust-target", "--timeout", "20")
     assert replayed.code == 0, replayed.stdout + replayed.stderr
 
 
@@ -179,13 +179,13 @@ def test_a_roots_list_on_the_calls_own_http_stream_is_its_question(tmp_path: Pat
     path = tmp_path / "roots.yaml"
     with demo_http() as url:
         target = ("--demo",) if transport == "stdio" else ("--url", url)
-        recorded = mrtr("call", "workspace_roots", *OLDER, "--root", "/tmp", "--record", str(path), *target)
+        recorded = mrtr_here("call", "workspace_roots", *OLDER, "--root", "/tmp", "--record", str(path), *target)
         assert recorded.code == 0, recorded.stderr
         entry = yaml_loader.load_file(path, "transcript")["rounds"][0]
         in_flight = entry["received"].get("asked_in_flight", {})
         assert (list(in_flight) == ["roots#1"]) is (transport == "http"), entry
         assert ("roots#1" in entry.get("unprompted", {})) is (transport == "stdio"), entry
-        replayed = mrtr("replay", str(path), *REPLAY[:2], *target)
+        replayed = mrtr_here("replay", str(path), *REPLAY[:2], *target)
         assert replayed.code == 0, replayed.stdout + replayed.stderr
 
 
@@ -197,9 +197,9 @@ def test_over_http_a_request_on_the_get_stream_is_not_the_calls(tmp_path: Path):
 
     path = tmp_path / "http.yaml"
     with everything_over_http() as url:
-        recorded = mrtr("call", "get-roots-list", "--root", "/tmp", "--no-input", "--record", str(path), "--url", url)
+        recorded = mrtr_here("call", "get-roots-list", "--root", "/tmp", "--no-input", "--record", str(path), "--url", url)
         assert recorded.code == 0, recorded.stderr
         entry = yaml_loader.load_file(path, "transcript")["rounds"][0]
         assert "asked_in_flight" not in entry["received"] and entry["unprompted"]["roots#1"]["source"] == "flag"
-        replayed = mrtr("replay", str(path), "--no-input", "--url", url)
+        replayed = mrtr_here("replay", str(path), "--no-input", "--url", url)
         assert replayed.code == 0, replayed.stdout + replayed.stderr

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import ROOT, mrtr
+from conftest import ROOT, mrtr_here
 from mrtr_cli import files
 from mrtr_cli.mcp_config import server_entry
 
@@ -26,7 +26,7 @@ from mrtr_cli.mcp_config import server_entry
     ("call", "book_table", "--demo", "--sampler", "my-llm 'x", "--no-input"),
 ])
 def test_an_open_quote_in_a_command_string_is_a_usage_error_naming_it(args):
-    run = mrtr(*args)
+    run = mrtr_here(*args)
     assert run.code == 1
     assert "unexpected failure" not in run.stderr and "ValueError" not in run.stderr
     line = run.stderr.strip().splitlines()[-1]
@@ -35,7 +35,7 @@ def test_an_open_quote_in_a_command_string_is_a_usage_error_naming_it(args):
 
 
 def test_a_last_backslash_in_a_command_string_is_named():
-    run = mrtr("call", "echo", "--stdio", "python server.py \\")
+    run = mrtr_here("call", "echo", "--stdio", "python server.py \\")
     assert run.code == 1
     assert "ends in a backslash" in run.stderr and "unexpected failure" not in run.stderr
 
@@ -58,7 +58,7 @@ def test_the_pytest_options_open_quote_fails_the_item_with_the_same_line(tmp_pat
 def test_a_misspelled_key_in_an_answers_entry_is_named_with_its_place(tmp_path: Path, entry: str, line: str):
     answers = tmp_path / "a.yaml"
     answers.write_text("answers:\n  date:\n" + entry)
-    run = mrtr("call", "book_table", "--demo", "--answers", str(answers), "--no-input")
+    run = mrtr_here("call", "book_table", "--demo", "--answers", str(answers), "--no-input")
     assert run.code == 1
     last = run.stderr.strip().splitlines()[-1]
     assert f"{answers.parent}/{line}" in last and "fix the answers file" in last
@@ -71,7 +71,7 @@ def test_a_key_given_as_null_in_an_answers_entry_is_as_if_left_out(tmp_path: Pat
         answers = tmp_path / "a.yaml"
         answers.write_text("answers:\n  date:\n" + action + "    content: {date: 2026-12-24}\n"
                            "  party:\n    content: {size: 2}\n    roots: null\n  confirm:\n    content: {confirm: true}\n")
-        runs.append(mrtr("call", "book_table", "--demo", "--answers", str(answers), "--no-input", "--json"))
+        runs.append(mrtr_here("call", "book_table", "--demo", "--answers", str(answers), "--no-input", "--json"))
     assert runs[0].code == runs[1].code == 0, runs[1].stderr
     assert runs[0].json()["result"] == runs[1].json()["result"]
     assert runs[1].json()["rounds"][0]["questions"]["date"]["response"]["action"] == "accept"
@@ -141,8 +141,8 @@ VS_CODE_CONFIG = """// VS Code's mcp.json allows comments
 def test_call_reads_a_host_config_with_comments_and_its_one_server_needs_no_name(tmp_path: Path):
     config = tmp_path / "mcp.json"
     config.write_text(VS_CODE_CONFIG % sys.executable.replace("\\", "\\\\"))
-    run = mrtr("call", "book_table", "--config", str(config), "--answer", "date.date=2026-12-24", "--answer",
-               "party.size=2", "--answer", "confirm=accept", "--no-input")
+    run = mrtr_here("call", "book_table", "--config", str(config), "--answer", "date.date=2026-12-24", "--answer",
+                    "party.size=2", "--answer", "confirm=accept", "--no-input")
     assert run.code == 0, run.stderr
     assert "Booked a table for 2" in run.stdout
 
@@ -150,7 +150,7 @@ def test_call_reads_a_host_config_with_comments_and_its_one_server_needs_no_name
 def test_several_servers_and_no_name_is_a_usage_error_naming_them(tmp_path: Path):
     config = tmp_path / "mcp.json"
     config.write_text('{"mcpServers": {"a": {"command": "x"}, // first\n "b": {"command": "y"},}}')
-    run = mrtr("list", "tools", "--config", str(config))
+    run = mrtr_here("list", "tools", "--config", str(config))
     assert run.code == 1
     assert run.stderr.strip().splitlines()[-1] == (f"✗ --config needs --server NAME: {config} has 2 servers; "
                                                    "servers in the file: a, b")
@@ -159,6 +159,6 @@ def test_several_servers_and_no_name_is_a_usage_error_naming_them(tmp_path: Path
 def test_a_broken_host_config_with_comments_is_told_at_its_place(tmp_path: Path):
     config = tmp_path / "mcp.json"
     config.write_text('{\n  // a comment\n  "servers": {"a": {"command": "x"} /* never closed\n}\n')
-    run = mrtr("list", "tools", "--config", str(config))
+    run = mrtr_here("list", "tools", "--config", str(config))
     assert run.code == 1
     assert f"{config}:3:37: the --config file is not valid JSON" in run.stderr

@@ -200,9 +200,10 @@ def slow(handler: FaultHandler, body: dict[str, Any]) -> None:
 
 
 def slow_progress(handler: FaultHandler, body: dict[str, Any]) -> None:
-    """Progress every 0.3 s for 2.4 s, then the response: more than a --timeout of 1 s in all."""
+    """Progress every 0.3 s for 3.6 s, then the response: more than a --timeout of 2 s in all, and each gap far
+    inside it (a loaded machine may stretch one)."""
     handler.head(kind="text/event-stream")
-    for _ in range(8):
+    for _ in range(12):
         handler.owner.release.wait(0.3)
         handler.wfile.write(b"data: " + json.dumps(progress_event(body)).encode() + b"\r\n\r\n")
     handler.wfile.write(b"data: " + json.dumps(complete(body, "slow but steady")).encode() + b"\r\n\r\n")
