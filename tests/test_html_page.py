@@ -167,6 +167,8 @@ def test_check_is_its_checklist_grouped_by_level(tmp_path: Path):
     rows = [(attrs["data-check"], attrs["class"]) for tag, attrs in tags if tag == "tr" and "data-check" in attrs]
     assert rows[0] == ("meta-required", "check fail")  # what fails first
     assert len({check for check, _ in rows}) == len(rows) > 20
+    assert "<h1>mrtr check · " in page_path.read_text() and "broken_server.py" in page_path.read_text().split(
+        "</h1>")[0]  # a shared page says which server it judged
     assert distinct_colours(screenshot(page_path, tmp_path, "check.png")) > 20
 
 

@@ -52,7 +52,7 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
                                          Asked(skipped, _replay_flags(probes, tool, named), probes.other_principal))
         except MrtrError as error:  # no probe ran: the report still says why
             _report_for_ci(context, [], time.monotonic() - started, report, location, error.one_line())
-            _write_page(html, [], None, error.one_line())
+            _write_page(html, server_named(target), [], None, error.one_line())
             raise
         checks = by_request(checks, skipped)  # the checks judged from another's exchange, too
         if output.json:
@@ -63,7 +63,7 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
             for line in check_lines(checks, era["line"]):
                 context.consoles.out.print(line)
         _report_for_ci(context, checks, time.monotonic() - started, report, location)
-        _write_page(html, checks, era["line"])
+        _write_page(html, server_named(target), checks, era["line"])
         failed = [c for c in checks if c.status == "fail"]
         if failed and output.json:
             context.error_line(ExitCode.PROTOCOL, f"{len(failed)} check{'s' if len(failed) != 1 else ''} failed: "
@@ -103,14 +103,16 @@ def _report_for_ci(context: Context, checks: list[Check], elapsed: float, report
         write_commands(context.consoles.err.file, lines)
 
 
-def _write_page(path: str | None, checks: list[Check], era_line: str | None, failure: str | None = None) -> None:
-    """--html FILE: the checklist grouped by level (render/html_page.py, loaded only then)."""
+def _write_page(path: str | None, server: str, checks: list[Check], era_line: str | None,
+                failure: str | None = None) -> None:
+    """--html FILE: the checklist grouped by level (render/html_page.py, loaded only then), titled with the
+    server it judges (a page is shared: it must say which server)."""
     if path is None:
         return
     from mrtr_cli.render.html_page import checklist, failure as not_run, page, write_page
 
     body = [checklist(checks, era_line or "")] if failure is None else [not_run(failure)]
-    write_page(path, page("mrtr check", body))
+    write_page(path, page(f"mrtr check · {server}", body))
 
 
 class Asked(NamedTuple):
