@@ -2,7 +2,8 @@
 checked (issue 34): a "no" is a no (`*-decline-is-no`, `*-cancel-is-no`), a state that can expire
 and is consumed at most once (`*-state-never-expires`, `*-state-age`, `*-at-most-once`), one user's
 state refused from another (`*-state-other-principal`), two conversations at once that do not mix
-(`*-conversations-isolated`). Each on tests/servers/named_bug_server.py with its bug and without,
+(`*-conversations-isolated`), a question the client withheld the capability of refused
+(`*-capability-withheld-each`). Each on tests/servers/named_bug_server.py with its bug and without,
 the prompt and the resource in one run, through the real CLI, over stdio and Streamable HTTP."""
 
 from __future__ import annotations
@@ -62,7 +63,8 @@ def test_the_careful_server_passes_every_conversation_probe_of_its_prompt_and_re
     run, found = careful
     assert run.code == 0, run.stdout
     for prefix in PREFIXES:
-        for id in ("decline-is-no", "cancel-is-no", "state-never-expires", "at-most-once", "conversations-isolated"):
+        for id in ("decline-is-no", "cancel-is-no", "state-never-expires", "at-most-once", "conversations-isolated",
+                   "capability-withheld-each"):
             assert found[prefix + id]["status"] == "pass", found[prefix + id]
         assert found[prefix + "state-other-principal"]["status"] == "skipped"  # over stdio: no second identity
     assert found["prompt-decline-is-no"]["seen"] == ("declining 'name' (round 1): another result; declining 'tone' "
@@ -72,6 +74,17 @@ def test_the_careful_server_passes_every_conversation_probe_of_its_prompt_and_re
     assert found["prompt-at-most-once"]["seen"] == ("the completing retry (round 3) sent again under a new id: "
                                                     "error -32602: requestState was already used")
     assert found["prompt-decline-is-no"]["title"].endswith("(prompts/get)")
+    assert found["resource-capability-withheld-each"]["seen"] == ("elicitation.form withheld: round 1, -32021 listing "
+                                                                  '{"elicitation": {"form": {}}}')
+
+
+def test_a_server_that_asks_what_the_client_withheld_fails_on_the_prompt_and_the_resource(answers: str):
+    run, capless = checked(answers, "--bug", "capless")
+    assert run.code == 2
+    for prefix in PREFIXES:
+        found = capless[prefix + "capability-withheld-each"]
+        assert found["status"] == "fail" and found["level"] == "MUST", found
+        assert found["seen"].startswith("elicitation.form withheld: round 1 still asks ")
 
 
 def test_the_calls_line_counts_the_conversation_probes_of_each_named_target(careful: Any):

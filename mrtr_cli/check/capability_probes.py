@@ -24,7 +24,7 @@ from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol.mrtr import required_capability
 
 CAPABILITY_WITHHELD_EACH: Probe = (
-    "capability-withheld-each", "each capability the tool asks, withheld alone, gives -32021 listing it (HTTP 400) "
+    "capability-withheld-each", "each capability its conversation asks, withheld alone, gives -32021 listing it (HTTP 400) "
     "or a conversation without it", "MUST", "basic/index#meta")
 KINDS = ("elicitation.form", "elicitation.url", "sampling", "roots")
 """The kinds of question a client declares apart, in the order they are withheld."""
@@ -49,9 +49,13 @@ class CapabilityProber:
     """The tool's conversation again, one kind withheld at a time."""
 
     def __init__(self, send: Callable[[dict[str, Any], meta.Capabilities], Reply], chain: Chain,
-                 params: dict[str, Any], status_is: Callable[[Reply, int], bool]) -> None:
+                 params: dict[str, Any], status_is: Callable[[Reply, int], bool],
+                 probe: Probe = CAPABILITY_WITHHELD_EACH, subject: str = "the tool") -> None:
         self._send = send
-        """One tools/call with its _meta made for the capabilities given."""
+        """One request of the named target with its _meta made for the capabilities given."""
+        self._probe = probe
+        """The probe as it runs on the target: the tool's, or a prompt's or resource's (check/kinds.py `on`)."""
+        self._subject = subject
         self._chain = chain
         self._params = params
         self._status_is = status_is
@@ -59,12 +63,12 @@ class CapabilityProber:
     def check(self, outcome: Outcome) -> Check:
         asked = _first_asked(outcome)
         if not asked:
-            return verdict(*CAPABILITY_WITHHELD_EACH, None, "the tool asks no question")
+            return verdict(*self._probe, None, f"{self._subject} asks no question")
         found = [self._withheld(kind, where) for kind, where in asked.items()]
         failed = [words for ok, words in found if not ok]
         if failed:
-            return verdict(*CAPABILITY_WITHHELD_EACH, False, "; ".join(failed))
-        return verdict(*CAPABILITY_WITHHELD_EACH, True, "; ".join(words for _, words in found))
+            return verdict(*self._probe, False, "; ".join(failed))
+        return verdict(*self._probe, True, "; ".join(words for _, words in found))
 
     def _withheld(self, kind: str, where: str) -> tuple[bool, str]:
         capabilities = withholding(kind)

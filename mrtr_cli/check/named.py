@@ -16,8 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.check import isolation_probe, principal_probe, refusal_probes, replay_probes
+from mrtr_cli.check import capability_probes, isolation_probe, principal_probe, refusal_probes, replay_probes
 from mrtr_cli.check.calls import Calls, total
+from mrtr_cli.check.capability_probes import CAPABILITY_WITHHELD_EACH, CapabilityProber
 from mrtr_cli.check.isolation_probe import ISOLATED, IsolationProbe
 from mrtr_cli.check.kinds import PROMPT, RESOURCE, TargetKind, kind_of, on
 from mrtr_cli.check.principal_probe import STATE_OTHER_PRINCIPAL, OtherPrincipal, PrincipalProbe
@@ -30,7 +31,7 @@ from mrtr_cli.check.tool_rounds import AskingProbes, ending, unreadable_checks, 
 from mrtr_cli.check.verdicts import Check, Probe, verdict
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.session import Outcome, Session
-from mrtr_cli.protocol import lint_rules
+from mrtr_cli.protocol import lint_rules, meta
 
 WORKFLOW = "basic/patterns/mrtr#server-requirements-basic-workflow"
 CACHING = "server/utilities/caching#cacheable-results"
@@ -51,7 +52,7 @@ RESOURCE_READ_CACHING: Probe = ("resource-read-caching", "resources/read's compl
 
 def _conversation_probes(kind: TargetKind) -> list[Probe]:
     """The tool's probes of a conversation as a whole, as they run on `kind`: in the order shown."""
-    return [on(kind, probe) for probe in (STATE_OTHER_PRINCIPAL, ISOLATED, *REFUSAL_PROBES)]
+    return [on(kind, probe) for probe in (CAPABILITY_WITHHELD_EACH, STATE_OTHER_PRINCIPAL, ISOLATED, *REFUSAL_PROBES)]
 
 
 PROMPT_CONVERSATION_PROBES = _conversation_probes(PROMPT)
@@ -68,7 +69,7 @@ def calls_of(method: str, other_principal: bool = False) -> Calls:
     """The most calls of a named prompt or resource (check/calls.py): its conversation, driven once,
     its state probes, and the tool's conversation probes that run on it (each family's own CALLS)."""
     tables = [{"the conversation": Calls(conversations=1)}, state_calls(state_probes_for(method)),
-              refusal_probes.CALLS, isolation_probe.CALLS, replay_probes.CALLS]
+              capability_probes.CALLS, refusal_probes.CALLS, isolation_probe.CALLS, replay_probes.CALLS]
     return total(tables + ([principal_probe.CALLS] if other_principal else []))
 
 
@@ -112,18 +113,21 @@ class NamedProber:
         return replays.checks(lambda: _first_answers(outcome))
 
     def _judges(self, outcome: Outcome) -> dict[Probe, Callable[[], Check]]:
-        kind, client = self.kind, self.prober.client
+        kind = self.kind
         principal = PrincipalProbe(self._retry, self._send_as, self.params, kind)
         isolation = IsolationProbe(self._retry, self._send_as, self.chain, self.params, kind)
+        capabilities = CapabilityProber(self._retry, self.chain, self.params, self.prober.status_is,
+                                        on(kind, CAPABILITY_WITHHELD_EACH), kind.subject)
         refused = {on(kind, probe): self._refusing(outcome, on(kind, probe)) for probe in REFUSAL_PROBES}
-        return {on(kind, STATE_OTHER_PRINCIPAL): lambda: principal.check(outcome, self.other),
+        return {on(kind, CAPABILITY_WITHHELD_EACH): lambda: capabilities.check(outcome),
+                on(kind, STATE_OTHER_PRINCIPAL): lambda: principal.check(outcome, self.other),
                 on(kind, ISOLATED): lambda: isolation.check(outcome, self.other), **refused}
 
     def _refusing(self, outcome: Outcome, probe: Probe) -> Callable[[], Check]:
         return lambda: refusal_checks(self.prober.client, self.params, None, outcome, probe, self.kind)
 
-    def _retry(self, retried: dict[str, Any]) -> Reply:
-        return self.prober.send(self.kind.method, {**retried, "_meta": self.prober.meta_for()})
+    def _retry(self, retried: dict[str, Any], capabilities: meta.Capabilities | None = None) -> Reply:
+        return self.prober.send(self.kind.method, {**retried, "_meta": self.prober.meta_for(capabilities=capabilities)})
 
     def _send_as(self, client: Client, params: dict[str, Any]) -> Reply:
         """One request as the --other-principal identity, on its own connection."""

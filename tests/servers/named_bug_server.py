@@ -3,7 +3,7 @@ two form questions through input_required, written from the spec's sentences on 
 conversation owes; `--bug NAME` (repeatable) breaks one of them, and without it the server keeps
 them all.
 
-    python named_bug_server.py [--bug deaf|lasting|twice|principal|shared]... [--expiry SECONDS]
+    python named_bug_server.py [--bug deaf|lasting|twice|principal|shared|capless]... [--expiry SECONDS]
                                [--once] [stdio | http]
 
 - prompt `greeting` asks a name, then a tone, and greets with both; resource `vault://report`
@@ -26,6 +26,10 @@ them all.
 - `shared` (servers keep no state between requests; a conversation's answers travel in its
   requestState): round 1's answer is kept in a global until round 2 is answered, so two
   conversations at once mix.
+- `capless` (the schema's MissingRequiredClientCapabilityError: "Returned when processing a request
+  requires a capability the client did not declare in `clientCapabilities`"): the questions are
+  asked whatever the client declared. Without it, a request whose next question is a form, from a
+  client that declared no form elicitation, is refused with -32021 naming `elicitation.form`.
 
 Every state is sealed (base64url JSON, a dot, an HMAC) and names its step; over HTTP the caller is
 the bearer token's name (tests/servers/stdlib_mcp.py); the report read is the state's user's.
@@ -54,6 +58,8 @@ USED: set[str] = set()
 SHARED: dict[str, Any] = {}
 """`--bug shared`: round 1's last answer, kept between requests (the bug)."""
 COMPLETIONS = {"count": 0}
+FORMS_DECLARED = {"now": True}
+"""Whether the request being answered declared form elicitation (set per request, in `respond`)."""
 REFUSED = {"decline": "declined", "cancel": "cancelled"}
 PROMPT = {"name": "greeting", "description": "Greets whoever answers, in the tone they choose."}
 RESOURCE = {"uri": "vault://report", "name": "report", "mimeType": "text/plain"}
@@ -91,6 +97,9 @@ def unseal(state: Any, method: str, caller: str) -> dict[str, Any]:
 
 
 def asking(method: str, step: int, data: dict[str, Any]) -> dict[str, Any]:
+    if not FORMS_DECLARED["now"] and "capless" not in BUGS:
+        raise Refused(-32021, "Missing required client capability: elicitation.form",
+                      {"requiredCapabilities": {"elicitation": {"form": {}}}})
     key, message, field = QUESTIONS[method][step - 1]
     request = {"method": "elicitation/create", "params": {"mode": "form", "message": message, "requestedSchema": {
         "type": "object", "properties": {key: field}, "required": [key]}}}
@@ -177,7 +186,8 @@ def read(params: dict[str, Any], caller: str) -> dict[str, Any]:
 
 def respond(message: dict[str, Any], caller: str) -> dict[str, Any]:
     method, params = message.get("method"), message.get("params") or {}
-    stdlib_mcp.declared(params)
+    elicitation = stdlib_mcp.declared(params).get("elicitation")
+    FORMS_DECLARED["now"] = isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
     if method == "server/discover":
         return stdlib_mcp.discover(INFO, {"prompts": {}, "resources": {}})
     lists: dict[str, dict[str, Any]] = {"prompts/list": {"prompts": [PROMPT]},
