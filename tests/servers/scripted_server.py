@@ -77,6 +77,8 @@ def respond(script: dict[str, Any], steps: Any, message: dict[str, Any]) -> None
     method = message["method"]
     if method == "server/discover":
         return discover(script, message)
+    if method == "initialize" and script.get("answered_discover"):
+        return refuse_initialize(message)
     if method.endswith("/list"):
         key = {"tools/list": "tools", "prompts/list": "prompts", "resources/list": "resources",
                "resources/templates/list": "resourceTemplates"}[method]
@@ -103,6 +105,17 @@ def discover(script: dict[str, Any], message: dict[str, Any]) -> None:
         return send({"jsonrpc": "2.0", "id": message["id"], "error": answer["error"]})
     result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, **CACHE, **answer}
     send({"jsonrpc": "2.0", "id": message["id"], "result": complete(result)})
+    script["answered_discover"] = "2024-11-05" not in result["supportedVersions"]
+
+
+def refuse_initialize(message: dict[str, Any]) -> None:
+    """A server that answered server/discover speaking only 2026-07-28 refuses the handshake, as such a server
+    must: mrtr sends initialize after it only when the answer came past --era-probe-wait (a start slowed by a
+    loaded machine), and a step spent on it would make every test depend on the 3 s probe wait."""
+    requested = message.get("params", {}).get("protocolVersion")
+    send({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32022, "message": "Unsupported protocol version",
+                                                           "data": {"supported": ["2026-07-28"],
+                                                                    "requested": requested}}})
 
 
 def complete(result: dict[str, Any]) -> dict[str, Any]:
