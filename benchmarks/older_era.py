@@ -70,9 +70,9 @@ def _era_decision(era: str) -> tuple[float, float]:
     from mrtr_cli.commands.common import client_settings, era_flags
     from mrtr_cli.conversation import era as era_module
     from mrtr_cli.conversation.client import Client
-    from mrtr_cli.events import Broadcast
-    from mrtr_cli.options import TargetOptions
-    from mrtr_cli.target import resolve_target
+    from mrtr_cli.conversation.events import Broadcast
+    from mrtr_cli.definition.options import TargetOptions
+    from mrtr_cli.targets.target import resolve_target
 
     options = TargetOptions(command=(PY, str(HERE / "older_server.py")), protocol_era=era)
     target = resolve_target(options)

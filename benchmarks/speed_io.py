@@ -98,7 +98,7 @@ def requests_per_second(url: str, calls: list[tuple[str, dict]], count: int = RE
 
 def transcripts(folder: Path, count: int) -> list[Path]:
     """`count` transcripts of the benchmark server's `ask` (one question), each with its own arguments."""
-    from mrtr_cli import yaml_dumper, yaml_loader
+    from mrtr_cli.fileio import yaml_dumper, yaml_loader
 
     first = folder / "ask.yaml"
     subprocess.run(mrtr_call(["--stdio", " ".join(SERVER), "--record", str(first)], "ask", 1), check=True,

@@ -1,5 +1,5 @@
 """The console script `mrtr`: `--version` answers at once, `--help` and a usual call without typer
-(commands/fast_help.py, fast_call.py); anything else loads the command line."""
+(fast_paths/fast_help.py, fast_call.py); anything else loads the command line."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from mrtr_cli import __version__
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from mrtr_cli.environment import Environment
+    from mrtr_cli.process.environment import Environment
 
 
 def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
@@ -23,14 +23,14 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if env is None:
         return _main(args)
-    from mrtr_cli import environment
+    from mrtr_cli.process import environment
 
     demo: Callable[[], object] | None = None
     if env.demo_in_memory:
         from mrtr_cli.commands import in_memory
 
         demo = in_memory.demo_transport
-    from mrtr_cli import signals
+    from mrtr_cli.process import signals
 
     with environment.installed(env, demo):
         try:
@@ -47,12 +47,12 @@ def _main(args: list[str]) -> int:
         from mrtr_cli.load.first import import_locust
 
         import_locust()  # it monkey-patches ssl, socket and threading: before anything imports them
-    from mrtr_cli import signals, workflow_commands
+    from mrtr_cli.process import signals, workflow_commands
 
     if threading.current_thread() is threading.main_thread():
         signals.install()  # signals reach the main thread alone; a run on another has none of its own
     if args[:1] == ["demo-server"]:  # the fast path: no typer, no rich (--demo starts one per run)
-        from mrtr_cli.commands import fast_call
+        from mrtr_cli.fast_paths import fast_call
 
         serving = fast_call.parse_demo_server(args[1:])
         if serving is not None:
@@ -64,19 +64,19 @@ def _main(args: list[str]) -> int:
 
 
 def _run(args: list[str]) -> int:
-    """`--help`, and a usual call, read or prompt, without typer (commands/fast_help.py and
+    """`--help`, and a usual call, read or prompt, without typer (fast_paths/fast_help.py and
     fast_call.py); anything else through it."""
     if args[:1] == ["help"] and not any(arg.startswith("-") for arg in args):
-        from mrtr_cli.commands import fast_help
+        from mrtr_cli.fast_paths import fast_help
 
         return fast_help.run_help(args[1:])
     if _asks_for_help(args[-1:]):
-        from mrtr_cli.commands import fast_help
+        from mrtr_cli.fast_paths import fast_help
 
         code = fast_help.run(args)
         if code is not None:
             return code
-    from mrtr_cli.commands import fast_call  # the command line imports it too, for `--`
+    from mrtr_cli.fast_paths import fast_call  # the command line imports it too, for `--`
 
     code = fast_call.run(args)
     if code is not None:
@@ -88,7 +88,7 @@ def _run(args: list[str]) -> int:
 
 def _asks_for_help(words: list[str]) -> bool:
     """Whether `words` hold the help option (option_table.py's `HELP`, which loads nothing heavy)."""
-    from mrtr_cli.option_table import HELP
+    from mrtr_cli.definition.option_table import HELP
 
     return any(word in HELP for word in words)
 

@@ -163,7 +163,7 @@ class HungUp(Interrupted):
 
 
 class Signalled(KeyboardInterrupt):
-    """Raised in the main thread when SIGTERM or SIGHUP arrives (mrtr_cli/signals.py).
+    """Raised in the main thread when SIGTERM or SIGHUP arrives (mrtr_cli/process/signals.py).
 
     A KeyboardInterrupt, so that it unwinds exactly as Ctrl-C does: the request is cancelled,
     the transcript finished, the server shut down. `interruption` turns it into its error.

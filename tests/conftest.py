@@ -68,7 +68,7 @@ def mrtr_here(*args: str, env: dict[str, str] | None = None, stdin: str = "", te
     run reaches the next (test_in_process.py holds it). `terminal`: all three streams say they are one.
     `merged`: stdout and stderr are one stream, as `2>&1` makes them (the Run's stdout holds both)."""
     from mrtr_cli.entry import main
-    from mrtr_cli.environment import Environment
+    from mrtr_cli.process.environment import Environment
 
     stdout = _text_stream()
     stderr = stdout if merged else _text_stream()

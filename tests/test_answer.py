@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import PYTHON, ROOT, mrtr
-from mrtr_cli import yaml_dumper
+from mrtr_cli.fileio import yaml_dumper
 from mrtr_cli.transcript import model, paused
 from peers import http_server
 from pty_session import ENTER, Pty, prompt

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from conftest import elicit
-from mrtr_cli import validation
+from mrtr_cli.forms import validation
 from mrtr_cli.forms import formats
 from mrtr_cli.answering.answers_file import AnswersFileAnswerer, load_answers_file
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.forms.fields import Field, form_fields
-from mrtr_cli.validation import check_value, complete_form
+from mrtr_cli.forms.validation import check_value, complete_form
 from mrtr_cli.answering.questions import Chain, Question, Response
 from mrtr_cli.answering.scripted import (
     FlagAnswerer,
@@ -20,10 +20,10 @@ from mrtr_cli.answering.scripted import (
     SamplingReplyAnswerer,
     root_entry,
 )
-from mrtr_cli.arguments import prompt_arguments, tool_arguments
+from mrtr_cli.definition.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.forms.coercion import coerce_text, declared_types
 from mrtr_cli.errors import IncompleteError, UsageError
-from mrtr_cli.options import AnsweringOptions
+from mrtr_cli.definition.options import AnsweringOptions
 
 SCHEMA = {
     "type": "object",

@@ -11,7 +11,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
-from mrtr_cli import validation
+from mrtr_cli.forms import validation
 from mrtr_cli.answering.answers_file import SCHEMA
 from mrtr_cli.answering.answers_shape import certainly_fits
 

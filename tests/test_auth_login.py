@@ -20,7 +20,7 @@ from conftest import ROOT, mrtr_here
 from helpers import kept
 from peers import demo_http, oauth_http
 from mrtr_cli.entry import main
-from mrtr_cli.environment import Environment
+from mrtr_cli.process.environment import Environment
 
 BROWSER = shlex.join([sys.executable, str(ROOT / "tests" / "headless_browser.py")])
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mrtr_cli import config_dir
+from mrtr_cli.config import config_dir
 from mrtr_cli.auth import store
 from mrtr_cli.auth.store import Login, TokenStore, canonical_resource, file_name
 

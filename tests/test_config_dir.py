@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from mrtr_cli import config_dir
+from mrtr_cli.config import config_dir
 from mrtr_cli.auth.store import Login, TokenStore
 from mrtr_cli.errors import UsageError
 
@@ -91,7 +91,7 @@ def test_without_an_absolute_home_or_xdg_directory_platformdirs_decides(monkeypa
 
 
 def test_platformdirs_is_imported_only_when_the_platform_directory_is_asked_for(tmp_path):
-    code = ("import sys; from mrtr_cli import config_dir; from mrtr_cli.auth.store import TokenStore; "
+    code = ("import sys; from mrtr_cli.config import config_dir; from mrtr_cli.auth.store import TokenStore; "
             "TokenStore().logins(); print('platformdirs' in sys.modules, config_dir.location())")
     env = {**os.environ, "MRTR_CONFIG_DIR": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)

@@ -15,7 +15,7 @@ from conftest import ROOT
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.commands.common import make_context
 from mrtr_cli.commands.conversation_builder import build
-from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
+from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
 
 PACKAGE = ROOT / "mrtr_cli"

@@ -1,5 +1,5 @@
-"""`mrtr call`, `read` and `prompt` parsed without typer (commands/fast_call.py): it and typer's
-options are built from the one table (mrtr_cli/option_table.py), every usual command line is parsed
+"""`mrtr call`, `read` and `prompt` parsed without typer (fast_paths/fast_call.py): it and typer's
+options are built from the one table (mrtr_cli/definition/option_table.py), every usual command line is parsed
 to the very Options typer builds, anything unusual is left to typer, and a usual call loads no typer
 at all."""
 
@@ -17,8 +17,8 @@ from conftest import PYTHON, ROOT, mrtr_here
 from mrtr_cli.cli import run as typer_run
 from mrtr_cli.cli.subcommands import command_for
 from mrtr_cli.commands import call as call_command
-from mrtr_cli.commands import fast_call
-from mrtr_cli.option_table import PANELS, TABLE
+from mrtr_cli.fast_paths import fast_call
+from mrtr_cli.definition.option_table import PANELS, TABLE
 
 SAMPLES = {"--timeout": "2.5", "--era-probe-wait": "0.5", "--auth-timeout": "1e3", "--max-message-size": "512K",
            "--log-level": "warning", "--color": "never", "--max-rounds": "0", "--protocol-era": "older",
@@ -64,11 +64,12 @@ def test_both_parsers_are_built_from_the_one_table(command: str):
 
 PLANTED = """
 import sys
-from mrtr_cli import option_table
+from mrtr_cli.definition import option_table
 planted = option_table.Option(("--planted",), "output", "strict", "flag", "A planted flag, in both parsers.")
 if sys.argv[1] == "plant":
     option_table.TABLE = (*option_table.TABLE, planted)
-from mrtr_cli.commands import call, fast_call
+from mrtr_cli.commands import call
+from mrtr_cli.fast_paths import fast_call
 from mrtr_cli.cli import run
 fast = fast_call.parse(["read", "file:///x", "--planted"])
 print("fast:", fast and fast[3].strict)

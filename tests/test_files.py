@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, mrtr_here
-from mrtr_cli import files, yaml_dumper, yaml_loader
+from mrtr_cli.fileio import files, yaml_dumper, yaml_loader
 from mrtr_cli.answering.answers_file import load_answers_file
 from mrtr_cli.errors import UsageError
 

@@ -5,7 +5,7 @@ script. Each run is bounded well under the --timeout (60 s) these once waited ou
 from __future__ import annotations
 
 from conftest import PYTHON, ROOT, mrtr_here
-from mrtr_cli.target_kinds import scriptless
+from mrtr_cli.targets.target_kinds import scriptless
 
 ECHO_LOOP = ["bash", "-c", 'while IFS= read -r line; do printf "%s\\n" "$line"; done']
 INIT = {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},

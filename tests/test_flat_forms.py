@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mrtr_cli import validation
+from mrtr_cli.forms import validation
 from mrtr_cli.forms import flat_forms
 from mrtr_cli.server.demo import TOOLS
 from mrtr_cli.server.demo_tools import ALL_FIELDS, ALL_FIELDS_REQUIRED

@@ -48,13 +48,13 @@ def test_a_one_round_call_over_http_looks_up_the_folder_without_platformdirs_and
     code = ("import sys\nfrom mrtr_cli.entry import main\n"
             "code = main(sys.argv[1:])\n"
             "print(code, sorted(m for m in sys.modules if m.startswith(('platformdirs', 'fcntl', "
-            "'mrtr_cli.kept_tasks', 'mrtr_cli.config_dir'))))\n")
+            "'mrtr_cli.config.kept_tasks', 'mrtr_cli.config.config_dir'))))\n")
     with demo_http() as url:
         done = subprocess.run([sys.executable, "-c", code, "call", "summarize", "--sampling-reply", "Short.", "--no-input",
                                "--url", url], capture_output=True, text=True, cwd=ROOT, timeout=60,
                               env={**env, "HOME": str(home)})
     loaded = done.stdout.strip().splitlines()[-1]
-    expected = "['mrtr_cli.config_dir']" if sys.platform == "linux" else "['mrtr_cli.config_dir', 'platformdirs'"
+    expected = "['mrtr_cli.config.config_dir']" if sys.platform == "linux" else "['mrtr_cli.config.config_dir', 'platformdirs'"
     assert loaded.startswith(f"0 {expected}"), done.stdout + done.stderr
     assert not home.exists()  # the folder was looked for, not made
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import Chain, Question, Response
 from mrtr_cli.answering.scripted import FlagAnswerer

@@ -1,4 +1,4 @@
-"""Every `--help` drawn without typer (commands/fast_help.py) is the page typer's command line draws
+"""Every `--help` drawn without typer (fast_paths/fast_help.py) is the page typer's command line draws
 (cli/help_page.py), and loads neither typer, click nor rich.
 
 Both are built from the same tables (command_table.py, option_table.py); here the pages are held
@@ -20,8 +20,8 @@ from mrtr_cli.cli import help_page as typers_page
 from mrtr_cli.cli import run as typer_run
 from mrtr_cli.cli.option_groups import click_module
 from mrtr_cli.cli.subcommands import command_for
-from mrtr_cli.command_table import APP, CommandGroup, find
-from mrtr_cli.commands import fast_help
+from mrtr_cli.definition.command_table import APP, CommandGroup, find
+from mrtr_cli.fast_paths import fast_help
 
 
 def every_path(group: CommandGroup = APP, path: tuple[str, ...] = ()) -> list[list[str]]:
@@ -112,7 +112,7 @@ def test_a_mistake_still_gets_typers_message():
 
 
 def test_help_to_a_closed_pipe_is_exit_141_without_typer():
-    code = ("import os, sys\nr, w = os.pipe()\nos.close(r)\nos.dup2(w, 1)\nfrom mrtr_cli.commands import fast_help\n"
+    code = ("import os, sys\nr, w = os.pipe()\nos.close(r)\nos.dup2(w, 1)\nfrom mrtr_cli.fast_paths import fast_help\n"
             "code = fast_help.run(['call', '--help'])\n"
             "print(code, sorted({m.split('.')[0] for m in sys.modules} & {'typer', 'click'}), file=sys.stderr)")
     done = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=60, cwd=ROOT)

@@ -12,11 +12,11 @@ import pytest
 
 from conftest import ROOT, mrtr_here
 from mrtr_cli.cli import run as typer_run
-from mrtr_cli.commands import fast_call
+from mrtr_cli.fast_paths import fast_call
 from mrtr_cli.conversation.instances import Replicas
-from mrtr_cli.options import TargetOptions
-from mrtr_cli.target import Endpoint
-from mrtr_cli.target_kinds import HttpTarget
+from mrtr_cli.definition.options import TargetOptions
+from mrtr_cli.targets.target import Endpoint
+from mrtr_cli.targets.target_kinds import HttpTarget
 from peers import demo_http
 
 BOOK = ("--answers", str(ROOT / "examples" / "book_table.yaml"))

@@ -15,7 +15,7 @@ import pytest
 from cli_spawns import _spawns_itself, all_test_files, spawning_files
 from conftest import mrtr_here
 from mrtr_cli.entry import main
-from mrtr_cli.environment import Environment
+from mrtr_cli.process.environment import Environment
 from mrtr_cli.transport.base import Deadline, Frame, TransportTimeout
 from mrtr_cli.transport.memory import MemoryTransport
 from mrtr_cli.commands.in_memory import demo_transport

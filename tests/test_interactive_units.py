@@ -12,7 +12,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from conftest import elicit
 from mrtr_cli.forms.fields import Field, form_fields, outside_subset
-from mrtr_cli.validation import typed_input
+from mrtr_cli.forms.validation import typed_input
 from mrtr_cli.answering.interactive import InteractiveAnswerer
 from mrtr_cli.answering.questions import Question, Refusal, Response
 from mrtr_cli.answering.save import answers_document

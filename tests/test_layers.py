@@ -19,14 +19,14 @@ PACKAGE = ROOT / "mrtr_cli"
 OWNERS = {
     "httpx": {"transport/http/"},
     "questionary": {"answering/interactive.py"},
-    "prompt_toolkit": {"answering/interactive.py", "line_editor.py"},  # questions; the shell's command line
-    "yaml": {"yaml_loader.py", "yaml_dumper.py"},
-    "jsonschema": {"validation.py"},
-    "referencing": {"validation.py"},
+    "prompt_toolkit": {"answering/interactive.py", "commands/line_editor.py"},  # questions; the shell's command line
+    "yaml": {"fileio/yaml_loader.py", "fileio/yaml_dumper.py"},
+    "jsonschema": {"forms/validation.py"},
+    "referencing": {"forms/validation.py"},
     "typer": {"cli/"},
     "click": {"cli/"},
     "rich": {"render/"},
-    "platformdirs": {"config_dir.py"},
+    "platformdirs": {"config/config_dir.py"},
     "authlib": {"auth/oauth.py"},
     "joserfc": {"auth/oauth.py"},
     "xml": {"render/junit.py"},
@@ -36,8 +36,8 @@ OWNERS = {
     "_pytest": {"pytest_plugin.py"},
 }
 """Who may import each outside library: modules, or every module under a folder (ending in /)."""
-STDLIB_ONLY = ("protocol/", "text.py", "yaml_emitters.py", "forms/formats.py", "forms/flat_forms.py", "forms/wording.py",
-               "answering/answers_shape.py", "option_table.py", "command_table.py")
+STDLIB_ONLY = ("protocol/", "text.py", "fileio/yaml_emitters.py", "forms/formats.py", "forms/flat_forms.py", "forms/wording.py",
+               "answering/answers_shape.py", "definition/option_table.py", "definition/command_table.py")
 
 
 def imports(path: Path) -> set[str]:
@@ -128,7 +128,7 @@ def _compares_a_kind(node: ast.Compare) -> bool:
     return kind_of and bool(names & TARGET_KINDS)
 
 
-TARGET_MODULES = (PACKAGE / "target.py", PACKAGE / "target_kinds.py")
+TARGET_MODULES = (PACKAGE / "targets/target.py", PACKAGE / "targets/target_kinds.py")
 """The kinds (target_kinds.py) and resolving a target from flags, files and transcripts (target.py)."""
 
 
@@ -139,7 +139,7 @@ def test_only_the_target_modules_tell_target_kinds_apart(path: Path):
 
 
 @pytest.mark.parametrize("source", [
-    "from mrtr_cli.target import HttpTarget, resolve_target\n",
+    "from mrtr_cli.targets.target import HttpTarget, resolve_target\n",
     "if isinstance(target, StdioTarget):\n    pass\n",
     "over_http = type(target) is target_module.HttpTarget\n",
     "def f(target: DemoTarget) -> None: ...\n",
@@ -152,7 +152,7 @@ def test_the_kind_rule_catches_each_way_of_telling_kinds_apart(source: str):
 
 
 def test_the_kind_rule_lets_targets_be_asked():
-    source = ('from mrtr_cli.target import Target, resolve_target\n'
+    source = ('from mrtr_cli.targets.target import Target, resolve_target\n'
               'if target.mirrors_headers and scheme == "http" and field.kind == "choice":\n    pass\n'
               'entry = target.transcript_entry()\n')
     assert target_kind_leaks(source) == []
@@ -222,55 +222,45 @@ safe, and the package's version. They import nothing of ours but each other."""
 ALLOWED_IMPORTS: dict[str, set[str]] = {
     # the front doors
     "__main__.py": {"entry.py"},
-    "entry.py": {"cli/", "commands/", "load/first.py", "signals.py", "workflow_commands.py", "environment.py",
-                 "option_table.py"},
-    "environment.py": {"transport/"},
+    "entry.py": {"cli/", "commands/", "fast_paths/", "load/first.py", "definition/option_table.py", "process/"},
     "pytest_plugin.py": {"commands/"},
-    # the command line, and the commands
-    "cli/": {"commands/", "load/", "render/", "options.py", "option_table.py", "command_table.py"},
-    "commands/": {"answering/", "auth/", "check/", "conversation/", "forms/", "proxy/", "render/", "server/", "transcript/",
-                  "transport/", "protocol/", "target.py", "arguments.py", "options.py", "events.py", "files.py",
-                  "yaml_loader.py", "yaml_dumper.py", "validation.py", "workflow_commands.py", "signals.py",
-                  "mcp_config.py", "option_table.py", "command_table.py", "kept_tasks.py", "line_editor.py"},
+    # the command line, and the commands: a usual run read without typer, any other through it
+    "fast_paths/": {"render/", "definition/options.py", "definition/option_table.py", "definition/command_table.py",
+                    "commands/"},
+    "cli/": {"commands/", "fast_paths/", "load/", "render/", "definition/options.py", "definition/option_table.py",
+             "definition/command_table.py"},
+    "commands/": {"answering/", "auth/", "check/", "conversation/", "forms/", "proxy/", "render/", "server/",
+                  "transcript/", "transport/", "protocol/", "targets/target.py", "fileio/files.py",
+                  "fileio/yaml_loader.py", "fileio/yaml_dumper.py", "process/workflow_commands.py",
+                  "process/signals.py", "targets/mcp_config.py", "definition/", "config/"},
     # `mrtr load` and TranscriptUser: replay's machinery on Locust (which it alone imports)
-    "load/": {"commands/", "transcript/", "target.py", "options.py", "events.py", "files.py"},
-    "target.py": {"target_kinds.py", "transport/", "protocol/", "mcp_config.py", "options.py"},
-    "target_kinds.py": {"auth/", "transport/", "options.py"},
-    "arguments.py": {"forms/", "files.py"},
+    "load/": {"commands/", "transcript/", "targets/target.py", "definition/options.py", "conversation/events.py",
+              "fileio/files.py"},
+    # which server the commands talk to
+    "targets/": {"transport/", "protocol/", "definition/options.py", "auth/", "fileio/files.py", "forms/validation.py"},
     # the parts the commands put together: render/ draws what the others hand it
     "render/": {"answering/", "auth/", "check/", "conversation/", "forms/", "proxy/", "transcript/", "protocol/",
-                "events.py", "kept_tasks.py"},
-    "server/": {"transcript/", "protocol/", "validation.py"},
-    "proxy/": {"answering/", "conversation/", "transcript/", "transport/", "protocol/", "events.py", "files.py",
-               "validation.py", "yaml_dumper.py", "signals.py", "jsonc_spans.py"},
-    "check/": {"answering/", "auth/", "conversation/", "transport/", "protocol/", "events.py", "validation.py",
-               "jsonc_spans.py"},
-    "transcript/": {"answering/", "conversation/", "protocol/", "target.py", "arguments.py", "options.py", "events.py",
-                    "files.py", "yaml_loader.py", "yaml_dumper.py", "validation.py", "signals.py"},
-    "conversation/": {"answering/", "forms/", "transport/", "protocol/", "events.py", "signals.py"},
-    "answering/": {"forms/", "protocol/", "options.py", "validation.py", "yaml_loader.py", "yaml_dumper.py"},
-    "forms/": {"protocol/"},
-    "auth/": {"transport/", "config_dir.py", "options.py"},
+                "config/kept_tasks.py"},
+    "server/": {"transcript/", "protocol/", "forms/validation.py"},
+    "proxy/": {"answering/", "conversation/", "transcript/", "transport/", "protocol/", "fileio/files.py",
+               "forms/validation.py", "fileio/yaml_dumper.py", "process/signals.py", "fileio/jsonc_spans.py"},
+    "check/": {"answering/", "auth/", "conversation/", "transport/", "protocol/", "forms/validation.py",
+               "fileio/jsonc_spans.py"},
+    "transcript/": {"answering/", "conversation/", "protocol/", "targets/target.py", "definition/arguments.py",
+                    "definition/options.py", "fileio/files.py", "fileio/yaml_loader.py", "fileio/yaml_dumper.py",
+                    "forms/validation.py", "process/signals.py"},
+    "conversation/": {"answering/", "forms/", "transport/", "protocol/", "process/signals.py"},
+    "answering/": {"forms/", "protocol/", "definition/options.py", "fileio/yaml_loader.py", "fileio/yaml_dumper.py"},
+    "forms/": {"protocol/", "fileio/files.py"},
+    "auth/": {"transport/", "config/config_dir.py", "definition/options.py"},
     # moving text, and the wire's rules
     "transport/": {"protocol/headers.py", "protocol/meta.py", "protocol/jsonrpc.py"},
     "protocol/": set(),
-    # shared modules below the parts
-    "mcp_config.py": {"files.py", "validation.py"},
-    "validation.py": {"forms/", "protocol/", "files.py"},
-    "yaml_loader.py": {"files.py"},
-    "yaml_dumper.py": {"yaml_emitters.py"},
-    "events.py": {"protocol/"},
-    "option_table.py": {"options.py", "protocol/choices.py", "transport/base.py"},
-    "command_table.py": {"protocol/choices.py"},
-    "options.py": {"protocol/"},
-    "files.py": set(),
-    "jsonc_spans.py": set(),
-    "config_dir.py": set(),
-    "kept_tasks.py": {"config_dir.py"},
-    "line_editor.py": {"config_dir.py"},
-    "signals.py": set(),
-    "yaml_emitters.py": set(),
-    "workflow_commands.py": set(),
+    # shared folders below the parts: the command line declared, files, the config folder, the process
+    "definition/": {"forms/", "fileio/files.py", "transport/base.py", "protocol/"},
+    "fileio/": set(),
+    "config/": set(),
+    "process/": {"transport/"},
     "errors.py": {"exit_codes.py"},
     "exit_codes.py": set(),
     "text.py": set(),
@@ -347,11 +337,11 @@ def test_each_known_exception_is_still_in_the_code():
 @pytest.mark.parametrize("relative, source", [
     ("protocol/x.py", "from mrtr_cli import render\n"),
     ("protocol/x.py", "import mrtr_cli.render.timeline\n"),
-    ("protocol/x.py", "from mrtr_cli.files import load_json\n"),
+    ("protocol/x.py", "from mrtr_cli.fileio.files import load_json\n"),
     ("transport/x.py", "def f():\n    from mrtr_cli.conversation.client import Client\n"),
     ("transport/x.py", "from mrtr_cli.protocol.mrtr import MRTR_METHODS\n"),
-    ("conversation/x.py", "if TYPE_CHECKING:\n    from mrtr_cli.target import Target\n"),
-    ("conversation/x.py", "from mrtr_cli import files, events\n"),
+    ("conversation/x.py", "if TYPE_CHECKING:\n    from mrtr_cli.targets.target import Target\n"),
+    ("conversation/x.py", "from mrtr_cli.fileio import files; from mrtr_cli.conversation import events\n"),
     ("answering/x.py", "from mrtr_cli.transcript.model import Transcript\n"),
     ("render/x.py", "from ..cli import run\n"),
     ("newfolder/x.py", "import json\n"),
@@ -361,8 +351,8 @@ def test_the_layer_rule_catches_an_upward_import(relative: str, source: str):
 
 
 def test_the_layer_rule_lets_imports_point_down():
-    source = ("from mrtr_cli.commands import call\nimport mrtr_cli.render.help\nfrom mrtr_cli import errors, options\n"
-              "def f():\n    from mrtr_cli.option_table import TABLE\n    from mrtr_cli.cli import help_page\n")
+    source = ("from mrtr_cli.commands import call\nimport mrtr_cli.render.help\nfrom mrtr_cli import errors; from mrtr_cli.definition import options\n"
+              "def f():\n    from mrtr_cli.definition.option_table import TABLE\n    from mrtr_cli.cli import help_page\n")
     assert upward_imports("cli/x.py", source) == []
 
 

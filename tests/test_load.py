@@ -79,8 +79,8 @@ def test_locust_is_imported_before_httpx_and_anything_of_mrtr(shared_pair):
                           capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr[-2000:]
     names = [line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")]
-    first = {name: names.index(name) for name in ("locust", "httpx", "mrtr_cli.signals", "mrtr_cli.cli")}
-    assert first["locust"] < min(first["httpx"], first["mrtr_cli.signals"], first["mrtr_cli.cli"]), first
+    first = {name: names.index(name) for name in ("locust", "httpx", "mrtr_cli.process.signals", "mrtr_cli.cli")}
+    assert first["locust"] < min(first["httpx"], first["mrtr_cli.process.signals"], first["mrtr_cli.cli"]), first
 
 
 def test_a_call_never_imports_locust_or_gevent():
@@ -274,7 +274,7 @@ def test_ctrl_c_ends_the_run_with_the_summary_and_130(shared_pair):
 
 
 def test_run_time_reads_durations_as_locust_writes_them(shared_pair):
-    from mrtr_cli.options import duration
+    from mrtr_cli.definition.options import duration
 
     assert [duration(text) for text in ("30s", "5m", "1h", "2.5")] == [30.0, 300.0, 3600.0, 2.5]
     with pytest.raises(ValueError, match="is not a duration: give seconds, or a number with s, m or h"):
@@ -304,7 +304,7 @@ def test_weights_reach_the_users_plan_and_the_master_sends_them():
 import locust, tempfile, pathlib
 from mrtr_cli.load.running import plan_of
 from mrtr_cli.load.distributed import plan_message, plan_from_message
-from mrtr_cli.options import AnsweringOptions, LoadingOptions, TargetOptions
+from mrtr_cli.definition.options import AnsweringOptions, LoadingOptions, TargetOptions
 target = TargetOptions(url="http://127.0.0.1:1/mcp")
 plan = plan_of(({BOOK!r}, {TWO!r}), (), LoadingOptions(weights=({TWO + "=3"!r},)), (), target, AnsweringOptions())
 sent = plan_from_message(plan_message(plan, target.url, None), pathlib.Path(tempfile.mkdtemp()), target,
@@ -364,7 +364,7 @@ def test_think_and_spawn_rate_reach_locust():
 import locust
 from mrtr_cli.commands.common import make_context
 from mrtr_cli.load.running import plan_of, start, user_class
-from mrtr_cli.options import AnsweringOptions, LoadingOptions, OutputOptions, TargetOptions
+from mrtr_cli.definition.options import AnsweringOptions, LoadingOptions, OutputOptions, TargetOptions
 from locust.env import Environment
 for loading in (LoadingOptions(users=3, think=0.25, spawn_rate=1.5), LoadingOptions(users=3)):
     plan = plan_of(({BOOK!r},), (), loading, (), TargetOptions(url="http://127.0.0.1:1/mcp"), AnsweringOptions())

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PYTHON, ROOT, mrtr_here
-from mrtr_cli.command_table import APP, CommandGroup
+from mrtr_cli.definition.command_table import APP, CommandGroup
 from mrtr_cli.commands import help_topics
 
 BUILD_ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}  # Material's notice of its successor, on every build

@@ -16,11 +16,12 @@ from hypothesis import strategies as st
 from conftest import Scripted, elicit, input_required
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.conversation.client import Client, ClientSettings
-from mrtr_cli.options import AnsweringOptions
+from mrtr_cli.definition.options import AnsweringOptions
 from mrtr_cli.protocol.meta import ClientIdentity
 from mrtr_cli.conversation.session import Outcome, Session
 from mrtr_cli.transport.stdio import StdioTransport
-from mrtr_cli import events, yaml_dumper
+from mrtr_cli.conversation import events
+from mrtr_cli.fileio import yaml_dumper
 from mrtr_cli.answering.questions import Question, Response
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.recorded_answerer import RecordedAnswerer

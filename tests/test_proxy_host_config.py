@@ -16,7 +16,7 @@ from conftest import PYTHON, mrtr_here
 from peers import StdioPeer, converse
 from mrtr_cli.errors import UsageError
 from mrtr_cli.proxy.host_config import Wrapping, entry_node, unwrap_text, wrap_text
-from mrtr_cli.jsonc_spans import value_of
+from mrtr_cli.fileio.jsonc_spans import value_of
 
 VS_CODE = """{
 \t// VS Code's mcp.json: comments, trailing commas, inputs

@@ -237,8 +237,8 @@ def test_options_that_cannot_apply_a_bad_upstream_and_a_busy_port_are_one_line_a
 def test_each_option_name_is_one_entry_of_each_command() -> None:
     """`--json` and `--strict` name two entries each (the output options; `mrtr proxy`'s), never of the
     same command."""
-    from mrtr_cli.command_table import AUTH, COMMANDS, TASKS
-    from mrtr_cli.option_table import BY_NAME, SHARED_NAMES, TABLE, of_group
+    from mrtr_cli.definition.command_table import AUTH, COMMANDS, TASKS
+    from mrtr_cli.definition.option_table import BY_NAME, SHARED_NAMES, TABLE, of_group
 
     commands = [*COMMANDS, *AUTH.commands, *TASKS.commands]
     for command in commands:

@@ -18,7 +18,7 @@ import xmlschema
 
 from conftest import PYTHON, ROOT, mrtr_here
 from peers import HttpPeer, StdioPeer, converse, demo_http, request
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.lint_rules import CLIENT_RULES, SPEC
 from mrtr_cli.proxy.judge import ClientJudge

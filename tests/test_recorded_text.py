@@ -27,7 +27,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import mrtr_here
-from mrtr_cli import events, signals, yaml_dumper, yaml_emitters, yaml_loader
+from mrtr_cli.conversation import events
+from mrtr_cli.process import signals
+from mrtr_cli.fileio import yaml_dumper, yaml_emitters, yaml_loader
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import Signalled, UsageError
 from mrtr_cli.render import json_report

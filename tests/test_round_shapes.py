@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from conftest import ROOT
-from mrtr_cli import events, yaml_dumper
+from mrtr_cli.conversation import events
+from mrtr_cli.fileio import yaml_dumper
 from mrtr_cli.answering.sources import SOURCES
 from mrtr_cli.render.json_report import conversation
 from mrtr_cli.transcript import model

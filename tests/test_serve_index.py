@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import PYTHON, ROOT, mrtr_here
-from mrtr_cli import yaml_dumper, yaml_loader
+from mrtr_cli.fileio import yaml_dumper, yaml_loader
 from mrtr_cli.server.app import Call, RpcError
 from mrtr_cli.server.dispatcher import Dispatcher
 from mrtr_cli.server.mock import MockApp

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.answering.scripted import FlagAnswerer
 from mrtr_cli.conversation.server_requests import CallAsked, ServerRequests

@@ -12,10 +12,10 @@ import pytest
 from mrtr_cli.conversation.eras import ModernEra
 from mrtr_cli.conversation.preparation import Preparation, prepare_call
 from mrtr_cli.errors import ProtocolError, ServerError, UsageError
-from mrtr_cli.options import TargetOptions
-from mrtr_cli.target import (demo_command, options_from_entry, parse_headers, read_env_file, recorded_command,
-                             resolve_target)
-from mrtr_cli.target_kinds import DemoTarget, HttpTarget, StdioTarget
+from mrtr_cli.definition.options import TargetOptions
+from mrtr_cli.targets.target import (demo_command, options_from_entry, parse_headers, read_env_file, recorded_command,
+                                     resolve_target)
+from mrtr_cli.targets.target_kinds import DemoTarget, HttpTarget, StdioTarget
 
 
 def test_stdio_forms():

@@ -15,9 +15,9 @@ import pytest
 import yaml
 
 from conftest import PYTHON, ROOT, SERVERS, mrtr_here
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.commands.task_keeper import TaskKeeper
-from mrtr_cli.kept_tasks import KeptTask, TaskStore
+from mrtr_cli.config.kept_tasks import KeptTask, TaskStore
 from peers import http_server
 from pty_session import CTRL_C, Pty, words
 
@@ -155,7 +155,7 @@ def test_the_store_keeps_what_it_can_trust_and_bounds_what_a_server_said(tmp_pat
 KEEPER = """
 import sys, time
 from pathlib import Path
-from mrtr_cli.kept_tasks import KeptTask, TaskStore
+from mrtr_cli.config.kept_tasks import KeptTask, TaskStore
 store, which = TaskStore(Path(sys.argv[1])), sys.argv[2]
 for number in range(15):
     store.keep(KeptTask(f"t-{which}-{number}", "http://example.com/mcp", "tools/call", "x", "working", None,

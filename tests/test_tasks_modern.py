@@ -16,14 +16,14 @@ import pytest
 import yaml
 
 from conftest import PYTHON, ROOT, SERVERS, mrtr_here
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering.chain import build_chain
 from mrtr_cli.commands.common import client_settings, connect, make_context
 from mrtr_cli.conversation.session import Session
 from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.errors import ProtocolError
-from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
-from mrtr_cli.target import Endpoint, resolve_target
+from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, TargetOptions
+from mrtr_cli.targets.target import Endpoint, resolve_target
 from mrtr_cli.protocol import lint_rules, meta, tasks
 from peers import ALL_CAPABILITIES, HttpPeer, http_server, request
 

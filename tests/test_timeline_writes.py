@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.answering.scripted import FlagAnswerer
 from mrtr_cli.conversation.client import Client, ClientSettings

@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 from conftest import ROOT, mrtr_here
-from mrtr_cli import yaml_loader
+from mrtr_cli.fileio import yaml_loader
 from mrtr_cli.transcript import model
 
 CONVERSATION = json.loads((ROOT / "docs" / "json" / "conversation.schema.json").read_text())

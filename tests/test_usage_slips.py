@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT, mrtr_here
-from mrtr_cli import files
-from mrtr_cli.mcp_config import server_entry
+from mrtr_cli.fileio import files
+from mrtr_cli.targets.mcp_config import server_entry
 
 
 @pytest.mark.parametrize("args", [

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.conversation.stopwatch import Stopwatch
 from mrtr_cli.conversation.waiting import Waiting
 from mrtr_cli.protocol import jsonrpc

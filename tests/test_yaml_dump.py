@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, mrtr_here
-from mrtr_cli import yaml_dumper, yaml_emitters, yaml_loader
+from mrtr_cli.fileio import yaml_dumper, yaml_emitters, yaml_loader
 
 RECORDINGS = sorted((ROOT / "recordings").glob("*.yaml"))
 BENCH_SERVER = f"{sys.executable} {ROOT / 'benchmarks' / 'server.py'}"

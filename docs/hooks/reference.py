@@ -1,5 +1,5 @@
 """The manual's option reference, written while MkDocs builds (mkdocs.yml `hooks:`): one page per command
-of mrtr_cli/command_table.py, each from the page `mrtr COMMAND --help` shows (commands/fast_help.py's
+of mrtr_cli/definition/command_table.py, each from the page `mrtr COMMAND --help` shows (fast_paths/fast_help.py's
 `help_page`, built from the command and option tables). One source: the help and the manual cannot
 disagree, and no generated page is committed.
 """
@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the checkout's m
 
 from mkdocs.structure.files import File, Files  # noqa: E402
 
-from mrtr_cli.command_table import APP, CommandGroup, find  # noqa: E402
-from mrtr_cli.commands.fast_help import help_page  # noqa: E402
+from mrtr_cli.definition.command_table import APP, CommandGroup, find  # noqa: E402
+from mrtr_cli.fast_paths.fast_help import help_page  # noqa: E402
 from mrtr_cli.commands.help_topics import reference_page  # noqa: E402
 from mrtr_cli.render.help import ARGUMENTS, COMMANDS, Row  # noqa: E402
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from mrtr_cli import validation
+from mrtr_cli.forms import validation
 from mrtr_cli.answering import answers_shape, sources
 from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Decision, Question, Response
 from mrtr_cli.answering.scripted import elicit_response, sampling_response, sampling_result
@@ -23,7 +23,7 @@ SCHEMA = Path(__file__).with_name("answers.schema.json")
 def load_answers_file(path: str) -> AnswersFile:
     """The answers file at `path`, checked against its schema before anything runs (by answers_shape;
     by jsonschema only when that finds it broken, to say how)."""
-    from mrtr_cli import yaml_loader  # loaded only with --answers
+    from mrtr_cli.fileio import yaml_loader  # loaded only with --answers
 
     located = yaml_loader.load_located(path, "answers file")
     if located.node is None:

@@ -14,7 +14,7 @@ from mrtr_cli.answering.scripted import (
     SamplingReplyAnswerer,
 )
 from mrtr_cli.errors import UsageError
-from mrtr_cli.options import AnsweringOptions
+from mrtr_cli.definition.options import AnsweringOptions
 
 if TYPE_CHECKING:  # answers_file.py (and its validation) loads only for --answers or answers=
     from mrtr_cli.answering.answers_file import AnswersFile

@@ -17,7 +17,7 @@ from typing import Any
 import questionary
 from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 
-from mrtr_cli import validation
+from mrtr_cli.forms import validation
 from mrtr_cli.forms.fields import Field, form_fields, outside_subset
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import ELICIT, SAMPLE, Parked, Question, Refusal, Response, Decision

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import yaml_dumper
+from mrtr_cli.fileio import yaml_dumper
 from mrtr_cli.forms.fields import form_fields
 from mrtr_cli.errors import UsageError
 

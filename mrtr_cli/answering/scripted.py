@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlparse
 
-from mrtr_cli.validation import complete_form
+from mrtr_cli.forms.validation import complete_form
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.answer_flags import ACTIONS, parse_flag, typed_fields, value_not_an_action
 from mrtr_cli.answering.questions import ELICIT, ROOTS, SAMPLE, Question, Refusal, Response, Decision
 from mrtr_cli.errors import UsageError
-from mrtr_cli.options import command_words
+from mrtr_cli.definition.options import command_words
 from mrtr_cli.protocol.per_value import PerValue
 from mrtr_cli.text import safe_line
 

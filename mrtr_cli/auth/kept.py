@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from mrtr_cli.auth.identity import Preset
     from mrtr_cli.auth.machine import MachineCredentials
     from mrtr_cli.transport.base import Fetch
-    from mrtr_cli.options import TargetOptions
+    from mrtr_cli.definition.options import TargetOptions
 
 
 class KeptTokenFirst:

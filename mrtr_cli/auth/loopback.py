@@ -18,7 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
 from mrtr_cli.errors import AuthError, UsageError
-from mrtr_cli.options import command_words
+from mrtr_cli.definition.options import command_words
 from mrtr_cli.text import safe_line
 
 CALLBACK_PATH = "/callback"

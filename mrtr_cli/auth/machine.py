@@ -18,7 +18,7 @@ import stat
 from typing import Any, NamedTuple
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.options import TargetOptions
+from mrtr_cli.definition.options import TargetOptions
 
 SECRET_VARIABLE = "MRTR_CLIENT_SECRET"
 """The environment variable that holds the secret of --client-credentials."""

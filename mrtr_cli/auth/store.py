@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from mrtr_cli import config_dir
+from mrtr_cli.config import config_dir
 from mrtr_cli.errors import UsageError
 
 FORMAT_VERSION = 1

@@ -11,7 +11,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.eras import Era, era_named

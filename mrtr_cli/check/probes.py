@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.errors import ProtocolError, RequestTimeout
 from mrtr_cli.check.exact_headers import EXACT_HEADER_PROBES, ExactHeaderProber

@@ -24,7 +24,7 @@ import string
 from collections.abc import Iterator
 from typing import Any, Literal, NamedTuple
 
-from mrtr_cli.jsonc_spans import JsoncError, Node, parse
+from mrtr_cli.fileio.jsonc_spans import JsoncError, Node, parse
 
 Alphabet = Literal["json", "base64", "base64url"]
 """How a JSON document sits in a state: as it is, or as base64 (or base64url) of its UTF-8."""

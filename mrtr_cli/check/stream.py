@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.check.verdicts import Check, Probe, short, verdict
 from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.text import safe_line
@@ -102,7 +102,7 @@ class StreamWatch:
 
     def validate_so_far(self) -> None:
         """Validate the messages kept until now, ahead of `schema_check` (while a probe would only wait)."""
-        from mrtr_cli.validation import wire_problems
+        from mrtr_cli.forms.validation import wire_problems
 
         self.validated += [wire_problems(json.loads(raw), method, SCHEMA) for raw, method in
                            self.kept[len(self.validated):]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.check.verdicts import Check, Probe, ProbeFailed, short, verdict
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.protocol import jsonrpc

@@ -1,9 +1,9 @@
 """The command line: parse, build typed options, call one function, return its exit code.
 
 The only package that imports typer (and the click it runs on). option_groups.py builds typer's
-parameters from mrtr_cli/option_table.py and mrtr_cli/command_table.py, where each option and each
+parameters from mrtr_cli/definition/option_table.py and mrtr_cli/definition/command_table.py, where each option and each
 command is declared once; subcommands.py holds the app and its commands. A usual `--help`, `call`,
-`read`, `prompt` or `demo-server` never comes here (commands/fast_help.py, fast_call.py); help after
+`read`, `prompt` or `demo-server` never comes here (fast_paths/fast_help.py, fast_call.py); help after
 a mistake, and every message about one, still does.
 """
 
@@ -14,7 +14,7 @@ import typer
 
 from mrtr_cli.cli.option_groups import click_module
 from mrtr_cli.cli.subcommands import app, command_for
-from mrtr_cli.commands.fast_call import cut_server
+from mrtr_cli.fast_paths.fast_call import cut_server
 
 __all__ = ["app", "run"]
 
@@ -56,7 +56,7 @@ def _message(error: Any, args: List[str]) -> Tuple[str, str]:
 
 def _no_value(name: str, args: List[str]) -> str:
     """click's parser found option `name` last, its value missing (click knows no command then)."""
-    from mrtr_cli.option_table import BY_NAME
+    from mrtr_cli.definition.option_table import BY_NAME
 
     option = BY_NAME.get(name)
     shape = option.metavar if option is not None and option.metavar else "VALUE"
@@ -65,7 +65,7 @@ def _no_value(name: str, args: List[str]) -> str:
 
 def _command_path(args: List[str]) -> List[str]:
     """The command `args` name (`auth login`), as far as the command table knows it."""
-    from mrtr_cli.command_table import find
+    from mrtr_cli.definition.command_table import find
 
     words = [arg for arg in args if not arg.startswith("-")]
     return next(words[:count] for count in range(len(words), -1, -1) if find(words[:count]) is not None)

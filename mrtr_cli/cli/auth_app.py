@@ -2,7 +2,7 @@
 
 A typer sub-app, added to the main app as `auth`. Each command loads its module when it runs, so
 nothing of OAuth (the auth package, platformdirs, authlib) loads with `mrtr --help`. A new
-command is an entry of `AUTH` in mrtr_cli/command_table.py (its help, arguments and option groups)
+command is an entry of `AUTH` in mrtr_cli/definition/command_table.py (its help, arguments and option groups)
 and one more function here decorated with `@command_of(auth_app, command_named("auth NAME"))`.
 (No `from __future__ import annotations` here: typer reads these annotations at runtime.)
 """
@@ -11,8 +11,8 @@ from typing import Optional
 
 from mrtr_cli.cli.help_command import group_app
 from mrtr_cli.cli.option_groups import command_of
-from mrtr_cli.command_table import AUTH, command_named
-from mrtr_cli.options import LogoutOptions, OutputOptions, TargetOptions
+from mrtr_cli.definition.command_table import AUTH, command_named
+from mrtr_cli.definition.options import LogoutOptions, OutputOptions, TargetOptions
 
 auth_app = group_app(AUTH)
 

@@ -1,7 +1,7 @@
 """The message for words a command has no place for, and what to do when they spilled out of
 `--stdio`: `mrtr call greet --stdio python server.py` gave `--stdio` the word `python` alone, and
 left `server.py` over. cli/help_command.py's commands call `message` when click's parse leaves words
-over; the fast parser (commands/fast_call.py) leaves such a command line to typer.
+over; the fast parser (fast_paths/fast_call.py) leaves such a command line to typer.
 """
 
 import shlex

@@ -8,7 +8,7 @@ from typing import Any, List, Optional
 import typer
 import typer.core
 
-from mrtr_cli.option_table import HELP
+from mrtr_cli.definition.option_table import HELP
 
 
 class HelpCommand(typer.core.TyperCommand):

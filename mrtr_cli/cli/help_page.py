@@ -1,5 +1,5 @@
 """mrtr's own `--help` as typer's command line shows it: what cli/help_command.py's click classes
-hand to render/help.py. (A usual `--help` is drawn without typer, by commands/fast_help.py, from the
+hand to render/help.py. (A usual `--help` is drawn without typer, by fast_paths/fast_help.py, from the
 same tables; tests/test_help_fast.py holds the two pages equal.)
 
 typer's rich help (typer.rich_utils) imports rich.markdown and rich.traceback and lays out a rich

@@ -1,5 +1,5 @@
-"""typer's parameters for the options of mrtr_cli/option_table.py and the arguments of
-mrtr_cli/command_table.py, and the group builders that turn them into Options objects.
+"""typer's parameters for the options of mrtr_cli/definition/option_table.py and the arguments of
+mrtr_cli/definition/command_table.py, and the group builders that turn them into Options objects.
 
 Each option is declared once, in the table; here each entry becomes a typer option (`typer_option`:
 its names, metavar, help, panel, and a click type that reads the value with the table's reader), and
@@ -15,8 +15,8 @@ from typing import Annotated, Any, Callable, Dict, List, Optional
 
 import typer
 
-from mrtr_cli.command_table import Argument, Command
-from mrtr_cli.option_table import BY_NAME, GROUPS, PANELS, TEXT, Option, Reader, of_group
+from mrtr_cli.definition.command_table import Argument, Command
+from mrtr_cli.definition.option_table import BY_NAME, GROUPS, PANELS, TEXT, Option, Reader, of_group
 
 
 def click_module() -> Any:

@@ -1,7 +1,7 @@
 """The typer app and its commands: each parses, builds Options, calls one function in commands/.
 
-Each command's name, help, arguments and option groups are its entry in mrtr_cli/command_table.py,
-its options mrtr_cli/option_table.py's (`command` builds typer's parameters from them); a function
+Each command's name, help, arguments and option groups are its entry in mrtr_cli/definition/command_table.py,
+its options mrtr_cli/definition/option_table.py's (`command` builds typer's parameters from them); a function
 here receives the arguments by name and each group's Options by the group's name.
 
 Commands load their module when they run. Only the command being run is built into a click
@@ -16,11 +16,10 @@ import typer
 from mrtr_cli import __version__
 from mrtr_cli.cli.help_command import HELP_CONTEXT, HelpGroup
 from mrtr_cli.cli.option_groups import command_of, named
-from mrtr_cli.command_table import APP, Command, command_named
-from mrtr_cli.options import (AnsweringOptions, ArgumentOptions, CallOptions, LoadingOptions, OutputOptions,
-                              PausedOptions, ProbeOptions,
-                              ProxyOptions, RecordingOptions, ReplayingOptions, ReportOptions, ServingOptions,
-                              TargetOptions, TaskOptions)
+from mrtr_cli.definition.command_table import APP, Command, command_named
+from mrtr_cli.definition.options import (AnsweringOptions, ArgumentOptions, CallOptions, LoadingOptions, OutputOptions,
+                                         PausedOptions, ProbeOptions, ProxyOptions, RecordingOptions, ReplayingOptions,
+                                         ReportOptions, ServingOptions, TargetOptions, TaskOptions)
 
 APP_SETTINGS: Dict[str, Any] = dict(
     name="mrtr",
@@ -165,7 +164,7 @@ def proxy(*, proxying: ProxyOptions, serving: ServingOptions, target: TargetOpti
 
 @command(command_named("help"))
 def help_(*, command: Optional[List[str]]) -> int:
-    from mrtr_cli.commands import fast_help
+    from mrtr_cli.fast_paths import fast_help
 
     return fast_help.run_help(command or [])
 

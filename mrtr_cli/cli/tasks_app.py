@@ -1,14 +1,14 @@
 """`mrtr tasks ...`: the tasks mrtr keeps the ids of.
 
 A typer sub-app, added to the main app as `tasks`, built as cli/auth_app.py is: each command is an
-entry of `TASKS` in mrtr_cli/command_table.py and a function here; each loads its module when it runs.
+entry of `TASKS` in mrtr_cli/definition/command_table.py and a function here; each loads its module when it runs.
 (No `from __future__ import annotations` here: typer reads these annotations at runtime.)
 """
 
 from mrtr_cli.cli.help_command import group_app
 from mrtr_cli.cli.option_groups import command_of
-from mrtr_cli.command_table import TASKS, command_named
-from mrtr_cli.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions, TaskOptions
+from mrtr_cli.definition.command_table import TASKS, command_named
+from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions, TaskOptions
 
 tasks_app = group_app(TASKS)
 

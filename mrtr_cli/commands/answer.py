@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import __version__, files
+from mrtr_cli import __version__
+from mrtr_cli.fileio import files
 from mrtr_cli.commands.call import people_to_ask, say_how_to_continue, show_outcome
 from mrtr_cli.commands.common import Context, guarded, warn_unused_flags
 from mrtr_cli.commands.conversation_builder import Connection, build, corrected, failed, unsent
@@ -23,12 +24,12 @@ from mrtr_cli.commands.hops import REPLICA_HINT, RESTART_HINT
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.errors import HopRefused, MrtrError, ServerError, UsageError
-from mrtr_cli.events import Broadcast, EraChosen, Observer
+from mrtr_cli.conversation.events import Broadcast, EraChosen, Observer
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions
+from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import header_params
-from mrtr_cli.target import http_url, resolve_target
+from mrtr_cli.targets.target import http_url, resolve_target
 from mrtr_cli.transcript import model, paused as pausing
 from mrtr_cli.transcript.recorder import TranscriptBuilder, utc_now
 from mrtr_cli.transcript.redact import Redaction

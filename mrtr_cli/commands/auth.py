@@ -13,7 +13,7 @@ from mrtr_cli.auth.store import Login, TokenStore
 from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import OutputOptions
+from mrtr_cli.definition.options import OutputOptions
 from mrtr_cli.render import auth_lines
 
 VERSION = 1

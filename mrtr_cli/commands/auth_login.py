@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import OutputOptions, TargetOptions
+from mrtr_cli.definition.options import OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import standard_headers
-from mrtr_cli.target import login_authorizer, resolve_target
+from mrtr_cli.targets.target import login_authorizer, resolve_target
 from mrtr_cli.text import safe_line
 from mrtr_cli.transport.base import AuthNote, WireInfo
 

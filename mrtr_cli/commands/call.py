@@ -12,14 +12,15 @@ from mrtr_cli.commands.common import Context, guarded, person_answerer, person_a
     warn_unused_flags
 from mrtr_cli.commands.conversation_builder import Conversation, Finish, Live, build, hold, request_params
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions, TaskOptions
+from mrtr_cli.definition.options import (AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions,
+                                         TaskOptions)
 from mrtr_cli.render.outcome import failure_message, print_outcome
 from mrtr_cli.conversation.eras import era_named
 from mrtr_cli.conversation.session import Outcome, Session
-from mrtr_cli.target import Target
+from mrtr_cli.targets.target import Target
 
 if TYPE_CHECKING:
-    from mrtr_cli.kept_tasks import KeptTask  # loaded only where a task is kept or resumed
+    from mrtr_cli.config.kept_tasks import KeptTask  # loaded only where a task is kept or resumed
 
 
 def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,

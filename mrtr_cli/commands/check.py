@@ -6,10 +6,10 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from mrtr_cli import files
+from mrtr_cli.fileio import files
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.questions import Chain
-from mrtr_cli.arguments import tool_arguments
+from mrtr_cli.definition.arguments import tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, guarded, server_named
 from mrtr_cli.commands.conversation_builder import Conversation, build, request_params
 from mrtr_cli.conversation.instances import Instances
@@ -17,7 +17,8 @@ from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UsageError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.conversation.lists import unlisted_hint
 from mrtr_cli.conversation.preparation import Preparation, prepare_call
-from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, ProbeOptions, ReportOptions, TargetOptions
+from mrtr_cli.definition.options import (AnsweringOptions, CallOptions, OutputOptions, ProbeOptions, ReportOptions,
+                                         TargetOptions)
 from mrtr_cli.check import authorization, older
 from mrtr_cli.check.catalog import skipped_by_request
 from mrtr_cli.check.probes import Check, Prober
@@ -31,7 +32,7 @@ from mrtr_cli.check.subscriptions import LISTEN_PROBES, listen_checks
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.check.verdicts import Probe, by_request, status_counts, verdict, without_http_status
 from mrtr_cli.render.check_lines import calls_line, check_lines
-from mrtr_cli.target import Target, logs_in_as_machine, parse_headers
+from mrtr_cli.targets.target import Target, logs_in_as_machine, parse_headers
 
 
 def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
@@ -88,7 +89,7 @@ def _report_for_ci(context: Context, checks: list[Check], elapsed: float, report
     """The JUnit report (--junit), the SARIF log (--sarif, at `location`), and GitHub Actions
     annotations on stderr when run there; the XML and SARIF code loads only when asked for."""
     from mrtr_cli.render.annotations import check_annotations, error_annotation
-    from mrtr_cli.workflow_commands import in_github_actions, write_commands
+    from mrtr_cli.process.workflow_commands import in_github_actions, write_commands
 
     if report.junit:
         from mrtr_cli.render.junit import check_suite, write_report

@@ -13,15 +13,15 @@ from mrtr_cli import __version__
 from mrtr_cli.answering.questions import Answerer, Chain
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.errors import MrtrError, interruption
-from mrtr_cli.events import Broadcast
+from mrtr_cli.conversation.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, pipe_closed
 from mrtr_cli.conversation.linter import Linter
-from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
+from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.render.console import Consoles, make_consoles, write_long
 from mrtr_cli.render.diagnostics import error_lines, missing_arguments_warning, warning_line
 from mrtr_cli.render.timeline import Timeline
-from mrtr_cli.target import Endpoint, Target
+from mrtr_cli.targets.target import Endpoint, Target
 
 if TYPE_CHECKING:
     from mrtr_cli.conversation.era import EraFlags

@@ -23,10 +23,11 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
-from mrtr_cli import events, files
+from mrtr_cli.conversation import events
+from mrtr_cli.fileio import files
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.answering.questions import AT_TERMINAL, Answerer, Chain
-from mrtr_cli.arguments import prompt_arguments, tool_arguments
+from mrtr_cli.definition.arguments import prompt_arguments, tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, connect
 from mrtr_cli.commands.hops import Plan, plan, routed
 from mrtr_cli.commands.task_interrupt import settle, show_unfinished, watch_tasks
@@ -36,13 +37,13 @@ from mrtr_cli.conversation.preparation import Preparation, after_failure
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.errors import MrtrError, UsageError, interruption
-from mrtr_cli.options import AnsweringOptions, CallOptions, RecordingOptions, TargetOptions, TaskOptions
+from mrtr_cli.definition.options import AnsweringOptions, CallOptions, RecordingOptions, TargetOptions, TaskOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import NAMED_METHODS
-from mrtr_cli.target import Endpoint, Target, http_url, resolve_target
+from mrtr_cli.targets.target import Endpoint, Target, http_url, resolve_target
 
 if TYPE_CHECKING:
-    from mrtr_cli.kept_tasks import KeptTask  # loaded only where a task is kept or resumed
+    from mrtr_cli.config.kept_tasks import KeptTask  # loaded only where a task is kept or resumed
 
 Connection = Callable[[ClientSettings, Chain], AbstractContextManager[tuple[Client, Optional[Instances]]]]
 """How a conversation reaches its server, given the client's settings and the chain that answers the

@@ -11,13 +11,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.commands.call import hold_conversation
 from mrtr_cli.commands.common import make_context
 from mrtr_cli.commands.conversation_builder import build
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import MrtrError
-from mrtr_cli.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
+from mrtr_cli.definition.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
 from mrtr_cli.render.json_report import conversation
 
 

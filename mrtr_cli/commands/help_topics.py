@@ -4,7 +4,7 @@ The pages are the manual's source, docs/**/*.md (the site mkdocs.yml builds): an
 carries them as mrtr_cli/manual/ (setup.py copies them there), and a checkout (an editable install)
 reads its own docs/. A topic is a page's path without `.md` (`eras`, `commands/recordings`), or its
 last part alone when no other page and no command has that name (`recordings`): a command's name
-is the command's help (commands/fast_help.py asks here only for a word that names none).
+is the command's help (fast_paths/fast_help.py asks here only for a word that names none).
 Standard library only, besides mrtr's own; loaded only for a word that names no command.
 """
 
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import mrtr_cli
-from mrtr_cli.command_table import APP, CommandGroup
+from mrtr_cli.definition.command_table import APP, CommandGroup
 
 PACKAGE = Path(mrtr_cli.__file__).resolve().parent
 PACKAGED = PACKAGE / "manual"

@@ -19,8 +19,8 @@ from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.instances import (REPLICA, REPLICA_HINT, RESTART, RESTART_HINT, Instances, Replicas,
                                              RestartingServer, Restarts)
 from mrtr_cli.errors import UsageError
-from mrtr_cli.options import TargetOptions
-from mrtr_cli.target import Endpoint
+from mrtr_cli.definition.options import TargetOptions
+from mrtr_cli.targets.target import Endpoint
 
 __all__ = ["REPLICA", "REPLICA_HINT", "RESTART", "RESTART_HINT", "Plan", "plan", "refuse_outside_a_conversation",
            "routed"]

@@ -13,11 +13,11 @@ from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.commands.hops import refuse_outside_a_conversation
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions, TaskOptions
+from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, TargetOptions, TaskOptions
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.headers import split_tools
 from mrtr_cli.render.listing import discovery_lines, excluded_tool_line, print_listing
-from mrtr_cli.target import resolve_target
+from mrtr_cli.targets.target import resolve_target
 
 if TYPE_CHECKING:
     from mrtr_cli.commands.conversation_builder import Conversation

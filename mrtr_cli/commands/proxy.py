@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.errors import UsageError, interruption
-from mrtr_cli.options import OutputOptions, ProxyOptions
+from mrtr_cli.definition.options import OutputOptions, ProxyOptions
 from mrtr_cli.proxy.conversation import ConversationStart
 from mrtr_cli.proxy.conversations import Conversations
 from mrtr_cli.proxy.record_dir import RecordDir

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mrtr_cli import files
+from mrtr_cli.fileio import files
 from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.commands.proxy import Captures, ShownTimeline
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import OutputOptions, ProxyOptions, RecordingOptions, ReportOptions
+from mrtr_cli.definition.options import OutputOptions, ProxyOptions, RecordingOptions, ReportOptions
 from mrtr_cli.protocol.lint_rules import CLIENT_RULES
 from mrtr_cli.proxy.judge import ClientJudge
 from mrtr_cli.proxy.watching import Crossed, Watcher

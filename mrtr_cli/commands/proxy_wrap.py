@@ -10,7 +10,7 @@ from pathlib import Path
 from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import OutputOptions, ProxyOptions
+from mrtr_cli.definition.options import OutputOptions, ProxyOptions
 
 
 def run(proxying: ProxyOptions, http: str | None, config: str | None, server: str | None,

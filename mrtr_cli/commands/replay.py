@@ -11,7 +11,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli import events, files, yaml_dumper
+from mrtr_cli.conversation import events
+from mrtr_cli.fileio import files, yaml_dumper
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.chain import AnswerFlags
 from mrtr_cli.commands.common import (Context, era_flags, guarded, make_context, server_named, person_answerer,
@@ -19,9 +20,9 @@ from mrtr_cli.commands.common import (Context, era_flags, guarded, make_context,
 from mrtr_cli.commands.conversation_builder import build, failed, unsent
 from mrtr_cli.commands.replay_jobs import STOPPED, Replayed, replay_many
 from mrtr_cli.errors import HopRefused, MrtrError, ProtocolError, UsageError, interruption
-from mrtr_cli.events import Broadcast
+from mrtr_cli.conversation.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, decide
-from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions, TaskOptions
+from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, TargetOptions, TaskOptions
 from mrtr_cli.render.diagnostics import warning_line
 from mrtr_cli.render.replay_report import load_lines, summary_table, verdict_lines
 from mrtr_cli.conversation.client import Client
@@ -29,7 +30,7 @@ from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.conversation.era import asks_for_handshake, leaves_spoken
 from mrtr_cli.conversation.eras import Era
 from mrtr_cli.conversation.preparation import prepare_call
-from mrtr_cli.target import resolve_target, sharing_server
+from mrtr_cli.targets.target import resolve_target, sharing_server
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.recorded_answerer import RecordedAnswerer
 from mrtr_cli.transcript.across_eras import compare_conversations
@@ -377,7 +378,7 @@ def _report_for_ci(context: Context, verdicts: list[ReplayVerdict], options: Rep
     stderr when run there; the XML and SARIF code loads only when asked for."""
     junit = options.junit
     from mrtr_cli.render.annotations import replay_annotations
-    from mrtr_cli.workflow_commands import in_github_actions, write_commands
+    from mrtr_cli.process.workflow_commands import in_github_actions, write_commands
 
     if junit:
         from mrtr_cli.render.junit import replay_suite, write_report

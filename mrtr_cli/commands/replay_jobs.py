@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
 
-from mrtr_cli import signals
+from mrtr_cli.process import signals
 from mrtr_cli.errors import Interrupted, interruption
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.transcript.replay_verdict import Failure, ReplayVerdict, folded

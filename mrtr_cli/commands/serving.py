@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from mrtr_cli.errors import UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import ServingOptions
+from mrtr_cli.definition.options import ServingOptions
 from mrtr_cli.server.app import App
 from mrtr_cli.server.dispatcher import Dispatcher
 from mrtr_cli.server.state import Sealer, key_from_text
@@ -58,7 +58,7 @@ def serve(app: App, http: str | None, sealer: Sealer | None = None, tasks: bool 
 
 def demo_server_fast(options: ServingOptions) -> int:
     """`mrtr demo-server` without building the command line (no typer, no rich: `--demo` starts one
-    per run); its options read by commands/fast_call.py's `parse_demo_server`."""
+    per run); its options read by fast_paths/fast_call.py's `parse_demo_server`."""
     try:
         return run_demo_server(options.http, options.conformance_fixtures, options.state_key)
     except KeyboardInterrupt as raised:  # Ctrl-C, SIGTERM or SIGHUP while serving stdio

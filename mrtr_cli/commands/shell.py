@@ -22,7 +22,7 @@ from mrtr_cli.commands.common import Context, guarded, make_context, person_at_t
 from mrtr_cli.commands.shell_session import ShellOptions, ShellSession, opened
 from mrtr_cli.errors import MrtrError, UsageError, interruption
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions, TaskOptions
+from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, RecordingOptions, TargetOptions, TaskOptions
 from mrtr_cli.protocol.choices import LIST_METHODS
 
 PROMPT = "mrtr> "
@@ -79,7 +79,7 @@ class Shell:
         if self.record_dir is not None:
             record = str(self.record_dir.directory / transcript_name(call.method, subject, self.record_dir.taken))
         elif person_at_terminal() and not self.options.recording.record:  # Park writes it there
-            from mrtr_cli.line_editor import parked_folder
+            from mrtr_cli.commands.line_editor import parked_folder
 
             park = str(parked_folder() / transcript_name(call.method, subject, self.parked_names))
         code = self.session.converse(call, self.options, record, park)
@@ -279,7 +279,7 @@ def _scripted(shell: Shell, lines: Any) -> ExitCode:
 
 def _at_terminal(shell: Shell, context: Context) -> ExitCode:
     """Commands typed at the prompt until `exit` or Ctrl-D; Ctrl-C cancels what runs, not the shell."""
-    from mrtr_cli.line_editor import LineEditor
+    from mrtr_cli.commands.line_editor import LineEditor
 
     editor = LineEditor(shell.complete)
     for line in _typed(editor):

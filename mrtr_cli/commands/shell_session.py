@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering.chain import AnswerFlags
 from mrtr_cli.answering.questions import Chain, Parked
 from mrtr_cli.commands.common import Context, make_context
@@ -27,11 +27,11 @@ from mrtr_cli.conversation.server_requests import ServerRequests
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import MrtrError, UsageError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import (AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions,
-                              TaskOptions)
+from mrtr_cli.definition.options import (AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions,
+                                         TaskOptions)
 from mrtr_cli.protocol.choices import LIST_METHODS
 from mrtr_cli.render.diagnostics import warning_line
-from mrtr_cli.target import Endpoint, Target, resolve_target
+from mrtr_cli.targets.target import Endpoint, Target, resolve_target
 
 if TYPE_CHECKING:
     from mrtr_cli.commands.answer import Holding
@@ -272,8 +272,8 @@ class Parking:
             return None  # nothing parked; or a task's question, which waits on its server, not in a file
         from pathlib import Path
 
-        from mrtr_cli import yaml_dumper
-        from mrtr_cli.line_editor import keep_parked
+        from mrtr_cli.fileio import yaml_dumper
+        from mrtr_cli.commands.line_editor import keep_parked
 
         builder, path = self.builder, Path(self.park)
         assert builder.top is not None
@@ -339,7 +339,7 @@ def opened(context: Context, options: TargetOptions, shell: ShellOptions) -> Ite
 def _listening(client: Client, target: Target, lists: Lists) -> ListStream | None:
     """In 2026-07-28 over HTTP, the subscriptions/listen stream on which the server says a list changed (for the
     lists it says change); None when none is opened."""
-    from mrtr_cli.target import http_url
+    from mrtr_cli.targets.target import http_url
 
     filters = listen_filters((client.era.said or {}).get("capabilities"))
     if client.era.handshake or http_url(target) is None or not filters:

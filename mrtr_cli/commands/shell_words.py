@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.option_table import TABLE, Option
-from mrtr_cli.options import CallOptions
+from mrtr_cli.definition.option_table import TABLE, Option
+from mrtr_cli.definition.options import CallOptions
 from mrtr_cli.protocol.choices import LIST_METHODS
 
 

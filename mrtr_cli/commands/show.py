@@ -6,11 +6,11 @@ mrtr's own failures (an unreadable transcript) go to stderr.
 
 from __future__ import annotations
 
-from mrtr_cli import files
+from mrtr_cli.fileio import files
 from mrtr_cli.render import json_report
 from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.options import OutputOptions, RecordingOptions
+from mrtr_cli.definition.options import OutputOptions, RecordingOptions
 from mrtr_cli.render.outcome import print_outcome
 from mrtr_cli.render.timeline import Timeline
 from mrtr_cli.transcript import model

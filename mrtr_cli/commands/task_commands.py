@@ -18,13 +18,13 @@ from mrtr_cli.commands.common import Context, client_settings, connect, endpoint
 from mrtr_cli.commands.task_interrupt import unknown_task
 from mrtr_cli.errors import ProtocolError, ServerError, UsageError
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.kept_tasks import KeptTask, TaskStore, said, said_or_none
-from mrtr_cli.options import OutputOptions, TargetOptions
+from mrtr_cli.config.kept_tasks import KeptTask, TaskStore, said, said_or_none
+from mrtr_cli.definition.options import OutputOptions, TargetOptions
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.render import kept_task_lines as task_lines
 from mrtr_cli.render.result_texts import result_texts
 from mrtr_cli.render.styled_line import StyledLine
-from mrtr_cli.target import Target, http_url, names_a_server, resolve_target
+from mrtr_cli.targets.target import Target, http_url, names_a_server, resolve_target
 from mrtr_cli.text import safe_line
 
 VERSION = 1

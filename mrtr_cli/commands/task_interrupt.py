@@ -18,13 +18,13 @@ from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.conversation.task_follower import TaskFailed, TaskTimedOut
 from mrtr_cli.errors import Interrupted, MrtrError, ProtocolError, ServerError
-from mrtr_cli.options import CallOptions, TaskOptions
+from mrtr_cli.definition.options import CallOptions, TaskOptions
 from mrtr_cli.protocol import jsonrpc, tasks
-from mrtr_cli.target import Target, http_url
+from mrtr_cli.targets.target import Target, http_url
 from mrtr_cli.text import safe_line
 
 if TYPE_CHECKING:  # kept_tasks loads once a server makes a task (or `tasks resume` comes back to one)
-    from mrtr_cli.kept_tasks import KeptTask, TaskStore
+    from mrtr_cli.config.kept_tasks import KeptTask, TaskStore
 
 CANCEL_TIMEOUT = 5.0
 """The longest tasks/cancel is waited for after Ctrl-C (or --timeout, when shorter)."""
@@ -63,7 +63,7 @@ def watch_tasks(context: Context, target: Target, call: CallOptions, options: Ta
 
 
 def _task_store() -> TaskStore:
-    from mrtr_cli.kept_tasks import TaskStore
+    from mrtr_cli.config.kept_tasks import TaskStore
 
     return TaskStore()
 

@@ -15,10 +15,11 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli import events, signals
+from mrtr_cli.conversation import events
+from mrtr_cli.process import signals
 from mrtr_cli.errors import UsageError
 if TYPE_CHECKING:  # kept_tasks (file locks, hashes, a dataclass) loads once a server makes a task
-    from mrtr_cli.kept_tasks import KeptTask, TaskStore
+    from mrtr_cli.config.kept_tasks import KeptTask, TaskStore
 
 KEPT_BY = (events.TaskCreated, events.TaskStatusChanged, events.OutcomeReached)
 """The events the keeper acts on."""
@@ -73,7 +74,7 @@ class TaskKeeper:
             return False
 
     def _created(self, event: events.TaskCreated) -> None:
-        from mrtr_cli.kept_tasks import KeptTask, said, said_or_none, ttl_or_none
+        from mrtr_cli.config.kept_tasks import KeptTask, said, said_or_none, ttl_or_none
 
         now = time.time()
         self.task = KeptTask(event.task_id, self.url, self.method, self.name, said(event.status),
@@ -84,7 +85,7 @@ class TaskKeeper:
     def _changed(self, event: events.TaskStatusChanged) -> None:
         from dataclasses import replace
 
-        from mrtr_cli.kept_tasks import said, said_or_none
+        from mrtr_cli.config.kept_tasks import said, said_or_none
 
         assert self.task is not None
         self.task = replace(self.task, status=said(event.status), status_message=said_or_none(event.status_message),

@@ -18,9 +18,9 @@ from mrtr_cli.commands.task_commands import locate
 from mrtr_cli.answering.chain import AnswerFlags
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.kept_tasks import KeptTask
-from mrtr_cli.options import (AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions,
-                              TaskOptions)
+from mrtr_cli.config.kept_tasks import KeptTask
+from mrtr_cli.definition.options import (AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions,
+                                         TaskOptions)
 
 
 def run(task_id: str, options: TargetOptions, answering: AnsweringOptions, output: OutputOptions,

@@ -11,10 +11,10 @@ from dataclasses import dataclass, field, replace
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.errors import (LegacyServerError, NotAServer, ProtocolError, RequestTimeout, SilentToProbe,
                              UnreachableError, interruption)
-from mrtr_cli.events import Observer
+from mrtr_cli.conversation.events import Observer
 from mrtr_cli.conversation.eras import Era, ModernEra
 from mrtr_cli.conversation.explain import explain, supported_versions, versions_text
 from mrtr_cli.conversation.stopwatch import Stopwatch

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.client import NOT_DISCOVER_RESULT, Client
 from mrtr_cli.conversation.eras import Era, ModernEra, OlderEra

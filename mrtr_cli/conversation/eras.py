@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.protocol import meta, older_task_rules
 from mrtr_cli.protocol.handshake import INITIALIZE, request_params as handshake_params
 from mrtr_cli.protocol.headers import PROTOCOL_VERSION_HEADER, Mirrored, mirroring_headers

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple, Protocol
 
-from mrtr_cli import signals
+from mrtr_cli.process import signals
 from mrtr_cli.transport.base import Transport, Wrapped
 
 REPLICA = "--replica"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.conversation.eras import era_named
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol import handshake, lint_rules

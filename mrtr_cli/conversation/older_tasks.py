@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain
 from mrtr_cli.conversation.task_follower import TaskDeadline, TaskRecord, TaskSettings, TaskTimedOut

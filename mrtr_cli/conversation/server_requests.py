@@ -26,10 +26,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering.questions import ROOTS, Answer, Chain, Question, Refused
 from mrtr_cli.errors import IncompleteError, MrtrError
-from mrtr_cli.events import Observer
+from mrtr_cli.conversation.events import Observer
 from mrtr_cli.protocol import handshake, jsonrpc, meta
 from mrtr_cli.protocol.jsonrpc import Request
 

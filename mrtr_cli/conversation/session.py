@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering.questions import Answer, Chain, Question
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.explain import explain

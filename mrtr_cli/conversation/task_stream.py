@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Literal
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.errors import MrtrError, ProtocolError
 from mrtr_cli.protocol import jsonrpc, tasks

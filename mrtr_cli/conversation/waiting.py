@@ -10,10 +10,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.errors import NotAServer, ProtocolError, RequestTimeout
 from mrtr_cli.conversation.stopwatch import Stopwatch
-from mrtr_cli.events import HeldEvents, Observer
+from mrtr_cli.conversation.events import HeldEvents, Observer
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Request, Response
 from mrtr_cli.transport.base import AuthNote, Deadline, Frame, StderrLine, StillWaiting, WireInfo

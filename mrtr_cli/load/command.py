@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 
-from mrtr_cli import files
+from mrtr_cli.fileio import files
 from mrtr_cli.commands.common import Context, guarded
 from mrtr_cli.commands.conversation_builder import build
 from mrtr_cli.commands.inspect import declaring
 from mrtr_cli.errors import UsageError
-from mrtr_cli.events import Broadcast
+from mrtr_cli.conversation.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.load.first import INSTALL, import_locust
-from mrtr_cli.options import AnsweringOptions, LoadingOptions, OutputOptions, TargetOptions
-from mrtr_cli.target import Target, http_url, names_a_server, resolve_target
+from mrtr_cli.definition.options import AnsweringOptions, LoadingOptions, OutputOptions, TargetOptions
+from mrtr_cli.targets.target import Target, http_url, names_a_server, resolve_target
 
 
 def run(transcripts: tuple[str, ...], arguments: tuple[str, ...], loading: LoadingOptions, ignore: tuple[str, ...],

@@ -27,7 +27,7 @@ from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.load.running import (Collected, ctrl_c_caught, finish, run_time_of, start, user_class,
                                    wait_or_interrupt)
 from mrtr_cli.load.users import Budget, Plan, load_transcript
-from mrtr_cli.options import AnsweringOptions, LoadingOptions, TargetOptions
+from mrtr_cli.definition.options import AnsweringOptions, LoadingOptions, TargetOptions
 
 PLAN = "mrtr_plan"
 """The message the master sends each worker before its users start: what they replay."""

@@ -23,7 +23,7 @@ from mrtr_cli.commands.common import Context
 from mrtr_cli.errors import UsageError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.load.users import CONVERSATION, Budget, Plan, Transcript, TranscriptUser, load_transcript
-from mrtr_cli.options import AnsweringOptions, LoadingOptions, TargetOptions
+from mrtr_cli.definition.options import AnsweringOptions, LoadingOptions, TargetOptions
 from mrtr_cli.transcript.paths import parse_path
 from mrtr_cli.transcript.replay_verdict import RESULTS, percentiles
 

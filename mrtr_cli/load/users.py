@@ -32,7 +32,7 @@ from locust import User, task
 from mrtr_cli.commands.common import Context, make_context
 from mrtr_cli.commands.replay import ReplayOptions, replay_timed
 from mrtr_cli.errors import UsageError
-from mrtr_cli.options import AnsweringOptions, OutputOptions, TargetOptions
+from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.transcript import model
 from mrtr_cli.transcript.paths import JsonPath, parse_path
 from mrtr_cli.transcript.replay_verdict import ReplayVerdict

@@ -1,6 +1,6 @@
 """The protocol's names that the command line offers as choices: the log levels (`--log-level`) and
 what a server lists (`mrtr list KIND`). Apart from meta.py, which re-exports them, so that every
-`--help` (commands/fast_help.py) reads them without loading dataclasses. Standard library only.
+`--help` (fast_paths/fast_help.py) reads them without loading dataclasses. Standard library only.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from mrtr_cli import validation
+from mrtr_cli.forms import validation
 from mrtr_cli.protocol import headers as header_rules
 from mrtr_cli.protocol import meta
 from mrtr_cli.protocol.lint_rules import SPEC, Finding, finding

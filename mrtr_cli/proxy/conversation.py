@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering.sources import HOST
 from mrtr_cli.conversation.server_requests import synthetic_key
 from mrtr_cli.conversation.session import Outcome

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering.questions import ROOTS
 from mrtr_cli.protocol import meta, mrtr
 from mrtr_cli.protocol.jsonrpc import Notification, Request, Response, same_id

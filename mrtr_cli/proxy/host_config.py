@@ -18,9 +18,9 @@ import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from mrtr_cli import files
+from mrtr_cli.fileio import files
 from mrtr_cli.errors import UsageError
-from mrtr_cli.jsonc_spans import JsoncError, Node, parse, string_value, value_of
+from mrtr_cli.fileio.jsonc_spans import JsoncError, Node, parse, string_value, value_of
 
 BACKUP_SUFFIX = ".mrtr-backup"
 """FILE.mrtr-backup: the whole file as it was before the first wrap (a later wrap keeps it)."""

@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.errors import UnreachableError
 from mrtr_cli.proxy.http_watch import BodyWatch, shown_headers, too_large
 from mrtr_cli.proxy.told import Told

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.errors import ProtocolError
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.headers import SECRET_HEADERS

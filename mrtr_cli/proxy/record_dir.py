@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.errors import UsageError
 from mrtr_cli.proxy.conversation import ConversationStart, subject_of
 from mrtr_cli.transcript.recorder import Recorder

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.proxy.told import Told
 from mrtr_cli.proxy.watching import Crossed, Direction, Watcher

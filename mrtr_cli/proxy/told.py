@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.proxy.watching import Crossed, Watcher
 from mrtr_cli.transport.base import format_size
 

@@ -2,7 +2,7 @@
 
 typer's rich help imported rich.markdown and rich.traceback and laid out a rich table per panel,
 most of what `mrtr --help` cost. This draws the same panels (box characters, the same columns and
-wording) from a `HelpPage`: commands/fast_help.py makes it from the command and option tables
+wording) from a `HelpPage`: fast_paths/fast_help.py makes it from the command and option tables
 (every `--help`), cli/help_page.py from the click command (the help typer still shows, with a usage
 error). On a terminal the parts are styled as typer styled them, with escape sequences written
 here; elsewhere the text is plain. Nothing of rich (or click) is imported.

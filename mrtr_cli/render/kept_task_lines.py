@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.text import Text
 
-from mrtr_cli.kept_tasks import KeptTask
+from mrtr_cli.config.kept_tasks import KeptTask
 from mrtr_cli.render.auth_lines import duration_words
 from mrtr_cli.text import safe_line
 

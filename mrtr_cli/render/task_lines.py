@@ -3,7 +3,7 @@ ended. Pure functions: nothing here prints (render/timeline.py does)."""
 
 from __future__ import annotations
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.protocol import tasks
 from mrtr_cli.render.styled_line import StyledLine
 from mrtr_cli.text import safe_line

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering import sources
 from mrtr_cli.answering.questions import SAMPLE
 from mrtr_cli.render.console import emit_text

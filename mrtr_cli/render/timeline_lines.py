@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.protocol import meta
 from mrtr_cli.render.server_text import compact_json, content_summary, server_name
 from mrtr_cli.render.styled_line import StyledLine, WrappedLine

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli import validation
+from mrtr_cli.forms import validation
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.server.app import Call, NeedInput, RpcError
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mrtr_cli import __version__, validation
+from mrtr_cli import __version__
+from mrtr_cli.forms import validation
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.server import demo_tools
 from mrtr_cli.server.app import Call, NeedInput, RpcError

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Union
 
-from mrtr_cli import validation
+from mrtr_cli.forms import validation
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.tasks import EXTENSION
 from mrtr_cli.server.app import Call, NeedInput, RpcError

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.text import safe_line
 from mrtr_cli.transcript.paths import JsonPath, show_path
 

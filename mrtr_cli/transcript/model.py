@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import events, files, validation, yaml_loader
+from mrtr_cli.conversation import events
+from mrtr_cli.fileio import files, yaml_loader
+from mrtr_cli.forms import validation
 from mrtr_cli.conversation.eras import Era, era_named
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import MrtrError, ServerError, UsageError, error_for

@@ -12,7 +12,7 @@ import datetime
 from dataclasses import dataclass
 from typing import Any
 
-from mrtr_cli import files, yaml_dumper, yaml_loader
+from mrtr_cli.fileio import files, yaml_dumper, yaml_loader
 from mrtr_cli.errors import UsageError
 from mrtr_cli.text import duration_in_words
 from mrtr_cli.transcript import model

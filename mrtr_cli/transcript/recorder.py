@@ -18,10 +18,13 @@ import os
 from pathlib import Path
 from typing import IO, Any
 
-from mrtr_cli import __version__, events, files, signals, yaml_dumper
+from mrtr_cli import __version__
+from mrtr_cli.conversation import events
+from mrtr_cli.fileio import files, yaml_dumper
+from mrtr_cli.process import signals
 from mrtr_cli.conversation.client import ClientSettings
 from mrtr_cli.errors import ServerError
-from mrtr_cli.options import RecordingOptions
+from mrtr_cli.definition.options import RecordingOptions
 from mrtr_cli.transcript.lone_surrogates import writable
 from mrtr_cli.transcript.model import header
 from mrtr_cli.transcript.redact import MARK, Redaction

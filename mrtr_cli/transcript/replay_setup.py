@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from mrtr_cli.arguments import split_pair, tool_arguments
+from mrtr_cli.definition.arguments import split_pair, tool_arguments
 from mrtr_cli.errors import UsageError
-from mrtr_cli.options import TargetOptions
+from mrtr_cli.definition.options import TargetOptions
 from mrtr_cli.protocol import meta, tasks
-from mrtr_cli.target import names_a_server, options_from_entry, recorded_command
+from mrtr_cli.targets.target import names_a_server, options_from_entry, recorded_command
 from mrtr_cli.transcript.model import Transcript
 from mrtr_cli.transcript.redact import MARK
 

@@ -14,7 +14,7 @@ from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mrtr_cli import events
+from mrtr_cli.conversation import events
 from mrtr_cli.answering.questions import Answer
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Round

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import files
+from mrtr_cli.fileio import files
 from mrtr_cli.forms import flat_forms
 from mrtr_cli.forms.coercion import coerce_text
 from mrtr_cli.forms.fields import Field, form_fields

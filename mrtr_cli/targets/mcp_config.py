@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import files
+from mrtr_cli.fileio import files
 from mrtr_cli.errors import UsageError
 
 _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -42,7 +42,7 @@ def server_entry(path: str, name: str | None) -> dict[str, Any]:
 
 def _check_entry(text: str, path: str, document: dict[str, Any], name: str) -> None:
     """The chosen server's entry against the mcpServers schema (other entries are not mrtr's business)."""
-    from mrtr_cli import validation
+    from mrtr_cli.forms import validation
 
     key = "mcpServers" if "mcpServers" in document else "servers"
     validation.check_document({key: {name: document[key][name]}}, validation.packaged_schema(CONFIG_SCHEMA),

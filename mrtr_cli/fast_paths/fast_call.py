@@ -4,7 +4,7 @@ starts once per run.
 
 Only the usual shapes are parsed here: each option by a name typer gives it, its value the next word
 (or after `=`), the one positional anywhere among them, and the server after `--`. The options are
-mrtr_cli/option_table.py's, which typer's parameters are built from too. Anything else (`--help`, a
+mrtr_cli/definition/option_table.py's, which typer's parameters are built from too. Anything else (`--help`, a
 mistake, a word the table does not know, a value that does not convert) makes `parse` return None,
 and typer's command line parses the arguments as before, with its own help and its own messages.
 tests/test_fast_call.py holds the two parses to one another. Standard library only.
@@ -14,15 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from mrtr_cli.option_table import TABLE, Option, of_group
-from mrtr_cli.options import (AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, ServingOptions,
-                              TargetOptions, TaskOptions)
+from mrtr_cli.definition.option_table import TABLE, Option, of_group
+from mrtr_cli.definition.options import (AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, ServingOptions,
+                                         TargetOptions, TaskOptions)
 
 METHODS = {"call": "tools/call", "read": "resources/read", "prompt": "prompts/get"}
 """The commands parsed here, and the request each sends."""
 
 GROUPS = ("target", "answering", "tasks", "output", "recording", "call")
-"""The option groups of these commands (mrtr_cli/option_table.py); `read` has all but `call`."""
+"""The option groups of these commands (mrtr_cli/definition/option_table.py); `read` has all but `call`."""
 
 OPTIONS: dict[str, Option] = {name: option for option in TABLE if option.group in GROUPS for name in option.names}
 """Every option of `call` and `prompt` by each of its names."""
@@ -51,7 +51,7 @@ def parse(args: list[str]) -> Parsed | None:
 def parse_demo_server(args: list[str]) -> ServingOptions | None:
     """`mrtr demo-server [--http [HOST:]PORT] [--conformance-fixtures] [--state-key KEY]`'s options (`args` after the
     command's name), read by the same rules from its entry in the command table; None as for `parse`."""
-    from mrtr_cli.command_table import command_named
+    from mrtr_cli.definition.command_table import command_named
 
     entry = command_named("demo-server")
     options = {name: option for group, fields in entry.groups for option in of_group(group, fields)
@@ -68,7 +68,7 @@ ShellParsed = tuple[TargetOptions, AnsweringOptions, TaskOptions, OutputOptions,
 def parse_shell(args: list[str]) -> ShellParsed | None:
     """`mrtr shell ...` (`args` after the command's name) as its Options and --record-dir, read by the same
     rules from its entry in the command table; None as for `parse`."""
-    from mrtr_cli.command_table import command_named
+    from mrtr_cli.definition.command_table import command_named
 
     args, server = cut_server(args)
     entry = command_named("shell")

@@ -2,8 +2,8 @@
 kind, how its text is read, its metavar and its help. The defaults are the Options NamedTuples' own
 (options.py); which command takes which groups is command_table.py's.
 
-Built from this table: cli/option_groups.py (typer's parameters), commands/fast_call.py (a usual
-`call`, `read` or `prompt`, without typer) and commands/fast_help.py (every `--help`, without
+Built from this table: cli/option_groups.py (typer's parameters), fast_paths/fast_call.py (a usual
+`call`, `read` or `prompt`, without typer) and fast_paths/fast_help.py (every `--help`, without
 typer). Adding an option is an entry here, a field in its Options group, and the code that reads
 it. The entries are in the order the help lists them. Standard library only: the fast paths import it.
 """
@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, NamedTuple
 
-from mrtr_cli.options import (COLORS, MAX_CONVERSATIONS, MAX_JOBS, MAX_REPEAT, MAX_SECONDS, MAX_STATE_AGE, MAX_USERS,
-                              MIN_SECONDS, MIN_STATE_AGE,
-                              AnsweringOptions, AppOptions, ArgumentOptions, LoadingOptions,
-                              LogoutOptions, OutputOptions, PausedOptions, ProbeOptions, ProxyOptions, RecordingOptions,
-                              ReplayingOptions,
-                              ReportOptions, ServingOptions, TargetOptions, TaskOptions, jobs, protocol_version, repeat,
-                              round_limit, seconds, state_age, port, users, conversations, duration, rate, think)
+from mrtr_cli.definition.options import (COLORS, MAX_CONVERSATIONS, MAX_JOBS, MAX_REPEAT, MAX_SECONDS, MAX_STATE_AGE,
+                                         MAX_USERS, MIN_SECONDS, MIN_STATE_AGE, AnsweringOptions, AppOptions,
+                                         ArgumentOptions, LoadingOptions, LogoutOptions, OutputOptions, PausedOptions,
+                                         ProbeOptions, ProxyOptions, RecordingOptions, ReplayingOptions, ReportOptions,
+                                         ServingOptions, TargetOptions, TaskOptions, jobs, protocol_version, repeat,
+                                         round_limit, seconds, state_age, port, users, conversations, duration, rate,
+                                         think)
 from mrtr_cli.protocol.choices import LOG_LEVELS
 
 GROUPS: dict[str, Any] = {"target": TargetOptions, "answering": AnsweringOptions, "output": OutputOptions,

@@ -2,7 +2,7 @@
 option_table.py it takes, in the order its help lists them.
 
 Built from this table: cli/subcommands.py and cli/auth_app.py (typer's commands) and
-commands/fast_help.py (every `--help`, without typer). Adding a command is an entry here and its
+fast_paths/fast_help.py (every `--help`, without typer). Adding a command is an entry here and its
 function in cli/; standard library only (and protocol/choices.py), as the fast help imports it.
 """
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import config_dir
+from mrtr_cli.config import config_dir
 
 Candidates = Callable[[str], Iterable[str]]
 """The words that may complete the last word of the text before the cursor."""

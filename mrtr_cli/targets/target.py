@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.options import TargetOptions, command_words
+from mrtr_cli.definition.options import TargetOptions, command_words
 from mrtr_cli.protocol.headers import TOKEN
-from mrtr_cli.target_kinds import KINDS, DemoTarget, HttpTarget, StdioTarget, check_url, shell_slip
+from mrtr_cli.targets.target_kinds import KINDS, DemoTarget, HttpTarget, StdioTarget, check_url, shell_slip
 from mrtr_cli.transport.base import Transport
 
 _RESERVED_HEADERS = re.compile(r"(?i)mcp-.*")
@@ -272,7 +272,7 @@ def parse_headers(headers: tuple[str, ...], flag: str = "-H") -> dict[str, str]:
 
 
 def _from_config(options: TargetOptions) -> Target:
-    from mrtr_cli.mcp_config import server_entry
+    from mrtr_cli.targets.mcp_config import server_entry
 
     entry = server_entry(str(options.config), options.server)
     if "url" in entry:

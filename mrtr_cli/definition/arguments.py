@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mrtr_cli import files
+from mrtr_cli.fileio import files
 from mrtr_cli.forms.coercion import coerce_text, declared_types
 from mrtr_cli.errors import UsageError
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 
 from mrtr_cli.exit_codes import ExitCode
-from mrtr_cli.command_table import Argument, Command, CommandGroup, find
-from mrtr_cli.option_table import HELP, HELP_TEXT, PANELS, Option, of_group
+from mrtr_cli.definition.command_table import Argument, Command, CommandGroup, find
+from mrtr_cli.definition.option_table import HELP, HELP_TEXT, PANELS, Option, of_group
 from mrtr_cli.render.help import (ARGUMENTS, COMMANDS, OPTIONS, HelpPage, Panel, Row, argument_name, argument_usage,
                                   bounds, show, split_help, usage)
 

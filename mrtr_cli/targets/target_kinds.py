@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from mrtr_cli.errors import UsageError
-from mrtr_cli.options import TargetOptions
+from mrtr_cli.definition.options import TargetOptions
 from mrtr_cli.transport.base import Transport
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """What the command line asked for, as typed values. Built by the cli, read by the commands.
 
-Each field's default here is its option's default: mrtr_cli/option_table.py declares the options
+Each field's default here is its option's default: mrtr_cli/definition/option_table.py declares the options
 (names, kind, reader, help) and takes their defaults from these NamedTuples, for both parsers.
 
 NamedTuples, not dataclasses: they are as immutable, and cost a tenth as much to define at

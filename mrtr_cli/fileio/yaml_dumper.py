@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from mrtr_cli.yaml_emitters import emitters_agree, style_of, written_as_is
+from mrtr_cli.fileio.yaml_emitters import emitters_agree, style_of, written_as_is
 
 USE_LIBYAML = True
 """Whether to write with libyaml's emitter when it is there (tests turn it off to check the pure

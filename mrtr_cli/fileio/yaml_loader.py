@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from mrtr_cli import files
+from mrtr_cli.fileio import files
 from mrtr_cli.errors import UsageError
 
 MAX_ALIAS_REPEATS = 100_000
