@@ -401,6 +401,17 @@ def test_no_import_circle_between_folders():
     assert modules_in_circles(unit_graph({"a/x.py": {"b.py"}, "b.py": {"a/y.py"}, "a/y.py": set()})) == {"a/", "b.py"}
 
 
+LOOSE_AT_MOST = 8
+"""Modules at the top of mrtr_cli/, in no folder: the package's own, the front doors (__main__.py,
+entry.py, pytest_plugin.py) and the leaves. Every other module is in the folder of its layer."""
+
+
+def test_at_most_eight_modules_lie_loose_at_the_top():
+    loose = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(loose) <= LOOSE_AT_MOST, f"{len(loose)} modules at the top of mrtr_cli/, {loose}: " \
+        "put the new one in the folder of its layer"
+
+
 def duplicate_module_names(paths: list[Path]) -> set[str]:
     names = [path.name for path in paths if path.name != "__init__.py"]
     return {name for name in names if names.count(name) > 1}
