@@ -73,3 +73,11 @@ def test_no_reference_names_the_design_files_that_left_or_linting():
     found = [f"{path.relative_to(ROOT)}:{number}" for path in places
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if stale.search(line)]
     assert not found, found
+
+
+def test_the_architecture_is_the_house_as_it_is_with_no_history():
+    """docs/architecture.md says how mrtr is built now: no issue numbers, drafts or dates (git keeps the history)."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    told = re.findall(r"\bissues? \d+|\bfirst draft\b|\b20\d\d-\d\d-\d\d\b|\bsession \d+", text, re.I)
+    assert not told, told
+    assert len(text.splitlines()) <= 150, "keep it short: the layers, one call, where state lives"

@@ -231,7 +231,7 @@ def test_a_code_line_wider_than_the_terminal_is_folded_whole(monkeypatch: pytest
 def test_the_help_of_a_page_stops_quietly_when_its_reader_goes(tmp_path: Path):
     done = subprocess.run(f"{PYTHON} -m mrtr_cli help architecture | head -1", shell=True, capture_output=True,
                           text=True, timeout=60, cwd=ROOT, env={**os.environ, "NO_COLOR": "1"})
-    assert done.stdout.strip() == "mrtr: the house as it is" and done.stderr == ""
+    assert done.stdout.strip() == "How mrtr is built" and done.stderr == ""
 
 
 def test_an_installed_wheel_carries_the_pages(tmp_path: Path):
