@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
 from mrtr_cli.forms import validation
@@ -61,8 +60,7 @@ def answers_from_python(given: Any) -> AnswersFile:
     return _answers(document, locate, FROM_PYTHON)
 
 
-@dataclass(frozen=True)
-class Wording:
+class Wording(NamedTuple):
     """How messages name where the answers came from: a file, or the fixture's `answers=`."""
 
     named: str
@@ -96,8 +94,7 @@ def _rule(entry: dict[str, Any], index: int, locate: Callable[[Any], str]) -> Ma
     return MatchRule(entry["method"], pattern, _given(entry["response"]))
 
 
-@dataclass(frozen=True)
-class MatchRule:
+class MatchRule(NamedTuple):
     """An answers-file `match:` entry: a method and a regular expression on the message."""
 
     method: str
@@ -108,8 +105,7 @@ class MatchRule:
         return question.method == self.method and self.message.search(question.message) is not None
 
 
-@dataclass(frozen=True)
-class AnswersFile:
+class AnswersFile(NamedTuple):
     """A parsed answers file (docs/answers-files.md)."""
 
     answers: dict[str, dict[str, Any]]

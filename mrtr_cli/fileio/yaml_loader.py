@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from mrtr_cli.fileio import files
 from mrtr_cli.errors import UsageError
@@ -37,8 +36,7 @@ def load_located(path: str | Path, what: str, limit: int = files.MAX_FILE_SIZE) 
     return loads(files.read_text(str(path), what, limit), str(path), what)
 
 
-@dataclass(frozen=True)
-class Located:
+class Located(NamedTuple):
     """A loaded document with its node tree."""
 
     data: Any
