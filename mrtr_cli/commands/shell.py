@@ -9,7 +9,6 @@ exit code: a session can be scripted.
 
 from __future__ import annotations
 
-import difflib
 import shlex
 import sys
 import textwrap
@@ -218,6 +217,8 @@ def _unknown_hint(command: str, known: list[str]) -> str:
         return "type it without mrtr: the shell's commands are mrtr's (list tools, call NAME)"
     if command in LIST_METHODS:
         return f"list {command} lists them"
+    import difflib  # only for a mistake: the shell's start-up stays as it was
+
     close = difflib.get_close_matches(command, known, n=1)
     return f"did you mean {close[0]}? help lists them" if close else "help lists them"
 

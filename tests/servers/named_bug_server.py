@@ -58,8 +58,6 @@ USED: set[str] = set()
 SHARED: dict[str, Any] = {}
 """`--bug shared`: round 1's last answer, kept between requests (the bug)."""
 COMPLETIONS = {"count": 0}
-FORMS_DECLARED = {"now": True}
-"""Whether the request being answered declared form elicitation (set per request, in `respond`)."""
 REFUSED = {"decline": "declined", "cancel": "cancelled"}
 PROMPT = {"name": "greeting", "description": "Greets whoever answers, in the tone they choose."}
 RESOURCE = {"uri": "vault://report", "name": "report", "mimeType": "text/plain"}
@@ -96,8 +94,9 @@ def unseal(state: Any, method: str, caller: str) -> dict[str, Any]:
     return data
 
 
-def asking(method: str, step: int, data: dict[str, Any]) -> dict[str, Any]:
-    if not FORMS_DECLARED["now"] and "capless" not in BUGS:
+def asking(method: str, step: int, data: dict[str, Any], forms: bool) -> dict[str, Any]:
+    """Step `step`'s question; `forms`: whether the request declared form elicitation."""
+    if not forms and "capless" not in BUGS:
         raise Refused(-32021, "Missing required client capability: elicitation.form",
                       {"requiredCapabilities": {"elicitation": {"form": {}}}})
     key, message, field = QUESTIONS[method][step - 1]
@@ -128,25 +127,25 @@ class Ended(NamedTuple):
     second: Any = None
 
 
-def conversation(method: str, params: dict[str, Any], caller: str) -> Ended | dict[str, Any]:
+def conversation(method: str, params: dict[str, Any], caller: str, forms: bool) -> Ended | dict[str, Any]:
     """How the conversation ended, or the round to send now (an input_required result). The state
     says which step it is at; the answer looked for is that step's."""
     state = params.get("requestState")
     if state is None:
-        return asking(method, 1, {"user": caller})
+        return asking(method, 1, {"user": caller}, forms)
     data = unseal(state, method, caller)
     step = data.get("step")
     kept: dict[str, Any] = {key: data[key] for key in ("user", "first") if key in data}
     given = answered(params, method, step if step in (1, 2) else 1)
     if given is None:
-        return asking(method, step if step in (1, 2) else 1, kept)
+        return asking(method, step if step in (1, 2) else 1, kept, forms)
     if given[0] != "accept":
         return Ended(given[0], data["user"])
     if step == 1:
         if "shared" in BUGS:
             SHARED[method] = given[1]  # the bug: one slot for every conversation
-            return asking(method, 2, {"user": data["user"]})
-        return asking(method, 2, {"user": data["user"], "first": given[1]})
+            return asking(method, 2, {"user": data["user"]}, forms)
+        return asking(method, 2, {"user": data["user"], "first": given[1]}, forms)
     if RULES["once"]:
         USED.add(state)
     return Ended("accept", data["user"], SHARED.get(method) if "shared" in BUGS else data.get("first"), given[1])
@@ -160,10 +159,10 @@ def acted() -> str:
     return f" (served {COMPLETIONS['count']} times)"
 
 
-def get_prompt(params: dict[str, Any], caller: str) -> dict[str, Any]:
+def get_prompt(params: dict[str, Any], caller: str, forms: bool) -> dict[str, Any]:
     if params.get("name") != PROMPT["name"]:
         raise Refused(-32602, f"no prompt {params.get('name')!r}")
-    ended = conversation("prompts/get", params, caller)
+    ended = conversation("prompts/get", params, caller, forms)
     if isinstance(ended, dict):
         return ended
     words = f"Nobody to greet: the question was {REFUSED[ended.action]}" if ended.action != "accept" else \
@@ -172,10 +171,10 @@ def get_prompt(params: dict[str, Any], caller: str) -> dict[str, Any]:
                                       "messages": [{"role": "user", "content": {"type": "text", "text": words}}]})
 
 
-def read(params: dict[str, Any], caller: str) -> dict[str, Any]:
+def read(params: dict[str, Any], caller: str, forms: bool) -> dict[str, Any]:
     if params.get("uri") != RESOURCE["uri"]:
         raise Refused(-32602, f"no resource {params.get('uri')!r}")
-    ended = conversation("resources/read", params, caller)
+    ended = conversation("resources/read", params, caller, forms)
     if isinstance(ended, dict):
         return ended
     if ended.action != "accept":
@@ -187,7 +186,7 @@ def read(params: dict[str, Any], caller: str) -> dict[str, Any]:
 def respond(message: dict[str, Any], caller: str) -> dict[str, Any]:
     method, params = message.get("method"), message.get("params") or {}
     elicitation = stdlib_mcp.declared(params).get("elicitation")
-    FORMS_DECLARED["now"] = isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
+    forms = isinstance(elicitation, dict) and (not elicitation or "form" in elicitation)
     if method == "server/discover":
         return stdlib_mcp.discover(INFO, {"prompts": {}, "resources": {}})
     lists: dict[str, dict[str, Any]] = {"prompts/list": {"prompts": [PROMPT]},
@@ -196,9 +195,9 @@ def respond(message: dict[str, Any], caller: str) -> dict[str, Any]:
     if method in lists:
         return stdlib_mcp.complete(INFO, {**lists[method], **CACHE})
     if method == "prompts/get":
-        return get_prompt(params, caller)
+        return get_prompt(params, caller, forms)
     if method == "resources/read":
-        return read(params, caller)
+        return read(params, caller, forms)
     raise Refused(-32601, f"Method not found: {method}")
 
 
