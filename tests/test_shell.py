@@ -415,6 +415,7 @@ def test_a_mistyped_shell_command_is_told_what_it_likely_meant():
     known = ["call", "read", "prompt", "list", "discover", "answer", "record", "show", "set", "unset", "help", "exit"]
     assert _unknown_hint("lst", known) == "did you mean list? help lists them"
     assert _unknown_hint("tools", known) == "list tools lists them"
+    assert _unknown_hint("tols", known) == "list tools lists them"
     assert "without mrtr" in _unknown_hint("mrtr", known)
     assert _unknown_hint("frobnicate", known) == "help lists them"
 

@@ -215,10 +215,11 @@ def _unknown_hint(command: str, known: list[str]) -> str:
     """What a mistyped shell command was likely meant as: `tools` is `list tools`, `lst` is `list`."""
     if command == "mrtr":  # a line copied from a hint or the manual
         return "type it without mrtr: the shell's commands are mrtr's (list tools, call NAME)"
-    if command in LIST_METHODS:
-        return f"list {command} lists them"
     import difflib  # only for a mistake: the shell's start-up stays as it was
 
+    kinds = difflib.get_close_matches(command, list(LIST_METHODS), n=1)
+    if kinds:  # `tools`, or `tols`: a list's name typed as a command
+        return f"list {kinds[0]} lists them"
     close = difflib.get_close_matches(command, known, n=1)
     return f"did you mean {close[0]}? help lists them" if close else "help lists them"
 
