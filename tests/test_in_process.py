@@ -150,3 +150,16 @@ def test_the_cli_fixture_runs_mrtr_in_process(cli):
     assert (done.code, done.stdout, done.stderr) == (0, f"mrtr {__version__}\n", "")
     usage = cli("call", "--demo", "--json")  # the tool is missing: exit 1, one JSON error line
     assert usage.code == 1 and usage.error_line()["error"]["code"] == "usage"
+
+
+def test_auto_starts_two_workers_per_cpu_unless_the_variable_says_how_many(monkeypatch: pytest.MonkeyPatch):
+    """The suite waits on servers half its time: `-n auto` fills the wait (conftest.WORKERS_PER_CPU)."""
+    from conftest import MOST_WORKERS, WORKERS_PER_CPU, pytest_xdist_auto_num_workers
+
+    monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert pytest_xdist_auto_num_workers(None) == 2 * WORKERS_PER_CPU
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    assert pytest_xdist_auto_num_workers(None) == MOST_WORKERS
+    monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "3")
+    assert pytest_xdist_auto_num_workers(None) is None  # xdist reads the variable itself
