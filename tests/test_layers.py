@@ -158,6 +158,23 @@ def test_the_kind_rule_lets_targets_be_asked():
     assert target_kind_leaks(source) == []
 
 
+def sessions_made(source: str) -> list[str]:
+    """Where a module makes a `Session` itself (a call of the name `Session`): check's probes take theirs
+    from the command's conversation (`Prober.sessions`, commands/conversation_builder.py's `Live.session`)."""
+    return [f"line {node.lineno}: {ast.unparse(node)}" for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and ast.unparse(node.func) in ("Session", "session.Session")]
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "check").glob("*.py")), ids=lambda p: p.name)
+def test_checks_probes_run_the_commands_own_sessions(path: Path):
+    assert not sessions_made(path.read_text(encoding="utf-8")), f"check/{path.name} makes its own Session"
+
+
+def test_the_session_rule_catches_a_session_made_and_leaves_a_handed_one_alone():
+    assert sessions_made("outcome = Session(client, chain).run('tools/call', params)\n")
+    assert not sessions_made("outcome = self.prober.sessions(chain, hopping=False).run('tools/call', params)\n")
+
+
 ERA_NAMES = {"modern", "older", *EVERY_VERSION}
 """What names an era: its name (as events, outcomes and transcripts give it) and each version."""
 ERA_MODULES = (PACKAGE / "conversation" / "eras.py", PACKAGE / "conversation" / "era.py")

@@ -16,9 +16,8 @@ from typing import Any
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.check.calls import Calls
 from mrtr_cli.check.verdicts import Check, Probe, verdict
-from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.instances import Instances
-from mrtr_cli.conversation.session import Outcome, Session
+from mrtr_cli.conversation.session import Outcome, Sessions
 from mrtr_cli.errors import Interrupted, UnreachableError
 from mrtr_cli.protocol.headers import Mirrored
 from mrtr_cli.text import safe_line
@@ -31,7 +30,7 @@ CALLS = {RETRY_ELSEWHERE[0]: Calls(conversations=1)}
 NOT_ASKED = "not probed: give --replica URL or --restart-between-rounds"
 
 
-def hop_check(client: Client, chain: Chain, params: dict[str, Any], mirrored: Mirrored | None, stayed: Outcome,
+def hop_check(sessions: Sessions, chain: Chain, params: dict[str, Any], mirrored: Mirrored | None, stayed: Outcome,
               instances: Instances | None) -> Check:
     """The conversation run again hopping, compared with `stayed` (the same on one instance)."""
     if instances is None:
@@ -39,7 +38,7 @@ def hop_check(client: Client, chain: Chain, params: dict[str, Any], mirrored: Mi
     if stayed.status != "complete" or len(stayed.rounds) < 2:
         why = "it asked nothing, so no retry was sent" if stayed.status == "complete" else f"it ended {_ending(stayed)}"
         return verdict(*RETRY_ELSEWHERE, None, f"not probed: on one instance {why}")
-    hopped = Session(client, chain, instances=instances).run("tools/call", params, mirrored)
+    hopped = sessions(chain, hopping=True).run("tools/call", params, mirrored)  # routed by `instances`
     if isinstance(hopped.error, Interrupted):
         raise hopped.error  # Ctrl-C ends the check, as anywhere else
     seen = f"on one instance: {_ending(stayed)}; with {instances.flag}: {_ending(hopped)}"

@@ -30,7 +30,7 @@ from mrtr_cli.check.state_probes import (PROMPT_STATE_PROBES, RESOURCE_STATE_PRO
 from mrtr_cli.check.tool_rounds import AskingProbes, ending, unreadable_checks, unreadable_round
 from mrtr_cli.check.verdicts import Check, Probe, verdict
 from mrtr_cli.conversation.client import Client, Reply
-from mrtr_cli.conversation.session import Outcome, Session
+from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.protocol import lint_rules, meta
 
 WORKFLOW = "basic/patterns/mrtr#server-requirements-basic-workflow"
@@ -99,7 +99,7 @@ class NamedProber:
 
     def checks(self) -> list[Check]:
         client, method = self.prober.client, self.kind.method
-        outcome = Session(client, self.chain).run(method, self.params)
+        outcome = self.prober.sessions(self.chain, hopping=False).run(method, self.params)
         self.conversed = outcome, time.monotonic()
         checks = _asking(outcome, _asking_probes_for(method))
         if method == "resources/read":
@@ -124,7 +124,7 @@ class NamedProber:
                 on(kind, ISOLATED): lambda: isolation.check(outcome, self.other), **refused}
 
     def _refusing(self, outcome: Outcome, probe: Probe) -> Callable[[], Check]:
-        return lambda: refusal_checks(self.prober.client, self.params, None, outcome, probe, self.kind)
+        return lambda: refusal_checks(self.prober.sessions, self.params, None, outcome, probe, self.kind)
 
     def _retry(self, retried: dict[str, Any], capabilities: meta.Capabilities | None = None) -> Reply:
         return self.prober.send(self.kind.method, {**retried, "_meta": self.prober.meta_for(capabilities=capabilities)})

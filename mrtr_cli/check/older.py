@@ -15,7 +15,7 @@ from mrtr_cli.conversation import events
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.conversation.eras import Era, era_named
-from mrtr_cli.conversation.session import Session
+from mrtr_cli.conversation.session import Sessions
 from mrtr_cli.check.calls import Calls
 from mrtr_cli.check.probes import (DISCOVER_PROBES, EXACT_HEADER_PROBES, GENERIC_PROBES, HEADER_PROBE, META_PROBE,
                                    VERSION_PROBE)
@@ -63,11 +63,11 @@ def safe_checks(client: Client) -> list[Check]:
     return [older_verdict(INITIALIZE_PROBE, not missing, seen), *skipped(MODERN_PROBES, client.settings.version)]
 
 
-def tool_checks(client: Client, chain: Chain, name: str, arguments: dict[str, Any],
+def tool_checks(client: Client, sessions: Sessions, chain: Chain, name: str, arguments: dict[str, Any],
                 mirrored: Mirrored | None = None) -> list[Check]:
     """The tool's call, its questions answered in flight; the MRTR probes skipped."""
     started = time.perf_counter()
-    outcome = Session(client, chain).run("tools/call", {"name": name, "arguments": arguments}, mirrored)
+    outcome = sessions(chain, hopping=False).run("tools/call", {"name": name, "arguments": arguments}, mirrored)
     elapsed = time.perf_counter() - started
     asked = sum(len(r.requests) for r in outcome.rounds)
     if outcome.status == "complete":

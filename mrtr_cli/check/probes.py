@@ -14,6 +14,7 @@ from typing import Any
 
 from mrtr_cli.conversation import events
 from mrtr_cli.conversation.client import Client, Reply
+from mrtr_cli.conversation.session import Sessions
 from mrtr_cli.errors import ProtocolError, RequestTimeout
 from mrtr_cli.check.exact_headers import EXACT_HEADER_PROBES, ExactHeaderProber
 from mrtr_cli.check.generic import GENERIC_PROBES, GenericProber
@@ -29,8 +30,11 @@ __all__ = ["EXACT_HEADER_PROBES", "GENERIC_PROBES", "SPEC", "Check", "Prober"]
 class Prober:
     """Runs the probes against one server."""
 
-    def __init__(self, client: Client, over_http: bool, skipped: frozenset[str] = frozenset()) -> None:
+    def __init__(self, client: Client, sessions: Sessions, over_http: bool,
+                 skipped: frozenset[str] = frozenset()) -> None:
         self.client = client
+        self.sessions = sessions
+        """The command's sessions (`Live.session`): every conversation a probe runs whole is one of them."""
         self.over_http = over_http
         self.skipped = skipped
         """The probe ids --skip-probe left out: a group of probes all left out sends nothing."""

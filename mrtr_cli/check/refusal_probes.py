@@ -21,8 +21,7 @@ from mrtr_cli.answering.questions import Chain, Decision, Question, Refusal, Res
 from mrtr_cli.check.calls import Calls
 from mrtr_cli.check.kinds import TOOL, TargetKind, base_id, said
 from mrtr_cli.check.verdicts import Check, Probe, short, verdict
-from mrtr_cli.conversation.client import Client
-from mrtr_cli.conversation.session import Outcome, Session
+from mrtr_cli.conversation.session import Outcome, Sessions
 from mrtr_cli.errors import Interrupted
 from mrtr_cli.protocol.headers import Mirrored
 from mrtr_cli.text import safe_line
@@ -95,7 +94,7 @@ def refusable(outcome: Outcome) -> list[Asked]:
     return list(found.values())
 
 
-def refusal_checks(client: Client, params: dict[str, Any], mirrored: Mirrored | None, accepted: Outcome,
+def refusal_checks(sessions: Sessions, params: dict[str, Any], mirrored: Mirrored | None, accepted: Outcome,
                    probe: Probe, kind: TargetKind = TOOL) -> Check:
     """`probe` (decline-is-no or cancel-is-no, on `kind`) on the accepted conversation."""
     if accepted.status != "complete" or accepted.result is None:
@@ -103,7 +102,7 @@ def refusal_checks(client: Client, params: dict[str, Any], mirrored: Mirrored | 
     questions = refusable(accepted)
     if not questions:
         return verdict(*probe, None, f"{kind.subject} asks no form question with a required field")
-    run = _Runs(client, params, mirrored, kind)
+    run = _Runs(sessions, params, mirrored, kind)
     endings = [run.refused(accepted, asked, ACTIONS[base_id(kind, probe)]) for asked in questions[:MAX_QUESTIONS]]
     left_out = len(questions) - MAX_QUESTIONS
     more = f" ({left_out} more question{'s' if left_out != 1 else ''} not refused)" if left_out > 0 else ""
@@ -118,11 +117,12 @@ def refusal_checks(client: Client, params: dict[str, Any], mirrored: Mirrored | 
 class _Runs:
     """The target's conversation run again, answered as the accepted run was but for one question."""
 
-    def __init__(self, client: Client, params: dict[str, Any], mirrored: Mirrored | None, kind: TargetKind) -> None:
-        self.client, self.params, self.mirrored, self.kind = client, params, mirrored, kind
+    def __init__(self, sessions: Sessions, params: dict[str, Any], mirrored: Mirrored | None,
+                 kind: TargetKind) -> None:
+        self.sessions, self.params, self.mirrored, self.kind = sessions, params, mirrored, kind
 
     def _run(self, answerer: RefusingAnswerer) -> Outcome:
-        outcome = Session(self.client, Chain([answerer])).run(self.kind.method, self.params, self.mirrored)
+        outcome = self.sessions(Chain([answerer]), hopping=False).run(self.kind.method, self.params, self.mirrored)
         if isinstance(outcome.error, Interrupted):
             raise outcome.error  # Ctrl-C ends the check, as anywhere else
         return outcome

@@ -31,7 +31,7 @@ from mrtr_cli.check.verdicts import (Check, Probe, ProbeFailed, asks, completes,
                                      verdict)
 from mrtr_cli.conversation.client import Client, Reply
 from mrtr_cli.conversation.instances import Instances
-from mrtr_cli.conversation.session import Outcome, Round, Session
+from mrtr_cli.conversation.session import Outcome, Round
 from mrtr_cli.errors import IncompleteError, UsageError
 from mrtr_cli.protocol import jsonrpc, meta
 from mrtr_cli.protocol.headers import Mirrored
@@ -127,7 +127,7 @@ class ToolProber:
 
     def _refusing(self, outcome: Outcome, probe: Probe) -> Callable[[], Check]:
         """The conversation again with each question refused (check/refusal_probes.py)."""
-        return lambda: refusal_checks(self.client, self.params, self.mirrored, outcome, probe)
+        return lambda: refusal_checks(self.prober.sessions, self.params, self.mirrored, outcome, probe)
 
     def _first_answers(self, outcome: Outcome) -> dict[str, Any] | str:
         """Round 1's answers (or why there are none), when it asked."""
@@ -151,7 +151,7 @@ class ToolProber:
 
     def _hopping(self, stayed: Outcome) -> Check:
         """The conversation again, each round sent where `instances` say (--replica, --restart-between-rounds)."""
-        return hop_check(self.client, self.chain, self.params, self.mirrored, stayed, self.instances)
+        return hop_check(self.prober.sessions, self.chain, self.params, self.mirrored, stayed, self.instances)
 
     def _probes(self, outcome: Outcome) -> list[Check]:
         first = self._first_round(outcome)
@@ -180,7 +180,7 @@ class ToolProber:
     def conversation(self) -> Outcome:
         """The tool's whole conversation, as `mrtr call` has it (judged round by round in check/tool_rounds.py)."""
         self.prober.ignored.clear()
-        return Session(self.client, self.chain).run("tools/call", self.params, self.mirrored)
+        return self.prober.sessions(self.chain, hopping=False).run("tools/call", self.params, self.mirrored)
 
     def _first_round(self, outcome: Outcome) -> Round:
         """The conversation's first round; `ProbeFailed` when no usable response came to it."""

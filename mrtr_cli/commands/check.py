@@ -11,8 +11,8 @@ from mrtr_cli.render import json_report
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.definition.arguments import tool_arguments
 from mrtr_cli.commands.common import Context, client_settings, guarded, server_named
-from mrtr_cli.commands.conversation_builder import Conversation, build, request_params
-from mrtr_cli.conversation.instances import Instances
+from mrtr_cli.commands.conversation_builder import Conversation, Live, build, request_params
+from mrtr_cli.conversation.session import Sessions
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UsageError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.conversation.lists import unlisted_hint
@@ -159,11 +159,10 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
             _say_calls(context, budgets)
             _require_listed(client, tool, named)
             if client.era.handshake:
-                checks = [*_older(client, chain, tool, target),
+                checks = [*_older(client, live.session, chain, tool, target),
                           *older.skipped(_named_probes(named), client.settings.version)]
             else:
-                checks = _modern(context, client, chain, tool, target, named, live.instances, asked,
-                                 other and other(client))
+                checks = _modern(context, live, chain, tool, target, named, asked, other and other(client))
             if not target.mirrors_headers:  # over stdio no answer carries an HTTP status to name
                 checks = without_http_status(checks)
     except AuthError as error:  # a machine's refused grant is exit 3, as in call: CI must not pass without a token
@@ -266,11 +265,12 @@ def _era_unknown(error: AuthError) -> dict[str, Any]:
             "line": "era: not known (the server wants authorization and mrtr has no usable token)"}
 
 
-def _modern(context: Context, client: Client, chain: Chain, tool: CallOptions | None, target: Target,
-            named: tuple[CallOptions, ...], instances: Instances | None = None, asked: Asked = Asked(),
-            other: OtherPrincipal | None = None) -> list[Check]:
-    """The checks of a 2026-07-28 server (check/probes.py; with a tool, check/tool_probes.py)."""
-    prober = Prober(client, over_http=target.mirrors_headers, skipped=asked.skipped)
+def _modern(context: Context, live: Live, chain: Chain, tool: CallOptions | None, target: Target,
+            named: tuple[CallOptions, ...], asked: Asked = Asked(), other: OtherPrincipal | None = None) -> list[Check]:
+    """The checks of a 2026-07-28 server (check/probes.py; with a tool, check/tool_probes.py); every
+    conversation a probe runs whole is one of `live`'s sessions."""
+    client, instances = live.client, live.instances
+    prober = Prober(client, live.session, over_http=target.mirrors_headers, skipped=asked.skipped)
     watch = StreamWatch(client.settings.log_level)
     context.emit.subscribe(prober)
     context.emit.subscribe(watch)
@@ -317,13 +317,14 @@ def _answers_discover(conversation: Conversation) -> bool:
             return False
 
 
-def _older(client: Client, chain: Chain, tool: CallOptions | None, target: Target) -> list[Check]:
+def _older(client: Client, sessions: Sessions, chain: Chain, tool: CallOptions | None,
+           target: Target) -> list[Check]:
     """The checks of an initialize-handshake-era server (check/older.py)."""
     checks = older.safe_checks(client)
     if tool is not None:
         prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
         arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
-        checks += older.tool_checks(client, chain, tool.name, arguments, prepared.mirrored)
+        checks += older.tool_checks(client, sessions, chain, tool.name, arguments, prepared.mirrored)
     return checks
 
 

@@ -64,11 +64,14 @@ class Live(NamedTuple):
     instances: Instances | None
     conversation: Conversation
 
-    def session(self) -> Session:
-        """A new session on the client (one per request sent: a session keeps its task's follower)."""
+    def session(self, chain: Chain | None = None, *, hopping: bool = True) -> Session:
+        """A new session on the client (one per request sent: a session keeps its task's follower),
+        answered by `chain` (None: the conversation's), its rounds sent to the other instances when
+        `hopping` (`conversation.session.Sessions`: a check probe's variation)."""
         built = self.conversation
-        return Session(self.client, built.chain, max_rounds=built.max_rounds, instances=self.instances,
-                       tasks=built.tasks, awaited_unprompted=built.awaited_unprompted)
+        return Session(self.client, chain or built.chain, max_rounds=built.max_rounds,
+                       instances=self.instances if hopping else None, tasks=built.tasks,
+                       awaited_unprompted=built.awaited_unprompted)
 
 
 @dataclass(frozen=True)

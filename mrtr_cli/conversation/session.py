@@ -13,7 +13,7 @@ import itertools
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mrtr_cli.conversation import events
 from mrtr_cli.answering.questions import Answer, Chain, Question
@@ -95,6 +95,15 @@ def status_of(error: MrtrError) -> events.OutcomeStatus:
     if isinstance(error, (IncompleteError, UsageError)):
         return "incomplete"
     return "error"
+
+
+class Sessions(Protocol):
+    """Where a command's sessions come from: one conversation's (commands/conversation_builder.py's
+    `Live.session`), with its client, rounds, task settings and instances; answered by `chain` (None:
+    the conversation's own), its rounds sent to its other instances only when `hopping`. check's probes
+    are handed one, so the conversations they run are the command's and not their own."""
+
+    def __call__(self, chain: Chain | None = None, *, hopping: bool = True) -> Session: ...
 
 
 class Session:
