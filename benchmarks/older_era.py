@@ -67,7 +67,8 @@ def _era_decision(era: str) -> tuple[float, float]:
     """How long deciding the era takes (`conversation/era.py`'s choose_era), the server already
     started, and one request after it."""
     from mrtr_cli.answering.questions import Chain
-    from mrtr_cli.commands.common import client_settings, era_flags
+    from mrtr_cli.commands.common import era_flags
+    from mrtr_cli.commands.conversation_builder import client_settings
     from mrtr_cli.conversation import era as era_module
     from mrtr_cli.conversation.client import Client
     from mrtr_cli.conversation.events import Broadcast

@@ -18,7 +18,8 @@ import yaml
 from conftest import PYTHON, ROOT, SERVERS, mrtr_here
 from mrtr_cli.conversation import events
 from mrtr_cli.answering.chain import build_chain
-from mrtr_cli.commands.common import client_settings, connect, make_context
+from mrtr_cli.commands.common import make_context
+from mrtr_cli.commands.conversation_builder import client_settings, connect
 from mrtr_cli.conversation.session import Session
 from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.errors import ProtocolError

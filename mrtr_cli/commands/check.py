@@ -10,8 +10,8 @@ from mrtr_cli.fileio import files
 from mrtr_cli.render import json_report
 from mrtr_cli.answering.questions import Chain
 from mrtr_cli.definition.arguments import tool_arguments
-from mrtr_cli.commands.common import Context, client_settings, guarded, server_named
-from mrtr_cli.commands.conversation_builder import Conversation, Live, build, request_params
+from mrtr_cli.commands.common import Context, guarded, server_named
+from mrtr_cli.commands.conversation_builder import Conversation, Live, build, client_settings, request_params
 from mrtr_cli.conversation.session import Sessions
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UsageError
 from mrtr_cli.exit_codes import ExitCode

@@ -1,27 +1,21 @@
-"""What every command that talks to a server shares: consoles, events, connecting, failing."""
+"""What every command that talks to a server shares: consoles, events, failing."""
 
 from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mrtr_cli import __version__
-from mrtr_cli.answering.questions import Answerer, Chain
-from mrtr_cli.conversation.client import Client, ClientSettings
+from mrtr_cli.answering.questions import Answerer
 from mrtr_cli.errors import MrtrError, interruption
 from mrtr_cli.conversation.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, pipe_closed
-from mrtr_cli.conversation.linter import Linter
-from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, TargetOptions
-from mrtr_cli.protocol import meta
+from mrtr_cli.definition.options import OutputOptions, TargetOptions
 from mrtr_cli.render.console import Consoles, make_consoles, write_long
 from mrtr_cli.render.diagnostics import error_lines, missing_arguments_warning, warning_line
 from mrtr_cli.render.timeline import Timeline
-from mrtr_cli.targets.target import Endpoint, Target
 
 if TYPE_CHECKING:
     from mrtr_cli.conversation.era import EraFlags
@@ -102,24 +96,6 @@ def guarded(output: OutputOptions, body: Callable[[Context], ExitCode]) -> int:
                                           "run again with --debug for the traceback, and report it")))
 
 
-def client_settings(target: TargetOptions, answering: AnsweringOptions | None = None,
-                    chain: Chain | None = None, declare_tasks: bool = True) -> ClientSettings:
-    """The client's settings; `chain`: what answers questions (none: nothing does); `declare_tasks`:
-    whether the tasks extension is declared (`--no-tasks`: not)."""
-    answering = answering or AnsweringOptions()
-    capabilities = meta.Capabilities(elicitation=not answering.no_elicitation,
-                                     sampling=not answering.no_sampling, roots=not answering.no_roots,
-                                     roots_answerable=chain is not None and chain.offers_roots(), tasks=declare_tasks)
-    return ClientSettings(
-        identity=meta.ClientIdentity("mrtr", __version__),
-        capabilities=capabilities,
-        version=target.protocol_version or meta.LATEST_VERSION,
-        version_fixed=target.protocol_version is not None,
-        log_level=answering.log_level,
-        timeout=target.timeout,
-    )
-
-
 def era_flags(options: TargetOptions) -> EraFlags:
     """The era flags of `options`, as conversation/era.py takes them."""
     from mrtr_cli.conversation.era import EraFlags
@@ -138,34 +114,6 @@ def person_answerer(context: Context, sampling_model: str) -> Answerer:
     from mrtr_cli.render.prompts import Presenter
 
     return InteractiveAnswerer(Presenter(context.consoles.err), sampling_model)
-
-
-@contextmanager
-def connect(context: Context, server: Endpoint, settings: ClientSettings, probe: bool = True,
-            chain: Chain | None = None, recorded: bool = False) -> Iterator[Client]:
-    """A client on a live transport to the server, linted, in the era conversation/era.py chose;
-    the transport is shut down afterwards. `chain` answers the server's own requests in the older
-    era (none given: nothing is answered, and a request outside a call gets an error). The era may
-    start a stdio server once more: it opens the endpoint itself (`Endpoint.open`).
-
-    `probe=False`: the `discover` command sends server/discover itself (modern era); `recorded`:
-    replay of a 2026-07-28 transcript speaks its era without a probe (conversation/era.py).
-    """
-    from mrtr_cli.conversation.era import choose_era
-
-    context.emit.subscribe(Linter(settings.capabilities, context.emit))
-    client = Client(server.open(), settings, context.emit)
-    try:
-        choose_era(client, era_flags(server.options), server.open, chain or Chain([]),
-                   probes=server.target.probes_era, discovers=probe, recorded=recorded)
-        yield client
-    finally:
-        client.transport.close()
-
-
-def endpoint(context: Context, target: Target, options: TargetOptions) -> Endpoint:
-    """`target`, opened with `options` and the command's -v and --show-secrets."""
-    return Endpoint(target, options, context.output.verbose, context.output.show_secrets)
 
 
 def server_named(target: TargetOptions, otherwise: str = "mrtr demo") -> str:

@@ -6,8 +6,10 @@ hops to other instances, how a task is followed. `Conversation.connected` opens 
 the linter and the hops in place, a `Session` on the client; everything stopped at the end.
 `Conversation.again` is the same conversation with one thing changed (the headers, the answers, the
 declared capabilities, the protocol version, the instance, a target setting): what check's probes
-and replay's recorded setup ask for. `hold` is a command's whole conversation with its observers
-(the recorder, the --html and --har pages, the task keeper) and its end (`Finish`).
+and replay's recorded setup ask for; `Live.session` makes each session of it (check's probes are
+handed it as `conversation.session.Sessions`); `connect` is its client, linted, in the era chosen.
+`hold` is a command's whole conversation with its observers (the recorder, the --html and --har
+pages, the task keeper) and its end (`Finish`).
 
 The outcome (`conversation.session.Outcome`) is written here and in the engine alone: one made
 before anything is sent (`unsent`), a failure kept in it (`failed`), what the task watch or the
@@ -23,12 +25,14 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
+from mrtr_cli import __version__
 from mrtr_cli.conversation import events
+from mrtr_cli.conversation.linter import Linter
 from mrtr_cli.fileio import files
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.answering.questions import AT_TERMINAL, Answerer, Chain
 from mrtr_cli.definition.arguments import prompt_arguments, tool_arguments
-from mrtr_cli.commands.common import Context, client_settings, connect
+from mrtr_cli.commands.common import Context, era_flags
 from mrtr_cli.commands.hops import Plan, plan, routed
 from mrtr_cli.commands.task_interrupt import settle, show_unfinished, watch_tasks
 from mrtr_cli.conversation.client import Client, ClientSettings
@@ -163,6 +167,47 @@ def build(context: Context, options: TargetOptions, answering: AnsweringOptions,
     return Conversation(context, server, settings, chain, flags, hops, answering.max_rounds,
                         TaskSettings(tasks.poll_interval, tasks.task_timeout,
                                      listen=http_url(server.target) is not None), connection=connection)
+
+
+def client_settings(target: TargetOptions, answering: AnsweringOptions | None = None,
+                    chain: Chain | None = None, declare_tasks: bool = True) -> ClientSettings:
+    """The client's settings; `chain`: what answers questions (none: nothing does); `declare_tasks`:
+    whether the tasks extension is declared (`--no-tasks`: not)."""
+    answering = answering or AnsweringOptions()
+    capabilities = meta.Capabilities(elicitation=not answering.no_elicitation,
+                                     sampling=not answering.no_sampling, roots=not answering.no_roots,
+                                     roots_answerable=chain is not None and chain.offers_roots(), tasks=declare_tasks)
+    return ClientSettings(
+        identity=meta.ClientIdentity("mrtr", __version__),
+        capabilities=capabilities,
+        version=target.protocol_version or meta.LATEST_VERSION,
+        version_fixed=target.protocol_version is not None,
+        log_level=answering.log_level,
+        timeout=target.timeout,
+    )
+
+
+@contextmanager
+def connect(context: Context, server: Endpoint, settings: ClientSettings, probe: bool = True,
+            chain: Chain | None = None, recorded: bool = False) -> Iterator[Client]:
+    """A client on a live transport to the server, linted, in the era conversation/era.py chose;
+    the transport is shut down afterwards. `chain` answers the server's own requests in the older
+    era (none given: nothing is answered, and a request outside a call gets an error). The era may
+    start a stdio server once more: it opens the endpoint itself (`Endpoint.open`).
+
+    `probe=False`: the `discover` command sends server/discover itself (modern era); `recorded`:
+    replay of a 2026-07-28 transcript speaks its era without a probe (conversation/era.py).
+    """
+    from mrtr_cli.conversation.era import choose_era
+
+    context.emit.subscribe(Linter(settings.capabilities, context.emit))
+    client = Client(server.open(), settings, context.emit)
+    try:
+        choose_era(client, era_flags(server.options), server.open, chain or Chain([]),
+                   probes=server.target.probes_era, discovers=probe, recorded=recorded)
+        yield client
+    finally:
+        client.transport.close()
 
 
 def unsent(method: str, params: dict[str, Any]) -> Outcome:

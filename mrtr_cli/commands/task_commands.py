@@ -14,12 +14,13 @@ import time
 from dataclasses import replace
 from typing import Any, NamedTuple
 
-from mrtr_cli.commands.common import Context, client_settings, connect, endpoint, guarded
+from mrtr_cli.commands.common import Context, guarded
+from mrtr_cli.commands.conversation_builder import build
 from mrtr_cli.commands.task_interrupt import unknown_task
 from mrtr_cli.errors import ProtocolError, ServerError, UsageError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.config.kept_tasks import KeptTask, TaskStore, said, said_or_none
-from mrtr_cli.definition.options import OutputOptions, TargetOptions
+from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.render import kept_task_lines as task_lines
 from mrtr_cli.render.result_texts import result_texts
@@ -173,9 +174,9 @@ def _kept_server(store: TaskStore, task_id: str, verb: str) -> str:
 
 def ask(context: Context, found: Located, method: str, task_id: str) -> Any:
     """The result of `method` for `task_id`; a task the server does not know is exit 2, forgotten."""
-    server = endpoint(context, found.target, found.options)
-    with connect(context, server, client_settings(found.options)) as client:
-        reply = client.request(method, {"taskId": task_id})
+    conversation = build(context, found.options, AnsweringOptions(), target=found.target)  # nothing to answer
+    with conversation.connected() as live:
+        reply = live.client.request(method, {"taskId": task_id})
     if reply.error is None:
         return reply.result
     if reply.error.get("code") == jsonrpc.INVALID_PARAMS:
