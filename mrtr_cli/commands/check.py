@@ -8,11 +8,9 @@ from typing import Any, NamedTuple
 
 from mrtr_cli.fileio import files
 from mrtr_cli.render import json_report
-from mrtr_cli.answering.questions import Chain
 from mrtr_cli.definition.arguments import tool_arguments
 from mrtr_cli.commands.common import Context, guarded, server_named
 from mrtr_cli.commands.conversation_builder import Conversation, Live, build, client_settings, request_params
-from mrtr_cli.conversation.session import Sessions
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UsageError
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.conversation.lists import unlisted_hint
@@ -151,7 +149,6 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
     auth_checks, protected = _authorization(conversation)
     if protected:
         conversation = conversation.again(auth_stored_only=True)  # a kept token is used; no browser, no wait
-    chain = conversation.chain
     try:
         with conversation.connected() as live:  # the older era: exit 1 with the reason
             client = live.client
@@ -159,10 +156,10 @@ def _probe(context: Context, tool: CallOptions | None, options: TargetOptions, a
             _say_calls(context, budgets)
             _require_listed(client, tool, named)
             if client.era.handshake:
-                checks = [*_older(client, live.session, chain, tool, target),
+                checks = [*_older(live, tool, target),
                           *older.skipped(_named_probes(named), client.settings.version)]
             else:
-                checks = _modern(context, live, chain, tool, target, named, asked, other and other(client))
+                checks = _modern(context, live, tool, target, named, asked, other and other(client))
             if not target.mirrors_headers:  # over stdio no answer carries an HTTP status to name
                 checks = without_http_status(checks)
     except AuthError as error:  # a machine's refused grant is exit 3, as in call: CI must not pass without a token
@@ -265,11 +262,11 @@ def _era_unknown(error: AuthError) -> dict[str, Any]:
             "line": "era: not known (the server wants authorization and mrtr has no usable token)"}
 
 
-def _modern(context: Context, live: Live, chain: Chain, tool: CallOptions | None, target: Target,
-            named: tuple[CallOptions, ...], asked: Asked = Asked(), other: OtherPrincipal | None = None) -> list[Check]:
+def _modern(context: Context, live: Live, tool: CallOptions | None, target: Target, named: tuple[CallOptions, ...],
+            asked: Asked = Asked(), other: OtherPrincipal | None = None) -> list[Check]:
     """The checks of a 2026-07-28 server (check/probes.py; with a tool, check/tool_probes.py); every
-    conversation a probe runs whole is one of `live`'s sessions."""
-    client, instances = live.client, live.instances
+    conversation a probe runs whole is one of `live`'s sessions, answered by its chain."""
+    client, instances, chain = live.client, live.instances, live.conversation.chain
     prober = Prober(client, live.session, over_http=target.mirrors_headers, skipped=asked.skipped)
     watch = StreamWatch(client.settings.log_level)
     context.emit.subscribe(prober)
@@ -317,14 +314,14 @@ def _answers_discover(conversation: Conversation) -> bool:
             return False
 
 
-def _older(client: Client, sessions: Sessions, chain: Chain, tool: CallOptions | None,
-           target: Target) -> list[Check]:
+def _older(live: Live, tool: CallOptions | None, target: Target) -> list[Check]:
     """The checks of an initialize-handshake-era server (check/older.py)."""
+    client = live.client
     checks = older.safe_checks(client)
     if tool is not None:
         prepared = prepare_call(client, target, tool.method, tool.name, needs_schema=True)
         arguments = tool_arguments(tool.arguments, tool.args_json, prepared.schema)
-        checks += older.tool_checks(client, sessions, chain, tool.name, arguments, prepared.mirrored)
+        checks += older.tool_checks(client, live.session, live.conversation.chain, tool.name, arguments, prepared.mirrored)
     return checks
 
 

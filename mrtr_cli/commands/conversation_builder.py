@@ -73,7 +73,7 @@ class Live(NamedTuple):
         answered by `chain` (None: the conversation's), its rounds sent to the other instances when
         `hopping` (`conversation.session.Sessions`: a check probe's variation)."""
         built = self.conversation
-        return Session(self.client, chain or built.chain, max_rounds=built.max_rounds,
+        return Session(self.client, built.chain if chain is None else chain, max_rounds=built.max_rounds,
                        instances=self.instances if hopping else None, tasks=built.tasks,
                        awaited_unprompted=built.awaited_unprompted)
 
