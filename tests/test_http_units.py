@@ -218,7 +218,7 @@ class _Body:
 def test_a_big_json_body_is_read_without_a_copy_at_the_end():
     import tracemalloc
 
-    from mrtr_cli.transport.http.post_exchange import HttpExchange
+    from mrtr_cli.transport.http.streamable_http import HttpExchange
     from mrtr_cli.transport.http.streamable_http import HttpTransport
 
     transport = HttpTransport("http://127.0.0.1/mcp", {})

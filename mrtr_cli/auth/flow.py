@@ -125,7 +125,7 @@ def checked_redirect(recorder: Recorder, received: dict[str, str], state: str, m
 
 
 class Authorizer:
-    """What the HTTP transport asks when a server answers 401 or 403 (transport/http/post_exchange.py)."""
+    """What the HTTP transport asks when a server answers 401 or 403 (transport/http/streamable_http.py)."""
 
     def __init__(self, server_url: str, settings: AuthSettings, fetch: Fetch,
                  store: TokenStore | NoStore | None = None) -> None:
