@@ -26,6 +26,11 @@ and inherited by every process the tests start. It replaces a MRTR_CONFIG_DIR th
 and each pytest-xdist worker loads this file and makes its own, so no two workers share one."""
 os.environ["MRTR_CONFIG_DIR"] = CONFIG_DIR
 atexit.register(shutil.rmtree, CONFIG_DIR, ignore_errors=True)
+PROBE_ANSWERED_WITHIN = "60"
+"""MRTR_ERA_PROBE_WAIT for every mrtr the tests run: how soon a server answers server/discover is how soon its
+process starts, which a loaded machine stretches past the 3 s default, and the era probe would then take it for a
+silent one. A test of silence gives its own --era-probe-wait (or variable)."""
+os.environ["MRTR_ERA_PROBE_WAIT"] = PROBE_ANSWERED_WITHIN
 SDK_SERVER = [PYTHON, str(SERVERS / "sdk_server.py")]
 
 settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -109,6 +109,34 @@ def test_auto_silence_waits_the_probe_wait(scripted):
     assert "no answer to server/discover within --era-probe-wait" in run.stderr
 
 
+def test_the_variable_sets_the_probe_wait_and_the_flag_wins_over_it(scripted):
+    server = scripted(discover="silent", steps=[INIT, DONE])
+    run = mrtr_here("call", "t", "--no-input", *server.args(), env={"MRTR_ERA_PROBE_WAIT": "0.2"})
+    assert run.code == 0 and "within --era-probe-wait (0.2 s): trying the initialize handshake" in run.stderr
+    again = scripted(discover="silent", steps=[INIT, DONE])
+    run = mrtr_here("call", "t", "--no-input", "--era-probe-wait", "0.3", *again.args(),
+                    env={"MRTR_ERA_PROBE_WAIT": "0.2"})
+    assert run.code == 0 and "within --era-probe-wait (0.3 s)" in run.stderr
+
+
+@pytest.mark.parametrize("given", ["soon", "0", "nan"])
+def test_a_variable_that_is_no_wait_is_a_usage_error_saying_so(scripted, given: str):
+    server = scripted(steps=[INIT, DONE])
+    run = mrtr_here("call", "t", "--no-input", *server.args(), env={"MRTR_ERA_PROBE_WAIT": given})
+    assert run.code == 1 and run.stderr.startswith(f"✗ MRTR_ERA_PROBE_WAIT: {given!r} is not a number of seconds")
+    assert "unset it for the default (3)" in run.stderr and "Traceback" not in run.stderr
+    assert server.received() == []
+
+
+def test_the_default_wait_is_3_seconds_without_the_variable(monkeypatch: pytest.MonkeyPatch):
+    from mrtr_cli.commands.common import era_probe_wait
+    from mrtr_cli.definition.options import TargetOptions
+
+    monkeypatch.delenv("MRTR_ERA_PROBE_WAIT")
+    assert era_probe_wait(TargetOptions()) == 3.0
+    assert era_probe_wait(TargetOptions(era_probe_wait=0.5)) == 0.5
+
+
 def test_a_modern_server_slow_to_start_is_found_modern_after_all():
     """Silent at the probe, it answers it late and refuses initialize (-32022): it speaks 2026-07-28."""
     slow = ["env", "SDK_START_DELAY=1.5", *SDK_SERVER]

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 from mrtr_cli.fileio import files
 from mrtr_cli.render import json_report
 from mrtr_cli.definition.arguments import tool_arguments
-from mrtr_cli.commands.common import Context, guarded, server_named
+from mrtr_cli.commands.common import Context, era_probe_wait, guarded, server_named
 from mrtr_cli.commands.conversation_builder import Conversation, Live, build, client_settings, request_params
 from mrtr_cli.errors import AuthError, MrtrError, ProtocolError, UsageError
 from mrtr_cli.exit_codes import ExitCode
@@ -308,7 +308,7 @@ def _answers_discover(conversation: Conversation) -> bool:
     options = conversation.server.options
     with conversation.again(settings=client_settings(options._replace(protocol_version=None))).client() as client:
         try:
-            client.discover(timeout=options.era_probe_wait)
+            client.discover(timeout=era_probe_wait(options))
             return True
         except MrtrError:
             return False

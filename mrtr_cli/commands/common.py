@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from collections.abc import Callable
@@ -9,10 +10,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mrtr_cli.answering.questions import Answerer
-from mrtr_cli.errors import MrtrError, interruption
+from mrtr_cli.errors import MrtrError, UsageError, interruption
 from mrtr_cli.conversation.events import Broadcast
 from mrtr_cli.exit_codes import ExitCode, pipe_closed
-from mrtr_cli.definition.options import OutputOptions, TargetOptions
+from mrtr_cli.definition.options import (ERA_PROBE_WAIT, ERA_PROBE_WAIT_VARIABLE, OutputOptions, TargetOptions,
+                                         seconds)
 from mrtr_cli.render.console import Consoles, make_consoles, write_long
 from mrtr_cli.render.diagnostics import error_lines, missing_arguments_warning, warning_line
 from mrtr_cli.render.timeline import Timeline
@@ -100,7 +102,21 @@ def era_flags(options: TargetOptions) -> EraFlags:
     """The era flags of `options`, as conversation/era.py takes them."""
     from mrtr_cli.conversation.era import EraFlags
 
-    return EraFlags(options.protocol_era, options.protocol_version, options.no_discover, options.era_probe_wait)
+    return EraFlags(options.protocol_era, options.protocol_version, options.no_discover, era_probe_wait(options))
+
+
+def era_probe_wait(options: TargetOptions) -> float:
+    """--era-probe-wait, else MRTR_ERA_PROBE_WAIT, else 3 s; a variable that is no number of seconds is a usage error."""
+    if options.era_probe_wait is not None:
+        return options.era_probe_wait
+    given = os.environ.get(ERA_PROBE_WAIT_VARIABLE)
+    if not given:
+        return ERA_PROBE_WAIT
+    try:
+        return seconds(given)
+    except ValueError as error:
+        raise UsageError(f"{ERA_PROBE_WAIT_VARIABLE}: {error}", f"set it to a number of seconds, or unset it "
+                         f"for the default ({ERA_PROBE_WAIT:g})") from None
 
 
 def person_at_terminal() -> bool:

@@ -146,8 +146,9 @@ TARGET = (
             "exit 2.", "SIZE", SIZE),
     _target("--protocol-era", "protocol_era", "value", "modern: 2026-07-28; older: the initialize handshake "
             "(2024-11-05 to 2025-11-25); auto: find out (see mrtr help eras).", "auto|modern|older"),
-    _target("--era-probe-wait", "era_probe_wait", "value", "With --protocol-era auto on stdio, how long a silent "
-            "server/discover is waited for before the initialize handshake.", "SECONDS", SECONDS),
+    _target("--era-probe-wait", "era_probe_wait", "value", "With --protocol-era auto, how long a silent "
+            "server/discover is waited for before the initialize handshake (default: 3; MRTR_ERA_PROBE_WAIT sets "
+            "another, for servers slow to start).", "SECONDS", SECONDS),
     _target("--replica", "replicas", "many", "Another instance of the --url server: round k of the conversation goes "
             "to instance (k-1) mod n of --url and the replicas, so the retry meets another instance (2026-07-28 "
             "only). Repeatable.", "URL"),

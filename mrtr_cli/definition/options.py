@@ -16,6 +16,10 @@ from typing import Any, NamedTuple
 COLORS = ("auto", "always", "never")
 """The values of `--color`."""
 
+ERA_PROBE_WAIT = 3.0
+"""--era-probe-wait's default: seconds a silent server/discover is waited for (mrtr help eras)."""
+ERA_PROBE_WAIT_VARIABLE = "MRTR_ERA_PROBE_WAIT"
+"""Another default for --era-probe-wait, for every command of a CI job whose servers start slowly."""
 MIN_SECONDS = 0.001
 MAX_SECONDS = 1_000_000.0
 """The shortest and longest wait an option of seconds may ask for (11.5 days: the system's waits take at
@@ -205,7 +209,8 @@ class TargetOptions(NamedTuple):
     insecure: bool = False
     no_discover: bool = False
     protocol_era: str = "auto"
-    era_probe_wait: float = 3.0
+    era_probe_wait: float | None = None
+    """--era-probe-wait; None: MRTR_ERA_PROBE_WAIT, else ERA_PROBE_WAIT (commands/common.py's `era_flags`)."""
     replicas: tuple[str, ...] = ()
     restart_between_rounds: bool = False
     max_message_size: int = 64 * 1024 * 1024  # transport.base.DEFAULT_MAX_MESSAGE_SIZE (not imported: start-up)
