@@ -190,3 +190,19 @@ def test_a_server_command_spilled_out_of_stdio_is_told_to_be_quoted_or_put_after
         kept = mrtr_here(*other)
         assert kept.code == 1 and "--stdio takes" not in kept.stderr, kept.stderr
         assert kept.stderr.startswith("mrtr: Got unexpected extra argument(s) ("), kept.stderr
+
+
+def test_a_server_command_given_without_the_dashes_is_told_to_go_after_them():
+    for words in (["call", "greet"], ["read", "note://x"], ["list", "tools"], ["discover"], ["check"]):
+        run = mrtr_here(*words, "-v", "python", "my server.py")
+        command = f"mrtr {words[0]}"
+        assert (run.code, run.stdout) == (1, ""), run.stderr
+        assert run.stderr == (f"mrtr: Got unexpected extra argument(s) (python my server.py); if they are the server's "
+                              f"command, put it after -- ({' '.join([command, *words[1:]])} -v -- python 'my server.py')"
+                              f" (see {command} --help)\n")
+    for named in (["--demo"], ["--url", "http://127.0.0.1:9/mcp"], ["--url=http://127.0.0.1:9/mcp"], ["--config", "c.json"]):
+        run = mrtr_here("call", "greet", *named, "python", "server.py")
+        assert run.code == 1 and "put it after --" not in run.stderr, run.stderr  # a server is named already
+    for other in (["show", "a.yaml", "b.yaml"], ["call", "greet", "python", "-v"]):  # no server; not the last words
+        run = mrtr_here(*other)
+        assert run.code == 1 and "put it after --" not in run.stderr, run.stderr

@@ -1,6 +1,7 @@
 """The message for words a command has no place for, and what to do when they spilled out of
-`--stdio`: `mrtr call greet --stdio python server.py` gave `--stdio` the word `python` alone, and
-left `server.py` over. cli/help_command.py's commands call `message` when click's parse leaves words
+`--stdio` (`mrtr call greet --stdio python server.py` gave `--stdio` the word `python` alone, and
+left `server.py` over) or are a server's command given without `--` before it (`mrtr call greet
+python server.py`). cli/help_command.py's commands call `message` when click's parse leaves words
 over; the fast parser (fast_paths/fast_call.py) leaves such a command line to typer.
 """
 
@@ -10,14 +11,29 @@ from typing import List, Optional
 from mrtr_cli.text import safe_line
 
 STDIO = "--stdio"
+SERVER_FLAGS = ("--url", STDIO, "--config", "--demo")
+"""The flags that name the server a command talks to (definition/option_table.py)."""
 
 
-def message(command_path: str, words: List[str], extras: List[str]) -> str:
-    """What is said when `extras` are over among a command's `words` (the words after its name)."""
+def message(command_path: str, words: List[str], extras: List[str], connects: bool = False) -> str:
+    """What is said when `extras` are over among a command's `words` (the words after its name);
+    `connects`: the command talks to a server (it takes `--stdio`)."""
     hint = _stdio_hint(command_path, words, extras)
     if hint is not None:
         return hint
-    return f"Got unexpected extra argument(s) ({' '.join(safe_line(extra) for extra in extras)})"
+    said = f"Got unexpected extra argument(s) ({' '.join(safe_line(extra) for extra in extras)})"
+    return said + (_dashes_hint(command_path, words, extras) if connects else "")
+
+
+def _dashes_hint(command_path: str, words: List[str], extras: List[str]) -> str:
+    """What to do when `extras` end the command line and no flag names a server: they may be the
+    server's command, which goes after `--`; "" otherwise."""
+    named = any(word == flag or word.startswith(flag + "=") for word in words for flag in SERVER_FLAGS)
+    if named or words[len(words) - len(extras):] != extras:
+        return ""
+    kept = words[:len(words) - len(extras)]
+    instead = " ".join([command_path, *map(_shown, kept), "--", *map(_shown, extras)])
+    return f"; if they are the server's command, put it after -- ({instead})"
 
 
 def _stdio_hint(command_path: str, words: List[str], extras: List[str]) -> Optional[str]:

@@ -34,9 +34,10 @@ class HelpCommand(typer.core.TyperCommand):
         finally:
             ctx.allow_extra_args = False
         if extras:
-            from mrtr_cli.cli.extra_arguments import message
+            from mrtr_cli.cli.extra_arguments import STDIO, message
 
-            ctx.fail(message(ctx.command_path, words, extras))
+            connects = any(STDIO in getattr(param, "opts", ()) for param in self.params)
+            ctx.fail(message(ctx.command_path, words, extras, connects))
         return extras
 
 
