@@ -9,7 +9,10 @@ reject state that fails verification. Integrity protection **MAY** be omitted on
 cause nothing worse than request failure." So a forgery the server refuses passes, and so does one it
 takes when nothing comes of it: the call ends as the unforged one did. One taken whose result, its
 structuredContent or the next round differs fails. These probes knowingly break the client MUST NOT
-on requestState, as the tampering probe of check/tool_probes.py does, apart from the Session.
+on requestState, as the tampering probe of check/tool_probes.py does: a forged field and a skipped step
+are the conversation resumed with another state (`Session.resume`, on one of the command's sessions,
+answered as the conversation was: `AsRecorded`); a tag altered or a state cut short is one retry sent
+as it is (`send`).
 """
 
 from __future__ import annotations
@@ -17,15 +20,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from mrtr_cli.answering import sources
+from mrtr_cli.answering.questions import Chain, Decision, Question, Response
 from mrtr_cli.check.calls import ROUNDS, Calls
 from mrtr_cli.check.probes import Prober
 from mrtr_cli.check.state_evidence import FORGERIES_A_ROUND, FORGING_CALLS, Tally, Walked, forged_verdict, view
 from mrtr_cli.check.state_forgery import (Alteration, ReadableState, last_segment, other_value, read,
                                           tag_tamperings, truncations)
-from mrtr_cli.check.verdicts import Check, Probe, seen, verdict
+from mrtr_cli.check.verdicts import Check, Probe, ProbeFailed, seen, verdict
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome, Round
-from mrtr_cli.protocol.mrtr import REQUEST_STATE, with_state
+from mrtr_cli.errors import ProtocolError, RequestTimeout
+from mrtr_cli.protocol.headers import Mirrored
+from mrtr_cli.protocol.mrtr import with_state
 
 WORKFLOW = "basic/patterns/mrtr#server-requirements-basic-workflow"
 
@@ -71,13 +78,53 @@ def state_probes_for(method: str) -> StateProbes:
                                                                                                TOOL_STATE_PROBES)
 
 
-class StateProber:
-    """The state probes of one conversation; `send` sends one retry's params (with its _meta)."""
+class Request(NamedTuple):
+    """The request a conversation was had for: its method, its params as first sent, and the arguments
+    every round also sends as headers."""
 
-    def __init__(self, prober: Prober, probes: StateProbes, send: Callable[[dict[str, Any]], Reply]) -> None:
+    method: str
+    params: dict[str, Any]
+    mirrored: Mirrored | None = None
+
+
+class AsRecorded:
+    """Answers each question as the conversation did, while its round asks just what the conversation's
+    round asked: a round asked otherwise is left unanswered, so a conversation resumed with another
+    requestState goes no further than where it parts from the conversation (and no person is asked)."""
+
+    name = sources.RECORDED
+
+    def __init__(self, rounds: list[Round]) -> None:
+        self.rounds = {r.number: r for r in rounds}
+
+    def answer(self, question: Question) -> Decision:
+        recorded = self.rounds.get(question.round)
+        if recorded is None or question.count != len(recorded.requests) or question.key not in recorded.answers \
+                or recorded.requests.get(question.key) != question.request:
+            return None
+        return Response(recorded.answers[question.key].response)
+
+    def offers_roots(self) -> bool:
+        return True
+
+
+class Resumed(NamedTuple):
+    """The rounds a conversation resumed with another requestState sent, and how many requests that was."""
+
+    rounds: list[Round]
+    sent: int
+
+
+class StateProber:
+    """The state probes of one conversation of `request`; `send` sends one retry's params (with its
+    _meta); the conversations resumed with another state are sessions of `prober.sessions`."""
+
+    def __init__(self, prober: Prober, probes: StateProbes, send: Callable[[dict[str, Any]], Reply],
+                 request: Request) -> None:
         self.prober = prober
         self.probes = probes
         self.send = send
+        self.request = request
         self.rounds: list[Round] = []
         self.forging_left = FORGING_CALLS
         """The calls the forgeries may still make (FORGING_CALLS in all)."""
@@ -134,7 +181,7 @@ class StateProber:
                 break
             value = other_value(scalar.value)
             walked = self._walk(index, state.forged(scalar, value))
-            self.forging_left -= walked.position - index
+            self.forging_left -= walked.sent
             tally.forged += 1
             if not walked.same and self._refused(walked.last, walked.position - 1):  # late is still refused
                 tally.refused.append(walked.last)
@@ -144,7 +191,7 @@ class StateProber:
                 tally.differing.append((scalar, value, walked))
         if tally.differing:
             unforged = self._walk(index, self.rounds[index].state or "")
-            self.forging_left -= unforged.position - index
+            self.forging_left -= unforged.sent
             tally.unstable = not unforged.same
         return tally
 
@@ -189,22 +236,42 @@ class StateProber:
         if first is None or first == second:
             why = "round 1 carried no requestState" if first is None else "round 2 carried round 1's requestState"
             return verdict(*probe, None, f"not probed: {why}")
-        reply = self.send(with_state(self.rounds[2].params, first))
+        reply = self._resumed(1, first, last=3).rounds[0].reply  # round 3 alone
         detail = f"round 1's requestState with round 2's answers: {seen(reply)}"
         return verdict(*probe, not self._taken(reply, 1), detail + ("" if not self._taken(reply, 1) else
                                                                     ", as if round 1 had been answered"))
 
     def _walk(self, index: int, state: str) -> Walked:
-        """The conversation from round index+2 on, round index+1's state replaced by `state`: each retry as
-        the conversation sent it, with the state the answer before it carried, while the answers are the
-        conversation's."""
-        position, reply = index + 1, self.send(with_state(self.rounds[index + 1].params, state))
-        while view(reply) == view(self.rounds[position].reply):
-            if view(reply)[0] != "input_required" or position + 1 >= len(self.rounds):
-                return Walked(reply, position, self.rounds[position].number, True)
-            position += 1
-            reply = self.send(with_state(self.rounds[position].params, reply.result.get(REQUEST_STATE)))
-        return Walked(reply, position, self.rounds[position].number, False)
+        """The conversation from round index+2 on, round index+1's state replaced by `state`, answered as
+        the conversation was: it stops at the first answer that differs from the conversation's, or where
+        the conversation ended."""
+        resumed = self._resumed(index, state, last=self.rounds[-1].number)
+        for position, came in enumerate(resumed.rounds, index + 1):
+            if view(came.reply) != view(self.rounds[position].reply):
+                return Walked(came.reply, position, self.rounds[position].number, False, resumed.sent)
+        position = index + len(resumed.rounds)
+        return Walked(resumed.rounds[-1].reply, position, self.rounds[position].number, True, resumed.sent)
+
+    def _resumed(self, index: int, state: str, last: int) -> Resumed:
+        """The conversation resumed after round index+1 with `state` as its requestState (`Session.resume`),
+        answered as it was (`AsRecorded`) and no further than round `last`; `ProbeFailed` when no usable
+        response came (a dead server still raises)."""
+        session = self.prober.sessions(Chain([AsRecorded(self.rounds)]), hopping=False, max_rounds=last - 1)
+        self.prober.ignored.clear()
+        method, params, mirrored = self.request
+        outcome = session.resume(method, params, self.rounds[:index + 1], state, mirrored)
+        came = outcome.rounds[index + 1:]
+        if outcome.unanswered_round is None and came:
+            return Resumed(came, len(came))
+        raise self._unanswered(outcome)
+
+    def _unanswered(self, outcome: Outcome) -> Exception:
+        """What a resumed conversation whose request got no response raises: `ProbeFailed` for a timeout or
+        a response mrtr could not read, the error itself otherwise (the server went away, Ctrl-C)."""
+        error = outcome.error
+        if error is None or isinstance(error, (RequestTimeout, ProtocolError)):
+            return self.prober.failed(error.message if error is not None else "no response")
+        return error
 
     def _refused(self, reply: Reply, index: int) -> bool:
         """Whether the server turned the retry down: an error, a tool error, or a round already asked."""
