@@ -27,7 +27,7 @@ from mrtr_cli.check.probes import Prober
 from mrtr_cli.check.state_evidence import FORGERIES_A_ROUND, FORGING_CALLS, Tally, Walked, forged_verdict, view
 from mrtr_cli.check.state_forgery import (Alteration, ReadableState, last_segment, other_value, read,
                                           tag_tamperings, truncations)
-from mrtr_cli.check.verdicts import Check, Probe, ProbeFailed, seen, verdict
+from mrtr_cli.check.verdicts import Check, Probe, seen, verdict
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome, Round
 from mrtr_cli.errors import ProtocolError, RequestTimeout
@@ -106,13 +106,6 @@ class AsRecorded:
 
     def offers_roots(self) -> bool:
         return True
-
-
-class Resumed(NamedTuple):
-    """The rounds a conversation resumed with another requestState sent, and how many requests that was."""
-
-    rounds: list[Round]
-    sent: int
 
 
 class StateProber:
@@ -236,7 +229,7 @@ class StateProber:
         if first is None or first == second:
             why = "round 1 carried no requestState" if first is None else "round 2 carried round 1's requestState"
             return verdict(*probe, None, f"not probed: {why}")
-        reply = self._resumed(1, first, last=3).rounds[0].reply  # round 3 alone
+        reply = self._resumed(1, first, last=3)[0].reply  # round 3 alone
         detail = f"round 1's requestState with round 2's answers: {seen(reply)}"
         return verdict(*probe, not self._taken(reply, 1), detail + ("" if not self._taken(reply, 1) else
                                                                     ", as if round 1 had been answered"))
@@ -246,32 +239,33 @@ class StateProber:
         the conversation was: it stops at the first answer that differs from the conversation's, or where
         the conversation ended."""
         resumed = self._resumed(index, state, last=self.rounds[-1].number)
-        for position, came in enumerate(resumed.rounds, index + 1):
+        sent = len(resumed)  # each round one request, answered: an unanswered one failed the probe
+        for position, came in enumerate(resumed, index + 1):
             if view(came.reply) != view(self.rounds[position].reply):
-                return Walked(came.reply, position, self.rounds[position].number, False, resumed.sent)
-        position = index + len(resumed.rounds)
-        return Walked(resumed.rounds[-1].reply, position, self.rounds[position].number, True, resumed.sent)
+                return Walked(came.reply, position, self.rounds[position].number, False, sent)
+        position = index + sent
+        return Walked(resumed[-1].reply, position, self.rounds[position].number, True, sent)
 
-    def _resumed(self, index: int, state: str, last: int) -> Resumed:
-        """The conversation resumed after round index+1 with `state` as its requestState (`Session.resume`),
-        answered as it was (`AsRecorded`) and no further than round `last`; `ProbeFailed` when no usable
-        response came (a dead server still raises)."""
+    def _resumed(self, index: int, state: str, last: int) -> list[Round]:
+        """The rounds of the conversation resumed after round index+1 with `state` as its requestState
+        (`Session.resume`), answered as it was (`AsRecorded`) and sent no further than round `last`."""
         session = self.prober.sessions(Chain([AsRecorded(self.rounds)]), hopping=False, max_rounds=last - 1)
         self.prober.ignored.clear()
         method, params, mirrored = self.request
         outcome = session.resume(method, params, self.rounds[:index + 1], state, mirrored)
         came = outcome.rounds[index + 1:]
         if outcome.unanswered_round is None and came:
-            return Resumed(came, len(came))
+            return came
         raise self._unanswered(outcome)
 
     def _unanswered(self, outcome: Outcome) -> Exception:
-        """What a resumed conversation whose request got no response raises: `ProbeFailed` for a timeout or
-        a response mrtr could not read, the error itself otherwise (the server went away, Ctrl-C)."""
+        """What a resumed conversation that got no usable response raises, as `Prober.send` has it:
+        `ProbeFailed`, but for a request that the server went away from or Ctrl-C ended, which ends the check."""
         error = outcome.error
-        if error is None or isinstance(error, (RequestTimeout, ProtocolError)):
-            return self.prober.failed(error.message if error is not None else "no response")
-        return error
+        if outcome.unanswered_round is not None and error is not None \
+                and not isinstance(error, (RequestTimeout, ProtocolError)):
+            return error
+        return self.prober.failed(error.message if error is not None else "no response came")
 
     def _refused(self, reply: Reply, index: int) -> bool:
         """Whether the server turned the retry down: an error, a tool error, or a round already asked."""
