@@ -104,8 +104,7 @@ class NamedProber:
         checks = _asking(outcome, _asking_probes_for(method))
         if method == "resources/read":
             checks.append(_caching(outcome, client))
-        checks += StateProber(self.prober, state_probes_for(method), self._retry,
-                              Request(method, self.params)).checks(outcome)
+        checks += StateProber(self.prober, state_probes_for(method), Request(method, self.params)).checks(outcome)
         return checks + self.prober.run_each(_conversation_probes(self.kind), self._judges(outcome))
 
     def waiting_checks(self) -> list[Check]:

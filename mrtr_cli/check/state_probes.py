@@ -9,10 +9,10 @@ reject state that fails verification. Integrity protection **MAY** be omitted on
 cause nothing worse than request failure." So a forgery the server refuses passes, and so does one it
 takes when nothing comes of it: the call ends as the unforged one did. One taken whose result, its
 structuredContent or the next round differs fails. These probes knowingly break the client MUST NOT
-on requestState, as the tampering probe of check/tool_probes.py does: a forged field and a skipped step
-are the conversation resumed with another state (`Session.resume`, on one of the command's sessions,
-answered as the conversation was: `AsRecorded`); a tag altered or a state cut short is one retry sent
-as it is (`send`).
+on requestState, as the tampering probe of check/tool_probes.py does: each is the conversation resumed
+with another state (`Session.resume`, on one of the command's sessions, answered as the conversation
+was: `AsRecorded`), followed while it goes as the conversation went (a forged field) or for one retry
+(a tag altered, a state cut short, a step skipped).
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome, Round
 from mrtr_cli.errors import ProtocolError, RequestTimeout
 from mrtr_cli.protocol.headers import Mirrored
-from mrtr_cli.protocol.mrtr import with_state
 
 WORKFLOW = "basic/patterns/mrtr#server-requirements-basic-workflow"
 
@@ -109,14 +108,12 @@ class AsRecorded:
 
 
 class StateProber:
-    """The state probes of one conversation of `request`; `send` sends one retry's params (with its
-    _meta); the conversations resumed with another state are sessions of `prober.sessions`."""
+    """The state probes of one conversation of `request`: each resumes it with another state, on a
+    session of `prober.sessions`."""
 
-    def __init__(self, prober: Prober, probes: StateProbes, send: Callable[[dict[str, Any]], Reply],
-                 request: Request) -> None:
+    def __init__(self, prober: Prober, probes: StateProbes, request: Request) -> None:
         self.prober = prober
         self.probes = probes
-        self.send = send
         self.request = request
         self.rounds: list[Round] = []
         self.forging_left = FORGING_CALLS
@@ -202,7 +199,7 @@ class StateProber:
                 continue
             start = readable.tag_start if readable is not None else last_segment(state)
             for alteration in alterations(state, start):
-                reply, sent = self.send(with_state(self.rounds[index + 1].params, alteration.state)), sent + 1
+                reply, sent = self._retried(index, alteration.state), sent + 1
                 first = first or seen(reply)
                 if self._taken(reply, index):
                     into = "a complete result" if view(reply)[0] == "complete" else "the next round"
@@ -229,7 +226,7 @@ class StateProber:
         if first is None or first == second:
             why = "round 1 carried no requestState" if first is None else "round 2 carried round 1's requestState"
             return verdict(*probe, None, f"not probed: {why}")
-        reply = self._resumed(1, first, last=3)[0].reply  # round 3 alone
+        reply = self._retried(1, first)
         detail = f"round 1's requestState with round 2's answers: {seen(reply)}"
         return verdict(*probe, not self._taken(reply, 1), detail + ("" if not self._taken(reply, 1) else
                                                                     ", as if round 1 had been answered"))
@@ -245,6 +242,10 @@ class StateProber:
                 return Walked(came.reply, position, self.rounds[position].number, False, sent)
         position = index + sent
         return Walked(resumed[-1].reply, position, self.rounds[position].number, True, sent)
+
+    def _retried(self, index: int, state: str) -> Reply:
+        """The answer to round index+2 alone, sent with round index+1's answers and `state`."""
+        return self._resumed(index, state, last=self.rounds[index + 1].number)[0].reply
 
     def _resumed(self, index: int, state: str, last: int) -> list[Round]:
         """The rounds of the conversation resumed after round index+1 with `state` as its requestState

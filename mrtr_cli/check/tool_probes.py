@@ -116,7 +116,7 @@ class ToolProber:
         hopped = self.prober.run([RETRY_ELSEWHERE], lambda: [self._hopping(outcome)])
         refusals = self.prober.run_each(REFUSAL_PROBES, {p: self._refusing(outcome, p) for p in REFUSAL_PROBES})
         request = Request("tools/call", self.params, self.mirrored)
-        states = StateProber(self.prober, TOOL_STATE_PROBES, self._retry, request).checks(outcome)  # last: most calls
+        states = StateProber(self.prober, TOOL_STATE_PROBES, request).checks(outcome)  # sent last: the most calls
         return [*probed, *states, *rounds, *again, *hopped, *refusals]
 
     def waiting_checks(self) -> list[Check]:
