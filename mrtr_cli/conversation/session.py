@@ -162,8 +162,8 @@ class Session:
         rounds, but with `state` in place of that round's requestState: its questions answered anew
         (the recorded round keeps its answers), the next retry carrying `state` exactly (None: no
         requestState), the rounds after it as the server has them. The outcome holds `rounds` and the
-        new ones. check's probes of the requestState send the server another than it made so: the
-        client MUST NOT on requestState broken knowingly, and the timeline says so."""
+        new ones. check's state probes send a state the server did not make for that round so, the
+        client MUST NOT on requestState broken knowingly: the timeline says "not the one received"."""
         last = dataclasses.replace(rounds[-1], answers={})
         went_on = Paused([*rounds[:-1], last], state)
         return self._outcome(Outcome(method, params),
