@@ -7,6 +7,12 @@ from __future__ import annotations
 import pytest
 
 from conftest import PYTHON, ROOT, SERVERS, mrtr_here
+from mrtr_cli.check.probes import Prober
+from mrtr_cli.check.state_probes import TOOL_STATE_PROBES, Request, StateProber
+from mrtr_cli.commands.common import make_context
+from mrtr_cli.commands.conversation_builder import build
+from mrtr_cli.conversation import events
+from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, TargetOptions
 from peers import PLAIN_STATE_SERVER, demo_http, free_port, listening, sdk_over_http
 from test_check import BOOK, statuses
 
@@ -52,6 +58,32 @@ def test_a_plain_base64_state_holding_the_fee_is_read_and_forged_field_by_field(
                              "run's); also `amount` (round 2), `fee` (round 2), `step` (round 1), …")
     assert forged.endswith("round 2: 5 field(s) forged, 2 taken with no effect (`step`, `method`), 3 changed what came")
     assert run.error_line()["error"]["message"] == "1 check failed: state-forged-field"
+
+
+def test_a_forged_walk_goes_no_further_than_where_it_parts_from_the_conversation():
+    """The forged-field probe resumes the conversation with each forged state (`Session.resume`), answered
+    as it was: a round asked otherwise is left unanswered. Against `plain`, each of round 1's three
+    forgeries costs one call (round 2 asks to confirm another amount or invoice, and nothing is paid
+    with it), the unforged walk from round 1 two, each of round 2's five forgeries one, the unforged one
+    from round 2 one: 11, the hand walk's count. Answering the rounds that parted would pay with forged
+    states and cost 16."""
+    context = make_context(OutputOptions(color="never"))
+    built = build(context, TargetOptions(command=(*STATE_SERVER, "plain")),
+                  AnsweringOptions(answers=("method.method=card", "confirm.confirm=true")))
+    params = {"name": "pay_invoice", "arguments": {"invoice": "INV-7"}}
+    sent: list[events.RequestSent] = []
+    context.emit.subscribe(lambda event: sent.append(event) if isinstance(event, events.RequestSent)
+                           and event.method == "tools/call" else None)
+    with built.connected() as live:
+        outcome = live.session(hopping=False).run("tools/call", params)
+        del sent[:]
+        prober = StateProber(Prober(live.client, live.session, over_http=False), TOOL_STATE_PROBES,
+                             Request("tools/call", params))
+        prober.rounds = outcome.rounds
+        forged = prober.forged_fields()
+    assert forged.status == "fail" and len(sent) == 11
+    assert [event.round for event in sent] == [2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3]
+    assert [event.state_as_received for event in sent] == [False] * 3 + [True] * 2 + [False] * 5 + [True]
 
 
 def test_an_hmac_never_compared_lets_every_alteration_through():

@@ -1,10 +1,11 @@
 """commands/conversation_builder.py: the one builder of conversations, `again` (the same conversation with one
-thing changed), the one writer of `Outcome` outside the engine, and an engine that never calls back into
-commands/."""
+thing changed), a session of it resumed with another requestState (`Session.resume`), the one writer of
+`Outcome` outside the engine, and an engine that never calls back into commands/."""
 
 from __future__ import annotations
 
 import ast
+import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,10 +14,12 @@ from typing import Any
 
 from conftest import ROOT
 from mrtr_cli.answering.questions import Chain
+from mrtr_cli.conversation import events
 from mrtr_cli.commands.common import make_context
 from mrtr_cli.commands.conversation_builder import build
 from mrtr_cli.definition.options import AnsweringOptions, OutputOptions, TargetOptions
 from mrtr_cli.protocol import meta
+from peers import demo_http
 
 PACKAGE = ROOT / "mrtr_cli"
 URL = "http://127.0.0.1:1/mcp"
@@ -50,6 +53,35 @@ def test_again_changes_the_one_thing_it_is_given():
 
     replica = built.again(server=built.server.replica("http://127.0.0.1:2/mcp"))
     assert replica.server.address() == "127.0.0.1:2" and replica.server.options == built.server.options
+
+
+def test_a_session_resumed_with_another_state_sends_it_and_then_what_the_server_sent():
+    """check's forged-field and skipped-step probes: the demo's book_table (three rounds of questions)
+    resumed after round 1 with a requestState the server made for another call of it. Round 2's retry
+    reaches the server with round 1's answers and exactly that state, said not to be the one received;
+    rounds 3 and 4 carry the states the server sent in the resumed conversation, not the recorded ones."""
+    params: dict[str, Any] = {"name": "book_table", "arguments": {}}
+    sent: list[events.RequestSent] = []
+    with demo_http() as url:
+        built = build(make_context(OutputOptions(color="never")), TargetOptions(url=url),
+                      AnsweringOptions(answers_file=str(ROOT / "examples" / "book_table.yaml")))
+        built.context.emit.subscribe(lambda event: sent.append(event) if isinstance(event, events.RequestSent)
+                                     and event.method == "tools/call" else None)
+        with built.connected() as live:
+            recorded = live.session(hopping=False).run("tools/call", params)
+            kept = dict(recorded.rounds[0].answers)
+            other = live.client.request("tools/call", params).result["requestState"]
+            del sent[:]
+            resumed = live.session(hopping=False).resume("tools/call", params, recorded.rounds[:1], other)
+    assert other != recorded.rounds[0].state and resumed.status == recorded.status == "complete"
+    wire = [json.loads(event.text)["params"] for event in sent]
+    assert [event.round for event in sent] == [2, 3, 4]
+    assert wire[0]["requestState"] == other and wire[0]["inputResponses"] == recorded.rounds[1].params["inputResponses"]
+    assert [event.state_as_received for event in sent] == [False, True, True]
+    came = [r.state for r in resumed.rounds[1:3]]
+    assert [params["requestState"] for params in wire[1:]] == came != [r.state for r in recorded.rounds[1:3]]
+    assert [r.number for r in resumed.rounds] == [1, 2, 3, 4] and resumed.result == recorded.result
+    assert resumed.rounds[0] is not recorded.rounds[0] and recorded.rounds[0].answers == kept  # answered anew
 
 
 def outcome_writes(source: str) -> list[int]:

@@ -25,8 +25,8 @@ from mrtr_cli.check.principal_probe import STATE_OTHER_PRINCIPAL, OtherPrincipal
 from mrtr_cli.check.probes import Prober
 from mrtr_cli.check.refusal_probes import REFUSAL_PROBES, refusal_checks
 from mrtr_cli.check.replay_probes import REPLAY_PROBES, ReplayFlags, ReplayProber
-from mrtr_cli.check.state_probes import (PROMPT_STATE_PROBES, RESOURCE_STATE_PROBES, StateProber, state_calls,
-                                         state_probes_for)
+from mrtr_cli.check.state_probes import (PROMPT_STATE_PROBES, RESOURCE_STATE_PROBES, Request, StateProber,
+                                         state_calls, state_probes_for)
 from mrtr_cli.check.tool_rounds import AskingProbes, ending, unreadable_checks, unreadable_round
 from mrtr_cli.check.verdicts import Check, Probe, verdict
 from mrtr_cli.conversation.client import Client, Reply
@@ -104,7 +104,7 @@ class NamedProber:
         checks = _asking(outcome, _asking_probes_for(method))
         if method == "resources/read":
             checks.append(_caching(outcome, client))
-        checks += StateProber(self.prober, state_probes_for(method), self._retry).checks(outcome)
+        checks += StateProber(self.prober, state_probes_for(method), Request(method, self.params)).checks(outcome)
         return checks + self.prober.run_each(_conversation_probes(self.kind), self._judges(outcome))
 
     def waiting_checks(self) -> list[Check]:

@@ -26,6 +26,8 @@ class Walked(NamedTuple):
     number: int
     same: bool
     """Whether every answer was the conversation's (the result: content, structuredContent, isError)."""
+    sent: int
+    """The requests it sent: the forgeries' budget (FORGING_CALLS) counts them."""
 
 
 class Tally:

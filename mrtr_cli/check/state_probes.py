@@ -9,7 +9,10 @@ reject state that fails verification. Integrity protection **MAY** be omitted on
 cause nothing worse than request failure." So a forgery the server refuses passes, and so does one it
 takes when nothing comes of it: the call ends as the unforged one did. One taken whose result, its
 structuredContent or the next round differs fails. These probes knowingly break the client MUST NOT
-on requestState, as the tampering probe of check/tool_probes.py does, apart from the Session.
+on requestState, as the tampering probe of check/tool_probes.py does: each is the conversation resumed
+with another state (`Session.resume`, on one of the command's sessions, answered as the conversation
+was: `AsRecorded`), followed while it goes as the conversation went (a forged field) or for one retry
+(a tag altered, a state cut short, a step skipped).
 """
 
 from __future__ import annotations
@@ -17,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from mrtr_cli.answering import sources
+from mrtr_cli.answering.questions import Chain, Decision, Question, Response
 from mrtr_cli.check.calls import ROUNDS, Calls
 from mrtr_cli.check.probes import Prober
 from mrtr_cli.check.state_evidence import FORGERIES_A_ROUND, FORGING_CALLS, Tally, Walked, forged_verdict, view
@@ -25,7 +30,8 @@ from mrtr_cli.check.state_forgery import (Alteration, ReadableState, last_segmen
 from mrtr_cli.check.verdicts import Check, Probe, seen, verdict
 from mrtr_cli.conversation.client import Reply
 from mrtr_cli.conversation.session import Outcome, Round
-from mrtr_cli.protocol.mrtr import REQUEST_STATE, with_state
+from mrtr_cli.errors import ProtocolError, RequestTimeout
+from mrtr_cli.protocol.headers import Mirrored
 
 WORKFLOW = "basic/patterns/mrtr#server-requirements-basic-workflow"
 
@@ -71,13 +77,44 @@ def state_probes_for(method: str) -> StateProbes:
                                                                                                TOOL_STATE_PROBES)
 
 
-class StateProber:
-    """The state probes of one conversation; `send` sends one retry's params (with its _meta)."""
+class Request(NamedTuple):
+    """The request a conversation was had for: its method, its params as first sent, and the arguments
+    every round also sends as headers."""
 
-    def __init__(self, prober: Prober, probes: StateProbes, send: Callable[[dict[str, Any]], Reply]) -> None:
+    method: str
+    params: dict[str, Any]
+    mirrored: Mirrored | None = None
+
+
+class AsRecorded:
+    """Answers each question as the conversation did, while its round asks just what the conversation's
+    round asked: a round asked otherwise is left unanswered, so a conversation resumed with another
+    requestState goes no further than where it parts from the conversation (and no person is asked)."""
+
+    name = sources.RECORDED
+
+    def __init__(self, rounds: list[Round]) -> None:
+        self.rounds = {r.number: r for r in rounds}
+
+    def answer(self, question: Question) -> Decision:
+        recorded = self.rounds.get(question.round)
+        if recorded is None or question.count != len(recorded.requests) or question.key not in recorded.answers \
+                or recorded.requests.get(question.key) != question.request:
+            return None
+        return Response(recorded.answers[question.key].response)
+
+    def offers_roots(self) -> bool:
+        return True
+
+
+class StateProber:
+    """The state probes of one conversation of `request`: each resumes it with another state, on a
+    session of `prober.sessions`."""
+
+    def __init__(self, prober: Prober, probes: StateProbes, request: Request) -> None:
         self.prober = prober
         self.probes = probes
-        self.send = send
+        self.request = request
         self.rounds: list[Round] = []
         self.forging_left = FORGING_CALLS
         """The calls the forgeries may still make (FORGING_CALLS in all)."""
@@ -134,7 +171,7 @@ class StateProber:
                 break
             value = other_value(scalar.value)
             walked = self._walk(index, state.forged(scalar, value))
-            self.forging_left -= walked.position - index
+            self.forging_left -= walked.sent
             tally.forged += 1
             if not walked.same and self._refused(walked.last, walked.position - 1):  # late is still refused
                 tally.refused.append(walked.last)
@@ -144,7 +181,7 @@ class StateProber:
                 tally.differing.append((scalar, value, walked))
         if tally.differing:
             unforged = self._walk(index, self.rounds[index].state or "")
-            self.forging_left -= unforged.position - index
+            self.forging_left -= unforged.sent
             tally.unstable = not unforged.same
         return tally
 
@@ -162,7 +199,7 @@ class StateProber:
                 continue
             start = readable.tag_start if readable is not None else last_segment(state)
             for alteration in alterations(state, start):
-                reply, sent = self.send(with_state(self.rounds[index + 1].params, alteration.state)), sent + 1
+                reply, sent = self._retried(index, alteration.state), sent + 1
                 first = first or seen(reply)
                 if self._taken(reply, index):
                     into = "a complete result" if view(reply)[0] == "complete" else "the next round"
@@ -189,22 +226,47 @@ class StateProber:
         if first is None or first == second:
             why = "round 1 carried no requestState" if first is None else "round 2 carried round 1's requestState"
             return verdict(*probe, None, f"not probed: {why}")
-        reply = self.send(with_state(self.rounds[2].params, first))
+        reply = self._retried(1, first)
         detail = f"round 1's requestState with round 2's answers: {seen(reply)}"
         return verdict(*probe, not self._taken(reply, 1), detail + ("" if not self._taken(reply, 1) else
                                                                     ", as if round 1 had been answered"))
 
     def _walk(self, index: int, state: str) -> Walked:
-        """The conversation from round index+2 on, round index+1's state replaced by `state`: each retry as
-        the conversation sent it, with the state the answer before it carried, while the answers are the
-        conversation's."""
-        position, reply = index + 1, self.send(with_state(self.rounds[index + 1].params, state))
-        while view(reply) == view(self.rounds[position].reply):
-            if view(reply)[0] != "input_required" or position + 1 >= len(self.rounds):
-                return Walked(reply, position, self.rounds[position].number, True)
-            position += 1
-            reply = self.send(with_state(self.rounds[position].params, reply.result.get(REQUEST_STATE)))
-        return Walked(reply, position, self.rounds[position].number, False)
+        """The conversation from round index+2 on, round index+1's state replaced by `state`, answered as
+        the conversation was: it stops at the first answer that differs from the conversation's, or where
+        the conversation ended."""
+        resumed = self._resumed(index, state, last=self.rounds[-1].number)
+        sent = len(resumed)  # each round one request, answered: an unanswered one failed the probe
+        for position, came in enumerate(resumed, index + 1):
+            if view(came.reply) != view(self.rounds[position].reply):
+                return Walked(came.reply, position, self.rounds[position].number, False, sent)
+        position = index + sent
+        return Walked(resumed[-1].reply, position, self.rounds[position].number, True, sent)
+
+    def _retried(self, index: int, state: str) -> Reply:
+        """The answer to round index+2 alone, sent with round index+1's answers and `state`."""
+        return self._resumed(index, state, last=self.rounds[index + 1].number)[0].reply
+
+    def _resumed(self, index: int, state: str, last: int) -> list[Round]:
+        """The rounds of the conversation resumed after round index+1 with `state` as its requestState
+        (`Session.resume`), answered as it was (`AsRecorded`) and sent no further than round `last`."""
+        session = self.prober.sessions(Chain([AsRecorded(self.rounds)]), hopping=False, max_rounds=last - 1)
+        self.prober.ignored.clear()
+        method, params, mirrored = self.request
+        outcome = session.resume(method, params, self.rounds[:index + 1], state, mirrored)
+        came = outcome.rounds[index + 1:]
+        if outcome.unanswered_round is None and came:
+            return came
+        raise self._unanswered(outcome)
+
+    def _unanswered(self, outcome: Outcome) -> Exception:
+        """What a resumed conversation that got no usable response raises, as `Prober.send` has it:
+        `ProbeFailed`, but for a request that the server went away from or Ctrl-C ended, which ends the check."""
+        error = outcome.error
+        if outcome.unanswered_round is not None and error is not None \
+                and not isinstance(error, (RequestTimeout, ProtocolError)):
+            return error
+        return self.prober.failed(error.message if error is not None else "no response came")
 
     def _refused(self, reply: Reply, index: int) -> bool:
         """Whether the server turned the retry down: an error, a tool error, or a round already asked."""

@@ -25,7 +25,7 @@ from mrtr_cli.check.principal_probe import STATE_OTHER_PRINCIPAL, OtherPrincipal
 from mrtr_cli.check.probes import Prober
 from mrtr_cli.check.refusal_probes import REFUSAL_PROBES, refusal_checks
 from mrtr_cli.check.replay_probes import REPLAY_PROBES, ReplayFlags, ReplayProber
-from mrtr_cli.check.state_probes import TOOL_STATE_PROBES, StateProber, state_calls
+from mrtr_cli.check.state_probes import TOOL_STATE_PROBES, Request, StateProber, state_calls
 from mrtr_cli.check.tool_rounds import ROUND_PROBES, round_checks
 from mrtr_cli.check.verdicts import (Check, Probe, ProbeFailed, asks, completes, judged, seen, shape_problem, timed,
                                      verdict)
@@ -115,7 +115,8 @@ class ToolProber:
         again = self.prober.run_each(CONVERSATION_PROBES, self._conversation_judges(outcome))
         hopped = self.prober.run([RETRY_ELSEWHERE], lambda: [self._hopping(outcome)])
         refusals = self.prober.run_each(REFUSAL_PROBES, {p: self._refusing(outcome, p) for p in REFUSAL_PROBES})
-        states = StateProber(self.prober, TOOL_STATE_PROBES, self._retry).checks(outcome)  # sent last: the most calls
+        request = Request("tools/call", self.params, self.mirrored)
+        states = StateProber(self.prober, TOOL_STATE_PROBES, request).checks(outcome)  # sent last: the most calls
         return [*probed, *states, *rounds, *again, *hopped, *refusals]
 
     def waiting_checks(self) -> list[Check]:

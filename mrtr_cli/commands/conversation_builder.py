@@ -7,7 +7,9 @@ the linter and the hops in place, a `Session` on the client; everything stopped 
 `Conversation.again` is the same conversation with one thing changed (the headers, the answers, the
 declared capabilities, the protocol version, the instance, a target setting): what check's probes
 and replay's recorded setup ask for; `Live.session` makes each session of it (check's probes are
-handed it as `conversation.session.Sessions`); `connect` is its client, linted, in the era chosen.
+handed it as `conversation.session.Sessions`), and `Session.resume` on one is the conversation again
+from a recorded round with that round's requestState replaced (check's state probes); `connect` is
+its client, linted, in the era chosen.
 `hold` is a command's whole conversation with its observers (the recorder, the --html and --har
 pages, the task keeper) and its end (`Finish`).
 
@@ -68,12 +70,14 @@ class Live(NamedTuple):
     instances: Instances | None
     conversation: Conversation
 
-    def session(self, chain: Chain | None = None, *, hopping: bool = True) -> Session:
+    def session(self, chain: Chain | None = None, *, hopping: bool = True, max_rounds: int | None = None) -> Session:
         """A new session on the client (one per request sent: a session keeps its task's follower),
         answered by `chain` (None: the conversation's), its rounds sent to the other instances when
-        `hopping` (`conversation.session.Sessions`: a check probe's variation)."""
+        `hopping`, at most `max_rounds` answered (None: the conversation's) (`conversation.session.Sessions`:
+        a check probe's variation; `Session.resume` on one is the conversation again with another requestState)."""
         built = self.conversation
-        return Session(self.client, built.chain if chain is None else chain, max_rounds=built.max_rounds,
+        return Session(self.client, built.chain if chain is None else chain,
+                       max_rounds=built.max_rounds if max_rounds is None else max_rounds,
                        instances=self.instances if hopping else None, tasks=built.tasks,
                        awaited_unprompted=built.awaited_unprompted)
 

@@ -108,16 +108,19 @@ class Client:
 
     def request(self, method: str, params: dict[str, Any], *, round: int | None = None,
                 purpose: events.Purpose = "request", mirrored: Mirrored | None = None,
-                timeout: float | None = None, within: float | None = None, patient: bool = False) -> Reply:
+                timeout: float | None = None, within: float | None = None, patient: bool = False,
+                state_as_received: bool = True) -> Reply:
         """Send one request; on -32022 retry once with a version both sides speak. `mirrored`: the
         arguments a tools/call also sends as headers (see conversation/preparation.py). `timeout`:
         how long the response is waited for (None: --timeout), started again after each question of
         the server's answered; `within`: seconds from now no wait passes, whatever starts it again (a
         task's --task-timeout; None: none). In a conversation the events from its response on are
         held (`events.HeldEvents`). `patient`: on timeout the request is not cancelled but left
-        outstanding, and its late answer, arriving while another request waits, is kept (`late_reply`)."""
+        outstanding, and its late answer, arriving while another request waits, is kept (`late_reply`).
+        `state_as_received`: False when a retry's requestState is not the one the server sent (a probe's,
+        `Session.resume`), as the timeline then says."""
         not_after = None if within is None else time.monotonic() + within
-        sending = _Sending(method, params, round, purpose, mirrored, timeout, not_after, patient)
+        sending = _Sending(method, params, round, purpose, mirrored, timeout, not_after, patient, state_as_received)
         reply = self._reissuing(sending)
         error = reply.error
         if error is None or error.get("code") != jsonrpc.UNSUPPORTED_PROTOCOL_VERSION or self.settings.version_fixed:
@@ -237,7 +240,8 @@ class Client:
     def _transmit(self, message: dict[str, Any], sending: _Sending, headers_from: dict[str, Any]) -> Reply:
         request_id, method, round = message["id"], message["method"], sending.round
         text = jsonrpc.encode(message)
-        self.emit(events.RequestSent(request_id, method, sending.params, text, round, sending.purpose))
+        self.emit(events.RequestSent(request_id, method, sending.params, text, round, sending.purpose,
+                                     sending.state_as_received))
         stopwatch = Stopwatch()
         try:
             exchange = self.transport.start(text, self.era.headers(headers_from, sending.mirrored),
@@ -345,6 +349,8 @@ class _Sending(NamedTuple):
     """A time.monotonic() time no wait for the response passes (None: none)."""
     patient: bool = False
     """On timeout, left outstanding instead of cancelled (`Client.request`)."""
+    state_as_received: bool = True
+    """Whether its requestState is the one the server sent (`events.RequestSent`)."""
 
 
 NOT_DISCOVER_RESULT = "a result that is no DiscoverResult (no supportedVersions list)"

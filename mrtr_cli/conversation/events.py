@@ -41,8 +41,9 @@ class RequestSent(NamedTuple):
     round: int | None = None
     purpose: Purpose = "request"
     state_as_received: bool = True
-    """Whether a retry's requestState is the one the server sent: mrtr's always is; a client's,
-    seen through the proxy, may not be."""
+    """Whether a retry's requestState is the one the server sent: mrtr's is, but for the first retry of
+    a check probe's conversation resumed with another (`Session.resume`); a client's, seen through the
+    proxy, may not be."""
 
 
 class CancelSent(NamedTuple):

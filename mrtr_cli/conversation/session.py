@@ -4,16 +4,19 @@ Client rules of `basic/patterns/mrtr` kept here: every question is answered befo
 retry; the retry carries the original params, `inputResponses` keyed exactly as asked and
 `requestState` exactly as received (none when none was received), under a new id; a round
 with only `requestState` is retried after a visible backoff; rounds are capped. A question
-for a capability mrtr did not declare is never answered.
+for a capability mrtr did not declare is never answered. One call breaks the requestState rule
+knowingly, and says so on the timeline: `Session.resume`, check's state probes' conversation
+resumed with a requestState the caller gives.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from mrtr_cli.conversation import events
 from mrtr_cli.answering.questions import Answer, Chain, Question
@@ -100,10 +103,24 @@ def status_of(error: MrtrError) -> events.OutcomeStatus:
 class Sessions(Protocol):
     """Where a command's sessions come from: one conversation's (commands/conversation_builder.py's
     `Live.session`), with its client, rounds, task settings and instances; answered by `chain` (None:
-    the conversation's own), its rounds sent to its other instances only when `hopping`. check's probes
-    are handed one, so the conversations they run are the command's and not their own."""
+    the conversation's own), its rounds sent to its other instances only when `hopping`, at most
+    `max_rounds` rounds answered (None: the conversation's --max-rounds). check's probes are handed one,
+    so the conversations they run are the command's and not their own."""
 
-    def __call__(self, chain: Chain | None = None, *, hopping: bool = True) -> Session: ...
+    def __call__(self, chain: Chain | None = None, *, hopping: bool = True,
+                 max_rounds: int | None = None) -> Session: ...
+
+
+class Paused(NamedTuple):
+    """The recorded rounds a conversation goes on from (the last one answered now), and the requestState
+    its next retry carries: the last round's own (`mrtr answer`), or another (`Session.resume`)."""
+
+    rounds: list[Round]
+    state: str | None
+
+    @property
+    def echoed(self) -> bool:
+        return self.state == self.rounds[-1].state
 
 
 class Session:
@@ -135,8 +152,22 @@ class Session:
         """The whole conversation; `mirrored`: the arguments every round also sends as headers.
         `paused`: the recorded rounds of a conversation that goes on from the last, an input_required one
         (`mrtr answer`): its questions are answered and the next round carries its requestState as it was."""
+        went_on = Paused(paused, paused[-1].state) if paused else None
         return self._outcome(Outcome(method, params),
-                             lambda outcome: self._converse(method, params, outcome, mirrored, paused))
+                             lambda outcome: self._converse(method, params, outcome, mirrored, went_on))
+
+    def resume(self, method: str, params: dict[str, Any], rounds: list[Round], state: str | None,
+               mirrored: Mirrored | None = None) -> Outcome:
+        """The conversation of `rounds` going on after the last of them, as `run` goes on from paused
+        rounds, but with `state` in place of that round's requestState: its questions answered anew
+        (the recorded round keeps its answers), the next retry carrying `state` exactly (None: no
+        requestState), the rounds after it as the server has them. The outcome holds `rounds` and the
+        new ones. check's state probes send a state the server did not make for that round so, the
+        client MUST NOT on requestState broken knowingly: the timeline says "not the one received"."""
+        last = dataclasses.replace(rounds[-1], answers={})
+        went_on = Paused([*rounds[:-1], last], state)
+        return self._outcome(Outcome(method, params),
+                             lambda outcome: self._converse(method, params, outcome, mirrored, went_on))
 
     def follow_task(self, task_id: str, method: str = "tools/call", params: dict[str, Any] | None = None) -> Outcome:
         """Follow a task that already exists (known by its id, e.g. resumed) to its end, as `run` follows
@@ -173,7 +204,7 @@ class Session:
         return outcome
 
     def _converse(self, method: str, params: dict[str, Any], outcome: Outcome,
-                  mirrored: Mirrored | None, paused: list[Round] | None = None) -> dict[str, Any]:
+                  mirrored: Mirrored | None, paused: Paused | None = None) -> dict[str, Any]:
         """The rounds, a conversation for held events (`events.HeldEvents`): each round is shown and
         checked while the server works on the retry."""
         self.held.conversation_starts()
@@ -185,23 +216,24 @@ class Session:
             self.held.conversation_ends()
 
     def _rounds(self, method: str, params: dict[str, Any], outcome: Outcome,
-                mirrored: Mirrored | None, paused: list[Round] | None = None) -> dict[str, Any]:
+                mirrored: Mirrored | None, paused: Paused | None = None) -> dict[str, Any]:
         responses: dict[str, Any] | None = None
         state: str | None = None
         delay = BACKOFF_START
         made_state: Instance | None = None
         first = 1
-        if paused:  # the conversation so far; the last round's questions asked again, as that round's
-            outcome.rounds.extend(paused)
-            last = paused[-1]
+        if paused is not None:  # the conversation so far; the last round's questions asked again, as that round's
+            outcome.rounds.extend(paused.rounds)
+            last = paused.rounds[-1]
             responses = self._answer_all(last) if last.requests else None
-            state, first = last.state, last.number + 1
+            state, first = paused.state, last.number + 1
         for number in itertools.count(first):
             sent = retry_params(params, responses, state)
             instance, chosen = self._route(number)
             outcome.unanswered_round = number  # until its answer comes
             reply = self.client.request(method, sent, round=number, purpose="request" if number == 1 else "retry",
-                                        mirrored=mirrored)
+                                        mirrored=mirrored,
+                                        state_as_received=paused is None or number != first or paused.echoed)
             outcome.unanswered_round = None
             current = Round(number, reply, sent, instance=chosen)
             outcome.rounds.append(current)
