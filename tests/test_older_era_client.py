@@ -133,8 +133,8 @@ def test_the_default_wait_is_3_seconds_without_the_variable(monkeypatch: pytest.
     from mrtr_cli.definition.options import TargetOptions
 
     monkeypatch.delenv("MRTR_ERA_PROBE_WAIT")
-    assert era_probe_wait(TargetOptions()) == 3.0
-    assert era_probe_wait(TargetOptions(era_probe_wait=0.5)) == 0.5
+    assert era_probe_wait(TargetOptions().era_probe_wait) == 3.0
+    assert era_probe_wait(0.5) == 0.5
 
 
 def test_a_modern_server_slow_to_start_is_found_modern_after_all():

@@ -95,7 +95,8 @@ class NamedProber:
         self.params = params
         self.flags = flags
         self.other = other
-        self.conversed: tuple[Outcome, float] = (Outcome(method, params), time.monotonic())
+        self.conversed: tuple[Outcome, float] | None = None
+        """The conversation and when it ended (time.monotonic), once `checks` ran it."""
 
     def checks(self) -> list[Check]:
         client, method = self.prober.client, self.kind.method
@@ -108,6 +109,7 @@ class NamedProber:
         return checks + self.prober.run_each(_conversation_probes(self.kind), self._judges(outcome))
 
     def waiting_checks(self) -> list[Check]:
+        assert self.conversed is not None, "the conversation (checks) comes first"
         outcome, ended = self.conversed
         replays = ReplayProber(self._retry, self.prober.run, self.params, outcome, ended, self.flags, self.kind)
         return replays.checks(lambda: _first_answers(outcome))

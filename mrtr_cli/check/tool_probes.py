@@ -97,7 +97,7 @@ class ToolProber:
         """Where the conversation's rounds go when it is run again hopping (check/hop_probe.py)."""
         self.flags = flags
         """--state-age and --at-most-once (check/replay_probes.py)."""
-        self.conversed: tuple[Outcome, float] = (Outcome("tools/call", self.params), time.monotonic())
+        self.conversed: tuple[Outcome, float] | None = None
         """The tool's own conversation and when it ended (time.monotonic), once `checks` ran it."""
         self.other = other
         """The second identity of --other-principal (check/principal_probe.py), if given."""
@@ -122,6 +122,7 @@ class ToolProber:
     def waiting_checks(self) -> list[Check]:
         """The probes that wait a while after the conversation (check/replay_probes.py): called as
         late as the check can, after `checks`, so that the rest of the check fills the wait."""
+        assert self.conversed is not None, "the conversation (checks) comes first"
         outcome, ended = self.conversed
         replays = ReplayProber(self._retry, self.prober.run, self.params, outcome, ended, self.flags)
         return replays.checks(lambda: self._first_answers(outcome))

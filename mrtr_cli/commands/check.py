@@ -308,7 +308,7 @@ def _answers_discover(conversation: Conversation) -> bool:
     options = conversation.server.options
     with conversation.again(settings=client_settings(options._replace(protocol_version=None))).client() as client:
         try:
-            client.discover(timeout=era_probe_wait(options))
+            client.discover(timeout=era_probe_wait(options.era_probe_wait))
             return True
         except MrtrError:
             return False

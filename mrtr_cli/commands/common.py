@@ -102,18 +102,20 @@ def era_flags(options: TargetOptions) -> EraFlags:
     """The era flags of `options`, as conversation/era.py takes them."""
     from mrtr_cli.conversation.era import EraFlags
 
-    return EraFlags(options.protocol_era, options.protocol_version, options.no_discover, era_probe_wait(options))
+    return EraFlags(options.protocol_era, options.protocol_version, options.no_discover,
+                    era_probe_wait(options.era_probe_wait))
 
 
-def era_probe_wait(options: TargetOptions) -> float:
-    """--era-probe-wait, else MRTR_ERA_PROBE_WAIT, else 3 s; a variable that is no number of seconds is a usage error."""
-    if options.era_probe_wait is not None:
-        return options.era_probe_wait
-    given = os.environ.get(ERA_PROBE_WAIT_VARIABLE)
-    if not given:
+def era_probe_wait(given: float | None) -> float:
+    """--era-probe-wait (`given`), else MRTR_ERA_PROBE_WAIT, else 3 s; a variable that is no number of seconds
+    is a usage error."""
+    if given is not None:
+        return given
+    variable = os.environ.get(ERA_PROBE_WAIT_VARIABLE)
+    if not variable:
         return ERA_PROBE_WAIT
     try:
-        return seconds(given)
+        return seconds(variable)
     except ValueError as error:
         raise UsageError(f"{ERA_PROBE_WAIT_VARIABLE}: {error}", f"set it to a number of seconds, or unset it "
                          f"for the default ({ERA_PROBE_WAIT:g})") from None
