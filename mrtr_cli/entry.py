@@ -25,14 +25,14 @@ def main(argv: list[str] | None = None, env: Environment | None = None) -> int:
         return _main(args)
     from mrtr_cli.process import environment
 
-    demo: Callable[[], object] | None = None
+    serve_demo: Callable[[], Callable[[], None]] | None = None
     if env.demo_in_memory:
         from mrtr_cli.commands import in_memory
 
-        demo = in_memory.demo_transport
+        serve_demo = in_memory.serve_demo
     from mrtr_cli.process import signals
 
-    with environment.installed(env, demo):
+    with environment.installed(env, serve_demo):
         try:
             return _main(args)
         finally:

@@ -258,7 +258,7 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     # the parts the commands put together: render/ draws what the others hand it
     "render/": {"answering/", "auth/", "check/", "conversation/", "forms/", "proxy/", "transcript/", "protocol/",
                 "config/kept_tasks.py"},
-    "server/": {"transcript/", "protocol/", "forms/validation.py"},
+    "server/": {"transcript/", "protocol/", "forms/validation.py", "process/signals.py"},
     "proxy/": {"answering/", "conversation/", "transcript/", "transport/", "protocol/", "fileio/files.py",
                "forms/validation.py", "fileio/yaml_dumper.py", "process/signals.py", "fileio/jsonc_spans.py"},
     "check/": {"answering/", "auth/", "conversation/", "transport/", "protocol/", "forms/validation.py",
@@ -269,9 +269,9 @@ ALLOWED_IMPORTS: dict[str, set[str]] = {
     "conversation/": {"answering/", "forms/", "transport/", "protocol/", "process/signals.py"},
     "answering/": {"forms/", "protocol/", "definition/options.py", "fileio/yaml_loader.py", "fileio/yaml_dumper.py"},
     "forms/": {"protocol/", "fileio/files.py"},
-    "auth/": {"transport/", "config/config_dir.py", "definition/options.py"},
+    "auth/": {"transport/", "config/config_dir.py", "definition/options.py", "process/signals.py"},
     # moving text, and the wire's rules
-    "transport/": {"protocol/headers.py", "protocol/meta.py", "protocol/jsonrpc.py"},
+    "transport/": {"protocol/headers.py", "protocol/meta.py", "protocol/jsonrpc.py", "process/signals.py"},
     "protocol/": set(),
     # shared folders below the parts: the command line declared, files, the config folder, the process
     "definition/": {"forms/", "fileio/files.py", "transport/base.py", "protocol/"},
@@ -473,3 +473,30 @@ def test_the_client_is_changed_only_by_its_own_methods():
                                  "client.settings.timeout += 1\nclient.x.append(1)\nself.era = e\n") == \
         {"client.era", "client.settings.version", "client.fallback", "client.settings.timeout"}
     assert "def negotiated" not in (PACKAGE / "transport" / "base.py").read_text(encoding="utf-8")
+
+
+THREADS_STARTED_AS_THEY_ARE = {"auth/flow.py"}
+"""Modules whose threads start with the run's signals not blocked: the login's thread may start the browser
+(`--browser-command`), which would keep them blocked (process/signals.py's `start`)."""
+
+
+def threads_started_bare(source: str) -> int:
+    """How many threads a module starts itself (`….start()`), not through `signals.start`, when it makes one."""
+    tree = ast.parse(source)
+    makes = any(isinstance(node, ast.Call) and ast.unparse(node.func) == "threading.Thread" for node in ast.walk(tree))
+    return sum(1 for node in ast.walk(tree) if makes and isinstance(node, ast.Call)
+               and isinstance(node.func, ast.Attribute) and node.func.attr == "start" and not node.args
+               and ast.unparse(node.func.value) != "signals")
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda path: str(path.relative_to(PACKAGE)))
+def test_every_thread_mrtr_starts_leaves_the_signals_to_the_main_thread(path: Path):
+    if str(path.relative_to(PACKAGE)) not in THREADS_STARTED_AS_THEY_ARE:
+        assert threads_started_bare(path.read_text(encoding="utf-8")) == 0, f"{path.name} starts a thread itself"
+
+
+def test_the_thread_rule_sees_a_thread_started_bare_and_leaves_one_started_by_signals_alone():
+    assert threads_started_bare("t = threading.Thread(target=f)\nt.start()\n") == 1
+    assert threads_started_bare("threading.Thread(target=f).start()\n") == 1
+    assert threads_started_bare("signals.start(threading.Thread(target=f))\n") == 0
+    assert threads_started_bare("self.pump.start()\n") == 0  # no thread made here

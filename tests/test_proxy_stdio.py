@@ -60,6 +60,24 @@ def test_the_shim_stops_the_servers_process_group(how: str):
         os.kill(pid, 0)  # stopped and reaped by the shim before it exited
 
 
+def test_a_thread_mrtr_starts_blocks_the_signals_so_the_kernel_hands_them_to_the_main_thread():
+    """The shim's main thread waits for its server with no timeout: a SIGTERM the kernel gave one of
+    the relay's threads reached its handler only when the server exited (the test above hung so, one
+    run in about fifty on a loaded machine). Every thread mrtr starts blocks the three signals
+    (tests/test_layers.py holds that each is started so), and the thread that starts it keeps its own."""
+    import threading
+
+    from mrtr_cli.process import signals
+
+    handled = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    seen: list[set[int]] = []
+    thread = signals.start(threading.Thread(target=lambda: seen.append(signal.pthread_sigmask(signal.SIG_BLOCK, []))))
+    thread.join(30)
+    assert seen and handled <= seen[0]
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == before and not handled & before
+
+
 def sdk_calls(server: StdioServerParameters, mode: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
     async def run() -> list[Any]:
         async with Client(server, mode=mode, elicitation_callback=answer_form, sampling_callback=answer_sampling,

@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 from mrtr_cli.errors import AuthError, UsageError
 from mrtr_cli.definition.options import command_words
+from mrtr_cli.process import signals
 from mrtr_cli.text import safe_line
 
 CALLBACK_PATH = "/callback"
@@ -37,7 +38,7 @@ class Listener:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="mrtr-auth-redirect", daemon=True)
-        self._thread.start()
+        signals.start(self._thread)
 
     @property
     def redirect_uri(self) -> str:

@@ -8,6 +8,7 @@ run's environment sets one, else one made for this instance, as a process makes 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import IO
 
 from mrtr_cli.commands.serving import demo_sealer
@@ -15,7 +16,7 @@ from mrtr_cli.server.demo import DemoApp
 from mrtr_cli.server.dispatcher import Dispatcher
 from mrtr_cli.server.stdio_serving import StdioConnection
 from mrtr_cli.server.task_store import TaskStore
-from mrtr_cli.transport.memory import MemoryTransport
+from mrtr_cli.transport.memory import MemoryTransport, serving_demo
 
 
 def demo_dispatcher(over_http: bool = False, fixtures: bool = False, state_key: str | None = None) -> Dispatcher:
@@ -29,6 +30,12 @@ def demo_dispatcher(over_http: bool = False, fixtures: bool = False, state_key: 
 
         return Dispatcher(conformance_fixtures.app(), sealer, tasks=TaskStore(), task_notifications=over_http)
     return Dispatcher(DemoApp(), sealer, tasks=TaskStore(), task_notifications=over_http)
+
+
+def serve_demo() -> Callable[[], None]:
+    """From now on `--demo` opens the demo in memory (`demo_transport`); returns the call that undoes it
+    (process/environment.py's `installed`, for an Environment with `demo_in_memory`)."""
+    return serving_demo(demo_transport)
 
 
 def demo_transport() -> MemoryTransport:

@@ -17,6 +17,7 @@ from typing import Any
 
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.errors import MrtrError
+from mrtr_cli.process import signals
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.transport.base import Deadline, Exchange, Frame
 
@@ -56,7 +57,8 @@ class ListStream:
             _, self._exchange = self.client.open_stream(LISTEN, {"notifications": filters})
         except MrtrError:
             return False
-        threading.Thread(target=self._read, args=(self._exchange,), name="mrtr-list-stream", daemon=True).start()
+        signals.start(threading.Thread(target=self._read, args=(self._exchange,), name="mrtr-list-stream",
+                                       daemon=True))
         return True
 
     def close(self) -> None:

@@ -29,6 +29,7 @@ from typing import Any, Literal
 from mrtr_cli.conversation import events
 from mrtr_cli.conversation.client import Client
 from mrtr_cli.errors import MrtrError, ProtocolError
+from mrtr_cli.process import signals
 from mrtr_cli.protocol import jsonrpc, tasks
 from mrtr_cli.protocol.jsonrpc import Malformed, Notification, Response
 from mrtr_cli.protocol.meta import SUBSCRIPTION_ACKNOWLEDGED
@@ -73,8 +74,8 @@ class TaskStream:
         except MrtrError as error:
             self._end(error.message)
             return
-        threading.Thread(target=self._read, args=(self._exchange, Deadline(seconds)), name="mrtr-task-stream",
-                         daemon=True).start()
+        signals.start(threading.Thread(target=self._read, args=(self._exchange, Deadline(seconds)),
+                                       name="mrtr-task-stream", daemon=True))
 
     def wait(self, seconds: float) -> TaskState | None:
         """Wait at most `seconds` for the next thing on the stream and tell it; the task as a

@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from mrtr_cli.transport import memory
 
 CONFIG_DIR_VARIABLE = "MRTR_CONFIG_DIR"
 """The variable config_dir.py reads the config folder from."""
@@ -82,9 +81,9 @@ class Terminal:
 
 
 @contextlib.contextmanager
-def installed(env: Environment, demo: Callable[[], Any] | None = None) -> Iterator[None]:
-    """Run the block in `env`: its variables in os.environ, its streams as sys.std*, `demo` (a
-    transport factory) for `--demo` when it serves the demo in memory; then everything as it was,
+def installed(env: Environment, serve_demo: Callable[[], Callable[[], None]] | None = None) -> Iterator[None]:
+    """Run the block in `env`: its variables in os.environ, its streams as sys.std*, the demo served
+    in memory for `--demo` by `serve_demo` (which returns what undoes it); then everything as it was,
     the signal handlers too."""
     saved_variables = dict(os.environ)
     saved_streams = sys.stdin, sys.stdout, sys.stderr
@@ -92,7 +91,7 @@ def installed(env: Environment, demo: Callable[[], Any] | None = None) -> Iterat
     saved_cwd = os.getcwd()
     if env.cwd is not None:
         os.chdir(env.cwd)
-    undo_demo = memory.serving_demo(demo) if demo is not None else None
+    undo_demo = serve_demo() if serve_demo is not None else None
     os.environ.clear()
     os.environ.update(env.effective_variables())
     sys.stdin = Terminal(env.stdin, env.stdin_isatty)

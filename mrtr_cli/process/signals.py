@@ -9,6 +9,11 @@ its group. Only the first of them raises: a second one must not cut the clean-up
 
 Inside `held()` (the recorder writing a round) any of the three signals waits until the block
 ends, then raises as it would have: a transcript never holds half a round.
+
+The threads mrtr starts are started by `start`, with the three signals blocked in them, so that the
+kernel hands each to the main thread: a signal sent to the process lands on any thread that does not
+block it, and Python runs the handler only when the main thread next runs Python code, which a main
+thread blocked in a wait with no timeout (the stdio shim waiting for its server) never does.
 """
 
 from __future__ import annotations
@@ -26,6 +31,22 @@ _raised = False
 _holding = 0
 _first_held: int | None = None
 """The first signal that came while held (the others add nothing: it alone is raised)."""
+
+
+def start(thread: threading.Thread) -> threading.Thread:
+    """Start `thread` with Ctrl-C, SIGTERM and SIGHUP blocked in it (a new thread takes the mask of
+    the one that starts it, which gets its own back at once; a signal meanwhile waits, then lands).
+    Not for a thread that starts a process: the process would keep them blocked."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _numbers())
+    try:
+        thread.start()
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    return thread
+
+
+def _numbers() -> list[int]:
+    return [signal.SIGINT, *(getattr(signal, name) for name in _ERRORS if hasattr(signal, name))]
 
 
 def install() -> None:

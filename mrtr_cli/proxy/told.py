@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from mrtr_cli.conversation import events
+from mrtr_cli.process import signals
 from mrtr_cli.proxy.watching import Crossed, Watcher
 from mrtr_cli.transport.base import format_size
 
@@ -42,7 +43,7 @@ class Told:
         self._told_size = 0  # characters ever told (written by the telling thread alone)
         self.dropped = False
         self._thread = threading.Thread(target=self._tell, name="told", daemon=True)
-        self._thread.start()
+        signals.start(self._thread)
 
     def crossed(self, frame: Crossed) -> None:
         """Queue `frame` for every watcher (call it before the frame's bytes go on); past the

@@ -14,6 +14,7 @@ import threading
 import time
 from typing import IO, Any
 
+from mrtr_cli.process import signals
 from mrtr_cli.protocol import jsonrpc
 from mrtr_cli.protocol.mrtr import MRTR_METHODS
 from mrtr_cli.server.dispatcher import DispatchReply, Dispatcher
@@ -97,7 +98,7 @@ class StdioConnection:
             return self.write({"jsonrpc": "2.0", "id": message["id"], "error": error})
         worker = threading.Thread(target=self._call, args=(message,), daemon=True)
         self.workers = [w for w in self.workers if w.is_alive()] + [worker]
-        worker.start()
+        signals.start(worker)
 
     def _call(self, message: dict[str, Any]) -> None:
         try:

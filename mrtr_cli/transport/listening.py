@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
+from mrtr_cli.process import signals
 from mrtr_cli.transport.base import Deadline, Frame, Incoming
 from mrtr_cli.transport.pump import Pump
 from mrtr_cli.transport.resume import StreamPosition
@@ -48,7 +49,7 @@ class ListeningStream:
 
     def start(self) -> None:
         """Open the stream; return once its headers came (or READY_SECONDS passed)."""
-        threading.Thread(target=self._run, name="mrtr-http-get", daemon=True).start()
+        signals.start(threading.Thread(target=self._run, name="mrtr-http-get", daemon=True))
         self.ready.wait(READY_SECONDS)
 
     def stop(self) -> None:

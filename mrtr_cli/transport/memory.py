@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from typing import IO, Any, Protocol
 
 from mrtr_cli.errors import UnreachableError
+from mrtr_cli.process import signals
 from mrtr_cli.transport.base import ChannelExchange, Deadline, Frame, Headers, Incoming, TransportTimeout
 
 CLOSING_WAIT_SECONDS = 5.0
@@ -67,7 +68,7 @@ class MemoryTransport:
         connection = serve(LineSink(self._from_server))  # type: ignore[arg-type]
         self._thread = threading.Thread(target=self._run, args=(connection,), name=name, daemon=True)
         self._closed = False
-        self._thread.start()
+        signals.start(self._thread)
 
     def _run(self, connection: Connection) -> None:
         """The server's loop: each line in turn until the client closes; then its end, as EOF."""

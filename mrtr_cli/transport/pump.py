@@ -15,6 +15,7 @@ import threading
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
+from mrtr_cli.process import signals
 from mrtr_cli.transport.base import Deadline, TransportTimeout
 
 AHEAD = 4
@@ -32,7 +33,7 @@ class Pump:
         self._offers = threading.Lock()
         self._sealed = False
         """Set by `take_unread`: offers are refused from then on."""
-        threading.Thread(target=self._run, args=(produce,), name=name, daemon=True).start()
+        signals.start(threading.Thread(target=self._run, args=(produce,), name=name, daemon=True))
 
     def items(self, deadline: Deadline) -> Iterator[Any]:
         """The producer's items, its exception re-raised here; `TransportTimeout` when the deadline passes."""

@@ -18,6 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import IO, NamedTuple
 
+from mrtr_cli.process import signals
 from mrtr_cli.transport.stdio import GRACE_SECONDS, signal_server_group, spawn_server
 
 CHUNK = 64 * 1024
@@ -25,6 +26,8 @@ CHUNK = 64 * 1024
 EXIT_GRACE_SECONDS = 0.5
 """Once the server exited, how long its stdout and stderr may take to end before what it left
 running is stopped."""
+WAKE_SECONDS = 1.0
+"""How long the wait for the server blocks at a time (`_exited`)."""
 TO_SERVER = "to_server"
 TO_CLIENT = "to_client"
 
@@ -106,7 +109,7 @@ class StdioRelay:
         self._start(self._host_to_server, host_in, process.stdin.fileno())
         self._start(self._copy, process.stdout.fileno(), host_out, self._splitters[TO_CLIENT])
         self._start(self._copy, process.stderr.fileno(), host_err, None)
-        code = process.wait()
+        code = _exited(process)
         if not self._copied_within(EXIT_GRACE_SECONDS):  # what the server wrote before it ended reaches the host
             self._stop_leftovers()
         return code if code >= 0 else 128 - code
@@ -147,7 +150,7 @@ class StdioRelay:
     def _start(self, target: Callable[..., None], *args: object) -> None:
         thread = threading.Thread(target=target, args=args, daemon=True, name=f"relay-{len(self._threads)}")
         self._threads.append(thread)
-        thread.start()
+        signals.start(thread)
 
     def _host_to_server(self, source: int, sink: int) -> None:
         """The host's messages to the server; the host closing its stdin stops the server."""
@@ -181,6 +184,18 @@ class StdioRelay:
                         return
                     seen = self._queue.popleft()
                 self.on_seen(seen)
+
+
+def _exited(process: subprocess.Popen[bytes]) -> int:
+    """The server's exit code, waited for WAKE_SECONDS at a time. A wait that blocks until the server
+    exits would let a SIGTERM landing just before it starts go unhandled until then: Python runs a
+    handler between its own steps, and the signal interrupts no wait not yet begun (seen one run in
+    about forty on a loaded machine: the shim kept waiting on `sleep 600`)."""
+    while True:
+        try:
+            return process.wait(WAKE_SECONDS)
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def _write_all(fd: int, data: bytes) -> bool:
