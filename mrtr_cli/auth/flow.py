@@ -152,7 +152,7 @@ class Authorizer:
         outcome: dict[str, Any] = {}
         threading.Thread(target=self._answer_in_thread, args=(parse_challenge(status, header), steps, outcome),
                          name="mrtr-auth", daemon=True).start()
-        while (step := steps.get()) is not _DONE:
+        while (step := _next(steps)) is not _DONE:
             yield step
         if "error" in outcome:
             raise outcome["error"]
@@ -229,3 +229,13 @@ def _said(challenge: Challenge) -> str:
         return ""
     more = f": {safe_line(challenge.description, 200)}" if challenge.description else ""
     return f", {safe_line(challenge.error, 60)}{more}"
+
+
+def _next(steps: queue.Queue[Any]) -> Any:
+    """The login's next step, waited for a second at a time: a Ctrl-C landing just before a wait with no
+    end would be handled only when the step comes (Python runs a handler between its own steps)."""
+    while True:
+        try:
+            return steps.get(timeout=1.0)
+        except queue.Empty:
+            continue

@@ -75,7 +75,8 @@ class Told:
         """The proxy ends: every frame queued is told, then each watcher's `ended`."""
         self._queue.put(self._each_ends)
         self._queue.put(None)
-        self._thread.join()
+        while self._thread.is_alive():  # a second at a time: a signal is handled between the waits
+            self._thread.join(1.0)
 
     def _each_sees(self, frame: Crossed, size: int) -> None:
         for watcher in self.watchers:
