@@ -10,10 +10,11 @@ its group. Only the first of them raises: a second one must not cut the clean-up
 Inside `held()` (the recorder writing a round) any of the three signals waits until the block
 ends, then raises as it would have: a transcript never holds half a round.
 
-The threads mrtr starts are started by `start`, with the three signals blocked in them, so that the
-kernel hands each to the main thread: a signal sent to the process lands on any thread that does not
-block it, and Python runs the handler only when the main thread next runs Python code, which a main
-thread blocked in a wait with no timeout (the stdio shim waiting for its server) never does.
+Python runs a handler in the main thread alone, between its own steps. So the threads mrtr starts
+are started by `start`, with the three signals blocked in them: a signal sent to the process lands on
+any thread that does not block it, and one landing elsewhere would wait for the main thread to wake.
+And the main thread's long waits (the stdio shim's for its server, a login's) wake each second: a
+signal that lands just before a wait begins interrupts nothing.
 """
 
 from __future__ import annotations
