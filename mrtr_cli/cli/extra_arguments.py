@@ -31,9 +31,13 @@ def _dashes_hint(command_path: str, words: List[str], extras: List[str]) -> str:
     named = any(word == flag or word.startswith(flag + "=") for word in words for flag in SERVER_FLAGS)
     if named or words[len(words) - len(extras):] != extras:
         return ""
-    kept = words[:len(words) - len(extras)]
-    instead = " ".join([command_path, *map(_shown, kept), "--", *map(_shown, extras)])
+    instead = _after_dashes(command_path, words[:len(words) - len(extras)], extras)
     return f"; if they are the server's command, put it after -- ({instead})"
+
+
+def _after_dashes(command_path: str, kept: List[str], server: List[str]) -> str:
+    """The command line with the server's command after `--`, each word quoted as a shell needs it."""
+    return " ".join([command_path, *map(_shown, kept), "--", *map(_shown, server)])
 
 
 def _stdio_hint(command_path: str, words: List[str], extras: List[str]) -> Optional[str]:
@@ -49,7 +53,7 @@ def _stdio_hint(command_path: str, words: List[str], extras: List[str]) -> Optio
         return None
     server = [value, *extras]
     kept = [word for index, word in enumerate(words) if index not in spilled and index not in stdio]
-    instead = " ".join([command_path, *map(_shown, kept), "--", *map(_shown, server)])
+    instead = _after_dashes(command_path, kept, server)
     return (f"{STDIO} takes the whole command as one argument: quote it ({STDIO} {_quoted(shlex.join(server))}) "
             f"or put it after -- ({instead})")
 
