@@ -1,6 +1,7 @@
 """`mrtr answer FILE.yaml` (commands/answer.py): a paused conversation continued from its transcript, on the
-instance that paused it or another, and `mrtr answer --list DIR`. Real processes: the demo over HTTP as
-instances sharing `--state-key` (or not), the demo over stdio, a pseudo-terminal for the prompts."""
+instance that paused it or another, and `mrtr answer --list DIR`. Real processes for the servers: the demo over
+HTTP as instances sharing `--state-key` (or not), the demo over stdio. mrtr runs in this process (`mrtr_here`),
+but in a pseudo-terminal of its own for the prompts."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import jsonschema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import PYTHON, ROOT, mrtr
+from conftest import PYTHON, ROOT, mrtr_here as mrtr
 from mrtr_cli.fileio import yaml_dumper
 from mrtr_cli.transcript import model, paused
 from peers import http_server

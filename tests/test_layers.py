@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import subprocess
 import sys
@@ -40,8 +41,14 @@ STDLIB_ONLY = ("protocol/", "text.py", "fileio/yaml_emitters.py", "forms/formats
                "answering/answers_shape.py", "definition/option_table.py", "definition/command_table.py")
 
 
+@functools.cache
+def parsed(source: str) -> ast.Module:
+    """A module's tree, parsed once for all the rules that read it (never changed: each rule only walks it)."""
+    return ast.parse(source)
+
+
 def imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path.read_text(encoding="utf-8"))
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -112,7 +119,7 @@ def target_kind_leaks(source: str) -> list[str]:
     TARGET_MODULES may; everywhere else asks the target (`mirrors_headers`, `probes_era`, ...)."""
     leaks = [f"line {source.count(chr(10), 0, found.start()) + 1}: {found.group()}"
              for found in TARGET_CLASSES.finditer(source)]
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if isinstance(node, ast.Compare) and _compares_a_kind(node):
             leaks.append(f"line {node.lineno}: {ast.unparse(node)}")
     return leaks
@@ -161,7 +168,7 @@ def test_the_kind_rule_lets_targets_be_asked():
 def sessions_made(source: str) -> list[str]:
     """Where a module makes a `Session` itself (a call of the name `Session`): check's probes take theirs
     from the command's conversation (`Prober.sessions`, commands/conversation_builder.py's `Live.session`)."""
-    return [f"line {node.lineno}: {ast.unparse(node)}" for node in ast.walk(ast.parse(source))
+    return [f"line {node.lineno}: {ast.unparse(node)}" for node in ast.walk(parsed(source))
             if isinstance(node, ast.Call) and ast.unparse(node.func) in ("Session", "session.Session")]
 
 
@@ -185,7 +192,7 @@ def era_name_leaks(source: str) -> list[str]:
     """Where a module tells eras apart by name: it compares a value with an era's name or a
     version written out, or compares an era's `.name`. Only ERA_MODULES may; everywhere else asks
     the era (`client.era.headers(...)`, `.handshake`, `era_named(transcript.era)`, ...)."""
-    return [f"line {node.lineno}: {ast.unparse(node)}" for node in ast.walk(ast.parse(source))
+    return [f"line {node.lineno}: {ast.unparse(node)}" for node in ast.walk(parsed(source))
             if isinstance(node, ast.Compare) and any(_names_an_era(side) for side in [node.left, *node.comparators])]
 
 
@@ -312,7 +319,7 @@ def own_imports(source: str) -> list[tuple[int, str]]:
     """Each import of the package's own modules, at any depth (module level, in a function, under
     TYPE_CHECKING), as (line, the module's path); a relative import as (line, "relative")."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if isinstance(node, ast.ImportFrom) and node.level:
             found.append((node.lineno, "relative"))
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "mrtr_cli":
@@ -454,7 +461,7 @@ def client_attributes_set(source: str) -> set[str]:
         return None
 
     targets: list[ast.expr] = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(parsed(source)):
         if isinstance(node, ast.Assign):
             targets += [element for target in node.targets
                         for element in (target.elts if isinstance(target, ast.Tuple) else [target])]
@@ -482,7 +489,7 @@ THREADS_STARTED_AS_THEY_ARE = {"auth/flow.py"}
 
 def threads_started_bare(source: str) -> int:
     """How many threads a module starts itself (`….start()`), not through `signals.start`, when it makes one."""
-    tree = ast.parse(source)
+    tree = parsed(source)
     makes = any(isinstance(node, ast.Call) and ast.unparse(node.func) == "threading.Thread" for node in ast.walk(tree))
     return sum(1 for node in ast.walk(tree) if makes and isinstance(node, ast.Call)
                and isinstance(node.func, ast.Attribute) and node.func.attr == "start" and not node.args

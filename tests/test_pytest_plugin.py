@@ -1,5 +1,5 @@
-"""The pytest plugin, run by pytest in a subprocess on small projects (pytester): transcripts as
-items, the replay diff as the failure, --mrtr-update, trust, and the `mrtr` fixture."""
+"""The pytest plugin, run by pytest on small projects (pytester, in this process; in a subprocess for xdist):
+transcripts as items, the replay diff as the failure, --mrtr-update, trust, and the `mrtr` fixture."""
 
 from __future__ import annotations
 
@@ -30,6 +30,12 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """pytest on the project, in this process (a pytest session of its own, the plugin loaded as `-p` loads it): a
+    fresh interpreter only where the test needs one (pytest-xdist's workers, the plugin loaded by its entry point)."""
+    return pytester.runpytest_inprocess(*PLUGIN, *args)
+
+
+def run_in_a_subprocess(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess(*PLUGIN, *args, timeout=120)
 
 
@@ -46,7 +52,7 @@ def test_transcripts_are_items_and_a_divergence_fails_with_the_replay_diff(proje
 
 def test_the_replay_items_run_under_pytest_xdist(project: pytest.Pytester):
     """What docs/ci.md says to use for a pytest suite: the items spread over workers, each verdict its own."""
-    result = run(project, "--mrtr-replay", "recordings", "--mrtr-demo", "-n", "2", "-v")
+    result = run_in_a_subprocess(project, "--mrtr-replay", "recordings", "--mrtr-demo", "-n", "2", "-v")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*[[]gw[01][]]*PASSED*recordings/same.yaml::same*"])
     result.stdout.fnmatch_lines(["*edited.yaml: diverged from the recording (1 difference)"])
@@ -124,7 +130,7 @@ def test_the_fixture_returns_the_outcome_as_data_in_either_era(pytester: pytest.
             outcome = mrtr.prompt("release_notes")
             assert outcome.exit_code == 1 and "no server given" in outcome.error
     """)
-    result = pytester.runpytest_subprocess(*PLUGIN, timeout=120)
+    result = run(pytester)
     result.assert_outcomes(passed=3)
 
 
@@ -179,5 +185,5 @@ def test_the_fixtures_errors_speak_of_answers_and_the_mapping_given(pytester: py
                 assert outcome.exit_code == 1
                 speaks_of_the_mapping(outcome.error)
     """)
-    result = pytester.runpytest_subprocess(*PLUGIN, timeout=120)
+    result = run(pytester)
     result.assert_outcomes(passed=6)
