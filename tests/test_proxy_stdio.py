@@ -61,9 +61,9 @@ def test_the_shim_stops_the_servers_process_group(how: str):
 
 
 def test_a_thread_mrtr_starts_blocks_the_signals_so_the_kernel_hands_them_to_the_main_thread():
-    """The shim's main thread waits for its server with no timeout: a SIGTERM the kernel gave one of
-    the relay's threads reached its handler only when the server exited (the test above hung so, one
-    run in about fifty on a loaded machine). Every thread mrtr starts blocks the three signals
+    """A SIGTERM the kernel gave one of the relay's threads reached its handler only when the shim's main
+    thread woke (the test above hung so, one run in about fifty on a loaded machine, while that thread
+    waited for its server with no timeout). Every thread mrtr starts blocks the three signals
     (tests/test_layers.py holds that each is started so), and the thread that starts it keeps its own."""
     import threading
 

@@ -30,8 +30,8 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    """pytest on the project, in this process (a pytest session of its own, the plugin loaded as `-p` loads it): a
-    fresh interpreter only where the test needs one (pytest-xdist's workers, the plugin loaded by its entry point)."""
+    """pytest on the project, in this process (a pytest session of its own, the plugin loaded as `-p` loads it);
+    `run_in_a_subprocess` where a fresh interpreter is needed (pytest-xdist's workers)."""
     return pytester.runpytest_inprocess(*PLUGIN, *args)
 
 

@@ -28,6 +28,7 @@ from mrtr_cli.auth.steps import Recorder, refuse
 from mrtr_cli.auth.store import CLIENT_CREDENTIALS, Login, NoStore, TokenStore, own_login
 from mrtr_cli.auth.tokens import login_from, refreshed, request_tokens
 from mrtr_cli.errors import AuthError
+from mrtr_cli.process import signals
 from mrtr_cli.text import safe_line
 from mrtr_cli.transport.base import Fetch, Incoming
 
@@ -152,7 +153,7 @@ class Authorizer:
         outcome: dict[str, Any] = {}
         threading.Thread(target=self._answer_in_thread, args=(parse_challenge(status, header), steps, outcome),
                          name="mrtr-auth", daemon=True).start()
-        while (step := _next(steps)) is not _DONE:
+        while (step := signals.awake(lambda seconds: steps.get(timeout=seconds), queue.Empty)) is not _DONE:
             yield step
         if "error" in outcome:
             raise outcome["error"]
@@ -229,13 +230,3 @@ def _said(challenge: Challenge) -> str:
         return ""
     more = f": {safe_line(challenge.description, 200)}" if challenge.description else ""
     return f", {safe_line(challenge.error, 60)}{more}"
-
-
-def _next(steps: queue.Queue[Any]) -> Any:
-    """The login's next step, waited for a second at a time: a Ctrl-C landing just before a wait with no
-    end would be handled only when the step comes (Python runs a handler between its own steps)."""
-    while True:
-        try:
-            return steps.get(timeout=1.0)
-        except queue.Empty:
-            continue

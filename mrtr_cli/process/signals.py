@@ -22,8 +22,9 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import FrameType
+from typing import TypeVar
 
 from mrtr_cli.errors import HungUp, Interrupted, Signalled, Terminated
 
@@ -32,6 +33,20 @@ _raised = False
 _holding = 0
 _first_held: int | None = None
 """The first signal that came while held (the others add nothing: it alone is raised)."""
+WAKE_SECONDS = 1.0
+"""How long one of the main thread's long waits blocks at a time (`awake`)."""
+Waited = TypeVar("Waited")
+
+
+def awake(wait: Callable[[float], Waited], expired: type[Exception]) -> Waited:
+    """What `wait` returns, called with WAKE_SECONDS again each time it raises `expired`: a wait with no end
+    would handle a signal that lands just before it begins only when it ends (Python runs a handler between
+    its own steps, and the signal interrupts no wait not yet begun)."""
+    while True:
+        try:
+            return wait(WAKE_SECONDS)
+        except expired:
+            continue
 
 
 def start(thread: threading.Thread) -> threading.Thread:

@@ -76,7 +76,7 @@ class Told:
         self._queue.put(self._each_ends)
         self._queue.put(None)
         while self._thread.is_alive():  # a second at a time: a signal is handled between the waits
-            self._thread.join(1.0)
+            self._thread.join(signals.WAKE_SECONDS)
 
     def _each_sees(self, frame: Crossed, size: int) -> None:
         for watcher in self.watchers:

@@ -26,8 +26,6 @@ CHUNK = 64 * 1024
 EXIT_GRACE_SECONDS = 0.5
 """Once the server exited, how long its stdout and stderr may take to end before what it left
 running is stopped."""
-WAKE_SECONDS = 1.0
-"""How long the wait for the server blocks at a time (`_exited`)."""
 TO_SERVER = "to_server"
 TO_CLIENT = "to_client"
 
@@ -109,7 +107,7 @@ class StdioRelay:
         self._start(self._host_to_server, host_in, process.stdin.fileno())
         self._start(self._copy, process.stdout.fileno(), host_out, self._splitters[TO_CLIENT])
         self._start(self._copy, process.stderr.fileno(), host_err, None)
-        code = _exited(process)
+        code = signals.awake(process.wait, subprocess.TimeoutExpired)  # the server's exit: a SIGTERM still lands
         if not self._copied_within(EXIT_GRACE_SECONDS):  # what the server wrote before it ended reaches the host
             self._stop_leftovers()
         return code if code >= 0 else 128 - code
@@ -184,18 +182,6 @@ class StdioRelay:
                         return
                     seen = self._queue.popleft()
                 self.on_seen(seen)
-
-
-def _exited(process: subprocess.Popen[bytes]) -> int:
-    """The server's exit code, waited for WAKE_SECONDS at a time. A wait that blocks until the server
-    exits would let a SIGTERM landing just before it starts go unhandled until then: Python runs a
-    handler between its own steps, and the signal interrupts no wait not yet begun (seen one run in
-    about forty on a loaded machine: the shim kept waiting on `sleep 600`)."""
-    while True:
-        try:
-            return process.wait(WAKE_SECONDS)
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def _write_all(fd: int, data: bytes) -> bool:
