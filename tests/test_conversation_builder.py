@@ -109,7 +109,7 @@ def test_only_the_builder_writes_an_outcome_in_the_commands():
 
 
 BELOW_THE_COMMANDS = tuple(str(PACKAGE / name) for name in ("conversation", "answering", "transcript", "transport",
-                                                            "protocol", "target.py", "target_kinds.py"))
+                                                            "protocol", "targets"))
 """The engine and what it stands on: none of it calls a function of commands/ (observers are reached through
 events.py, which is neither)."""
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import functools
 import os
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -91,73 +90,3 @@ def test_the_architecture_is_the_house_as_it_is_with_no_history():
     told = re.findall(r"\bissues? \d+|\bfirst draft\b|\b20\d\d-\d\d-\d\d\b|\bsession \d+", text, re.I)
     assert not told, told
     assert len(text.splitlines()) <= 150, "keep it short: the layers, one call, where state lives"
-
-
-ONE_CALL_ROW = re.compile(r"^\| (\d+) \| (.+?) \| .+ \|$")
-ONE_CALL_COUNT = re.compile(r"These are the stops a reader follows: (\d+), in (\d+) files\.")
-
-
-def one_call(text: str) -> tuple[str, list[list[str]], tuple[int, int]]:
-    """docs/architecture.md's one call: the command it follows, the files of each stop in order, and
-    the numbers its prose gives (stops, files)."""
-    section = text.split("## One call, file by file", 1)[1].split("\n## ", 1)[0]
-    command = re.search(r"`(mrtr call [^`]+)`", section)
-    assert command, "the section names the command it follows"
-    stops = [[token.strip("`") for token in row.group(2).split(", ")]
-             for row in map(ONE_CALL_ROW.match, section.splitlines()) if row]
-    said = ONE_CALL_COUNT.search(section)
-    assert said, "the section says how many stops and files it names"
-    return command.group(1), stops, (int(said.group(1)), int(said.group(2)))
-
-
-def files_run(argv: list[str]) -> set[str]:
-    """The mrtr_cli files (relative to the package) whose functions run while `mrtr ARGV` does, in this
-    process, on its own threads (the HTTP exchange's pump among them), not the demo server's."""
-    import threading
-
-    from conftest import mrtr_here
-
-    package = str(ROOT / "mrtr_cli") + "/"
-    ran: set[str] = set()
-
-    def profile(frame, event, arg):
-        name = frame.f_code.co_filename
-        if event == "call" and name.startswith(package) and not threading.current_thread().name.startswith(
-                ("the demo", "Thread-")):
-            ran.add(name[len(package):])
-
-    threading.setprofile(profile)
-    sys.setprofile(profile)
-    try:
-        run = mrtr_here(*argv)
-    finally:
-        sys.setprofile(None)
-        threading.setprofile(None)  # type: ignore[arg-type]
-    assert run.code == 0, run.stderr
-    return ran
-
-
-def test_the_one_call_of_the_architecture_runs_through_every_file_it_names():
-    """The table of docs/architecture.md is the call as it runs: the command it follows, traced against the
-    demo over HTTP, runs code in each file each stop names; no file is a stop twice; the prose counts
-    the table."""
-    import shlex
-
-    from peers import demo_http
-
-    command, stops, (said_stops, said_files) = one_call((ROOT / "docs" / "architecture.md").read_text("utf-8"))
-    named = [path for stop in stops for path in stop]
-    assert (said_stops, said_files) == (len(stops), len(named)) and len(set(named)) == len(named)
-    with demo_http() as url:
-        ran = files_run(shlex.split(command.replace("URL", url))[1:])
-    assert [path for path in named if path not in ran] == []
-
-
-def test_the_trace_sees_the_transport_thread_and_not_what_the_call_never_runs():
-    from peers import demo_http
-
-    with demo_http() as url:
-        ran = files_run(["call", "two_questions", "--url", url, "--answer", "name.name=Ada",
-                         "--answer", "color.color=blue"])
-    assert {"conversation/session.py", "transport/http/streamable_http.py", "transport/http/connection.py"} <= ran
-    assert "transport/stdio.py" not in ran and "commands/replay.py" not in ran

@@ -62,7 +62,9 @@ def run(options: AnswerOptions, target: TargetOptions, answering: AnsweringOptio
                              "wrote), or --list DIR to see the paused ones")
         return answer_paused(context, options.file, options, target, answering, recording)
 
-    return guarded(output, body)
+    with guarded(output) as command:
+        command.code = body(command.context)
+    return command.exit_code
 
 
 def _refuse_changing_flags(target: TargetOptions, answering: AnsweringOptions) -> None:

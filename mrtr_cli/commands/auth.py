@@ -37,7 +37,9 @@ def run_status(output: OutputOptions) -> int:
                 context.consoles.out.print(line)
         return ExitCode.OK
 
-    return guarded(output, body)
+    with guarded(output) as command:
+        command.code = body(command.context)
+    return command.exit_code
 
 
 def run_logout(url: str | None, everything: bool, output: OutputOptions) -> int:
@@ -54,7 +56,9 @@ def run_logout(url: str | None, everything: bool, output: OutputOptions) -> int:
             context.consoles.out.print(line)
         return ExitCode.OK
 
-    return guarded(output, body)
+    with guarded(output) as command:
+        command.code = body(command.context)
+    return command.exit_code
 
 
 def _chosen(url: str | None, everything: bool) -> str | None:

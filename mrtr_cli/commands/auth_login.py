@@ -54,7 +54,9 @@ def run_login(options: TargetOptions, output: OutputOptions) -> int:
                                        f"{safe_line(' '.join(login.scopes) or 'none', 300)})")
         return ExitCode.OK
 
-    return guarded(output, body)
+    with guarded(output) as command:
+        command.code = body(command.context)
+    return command.exit_code
 
 
 def _challenge(transport: Any) -> tuple[int, str | None]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -76,26 +77,41 @@ def make_context(output: OutputOptions) -> Context:
     return Context(consoles, output, emit, timeline)
 
 
-def guarded(output: OutputOptions, body: Callable[[Context], ExitCode]) -> int:
-    """Run a command body; every failure becomes a one-line message and an exit code."""
-    context = make_context(output)
+@dataclass
+class Command:
+    """One run of a command under `guarded`: its context, and the exit code its block sets."""
+
+    context: Context
+    code: int | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """The code the block set, or its failure's."""
+        assert self.code is not None, "a command's block sets its exit code"
+        return self.code
+
+
+@contextmanager
+def guarded(output: OutputOptions) -> Iterator[Command]:
+    """A command's run: the block sets `Command.code`; every failure in it becomes a one-line message and the
+    exit code. A context, not a function handed the body, so the body runs in its command's own frame."""
+    command = Command(make_context(output))
     try:
-        code = int(body(context))
+        yield command
         sys.stdout.flush()  # here, where a closed pipe is caught, not later at exit
-        return code
     except MrtrError as error:
-        return int(context.fail(error))
+        command.code = int(command.context.fail(error))
     except KeyboardInterrupt as raised:
-        return int(context.fail(interruption(raised)))
+        command.code = int(command.context.fail(interruption(raised)))
     except BrokenPipeError:  # stdout's reader went away (`| head`): nothing more to say, and nowhere
-        return pipe_closed()
+        command.code = pipe_closed()
     except Exception as error:  # noqa: BLE001 - the last line of defence: a message, not a traceback
         if output.debug:
             import traceback  # only with --debug
 
             traceback.print_exc()
-        return int(context.fail(MrtrError(f"unexpected failure: {type(error).__name__}: {error}",
-                                          "run again with --debug for the traceback, and report it")))
+        command.code = int(command.context.fail(MrtrError(f"unexpected failure: {type(error).__name__}: {error}",
+                                                          "run again with --debug for the traceback, and report it")))
 
 
 def era_flags(options: TargetOptions) -> EraFlags:

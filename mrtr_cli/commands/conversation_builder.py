@@ -11,7 +11,8 @@ handed it as `conversation.session.Sessions`), and `Session.resume` on one is th
 from a recorded round with that round's requestState replaced (check's state probes); `connect` is
 its client, linted, in the era chosen.
 `hold` is a command's whole conversation with its observers (the recorder, the --html and --har
-pages, the task keeper) and its end (`Finish`).
+pages, the task keeper): the request sent, its rounds answered, and the outcome handed to the command's
+block, which shows it. The command calls it as a `with`, so nothing here calls back into the command.
 
 The outcome (`conversation.session.Outcome`) is written here and in the engine alone: one made
 before anything is sent (`unsent`), a failure kept in it (`failed`), what the task watch or the
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple, Optional
 
@@ -34,12 +35,13 @@ from mrtr_cli.fileio import files
 from mrtr_cli.answering.chain import AnswerFlags, build_chain
 from mrtr_cli.answering.questions import AT_TERMINAL, Answerer, Chain
 from mrtr_cli.definition.arguments import prompt_arguments, tool_arguments
-from mrtr_cli.commands.common import Context, era_flags
+from mrtr_cli.commands.common import Context, era_flags, warn_missing_arguments
 from mrtr_cli.commands.hops import Plan, plan, routed
 from mrtr_cli.commands.task_interrupt import settle, show_unfinished, watch_tasks
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.conversation.instances import Instances
-from mrtr_cli.conversation.preparation import Preparation, after_failure
+from mrtr_cli.conversation.older_tasks import as_task
+from mrtr_cli.conversation.preparation import Preparation, after_failure, missing_arguments, prepare_call
 from mrtr_cli.conversation.session import Outcome, Session, status_of
 from mrtr_cli.conversation.task_follower import TaskSettings
 from mrtr_cli.errors import MrtrError, UsageError, interruption
@@ -56,12 +58,6 @@ Connection = Callable[[ClientSettings, Chain], AbstractContextManager[tuple[Clie
 server's own requests: a client (and the instances its rounds go to). None in a `Conversation`: a
 new connection (`Conversation.connected`); `mrtr shell` hands its one live client to every
 conversation (commands/shell_session.py)."""
-
-Finish = Callable[[Outcome, AnswerFlags], None]
-"""What a command does with the outcome, called once: before the server is stopped when the
-conversation ended with the server still running (a slow-exiting server does not hold the
-result back), after it otherwise."""
-
 
 class Live(NamedTuple):
     """A conversation opened: its client, the instances its rounds go to, and how it is driven."""
@@ -238,13 +234,17 @@ def corrected(outcome: Outcome, error: MrtrError | None = None, advice: list[str
     return outcome
 
 
-def hold(conversation: Conversation, call: CallOptions, talk: Callable[[Live], Outcome], *,
-         recording: RecordingOptions | None = None, answers_file: str | None = None, finish: Finish | None = None,
-         tasks: TaskOptions = TaskOptions(), resuming: KeptTask | None = None) -> Outcome:
-    """One request and its whole conversation (`talk`: what is sent on it), every failure kept in
-    the outcome, which `finish` gets. `tasks`: what Ctrl-C does to a task the server makes of it,
-    kept over HTTP (commands/task_interrupt.py). `resuming`: the task `talk` follows, made earlier.
-    `recording`: --record (never `answers_file`, which --answers reads), --html, --har."""
+@contextmanager
+def hold(conversation: Conversation, call: CallOptions, *, recording: RecordingOptions | None = None,
+         answers_file: str | None = None, tasks: TaskOptions = TaskOptions(),
+         resuming: KeptTask | None = None) -> Iterator[Outcome]:
+    """One request and its whole conversation, every failure kept in the outcome it yields. The command shows
+    the outcome in the block: before the server is stopped when the conversation ended with the server still
+    running (a slow-exiting server does not hold the result back), after it otherwise. `tasks`: how a task the
+    server makes of it is followed, what Ctrl-C does to it (kept over HTTP: commands/task_interrupt.py), and in
+    the older era whether the call asks for one; `resuming`: no request is sent, the task it names (made
+    earlier) is followed instead. `recording`: --record (never `answers_file`, which --answers reads), --html,
+    --har."""
     context, target = conversation.context, conversation.target
     if recording is not None and recording.record:
         from mrtr_cli.transcript.recorder import make_recorder
@@ -257,29 +257,46 @@ def hold(conversation: Conversation, call: CallOptions, talk: Callable[[Live], O
     paged = _page_builder(context, recording, target.transcript_entry(), conversation.settings)
     watch = watch_tasks(context, target, call, tasks, resuming)
     outcome = unsent(call.method, {NAMED_METHODS[call.method]: call.name})
-    shown = False
-    try:
-        outcome.params = request_params(call, Preparation())  # kept should the server fail before it is sent
-        with conversation.connected() as live:
-            outcome = talk(live)
+    with ExitStack() as server:
+        try:
+            outcome.params = request_params(call, Preparation())  # kept should the server fail before it is sent
+            live = server.enter_context(conversation.connected())
+            outcome = _converse(live, call, tasks.task, resuming)
             corrected(outcome, settle(watch, live.client, outcome, conversation.server.options.timeout),
                       after_failure(live.client, outcome) if resuming is None else [])
-            if finish is not None:
-                shown = True
-                finish(outcome, conversation.flags)
-    except (MrtrError, KeyboardInterrupt) as error:
-        if shown:
-            raise  # the outcome was shown: this failure is the stop's, or showing it failed
-        failed(outcome, error, context.emit)
-    if finish is not None and not shown:
-        finish(outcome, conversation.flags)
+        except (MrtrError, KeyboardInterrupt) as error:
+            failed(outcome, _stopped(server, error), context.emit)
+        yield outcome
     show_unfinished(context, watch, outcome)
     if paged is not None and recording is not None and recording.html:
         write_conversation_page(recording.html, f"mrtr {call.method} {call.name}", [(call.name, paged.document())],
                                 recording.show_state)
     if paged is not None and recording is not None and recording.har:
         write_exchanges(recording.har, [exchanged(paged, context.output.show_secrets)], context.output.show_secrets)
-    return outcome
+
+
+def _converse(live: Live, call: CallOptions, as_a_task: bool, resuming: KeptTask | None) -> Outcome:
+    """The request, prepared (its arguments typed by the schema; in the older era, made a task when the tool
+    requires it or `as_a_task` asks), and its whole conversation; or the task `resuming` names, followed."""
+    session = live.session()
+    if resuming is not None:
+        return session.follow_task(resuming.task_id, call.method, request_params(call, Preparation()))
+    prepared = prepare_call(session.client, live.conversation.target, call.method, call.name,
+                            needs_schema=bool(call.arguments))
+    params = as_task(session.client, call.method, request_params(call, prepared), prepared.task_support, as_a_task)
+    warn_missing_arguments(live.conversation.context, call.name,
+                           missing_arguments(prepared.schema, params.get("arguments")))
+    return session.run(call.method, params, prepared.mirrored)
+
+
+def _stopped(server: ExitStack, error: MrtrError | KeyboardInterrupt) -> MrtrError | KeyboardInterrupt:
+    """`error`, once the server it ended the conversation on is stopped; or the failure stopping it raised
+    instead, as a `with` would tell it."""
+    try:
+        server.close()
+    except (MrtrError, KeyboardInterrupt) as stopping:
+        return stopping
+    return error
 
 
 def request_params(call: CallOptions, prepared: Preparation) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """One conversation run from Python, its outcome as data: the engine of the pytest plugin's `mrtr`
 fixture. The same code as `mrtr call`, `read` and `prompt` (commands/conversation_builder.py's
-`build`, commands/call.py's `hold_conversation`), answered by the given answers only: it never prompts.
+`build` and `hold`), answered by the given answers only: it never prompts.
 """
 
 from __future__ import annotations
@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mrtr_cli.conversation import events
-from mrtr_cli.commands.call import hold_conversation
 from mrtr_cli.commands.common import make_context
-from mrtr_cli.commands.conversation_builder import build
+from mrtr_cli.commands.conversation_builder import build, hold
 from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.errors import MrtrError
 from mrtr_cli.definition.options import AnsweringOptions, CallOptions, OutputOptions, TargetOptions
@@ -77,7 +76,8 @@ def converse(method: str, name: str, arguments: Mapping[str, Any] | None, target
     context.emit.subscribe(asked)
     answering = AnsweringOptions(answers_given=dict(answers or {}), no_input=True)
     try:
-        outcome = hold_conversation(build(context, target.options(), answering), call)
+        with hold(build(context, target.options(), answering), call) as outcome:
+            pass  # nothing shown: the outcome is the caller's, as data
     except MrtrError as error:  # before anything was sent: no server named, answers that do not fit
         return ConversationOutcome(int(error.exit_code), "aborted", None, [], [], error.one_line())
     return outcome_data(outcome, asked.questions)

@@ -54,7 +54,9 @@ def run_discover(target: TargetOptions, answering: AnsweringOptions, tasks: Task
                 context.consoles.out.print(line)
         return ExitCode.OK
 
-    return guarded(output, body)
+    with guarded(output) as command:
+        command.code = body(command.context)
+    return command.exit_code
 
 
 def run_list(kind: str, target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions,
@@ -74,7 +76,9 @@ def run_list(kind: str, target: TargetOptions, answering: AnsweringOptions, task
             print_listing(context.consoles.out, kind, merged[key])
         return ExitCode.OK
 
-    return guarded(output, body)
+    with guarded(output) as command:
+        command.code = body(command.context)
+    return command.exit_code
 
 
 def _exclude_invalid_tools(merged: dict[str, Any]) -> list[dict[str, str]]:

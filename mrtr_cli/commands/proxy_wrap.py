@@ -31,7 +31,9 @@ def run(proxying: ProxyOptions, http: str | None, config: str | None, server: st
         context.consoles.err.file.write(safe_line(note, 1000) + "\n")
         return ExitCode.OK
 
-    return guarded(output, body)
+    with guarded(output) as command:
+        command.code = body(command.context)
+    return command.exit_code
 
 
 def _no_judging(proxying: ProxyOptions, junit_path: str | None, sarif_path: str | None = None) -> None:

@@ -264,7 +264,9 @@ def run(target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions, 
                 return _at_terminal(shell, context)
             return _scripted(shell, sys.stdin)
 
-    return guarded(output, body)
+    with guarded(output) as command:
+        command.code = body(command.context)
+    return command.exit_code
 
 
 def _scripted(shell: Shell, lines: Any) -> ExitCode:

@@ -18,7 +18,7 @@ from mrtr_cli.conversation import events
 from mrtr_cli.answering.chain import AnswerFlags
 from mrtr_cli.answering.questions import Chain, Parked
 from mrtr_cli.commands.common import Context, make_context
-from mrtr_cli.commands.conversation_builder import Connection, build
+from mrtr_cli.commands.conversation_builder import Connection, build, hold
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.list_stream import ListStream, listen_filters
@@ -35,7 +35,6 @@ from mrtr_cli.targets.target import Endpoint, Target, resolve_target
 
 if TYPE_CHECKING:
     from mrtr_cli.commands.answer import Holding
-    from mrtr_cli.commands.conversation_builder import Finish
     from mrtr_cli.transcript.recorder import TranscriptBuilder
 
 LIST_CHANGED = {"notifications/tools/list_changed": ("tools",), "notifications/prompts/list_changed": ("prompts",),
@@ -159,7 +158,7 @@ class ShellSession:
         """One conversation, as `mrtr call` holds it, on this connection; `record`: the transcript it is
         kept in (None: --record's, if set); `park`: the file a conversation parked at a question is written to
         when nothing records it. One that stops paused in a file joins `paused`."""
-        from mrtr_cli.commands.call import hold_conversation, people_to_ask
+        from mrtr_cli.commands.call import people_to_ask
 
         context = make_context(shell.output)
         recording = shell.recording._replace(record=record) if record else shell.recording
@@ -168,27 +167,25 @@ class ShellSession:
             conversation = build(context, self.server.options, shell.answering,
                                  people_to_ask(context, shell.answering), tasks=shell.tasks, target=self.server.target,
                                  connection=self._live(context, parking))
-            outcome = hold_conversation(conversation, call, recording,
-                                        self._finisher(context, shell.answering, parking), shell.tasks,
-                                        answers_file=shell.answering.answers_file)
+            with hold(conversation, call, recording=recording, tasks=shell.tasks,
+                      answers_file=shell.answering.answers_file) as outcome:
+                self._finish(context, outcome, conversation.flags, shell.answering, parking)
         return outcome.exit_code(shell.output.strict)
 
-    def _finisher(self, context: Context, answering: AnsweringOptions, parking: Parking) -> Finish:
-        """call's finisher, once the conversation is kept where it can be continued: a parked one written, one
+    def _finish(self, context: Context, outcome: Outcome, flags: AnswerFlags, answering: AnsweringOptions,
+                parking: Parking) -> None:
+        """call's finish, once the conversation is kept where it can be continued: a parked one written, one
         paused in its file numbered for `answer`, and said."""
-        from mrtr_cli.commands.call import finisher
+        from mrtr_cli.commands.call import finish
 
-        def finish(outcome: Outcome, flags: AnswerFlags) -> None:
-            kept = parking.keep(outcome)
-            number = self.note_paused(kept) if kept is not None and outcome.error is not None else None
-            if number is not None and outcome.error is not None:
-                outcome.error.hint = (f"answer {number} continues it here" if isinstance(outcome.error, Parked)
-                                      else f"{outcome.error.hint}; answer {number} continues it here")
-            elif isinstance(outcome.error, Parked) and outcome.task is not None:
-                outcome.error.hint = "a task's question waits on its server, not in a file"
-            finisher(context, answering, kept)(outcome, flags)
-
-        return finish
+        kept = parking.keep(outcome)
+        number = self.note_paused(kept) if kept is not None and outcome.error is not None else None
+        if number is not None and outcome.error is not None:
+            outcome.error.hint = (f"answer {number} continues it here" if isinstance(outcome.error, Parked)
+                                  else f"{outcome.error.hint}; answer {number} continues it here")
+        elif isinstance(outcome.error, Parked) and outcome.task is not None:
+            outcome.error.hint = "a task's question waits on its server, not in a file"
+        finish(context, outcome, flags, answering, kept)
 
     def note_paused(self, path: str) -> int | None:
         """The number `answer` knows the transcript at `path` by, when it is paused (numbered now if it is new)."""

@@ -35,4 +35,6 @@ def run(path: str, output: OutputOptions, recording: RecordingOptions = Recordin
         print_outcome(context.consoles, outcome, status=context.consoles.out)
         return ExitCode.OK
 
-    return guarded(output, body)
+    with guarded(output) as command:
+        command.code = body(command.context)
+    return command.exit_code

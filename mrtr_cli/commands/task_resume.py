@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import time
 
-from mrtr_cli.commands.call import hold_conversation, people_to_ask, show_outcome
+from mrtr_cli.commands.call import people_to_ask, show_outcome
 from mrtr_cli.commands.common import Context, guarded, warn_unused_flags
-from mrtr_cli.commands.conversation_builder import build
+from mrtr_cli.commands.conversation_builder import build, hold
 from mrtr_cli.commands.task_commands import locate
-from mrtr_cli.answering.chain import AnswerFlags
-from mrtr_cli.conversation.session import Outcome
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.config.kept_tasks import KeptTask
 from mrtr_cli.definition.options import (AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions,
@@ -25,7 +23,9 @@ from mrtr_cli.definition.options import (AnsweringOptions, CallOptions, OutputOp
 
 def run(task_id: str, options: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
         recording: RecordingOptions, tasks: TaskOptions) -> int:
-    return guarded(output, lambda context: _resume(context, task_id, options, answering, recording, tasks))
+    with guarded(output) as command:
+        command.code = _resume(command.context, task_id, options, answering, recording, tasks)
+    return command.exit_code
 
 
 def _resume(context: Context, task_id: str, options: TargetOptions, answering: AnsweringOptions,
@@ -33,14 +33,12 @@ def _resume(context: Context, task_id: str, options: TargetOptions, answering: A
     found = locate(task_id, options, "resume")
     task = found.kept or _unknown_here(task_id, found.url)
 
-    def finish(outcome: Outcome, flags: AnswerFlags) -> None:
-        warn_unused_flags(context, flags.unused(), flags.likely_questions())
-        show_outcome(context, outcome)
-
     call = CallOptions(task.method, task.name)
     conversation = build(context, found.options, answering, people_to_ask(context, answering), tasks=tasks)
-    outcome = hold_conversation(conversation, call, recording, finish, tasks, resuming=task,
-                                answers_file=answering.answers_file)
+    with hold(conversation, call, recording=recording, tasks=tasks, resuming=task,
+              answers_file=answering.answers_file) as outcome:
+        warn_unused_flags(context, conversation.flags.unused(), conversation.flags.likely_questions())
+        show_outcome(context, outcome)
     return outcome.exit_code(context.output.strict)
 
 

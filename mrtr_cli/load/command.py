@@ -44,7 +44,9 @@ def run(transcripts: tuple[str, ...], arguments: tuple[str, ...], loading: Loadi
             return distributed.run_master(context, plan, loading, str(http_url(resolved)))
         return running.run_local(context, plan, loading)
 
-    return guarded(output, body)
+    with guarded(output) as command:
+        command.code = body(command.context)
+    return command.exit_code
 
 
 def _refuse_given_to_a_worker(transcripts: tuple[str, ...], target: TargetOptions) -> None:
