@@ -85,7 +85,8 @@ def test_a_session_resumed_with_another_state_sends_it_and_then_what_the_server_
 
 
 def outcome_writes(source: str) -> list[int]:
-    """The lines of `source` that build an `Outcome` or set one of its fields (`outcome.error = ...`)."""
+    """The lines of `source` that build an `Outcome` or set one of its fields (`outcome.error = ...`, or
+    `event.outcome.findings = ...` in an observer told of one)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Outcome":
@@ -94,18 +95,32 @@ def outcome_writes(source: str) -> list[int]:
             [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
         for target in targets:
             for element in target.elts if isinstance(target, ast.Tuple) else [target]:
-                if isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) \
-                        and element.value.id == "outcome":
+                if isinstance(element, ast.Attribute) and _an_outcome(element.value):
                     found.append(node.lineno)
     return sorted(set(found))
 
 
-def test_only_the_builder_writes_an_outcome_in_the_commands():
-    writers = {str(path.relative_to(PACKAGE)) for path in (PACKAGE / "commands").rglob("*.py")
+def _an_outcome(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "outcome" or \
+        isinstance(node, ast.Attribute) and node.attr == "outcome"
+
+
+OUTCOME_WRITERS = {
+    "commands/conversation_builder.py": "a command's conversation: before it is sent, failed outside the session, "
+                                        "told better after it",
+    "conversation/session.py": "the engine: the rounds, the result, the findings its linter told",
+    "transcript/model.py": "an outcome read back from its transcript",
+    "proxy/conversation.py": "mrtr proxy's outcome of a conversation it watched between a host and a server",
+}
+"""Who writes an `Outcome`, and why: no observer of events among them (the linter is asked for its findings)."""
+
+
+def test_only_the_builder_and_the_engine_write_a_command_s_outcome():
+    writers = {str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
                if outcome_writes(path.read_text(encoding="utf-8"))}
-    assert writers == {"commands/conversation_builder.py"}
+    assert writers == set(OUTCOME_WRITERS)
     assert outcome_writes("outcome = Outcome(m, p)\noutcome.status, outcome.error = s, e\noutcome.advice += a\n"
-                          "other.error = e\n") == [1, 2, 3]
+                          "other.error = e\nevent.outcome.findings = f\n") == [1, 2, 3, 5]
 
 
 BELOW_THE_COMMANDS = tuple(str(PACKAGE / name) for name in ("conversation", "answering", "transcript", "transport",

@@ -53,6 +53,18 @@ def test_the_first_failing_command_ends_a_scripted_session_with_its_code():
     assert "workspace_roots" not in run.stdout  # the list after the failure was not run
 
 
+def test_each_conversation_carries_its_own_findings_not_the_shell_s_earlier_ones(scripted):
+    """The shell's one connection is linted from its start; a conversation's outcome holds the findings made
+    while it ran. So under --strict a clean call is exit 0 after an earlier call's MUST-level finding."""
+    server = scripted(tools=[{"name": "t", "inputSchema": {"type": "object"}}],
+                      steps=[{"before": ["garbage"], "result": text_result("first")}, {"result": text_result("second")}])
+    run = shell("--", *server.command, lines="call t\nset --strict\ncall t\n")
+    assert run.code == 0, run.stderr
+    assert run.stdout.split() == ["first", "second"] and run.stderr.count("[not-jsonrpc]") == 1
+    strict = shell("--strict", "--", *server.command, lines="call t\n")  # the script's steps again: fresh
+    assert strict.code == 2 and "[not-jsonrpc]" in strict.stderr
+
+
 def test_a_shell_mistake_is_one_line_and_exit_1():
     for line, said in (("set --url http://localhost:1/mcp", "--url is a target option"),
                        ("set --max-rounds many", "--max-rounds many:"),

@@ -53,11 +53,15 @@ from mrtr_cli.targets.target import Endpoint, Target, http_url, resolve_target
 if TYPE_CHECKING:
     from mrtr_cli.config.kept_tasks import KeptTask  # loaded only where a task is kept or resumed
 
-Connection = Callable[[ClientSettings, Chain], AbstractContextManager[tuple[Client, Optional[Instances]]]]
-"""How a conversation reaches its server, given the client's settings and the chain that answers the
-server's own requests: a client (and the instances its rounds go to). None in a `Conversation`: a
-new connection (`Conversation.connected`); `mrtr shell` hands its one live client to every
-conversation (commands/shell_session.py)."""
+Findings = Callable[[], list[events.Finding]]
+"""A conversation's findings so far (conversation/linter.py `Linter.told`), asked for by who writes its outcome."""
+Connection = Callable[[ClientSettings, Chain, Linter],
+                      AbstractContextManager[tuple[Client, Optional[Instances], Findings]]]
+"""How a conversation reaches its server, given the client's settings, the chain that answers the
+server's own requests and the linter of a new connection: a client, the instances its rounds go to, and
+the conversation's findings. None in a `Conversation`: a new connection (`Conversation.connected`);
+`mrtr shell` hands its one live client, linted since the shell began, to every conversation
+(commands/shell_session.py)."""
 
 class Live(NamedTuple):
     """A conversation opened: its client, the instances its rounds go to, and how it is driven."""
@@ -65,6 +69,7 @@ class Live(NamedTuple):
     client: Client
     instances: Instances | None
     conversation: Conversation
+    findings: Findings
 
     def session(self, chain: Chain | None = None, *, hopping: bool = True, max_rounds: int | None = None) -> Session:
         """A new session on the client (one per request sent: a session keeps its task's follower),
@@ -75,7 +80,7 @@ class Live(NamedTuple):
         return Session(self.client, built.chain if chain is None else chain,
                        max_rounds=built.max_rounds if max_rounds is None else max_rounds,
                        instances=self.instances if hopping else None, tasks=built.tasks,
-                       awaited_unprompted=built.awaited_unprompted)
+                       awaited_unprompted=built.awaited_unprompted, findings=self.findings)
 
 
 @dataclass(frozen=True)
@@ -120,11 +125,12 @@ class Conversation:
         return dataclasses.replace(self, server=chosen, settings=made, chain=chain or self.chain)
 
     @contextmanager
-    def connected(self) -> Iterator[Live]:
-        """The conversation opened: connected anew (the era chosen, the hops routed; all of it stopped at
-        the end), or on the `connection` it was handed."""
-        with self._connection()(self.settings, self.chain) as (client, instances):
-            yield Live(client, instances, self)
+    def connected(self, linter: Linter | None = None) -> Iterator[Live]:
+        """The conversation opened: connected anew (linted by `linter`, made here when none is given; the era
+        chosen, the hops routed; all of it stopped at the end), or on the `connection` it was handed."""
+        linter = linter or Linter(self.settings.capabilities, self.context.emit)
+        with self._connection()(self.settings, self.chain, linter) as (client, instances, findings):
+            yield Live(client, instances, self, findings)
 
     def client(self) -> AbstractContextManager[Client]:
         """A bare client on this conversation's server, in its settings: no era chosen, no linter (a
@@ -144,10 +150,11 @@ class Conversation:
             return self.connection
 
         @contextmanager
-        def connecting(settings: ClientSettings, chain: Chain) -> Iterator[tuple[Client, Optional[Instances]]]:
-            with connect(self.context, self.server, settings, chain=chain, recorded=self.recorded) as client, \
-                    routed(self.hops, client, self.server) as instances:
-                yield client, instances
+        def connecting(settings: ClientSettings, chain: Chain,
+                       linter: Linter) -> Iterator[tuple[Client, Optional[Instances], Findings]]:
+            with connect(self.context, self.server, settings, chain=chain, recorded=self.recorded,
+                         linter=linter) as client, routed(self.hops, client, self.server) as instances:
+                yield client, instances, linter.told
 
         return connecting
 
@@ -189,18 +196,19 @@ def client_settings(target: TargetOptions, answering: AnsweringOptions | None = 
 
 @contextmanager
 def connect(context: Context, server: Endpoint, settings: ClientSettings, probe: bool = True,
-            chain: Chain | None = None, recorded: bool = False) -> Iterator[Client]:
+            chain: Chain | None = None, recorded: bool = False, linter: Linter | None = None) -> Iterator[Client]:
     """A client on a live transport to the server, linted, in the era conversation/era.py chose;
     the transport is shut down afterwards. `chain` answers the server's own requests in the older
     era (none given: nothing is answered, and a request outside a call gets an error). The era may
     start a stdio server once more: it opens the endpoint itself (`Endpoint.open`).
 
     `probe=False`: the `discover` command sends server/discover itself (modern era); `recorded`:
-    replay of a 2026-07-28 transcript speaks its era without a probe (conversation/era.py).
+    replay of a 2026-07-28 transcript speaks its era without a probe (conversation/era.py); `linter`: the
+    one that lints it (made here when none is given).
     """
     from mrtr_cli.conversation.era import choose_era
 
-    context.emit.subscribe(Linter(settings.capabilities, context.emit))
+    context.emit.subscribe(linter or Linter(settings.capabilities, context.emit))
     client = Client(server.open(), settings, context.emit)
     try:
         choose_era(client, era_flags(server.options), server.open, chain or Chain([]),
@@ -215,11 +223,13 @@ def unsent(method: str, params: dict[str, Any]) -> Outcome:
     return Outcome(method, params)
 
 
-def failed(outcome: Outcome, error: MrtrError | KeyboardInterrupt, emit: events.Observer) -> Outcome:
+def failed(outcome: Outcome, error: MrtrError | KeyboardInterrupt, emit: events.Observer,
+           findings: Sequence[events.Finding] = ()) -> Outcome:
     """`outcome`, ended by `error` outside the session (before the request was sent, Ctrl-C while
-    connecting), and said to the observers as the session says its own."""
+    connecting), with the `findings` of the conversation so far, and said to the observers as the session
+    says its own."""
     failure = error if isinstance(error, MrtrError) else interruption(error)
-    outcome.status, outcome.error = status_of(failure), failure
+    outcome.status, outcome.error, outcome.findings = status_of(failure), failure, list(findings)
     emit(events.OutcomeReached(outcome))
     return outcome
 
@@ -257,15 +267,18 @@ def hold(conversation: Conversation, call: CallOptions, *, recording: RecordingO
     paged = _page_builder(context, recording, target.transcript_entry(), conversation.settings)
     watch = watch_tasks(context, target, call, tasks, resuming)
     outcome = unsent(call.method, {NAMED_METHODS[call.method]: call.name})
+    linter = Linter(conversation.settings.capabilities, context.emit)  # its findings, should connecting fail
+    live: Live | None = None
     with ExitStack() as server:
         try:
             outcome.params = request_params(call, Preparation())  # kept should the server fail before it is sent
-            live = server.enter_context(conversation.connected())
+            live = server.enter_context(conversation.connected(linter))
             outcome = _converse(live, call, tasks.task, resuming)
             corrected(outcome, settle(watch, live.client, outcome, conversation.server.options.timeout),
                       after_failure(live.client, outcome) if resuming is None else [])
         except (MrtrError, KeyboardInterrupt) as error:
-            failed(outcome, _stopped(server, error), context.emit)
+            failure = _stopped(server, error)
+            failed(outcome, failure, context.emit, (linter.told if live is None else live.findings)())
         yield outcome
     show_unfinished(context, watch, outcome)
     if paged is not None and recording is not None and recording.html:

@@ -18,10 +18,11 @@ from mrtr_cli.conversation import events
 from mrtr_cli.answering.chain import AnswerFlags
 from mrtr_cli.answering.questions import Chain, Parked
 from mrtr_cli.commands.common import Context, make_context
-from mrtr_cli.commands.conversation_builder import Connection, build, hold
+from mrtr_cli.commands.conversation_builder import Connection, Findings, build, hold
 from mrtr_cli.conversation.client import Client, ClientSettings
 from mrtr_cli.conversation.instances import Instances
 from mrtr_cli.conversation.list_stream import ListStream, listen_filters
+from mrtr_cli.conversation.linter import Linter
 from mrtr_cli.conversation.lists import fetch_all
 from mrtr_cli.conversation.server_requests import ServerRequests
 from mrtr_cli.conversation.session import Outcome
@@ -141,11 +142,14 @@ class Lists:
 class ShellSession:
     """The live connection, and the conversations held on it."""
 
-    def __init__(self, context: Context, server: Endpoint, client: Client, relay: Relay, lists: Lists) -> None:
+    def __init__(self, context: Context, server: Endpoint, client: Client, relay: Relay, lists: Lists,
+                 findings: Findings) -> None:
         self.context = context
         self.server = server
         """The server, with the settings each conversation's own build starts from."""
         self.client = client
+        self.findings = findings
+        """The findings of the connection's linter, since the shell began (a conversation's are those after its start)."""
         self.relay = relay
         self.lists = lists
         lists.served = relay.quietly
@@ -199,8 +203,9 @@ class ShellSession:
         """This connection for `mrtr answer`'s code (commands/answer.py): a paused conversation continued on it."""
         def hold(live: Context) -> Connection:
             @contextmanager
-            def connecting(settings: ClientSettings, chain: Chain) -> Iterator[tuple[Client, Optional[Instances]]]:
-                with self.telling(live), self._live(live)(settings, chain) as opened:
+            def connecting(settings: ClientSettings, chain: Chain,
+                           linter: Linter) -> Iterator[tuple[Client, Optional[Instances], Findings]]:
+                with self.telling(live), self._live(live)(settings, chain, linter) as opened:
                     yield opened
 
             return connecting
@@ -220,13 +225,15 @@ class ShellSession:
         """The connection a conversation is handed: this session's client, kept open after it. In 2026-07-28 the
         person at the terminal may park a question (the conversation built in memory for it, with `parking`)."""
         @contextmanager
-        def connecting(settings: ClientSettings, chain: Chain) -> Iterator[tuple[Client, Optional[Instances]]]:
-            self._declare(context, settings, chain)
+        def connecting(settings: ClientSettings, chain: Chain,
+                       _: Linter) -> Iterator[tuple[Client, Optional[Instances], Findings]]:
+            self._declare(context, settings, chain)  # linted by the shell's linter, not a new one
             if not self.client.era.handshake and _offer_park(chain) and parking is not None:
                 parking.build(context, self.server.target.transcript_entry(), settings)
             for fact in self.relay.facts:  # the recorder, subscribed by now, learns the era and the server
                 self.relay.quietly(fact)
-            yield self.client, None
+            before = len(self.findings())
+            yield self.client, None, lambda: self.findings()[before:]
 
         return connecting
 
@@ -327,7 +334,7 @@ def opened(context: Context, options: TargetOptions, shell: ShellOptions) -> Ite
         session_context.emit.subscribe(lists, first=True)
         stream = _listening(live.client, target, lists)
         try:
-            yield ShellSession(context, connection.server, live.client, relay, lists)
+            yield ShellSession(context, connection.server, live.client, relay, lists, live.findings)
         finally:
             if stream is not None:
                 stream.close()

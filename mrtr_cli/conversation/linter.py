@@ -20,7 +20,7 @@ from mrtr_cli.protocol.mrtr import questions
 
 
 class Linter:
-    """Each finding is emitted while the event that caused it is being handled."""
+    """Each finding is emitted while the event that caused it is being handled; `told` is them all."""
 
     def __init__(self, capabilities: meta.Capabilities, emit: events.Observer) -> None:
         self.capabilities = capabilities
@@ -44,7 +44,7 @@ class Linter:
         is no fault (basic/utilities/cancellation)."""
         self._handlers: dict[type, events.Observer] = {
             events.RequestSent: self._sent, events.FrameReceived: self._frame,
-            events.ResponseReceived: self._response, events.OutcomeReached: self._end,
+            events.ResponseReceived: self._response,
             events.EraChosen: self._era, events.InputRequested: self._asked_in_flight,
             events.CancelSent: self._cancelled, events.TaskStreamProblem: self._task_stream,
             events.ProbeUnanswered: self._left_waiting}
@@ -122,9 +122,11 @@ class Linter:
             elif request.get("method") == "roots/list":
                 self._once("deprecated-roots", "the server asks for roots")
 
-    def _end(self, event: events.OutcomeReached) -> None:
-        self._tell_held()  # no era was chosen: the refusal stands as it came
-        event.outcome.findings = list(self.findings)
+    def told(self) -> list[lint_rules.Finding]:
+        """The conversation's findings, asked for by who writes its outcome, before the outcome is said. The
+        held ones are told first: no era was chosen, so the refusal stands as it came."""
+        self._tell_held()
+        return list(self.findings)
 
     def _once(self, rule: str, message: str) -> None:
         if rule not in self._noted:

@@ -128,8 +128,11 @@ class Session:
 
     def __init__(self, client: Client, chain: Chain, *, max_rounds: int = 10,
                  sleep: Callable[[float], None] = time.sleep, instances: Instances | None = None,
-                 tasks: TaskSettings | None = None, awaited_unprompted: Collection[str] = ()) -> None:
+                 tasks: TaskSettings | None = None, awaited_unprompted: Collection[str] = (),
+                 findings: Callable[[], list[events.Finding]] = list) -> None:
         self.client = client
+        self.findings = findings
+        """The conversation's findings so far (its linter's `told`), asked for when its outcome is reached."""
         self.awaited_unprompted = set(awaited_unprompted)
         """Older era: the methods a recording saw the server ask unprompted; a replay waits for them
         after the call (they come when the server chooses, and timing must not decide a replay)."""
@@ -200,6 +203,7 @@ class Session:
         outcome.task = self.follower.record if self.follower is not None else None
         outcome.server, outcome.era = self.client.server_info, self.client.era.name
         self.held.before_waiting()  # what a Ctrl-C, landing while a round was shown, left held
+        outcome.findings = self.findings()  # once the held events have reached the linter
         self.emit(events.OutcomeReached(outcome))
         return outcome
 
