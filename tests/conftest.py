@@ -97,10 +97,11 @@ def _written(stream: io.TextIOWrapper) -> str:
     return stream.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
 
 
-WORKERS_PER_CPU = 2
-"""`-n auto`: two workers per CPU. Half of the suite's time is a worker waiting on a server process it started
-(measured on 2 CPUs: 5 min 40 s of CPU in 7 min 6 s with one worker per CPU, 4 min 12 s with two), and the
-whole suite stays green under that load (`-n 4` on 2 CPUs)."""
+WORKERS_PER_CPU = 3
+"""`-n auto`: three workers per CPU. Much of the suite's time is a worker waiting on a server process it started, so
+more workers than CPUs overlap the waits (measured on 2 CPUs, the whole suite: one worker per CPU 7 min 6 s, two
+4 min 51 s to 5 min 0 s, three 4 min 15 s and 4 min 41 s, four 4 min 43 s); past three, the workers' own start and
+collection cost more CPU than the overlap gives back. The whole suite stays green under that load."""
 MOST_WORKERS = 32
 """Past this, more workers only add processes: the servers they start compete for the same CPUs."""
 

@@ -152,13 +152,13 @@ def test_the_cli_fixture_runs_mrtr_in_process(cli):
     assert usage.code == 1 and usage.error_line()["error"]["code"] == "usage"
 
 
-def test_auto_starts_two_workers_per_cpu_unless_the_variable_says_how_many(monkeypatch: pytest.MonkeyPatch):
-    """The suite waits on servers half its time: `-n auto` fills the wait (conftest.WORKERS_PER_CPU)."""
+def test_auto_starts_three_workers_per_cpu_unless_the_variable_says_how_many(monkeypatch: pytest.MonkeyPatch):
+    """The suite waits on servers much of its time: `-n auto` fills the wait (conftest.WORKERS_PER_CPU)."""
     from conftest import MOST_WORKERS, WORKERS_PER_CPU, pytest_xdist_auto_num_workers
 
     monkeypatch.delenv("PYTEST_XDIST_AUTO_NUM_WORKERS", raising=False)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    assert pytest_xdist_auto_num_workers(None) == 2 * WORKERS_PER_CPU
+    assert WORKERS_PER_CPU == 3 and pytest_xdist_auto_num_workers(None) == 6
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
     assert pytest_xdist_auto_num_workers(None) == MOST_WORKERS
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "3")
