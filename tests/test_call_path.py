@@ -37,8 +37,6 @@ BEFORE_THE_CALL = {"server/discover": ("commands/conversation_builder.py", "conv
                                   "conversation/lists.py", "conversation/client.py")}
 """The two requests the call sends first: the era's probe, and the tool's definition (its schema, its mirrored
 headers)."""
-
-
 READER_PATH = (*TO_THE_WIRE, *BACK[3:])
 """The files in the order a reader opens them: down to the wire, and back to render/."""
 ARCHITECTURE = ROOT / "docs" / "architecture.md"

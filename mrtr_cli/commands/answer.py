@@ -62,9 +62,7 @@ def run(options: AnswerOptions, target: TargetOptions, answering: AnsweringOptio
                              "wrote), or --list DIR to see the paused ones")
         return answer_paused(context, options.file, options, target, answering, recording)
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def _refuse_changing_flags(target: TargetOptions, answering: AnsweringOptions) -> None:

@@ -37,9 +37,7 @@ def run_status(output: OutputOptions) -> int:
                 context.consoles.out.print(line)
         return ExitCode.OK
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def run_logout(url: str | None, everything: bool, output: OutputOptions) -> int:
@@ -56,9 +54,7 @@ def run_logout(url: str | None, everything: bool, output: OutputOptions) -> int:
             context.consoles.out.print(line)
         return ExitCode.OK
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def _chosen(url: str | None, everything: bool) -> str | None:

@@ -54,9 +54,7 @@ def run_login(options: TargetOptions, output: OutputOptions) -> int:
                                        f"{safe_line(' '.join(login.scopes) or 'none', 300)})")
         return ExitCode.OK
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def _challenge(transport: Any) -> tuple[int, str | None]:

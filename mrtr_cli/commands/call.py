@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mrtr_cli.answering.chain import AnswerFlags
 from mrtr_cli.answering.questions import Answerer
-from mrtr_cli.commands.common import Context, guarded, person_answerer, person_at_terminal, warn_unused_flags
+from mrtr_cli.commands.common import Context, guarding, person_answerer, person_at_terminal, warn_unused_flags
 from mrtr_cli.commands.conversation_builder import build, hold
 from mrtr_cli.exit_codes import ExitCode
 from mrtr_cli.definition.options import (AnsweringOptions, CallOptions, OutputOptions, RecordingOptions, TargetOptions,
@@ -16,7 +16,7 @@ from mrtr_cli.conversation.session import Outcome
 
 def run(call: CallOptions, target: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
         recording: RecordingOptions, tasks: TaskOptions = TaskOptions()) -> int:
-    with guarded(output) as command:
+    with guarding(output) as command:
         context = command.context
         conversation = build(context, target, answering, people_to_ask(context, answering), tasks=tasks)
         with hold(conversation, call, recording=recording, tasks=tasks,

@@ -69,9 +69,7 @@ def run(tool: CallOptions | None, target: TargetOptions, answering: AnsweringOpt
                                                   + ", ".join(c.id for c in failed))
         return ExitCode.PROTOCOL if failed else ExitCode.OK
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def _sarif_location(report: ReportOptions, target: TargetOptions) -> tuple[str, str] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -91,10 +91,17 @@ class Command:
         return self.code
 
 
+def guarded(output: OutputOptions, body: Callable[[Context], int]) -> int:
+    """A command whose body is a function of its own, run under `guarding`: its exit code."""
+    with guarding(output) as command:
+        command.code = body(command.context)
+    return command.exit_code
+
+
 @contextmanager
-def guarded(output: OutputOptions) -> Iterator[Command]:
+def guarding(output: OutputOptions) -> Iterator[Command]:
     """A command's run: the block sets `Command.code`; every failure in it becomes a one-line message and the
-    exit code. A context, not a function handed the body, so the body runs in its command's own frame."""
+    exit code. A context, so a body written in the block runs in its command's own frame (commands/call.py)."""
     command = Command(make_context(output))
     try:
         yield command

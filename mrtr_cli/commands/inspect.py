@@ -54,9 +54,7 @@ def run_discover(target: TargetOptions, answering: AnsweringOptions, tasks: Task
                 context.consoles.out.print(line)
         return ExitCode.OK
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def run_list(kind: str, target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions,
@@ -76,9 +74,7 @@ def run_list(kind: str, target: TargetOptions, answering: AnsweringOptions, task
             print_listing(context.consoles.out, kind, merged[key])
         return ExitCode.OK
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def _exclude_invalid_tools(merged: dict[str, Any]) -> list[dict[str, str]]:

@@ -53,9 +53,7 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, output:
         except KeyboardInterrupt as raised:  # Ctrl-C, or the host's SIGTERM: how a proxy ends, said by its code
             return int(interruption(raised).exit_code)
 
-    with guarded(output) as command:
-        command.code = body(command.context)  # an exit code: the server's, any int
-    return command.exit_code
+    return guarded(output, body)  # an exit code: the server's, any int
 
 
 def check_values(proxying: ProxyOptions, junit_path: str | None) -> None:

@@ -44,10 +44,9 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, report:
         _check_page(page, http)
         return _checked(proxying.json_report, junit_path, report.sarif)
 
-    with guarded(output) as checking:
-        checking.code = checked_first(checking.context)
-    if checking.exit_code != ExitCode.OK:
-        return checking.exit_code
+    checked = guarded(output, checked_first)
+    if checked != ExitCode.OK:
+        return checked
     judge = ClientJudge()
 
     def judged(timeline: ShownTimeline) -> list[Watcher]:
@@ -56,13 +55,11 @@ def run(proxying: ProxyOptions, http: str | None, max_message_size: int, report:
 
     captures = proxy.Captures() if page.html or page.har else None
     code = proxy.run(proxying, http, max_message_size, output, judged, captures)
-    with guarded(output) as writing:  # each report in turn, the first that cannot be written its exit code
-        writing.code = _reported(judge, proxying.json_report, junit_path)
-        if writing.code == ExitCode.OK and captures is not None:
-            writing.code = _captures_written(judge, captures, page, output.show_secrets)
-        if writing.code == ExitCode.OK and report.sarif is not None:
-            writing.code = _sarif_written(judge, report.sarif or "", *located[0])
-    written = writing.exit_code
+    written = guarded(output, lambda context: _reported(judge, proxying.json_report, junit_path))
+    if written == ExitCode.OK and captures is not None:
+        written = guarded(output, lambda context: _captures_written(judge, captures, page, output.show_secrets))
+    if written == ExitCode.OK and report.sarif is not None:
+        written = guarded(output, lambda context: _sarif_written(judge, report.sarif or "", *located[0]))
     return written if written != ExitCode.OK else exit_code(judge, proxying.strict, code)
 
 

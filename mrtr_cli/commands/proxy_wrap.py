@@ -31,9 +31,7 @@ def run(proxying: ProxyOptions, http: str | None, config: str | None, server: st
         context.consoles.err.file.write(safe_line(note, 1000) + "\n")
         return ExitCode.OK
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def _no_judging(proxying: ProxyOptions, junit_path: str | None, sarif_path: str | None = None) -> None:

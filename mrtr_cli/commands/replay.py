@@ -96,9 +96,7 @@ def run(options: ReplayOptions, target: TargetOptions, answering: AnsweringOptio
             context.consoles.out.print(summary_table(verdicts))
         return _finish(context, verdicts, decide(v.code for v in verdicts), options, server_named(target, EACH_OWN))
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def _finish(context: Context, verdicts: list[ReplayVerdict], code: ExitCode, options: ReplayOptions,

@@ -264,9 +264,7 @@ def run(target: TargetOptions, answering: AnsweringOptions, tasks: TaskOptions, 
                 return _at_terminal(shell, context)
             return _scripted(shell, sys.stdin)
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def _scripted(shell: Shell, lines: Any) -> ExitCode:

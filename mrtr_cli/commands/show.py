@@ -35,6 +35,4 @@ def run(path: str, output: OutputOptions, recording: RecordingOptions = Recordin
         print_outcome(context.consoles, outcome, status=context.consoles.out)
         return ExitCode.OK
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)

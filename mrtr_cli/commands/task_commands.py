@@ -52,9 +52,7 @@ def run_list(options: TargetOptions, output: OutputOptions) -> int:
         _print_list(context, alive, expired, str(store.directory), now)
         return ExitCode.OK
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def _print_list(context: Context, alive: list[KeptTask], expired: list[KeptTask], directory: str, now: float) -> None:
@@ -94,9 +92,7 @@ def run_get(task_id: str, options: TargetOptions, output: OutputOptions) -> int:
             _print_task(context, task)
         return ExitCode.OK
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def _print_task(context: Context, task: dict[str, Any]) -> None:
@@ -134,9 +130,7 @@ def run_cancel(task_id: str, options: TargetOptions, output: OutputOptions) -> i
             context.consoles.err.print(task_lines.cancelled_line(task_id, forgotten))
         return ExitCode.OK
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 class Located(NamedTuple):

@@ -23,9 +23,7 @@ from mrtr_cli.definition.options import (AnsweringOptions, CallOptions, OutputOp
 
 def run(task_id: str, options: TargetOptions, answering: AnsweringOptions, output: OutputOptions,
         recording: RecordingOptions, tasks: TaskOptions) -> int:
-    with guarded(output) as command:
-        command.code = _resume(command.context, task_id, options, answering, recording, tasks)
-    return command.exit_code
+    return guarded(output, lambda context: _resume(context, task_id, options, answering, recording, tasks))
 
 
 def _resume(context: Context, task_id: str, options: TargetOptions, answering: AnsweringOptions,

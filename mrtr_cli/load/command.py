@@ -44,9 +44,7 @@ def run(transcripts: tuple[str, ...], arguments: tuple[str, ...], loading: Loadi
             return distributed.run_master(context, plan, loading, str(http_url(resolved)))
         return running.run_local(context, plan, loading)
 
-    with guarded(output) as command:
-        command.code = body(command.context)
-    return command.exit_code
+    return guarded(output, body)
 
 
 def _refuse_given_to_a_worker(transcripts: tuple[str, ...], target: TargetOptions) -> None:
